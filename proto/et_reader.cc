@@ -1,0 +1,117 @@
+// Streaming .et reader; see et_reader.h.
+#include "proto/et_reader.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_format.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "proto/file_util.h"
+#include "proto/status_macros.h"
+
+namespace et {
+namespace {
+
+// Reads through zlib, which passes plain files through and inflates gzip ones.
+class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
+ public:
+  explicit GzCopyingInputStream(gzFile file) : file_(file) {}
+  ~GzCopyingInputStream() override { gzclose(file_); }
+  int Read(void* buffer, int size) override {
+    int n = gzread(file_, buffer, static_cast<unsigned>(size));
+    if (n < 0) {
+      int errnum = 0;
+      error_ = gzerror(file_, &errnum);
+      return -1;
+    }
+    if (n == 0 && !eof_checked_) {
+      eof_checked_ = true;
+      int errnum = 0;
+      gzerror(file_, &errnum);
+      if (errnum != Z_OK && errnum != Z_BUF_ERROR) error_ = "corrupt gzip stream";
+    }
+    return n;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  gzFile file_;
+  std::string error_;
+  bool eof_checked_ = false;
+};
+
+}  // namespace
+
+struct EtReader::Stream {
+  explicit Stream(gzFile f) : raw(f), adaptor(&raw, 1 << 17) {}
+  GzCopyingInputStream raw;
+  google::protobuf::io::CopyingInputStreamAdaptor adaptor;
+};
+
+EtReader::EtReader(std::string path, std::unique_ptr<Stream> stream)
+    : path_(std::move(path)), stream_(std::move(stream)) {}
+
+EtReader::~EtReader() = default;
+
+absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(const std::string& path) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path));
+  }
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open: %s", path, strerror(errno)));
+  }
+  gzbuffer(f, 1 << 17);
+  std::unique_ptr<EtReader> reader(new EtReader(path, std::make_unique<Stream>(f)));
+  ASSIGN_OR_RETURN(bool has_metadata,
+                   reader->ReadMessage(&reader->metadata_, "global metadata"));
+  if (!has_metadata) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: empty file: no global metadata", path));
+  }
+  return reader;
+}
+
+absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
+                                           const char* what) {
+  // A fresh CodedInputStream per message keeps its 2 GB byte limit per message, not per
+  // file; its destructor hands unread buffer back to the adaptor.
+  google::protobuf::io::CodedInputStream coded(&stream_->adaptor);
+  uint32_t size = 0;
+  if (!coded.ReadVarint32(&size)) {
+    if (!stream_->raw.error().empty()) {
+      return absl::DataLossError(absl::StrFormat("%s: %s after %d nodes", path_,
+                                                 stream_->raw.error(), nodes_read_));
+    }
+    if (coded.CurrentPosition() == 0) return false;  // clean end of stream
+    return absl::DataLossError(absl::StrFormat(
+        "%s: truncated length prefix of %s after %d nodes", path_, what, nodes_read_));
+  }
+  if (size == 0) return false;  // Chakra's reader stops here too.
+  auto limit = coded.PushLimit(static_cast<int>(size));
+  msg->Clear();
+  if (!msg->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
+      coded.BytesUntilLimit() != 0) {
+    if (!stream_->raw.error().empty()) {
+      return absl::DataLossError(absl::StrFormat("%s: %s after %d nodes", path_,
+                                                 stream_->raw.error(), nodes_read_));
+    }
+    return absl::DataLossError(absl::StrFormat(
+        "%s: %s #%d: truncated or malformed message of %u bytes", path_, what,
+        nodes_read_, size));
+  }
+  coded.PopLimit(limit);
+  return true;
+}
+
+absl::StatusOr<bool> EtReader::Next(ChakraProtoMsg::Node* node) {
+  ASSIGN_OR_RETURN(bool more, ReadMessage(node, "node"));
+  if (more) ++nodes_read_;
+  return more;
+}
+
+}  // namespace et

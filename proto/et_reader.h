@@ -1,0 +1,50 @@
+// Streams a Chakra .et file: a varint-length-prefixed GlobalMetadata followed by one
+// varint-length-prefixed Node per message. Gzip (1f 8b) is detected and inflated on the
+// fly; memory use is one message at a time, whatever the file size. Not thread-safe.
+#ifndef PROTO_ET_READER_H_
+#define PROTO_ET_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/et_def.pb.h"
+
+namespace et {
+
+class EtReader {
+ public:
+  // Opens `path` and reads its GlobalMetadata. Errors name the file.
+  static absl::StatusOr<std::unique_ptr<EtReader>> Open(const std::string& path);
+  ~EtReader();
+  EtReader(const EtReader&) = delete;
+  EtReader& operator=(const EtReader&) = delete;
+
+  const ChakraProtoMsg::GlobalMetadata& metadata() const { return metadata_; }
+  const std::string& path() const { return path_; }
+
+  // Reads the next node into `node`. Returns false at the end of the stream (a clean
+  // end, or a zero-length message, where Chakra's own reader stops too).
+  absl::StatusOr<bool> Next(ChakraProtoMsg::Node* node);
+
+  // Nodes read so far.
+  int64_t nodes_read() const { return nodes_read_; }
+
+ private:
+  struct Stream;
+  EtReader(std::string path, std::unique_ptr<Stream> stream);
+  // Reads one length-prefixed message; false on a clean end of stream.
+  absl::StatusOr<bool> ReadMessage(google::protobuf::MessageLite* msg,
+                                   const char* what);
+
+  std::string path_;
+  std::unique_ptr<Stream> stream_;
+  ChakraProtoMsg::GlobalMetadata metadata_;
+  int64_t nodes_read_ = 0;
+};
+
+}  // namespace et
+
+#endif  // PROTO_ET_READER_H_

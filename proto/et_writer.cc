@@ -1,0 +1,123 @@
+// Atomic .et writer; see et_writer.h.
+#include "proto/et_writer.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "proto/file_util.h"
+#include "proto/status_macros.h"
+
+namespace et {
+
+// Either a stdio FILE or a gzFile; both buffered.
+struct EtWriter::Sink {
+  FILE* plain = nullptr;
+  gzFile gz = nullptr;
+
+  bool Write(const void* data, size_t n) {
+    if (n == 0) return true;
+    if (gz != nullptr) return gzwrite(gz, data, static_cast<unsigned>(n)) == static_cast<int>(n);
+    return fwrite(data, 1, n, plain) == n;
+  }
+  bool Close() {
+    bool ok = true;
+    if (gz != nullptr) ok = gzclose(gz) == Z_OK;
+    if (plain != nullptr) ok = fclose(plain) == 0;
+    gz = nullptr;
+    plain = nullptr;
+    return ok;
+  }
+  ~Sink() { Close(); }
+};
+
+EtWriter::EtWriter(std::string path, std::string tmp_path, std::unique_ptr<Sink> sink)
+    : path_(std::move(path)), tmp_path_(std::move(tmp_path)), sink_(std::move(sink)) {}
+
+EtWriter::~EtWriter() {
+  if (!closed_) {
+    sink_->Close();
+    std::remove(tmp_path_.c_str());
+  }
+}
+
+absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(const std::string& path) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path));
+  }
+  std::string tmp = TempPathFor(path);
+  auto sink = std::make_unique<Sink>();
+  if (absl::EndsWith(path, ".gz")) {
+    sink->gz = gzopen(tmp.c_str(), "wb6");
+    if (sink->gz != nullptr) gzbuffer(sink->gz, 1 << 18);
+  } else {
+    sink->plain = fopen(tmp.c_str(), "wb");
+  }
+  if (sink->gz == nullptr && sink->plain == nullptr) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open for writing: %s", path, strerror(errno)));
+  }
+  return std::unique_ptr<EtWriter>(new EtWriter(path, std::move(tmp), std::move(sink)));
+}
+
+absl::Status EtWriter::WriteSerialized(absl::string_view bytes) {
+  uint8_t prefix[8];
+  uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(
+      static_cast<uint32_t>(bytes.size()), prefix);
+  if (!sink_->Write(prefix, static_cast<size_t>(end - prefix)) ||
+      !sink_->Write(bytes.data(), bytes.size())) {
+    return absl::InternalError(absl::StrFormat("%s: write failed", path_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EtWriter::WriteMetadata(const ChakraProtoMsg::GlobalMetadata& metadata) {
+  scratch_.clear();
+  metadata.SerializeToString(&scratch_);
+  if (scratch_.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: global metadata is empty (set its version); readers would stop there", path_));
+  }
+  return WriteSerialized(scratch_);
+}
+
+absl::Status EtWriter::WriteNode(const ChakraProtoMsg::Node& node) {
+  scratch_.clear();
+  node.SerializeToString(&scratch_);
+  if (scratch_.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: node %d serialises to 0 bytes; Chakra's reader would stop there", path_,
+        node.id()));
+  }
+  if (scratch_.size() > (1u << 31)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: node %d is larger than 2 GB", path_, node.id()));
+  }
+  return WriteSerialized(scratch_);
+}
+
+absl::Status EtWriter::Close() {
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  if (!sink_->Close()) {
+    std::remove(tmp_path_.c_str());
+    return absl::InternalError(absl::StrFormat("%s: write failed on close", path_));
+  }
+  return CommitTempFile(tmp_path_, path_);
+}
+
+absl::Status WriteEtFile(const std::string& path,
+                         const ChakraProtoMsg::GlobalMetadata& metadata,
+                         const std::vector<ChakraProtoMsg::Node>& nodes) {
+  ASSIGN_OR_RETURN(auto writer, EtWriter::Open(path));
+  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  for (const auto& node : nodes) RETURN_IF_ERROR(writer->WriteNode(node));
+  return writer->Close();
+}
+
+}  // namespace et

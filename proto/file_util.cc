@@ -1,0 +1,100 @@
+// Atomic output files and whole-file reads; see file_util.h.
+#include "proto/file_util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "proto/status_macros.h"
+
+namespace et {
+
+std::string TempPathFor(absl::string_view path) {
+  return absl::StrCat(path, ".tmp.", getpid());
+}
+
+absl::Status CommitTempFile(const std::string& tmp, const std::string& path) {
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    return absl::InternalError(
+        absl::StrFormat("%s: cannot rename output into place: %s", path, strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  std::string tmp = TempPathFor(path);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::NotFoundError(
+          absl::StrFormat("%s: cannot open for writing: %s", path, strerror(errno)));
+    }
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return absl::InternalError(absl::StrFormat("%s: write failed", path));
+    }
+  }
+  return CommitTempFile(tmp, path);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path));
+  }
+  // gzopen reads plain files as they are, and inflates gzip ones.
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open: %s", path, strerror(errno)));
+  }
+  gzbuffer(f, 1 << 17);
+  contents->clear();
+  char buf[1 << 16];
+  while (true) {
+    int n = gzread(f, buf, sizeof(buf));
+    if (n < 0) {
+      int errnum = 0;
+      std::string msg = gzerror(f, &errnum);
+      gzclose(f);
+      return absl::DataLossError(
+          absl::StrFormat("%s: corrupt gzip stream: %s", path, msg));
+    }
+    if (n == 0) break;
+    contents->append(buf, static_cast<size_t>(n));
+  }
+  int errnum = 0;
+  const char* msg = gzerror(f, &errnum);
+  if (errnum != Z_OK && errnum != Z_BUF_ERROR) {
+    std::string m = msg;
+    gzclose(f);
+    return absl::DataLossError(absl::StrFormat("%s: corrupt gzip stream: %s", path, m));
+  }
+  // A gzip stream cut short reads as a clean end: gzclose_r reports Z_BUF_ERROR.
+  if (gzclose_r(f) == Z_BUF_ERROR) {
+    return absl::DataLossError(absl::StrFormat("%s: truncated gzip stream", path));
+  }
+  return absl::OkStatus();
+}
+
+std::string ExpandRankPattern(absl::string_view pattern, int rank) {
+  return absl::StrReplaceAll(pattern, {{"%d", absl::StrCat(rank)}});
+}
+
+}  // namespace et
