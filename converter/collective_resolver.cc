@@ -1,0 +1,264 @@
+// Collective resolution; see collective_resolver.h.
+#include "converter/collective_resolver.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "nlohmann/json.hpp"
+#include "proto/io_shapes.h"
+
+namespace et::convert {
+namespace {
+
+using nlohmann::json;
+
+// Namespaces of communication ops; `call` ones are what user code calls, `work` ones are
+// the backend's record of the same collective.
+struct CommNamespace {
+  const char* prefix;
+  bool work_record;
+};
+constexpr CommNamespace kNamespaces[] = {
+    {"c10d::", false},  {"_c10d_functional::", false}, {"c10d_functional::", false},
+    {"nccl:", true},    {"gloo:", true},               {"mpi:", true},
+    {"ucc:", true},
+};
+
+struct Classified {
+  CommSpelling spelling;
+  bool work_record = false;
+  bool param_comms = false;
+};
+
+const ExtraAttr* FindExtra(const HostOp& op, const StringPool& pool, absl::string_view n) {
+  for (const auto& a : op.extra_attrs) {
+    if (pool.Get(a.name) == n) return &a;
+  }
+  return nullptr;
+}
+
+json ParseValues(const HostOp& op) {
+  absl::string_view text = op.io(kInValues);
+  json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  return v.is_array() ? v : json::array();
+}
+
+std::optional<Classified> Classify(const HostOp& op, const StringPool& pool) {
+  absl::string_view name = pool.Get(op.name);
+  if (name == "record_param_comms") {
+    std::optional<CommSpelling> s;
+    if (const ExtraAttr* a = FindExtra(op, pool, "collective_name")) s = ParseCommName(a->s);
+    if (!s.has_value()) {
+      for (const auto& v : ParseValues(op)) {
+        if (v.is_string() && (s = ParseCommName(v.get<std::string>())).has_value()) break;
+      }
+    }
+    if (!s.has_value()) s = CommSpelling{CommKind::kOther, ChakraProtoMsg::ALL_REDUCE};
+    return Classified{*s, false, true};
+  }
+  for (const CommNamespace& ns : kNamespaces) {
+    if (!absl::StartsWith(name, ns.prefix)) continue;
+    std::optional<CommSpelling> s = ParseCommName(name.substr(strlen(ns.prefix)));
+    if (!s.has_value()) s = CommSpelling{CommKind::kOther, ChakraProtoMsg::ALL_REDUCE};
+    return Classified{*s, ns.work_record, false};
+  }
+  return std::nullopt;
+}
+
+// Which argument of a c10d call holds the input buffer.
+int InputArg(const std::string& name, ChakraProtoMsg::CollectiveCommType type) {
+  if (!absl::StartsWith(name, "c10d::")) return 0;  // functional ops and work records
+  switch (type) {
+    case ChakraProtoMsg::ALL_GATHER:
+    case ChakraProtoMsg::GATHER:
+    case ChakraProtoMsg::REDUCE_SCATTER:
+    case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
+    case ChakraProtoMsg::ALL_TO_ALL: return 1;
+    default: return 0;
+  }
+}
+
+int64_t ArgBytes(const HostOp& op, int arg) {
+  int64_t bytes = 0;
+  bool found = false;
+  for (const TensorRef& t : op.inputs) {
+    if (t.arg == arg) {
+      bytes += t.bytes();
+      found = true;
+    }
+  }
+  if (found) return bytes;
+  for (const TensorRef& t : op.inputs) bytes += t.bytes();
+  return op.inputs.empty() ? -1 : bytes;
+}
+
+// The dtype of the tensors in input argument `arg`, from the types list.
+std::string ArgDtype(const HostOp& op, int arg) {
+  absl::string_view text = op.io(kInTypes);
+  json types = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!types.is_array() || static_cast<int>(types.size()) <= arg || !types[arg].is_string()) {
+    return "";
+  }
+  std::string t = types[arg].get<std::string>();
+  size_t pos = t.find("Tensor(");
+  if (pos == std::string::npos) return "";
+  size_t end = t.find(')', pos);
+  auto info = DtypeFromName(t.substr(pos, end == std::string::npos ? end : end - pos + 1));
+  return info.has_value() ? std::string(info->name) : "";
+}
+
+// Fills what this one record says about its collective into `rec` (fields not yet set).
+void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
+              const std::vector<ProcessGroup>& groups, CommRecord* rec) {
+  const std::string name(pool.Get(op.name));
+  json values = ParseValues(op);
+  auto int_at = [&](size_t i) -> int64_t {
+    return i < values.size() && values[i].is_number_integer() ? values[i].get<int64_t>() : -1;
+  };
+  if (c.param_comms) {
+    const ExtraAttr* nelems = FindExtra(op, pool, "in_msg_nelems");
+    const ExtraAttr* dtype = FindExtra(op, pool, "dtype");
+    std::optional<DtypeInfo> info;
+    if (dtype != nullptr) info = DtypeFromName(dtype->s);
+    if (rec->size_bytes < 0 && nelems != nullptr && info.has_value() && c.spelling.kind != CommKind::kWait) {
+      rec->size_bytes = nelems->i * info->elem_bytes;
+    }
+    if (rec->dtype.empty() && info.has_value() && c.spelling.kind != CommKind::kWait) {
+      rec->dtype = std::string(info->name);
+    }
+    if (const ExtraAttr* pg = FindExtra(op, pool, "pg_name"); pg && rec->pg_name.empty()) {
+      rec->pg_name = pg->s;
+    }
+    // Positional layout: [tensors, seq, pg, ...] for collectives, [seq, pg, ...] for waits.
+    const bool has_tensors = !values.empty() && values[0].is_array();
+    if (rec->seq < 0) rec->seq = has_tensors ? int_at(1) : int_at(0);
+    const size_t pg_pos = has_tensors ? 2 : 1;
+    if (rec->pg_name.empty() && pg_pos < values.size()) {
+      const json& pg = values[pg_pos];
+      if (pg.is_array() && !pg.empty() && pg[0].is_string()) {
+        rec->pg_name = pg[0].get<std::string>();
+      } else if (pg.is_string()) {
+        rec->pg_name = pg.get<std::string>();
+      } else if (pg.is_number_integer()) {
+        for (const ProcessGroup& g : groups) {
+          if (g.backend_id != 0 && g.backend_id == pg.get<int64_t>()) rec->pg_name = g.name;
+        }
+      }
+    }
+  }
+  if (c.spelling.kind == CommKind::kWait) return;
+  const int arg = InputArg(name, c.spelling.type);
+  if (rec->size_bytes < 0) rec->size_bytes = ArgBytes(op, arg);
+  if (rec->dtype.empty()) rec->dtype = ArgDtype(op, c.param_comms ? 0 : arg);
+  if (absl::StartsWith(name, "c10d::")) {
+    if (c.spelling.kind == CommKind::kSend || c.spelling.kind == CommKind::kRecv) {
+      if (rec->peer < 0) rec->peer = int_at(2);
+      if (rec->tag < 0) rec->tag = int_at(3);
+    } else if (c.spelling.type == ChakraProtoMsg::BROADCAST ||
+               c.spelling.type == ChakraProtoMsg::REDUCE ||
+               c.spelling.type == ChakraProtoMsg::GATHER ||
+               c.spelling.type == ChakraProtoMsg::SCATTER) {
+      const size_t root_pos = c.spelling.type == ChakraProtoMsg::REDUCE ? 3 : 2;
+      if (rec->root < 0) rec->root = int_at(root_pos);
+    }
+  }
+}
+
+bool SharesTensor(const HostOp& a, const HostOp& b) {
+  for (const TensorRef& x : a.inputs) {
+    for (const TensorRef& y : b.inputs) {
+      if (x.tensor_id == y.tensor_id || x.storage_id == y.storage_id) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsNcclKernelName(absl::string_view name) {
+  return absl::StartsWith(name, "ncclKernel") || absl::StartsWith(name, "ncclDevKernel");
+}
+
+std::optional<CommSpelling> ParseNcclKernelName(absl::string_view name) {
+  if (!IsNcclKernelName(name)) return std::nullopt;
+  size_t start = name.find('_');
+  if (start == absl::string_view::npos) return std::nullopt;
+  absl::string_view rest = name.substr(start + 1);
+  absl::string_view op = rest.substr(0, rest.find('_'));
+  if (op == "SendRecv") return CommSpelling{CommKind::kSend, ChakraProtoMsg::ALL_REDUCE};
+  return ParseCommName(op);
+}
+
+void CollectiveResolver::Resolve(const OpTable& table, const std::vector<ProcessGroup>& groups) {
+  const uint32_t n = static_cast<uint32_t>(table.size());
+  records_.clear();
+  record_of_.assign(n, -1);
+  std::vector<std::optional<Classified>> cls(n);
+  for (uint32_t i = 0; i < n; ++i) cls[i] = Classify(table.op(i), table.pool());
+  // Owners: the outermost op of each nested chain of communication ops (pre-order visits
+  // parents first, so a parent's record exists when its child is seen).
+  for (uint32_t i : table.preorder()) {
+    if (!cls[i].has_value()) continue;
+    const uint32_t p = table.parent(i);
+    if (p != kNoOp && record_of_[p] >= 0) {
+      record_of_[i] = record_of_[p];
+      records_[record_of_[i]].members.push_back(i);
+      continue;
+    }
+    record_of_[i] = static_cast<int32_t>(records_.size());
+    CommRecord rec;
+    rec.owner = i;
+    records_.push_back(std::move(rec));
+  }
+  // Work records standing alone: fold into the latest earlier call of the same kind and
+  // type that shares a tensor and has no work record yet.
+  std::vector<bool> has_work(records_.size(), false);
+  for (const CommRecord& r : records_) {
+    for (uint32_t m : r.members) {
+      if (cls[m]->work_record) has_work[record_of_[r.owner]] = true;
+    }
+  }
+  std::vector<bool> dissolved(records_.size(), false);
+  for (size_t r = 0; r < records_.size(); ++r) {
+    const uint32_t w = records_[r].owner;
+    if (!cls[w]->work_record) continue;
+    for (size_t c = r; c-- > 0;) {
+      const uint32_t call = records_[c].owner;
+      if (dissolved[c] || has_work[c] || cls[call]->work_record) continue;
+      if (cls[call]->spelling.kind != cls[w]->spelling.kind ||
+          cls[call]->spelling.type != cls[w]->spelling.type ||
+          !SharesTensor(table.op(call), table.op(w))) {
+        continue;
+      }
+      has_work[c] = true;
+      dissolved[r] = true;
+      records_[c].members.push_back(w);
+      for (uint32_t m : records_[r].members) records_[c].members.push_back(m);
+      ++unnested_matches_;
+      break;
+    }
+  }
+  // Compact, then describe each collective from its owner first, then its members.
+  std::vector<CommRecord> kept;
+  for (size_t r = 0; r < records_.size(); ++r) {
+    if (!dissolved[r]) kept.push_back(std::move(records_[r]));
+  }
+  records_ = std::move(kept);
+  for (size_t r = 0; r < records_.size(); ++r) {
+    CommRecord& rec = records_[r];
+    std::sort(rec.members.begin(), rec.members.end());
+    record_of_[rec.owner] = static_cast<int32_t>(r);
+    for (uint32_t m : rec.members) record_of_[m] = static_cast<int32_t>(r);
+    // The most specific spelling wins: a record_param_comms name over a c10d one.
+    const Classified* best = &*cls[rec.owner];
+    for (uint32_t m : rec.members) {
+      if (best->spelling.kind == CommKind::kOther) best = &*cls[m];
+    }
+    rec.kind = best->spelling.kind;
+    rec.type = best->spelling.type;
+    Describe(table.op(rec.owner), table.pool(), *cls[rec.owner], groups, &rec);
+    for (uint32_t m : rec.members) Describe(table.op(m), table.pool(), *cls[m], groups, &rec);
+  }
+}
+
+}  // namespace et::convert

@@ -1,0 +1,204 @@
+// ConvertFile: tokenizer -> node parser -> op table -> collectives -> keep plan ->
+// dependencies -> node emitter -> .et writer. See converter.h.
+#include "converter/converter.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "converter/collective_resolver.h"
+#include "converter/dependency_builder.h"
+#include "converter/et_json_tokenizer.h"
+#include "converter/et_node_parser.h"
+#include "converter/keep_plan.h"
+#include "converter/node_emitter.h"
+#include "converter/op_table.h"
+#include "converter/schema_version.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_writer.h"
+#include "proto/status_macros.h"
+
+namespace et::convert {
+namespace {
+
+absl::Status CheckSchema(const std::string& path, const std::string& schema, bool force) {
+  if (IsSupportedSchema(schema) || force) return absl::OkStatus();
+  if (schema.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: no `schema` field: not a PyTorch execution trace? (--force-schema tries anyway)",
+        path));
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: unknown execution-trace schema '%s' (supported: %s; --force-schema tries anyway)",
+      path, schema, absl::StrJoin(SupportedSchemas(), ", ")));
+}
+
+// The process-group table of the `## process_group:init ##` op(s).
+absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(const std::string& path,
+                                                            const OpTable& table) {
+  std::vector<ProcessGroup> groups;
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    if (!IsProcessGroupInitName(table.name(i))) continue;
+    absl::string_view text = table.op(i).io(kInValues);
+    nlohmann::json values = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (!values.is_array() || values.empty() || !values[0].is_string()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: node %d: process-group table is not a JSON string", path, table.op(i).id));
+    }
+    auto parsed = ParseProcessGroupJson(values[0].get<std::string>());
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: node %d: %s", path, table.op(i).id, parsed.status().message()));
+    }
+    for (auto& g : *parsed) groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+// Progress on stderr, at most a few times a second.
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, const std::string& path) : enabled_(enabled), path_(path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0) total_bytes_ = st.st_size;
+  }
+  void Update(int64_t bytes) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    fprintf(stderr, "\ret-convert: %s: %.0f%% read", path_.c_str(),
+            total_bytes_ > 0 ? 100.0 * bytes / total_bytes_ : 0.0);
+  }
+  void Stage(const char* what) {
+    if (enabled_) fprintf(stderr, "\ret-convert: %s: %-20s", path_.c_str(), what);
+  }
+  ~ProgressLine() {
+    if (enabled_) fprintf(stderr, "\r\033[K");
+  }
+  int64_t total_bytes() const { return total_bytes_; }
+
+ private:
+  bool enabled_;
+  std::string path_;
+  int64_t total_bytes_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+ChakraProtoMsg::GlobalMetadata MakeMetadata(const EtJsonTokenizer& tokenizer,
+                                            const std::string& input_path,
+                                            const std::vector<ProcessGroup>& groups,
+                                            const ConvertOptions& options) {
+  ChakraProtoMsg::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  auto* attrs = meta.mutable_attr();
+  SetString(attrs, attr::kSchema, tokenizer.TopLevelString("schema"));
+  SetString(attrs, attr::kSourceFile, input_path);
+  auto pid = tokenizer.top_level_fields().find("pid");
+  int64_t pid_value = 0;
+  if (pid != tokenizer.top_level_fields().end() && absl::SimpleAtoi(pid->second, &pid_value)) {
+    SetInt64(attrs, attr::kPid, pid_value);
+  }
+  if (options.rank >= 0) SetInt64(attrs, attr::kRank, options.rank);
+  for (const ProcessGroup& g : groups) {
+    if (g.name == "0" && g.size > 0) SetInt64(attrs, attr::kWorldSize, g.size);
+  }
+  if (!groups.empty()) EncodeProcessGroups(groups, attrs);
+  return meta;
+}
+
+}  // namespace
+
+absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
+                                           const std::string& output_path,
+                                           const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ConvertSummary summary;
+  summary.input_path = input_path;
+  summary.output_path = output_path;
+  ProgressLine progress(options.show_progress, input_path);
+  summary.input_bytes = progress.total_bytes();
+
+  // 1. Tokenize and parse every node into a compact HostOp.
+  auto pool = std::make_unique<StringPool>();
+  EtJsonTokenizer tokenizer(input_path);
+  EtNodeParser parser(input_path, pool.get());
+  std::vector<HostOp> ops;
+  bool schema_checked = false;
+  RETURN_IF_ERROR(tokenizer.Run(
+      [&](absl::string_view json, int64_t index) -> absl::Status {
+        if (!schema_checked && tokenizer.top_level_fields().count("schema")) {
+          RETURN_IF_ERROR(CheckSchema(input_path, tokenizer.TopLevelString("schema"),
+                                      options.force_schema));
+          schema_checked = true;
+        }
+        ops.emplace_back();
+        return parser.Parse(json, index, &ops.back());
+      },
+      [&](int64_t bytes) { progress.Update(bytes); }));
+  if (!schema_checked) {
+    RETURN_IF_ERROR(CheckSchema(input_path, tokenizer.TopLevelString("schema"),
+                                options.force_schema));
+  }
+  summary.schema = tokenizer.TopLevelString("schema");
+  summary.et_nodes = static_cast<int64_t>(ops.size());
+  if (ops.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: the trace has no nodes", input_path));
+  }
+
+  // 2. Structure: call tree, process groups, collectives, granularity, dependencies.
+  progress.Stage("building graph");
+  OpTable table;
+  table.set_pool(std::move(pool));
+  RETURN_IF_ERROR(table.Build(input_path, std::move(ops)));
+  ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups, ReadProcessGroups(input_path, table));
+  CollectiveResolver comms;
+  comms.Resolve(table, groups);
+  KeepPlan plan;
+  plan.Build(table, comms, options.granularity);
+  DependencyBuilder dep_builder;
+  std::vector<NodeDeps> deps;
+  RETURN_IF_ERROR(dep_builder.Build(input_path, table, comms, plan, &deps));
+  if (table.missing_parents() > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "%d nodes name a parent absent from the trace; they were treated as top-level ops",
+        table.missing_parents()));
+  }
+  if (dep_builder.stats().missing_targets > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "%d inter_thread_dep/sync_dep ids name nodes absent from the trace",
+        dep_builder.stats().missing_targets));
+  }
+  if (dep_builder.stats().unresolved > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "%d dependencies on ops with no node standing for them (profiler roots, empty "
+        "containers) were not written",
+        dep_builder.stats().unresolved));
+  }
+  summary.skipped_by_reason = plan.skipped();
+
+  // 3. Emit nodes in ascending id order.
+  progress.Stage("writing");
+  ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
+  RETURN_IF_ERROR(writer->WriteMetadata(MakeMetadata(tokenizer, input_path, groups, options)));
+  NodeEmitter emitter(table, comms, plan, deps, groups, options);
+  ChakraProtoMsg::Node node;
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    if (!plan.is_node(i)) continue;
+    emitter.Emit(i, &node, &summary);
+    RETURN_IF_ERROR(writer->WriteNode(node));
+    ++summary.written_nodes;
+  }
+  RETURN_IF_ERROR(writer->Close());
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace et::convert

@@ -1,0 +1,140 @@
+// et-convert: PyTorch execution trace (+ Kineto) -> Chakra .et; also .et -> JSON and
+// ASTRA-sim text workloads -> .et. Flags are parsed here only; the work is in the library.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_format.h"
+#include "converter/converter.h"
+#include "converter/multi_rank.h"
+#include "proto/file_util.h"
+#include "proto/graph_json.h"
+
+ABSL_FLAG(std::string, kineto, "", "Kineto trace of the same run (a %d pattern with --ranks)");
+ABSL_FLAG(std::string, keep, "simulation",
+          "operator granularity: 'simulation' (no time counted twice) or 'all' (every node)");
+ABSL_FLAG(bool, force_schema, false, "try an unknown ET schema version anyway");
+ABSL_FLAG(int, ranks, 0, "convert ranks 0..N-1: input and output paths hold a %d");
+ABSL_FLAG(int, rank, -1, "rank of a single input, recorded in the graph metadata");
+ABSL_FLAG(int, jobs, 0, "parallel conversions for several ranks (0: one per core)");
+ABSL_FLAG(std::string, json_summary, "", "write the summary as JSON to this file ('-': stdout)");
+ABSL_FLAG(bool, to_json, false, "convert a .et to one JSON document: et-convert --to-json in.et out.json");
+ABSL_FLAG(bool, quiet, false, "no summary on stderr");
+
+namespace {
+
+using et::convert::ConvertOptions;
+using et::convert::ConvertSummary;
+
+struct Options {
+  std::string input, output;
+  ConvertOptions convert;
+  int ranks = 0;
+  int jobs = 1;
+  std::string json_summary;
+  bool to_json = false;
+  bool quiet = false;
+};
+
+int Fail(const std::string& message) {
+  fprintf(stderr, "et-convert: error: %s\n", message.c_str());
+  return 1;
+}
+
+absl::StatusOr<Options> ParseOptions(const std::vector<char*>& args) {
+  Options o;
+  if (args.size() != 3) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "expected an input and an output path, got %d arguments (try --help)", args.size() - 1));
+  }
+  o.input = args[1];
+  o.output = args[2];
+  const std::string keep = absl::GetFlag(FLAGS_keep);
+  if (keep == "all") {
+    o.convert.granularity = et::convert::Granularity::kAll;
+  } else if (keep != "simulation") {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--keep '%s': expected 'simulation' or 'all'", keep));
+  }
+  o.convert.force_schema = absl::GetFlag(FLAGS_force_schema);
+  o.convert.kineto_path = absl::GetFlag(FLAGS_kineto);
+  o.convert.rank = absl::GetFlag(FLAGS_rank);
+  o.convert.show_progress = isatty(STDERR_FILENO);
+  o.ranks = absl::GetFlag(FLAGS_ranks);
+  o.jobs = absl::GetFlag(FLAGS_jobs);
+  if (o.jobs <= 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  o.json_summary = absl::GetFlag(FLAGS_json_summary);
+  o.to_json = absl::GetFlag(FLAGS_to_json);
+  o.quiet = absl::GetFlag(FLAGS_quiet);
+  return o;
+}
+
+absl::Status WriteJsonSummary(const std::string& path, const std::string& json) {
+  if (path.empty()) return absl::OkStatus();
+  if (path == "-") {
+    printf("%s\n", json.c_str());
+    return absl::OkStatus();
+  }
+  return et::WriteFileAtomically(path, json + "\n");
+}
+
+int RunSingle(const Options& o) {
+  auto summary = et::convert::ConvertFile(o.input, o.output, o.convert);
+  if (!summary.ok()) return Fail(std::string(summary.status().message()));
+  if (!o.quiet) fprintf(stderr, "%s", summary->ToText().c_str());
+  auto s = WriteJsonSummary(o.json_summary, summary->ToJson());
+  return s.ok() ? 0 : Fail(std::string(s.message()));
+}
+
+int RunRanks(const Options& o) {
+  auto jobs = o.ranks > 0 ? et::convert::JobsFromPattern(o.input, o.output,
+                                                         o.convert.kineto_path, o.ranks)
+                          : et::convert::JobsFromDirectory(o.input, o.output);
+  if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
+  auto results = et::convert::ConvertRanks(*jobs, o.convert, o.jobs);
+  int failures = 0;
+  std::string json = "[";
+  for (const auto& r : results) {
+    if (!r.summary.ok()) {
+      ++failures;
+      fprintf(stderr, "et-convert: error: rank %d: %s\n", r.job.rank,
+              std::string(r.summary.status().message()).c_str());
+      continue;
+    }
+    if (!o.quiet) fprintf(stderr, "rank %d: %s", r.job.rank, r.summary->ToText().c_str());
+    json += (json.size() > 1 ? "," : "") + r.summary->ToJson();
+  }
+  json += "]";
+  if (failures > 0) {
+    return Fail(absl::StrFormat("%d of %d ranks failed", failures, results.size()));
+  }
+  auto s = WriteJsonSummary(o.json_summary, json);
+  return s.ok() ? 0 : Fail(std::string(s.message()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "PyTorch execution trace -> Chakra .et\n"
+      "  et-convert in.json[.gz] out.et [--kineto trace.json] [--keep all]\n"
+      "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto 'kineto_%d.json']\n"
+      "  et-convert traces_dir/ out_dir/\n"
+      "  et-convert --to-json in.et out.json");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  auto options = ParseOptions(args);
+  if (!options.ok()) return Fail(std::string(options.status().message()));
+  const Options& o = *options;
+  if (o.to_json) {
+    auto s = et::EtToJsonFile(o.input, o.output);
+    return s.ok() ? 0 : Fail(std::string(s.message()));
+  }
+  if (o.ranks > 0 || et::IsDirectory(o.input)) return RunRanks(o);
+  return RunSingle(o);
+}

@@ -1,0 +1,54 @@
+// Splits a PyTorch execution-trace JSON file into its top-level fields and the raw text of
+// each element of its `nodes` array, reading the file in chunks (plain or gzip) so that
+// memory stays at one chunk plus one node whatever the file size. Partial nodes at a chunk
+// boundary are carried over to the next chunk. The tokenizer checks structure only (strings,
+// brackets); the node parser validates each node. Not thread-safe.
+#ifndef CONVERTER_ET_JSON_TOKENIZER_H_
+#define CONVERTER_ET_JSON_TOKENIZER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace et::convert {
+
+// Bytes readable after the end of every span handed out (simdjson needs 64).
+inline constexpr size_t kSpanPadding = 64;
+
+class EtJsonTokenizer {
+ public:
+  // Called once per element of `nodes`, in file order. `node_json` points into the
+  // tokenizer's buffer (valid during the call only); at least kSpanPadding bytes after
+  // its end are readable. `index` counts nodes from 0. A non-OK status stops the run.
+  using NodeCallback = std::function<absl::Status(absl::string_view node_json,
+                                                  int64_t index)>;
+  // Called for progress with (compressed or plain) bytes consumed so far.
+  using ProgressCallback = std::function<void(int64_t bytes_read)>;
+
+  explicit EtJsonTokenizer(std::string path) : path_(std::move(path)) {}
+
+  // Reads the whole file. Fails with the path and byte offset on malformed structure,
+  // a truncated file, a corrupt gzip stream, a missing `nodes` array or an empty file.
+  absl::Status Run(const NodeCallback& on_node, const ProgressCallback& on_progress = {});
+
+  // Raw JSON text of the top-level fields other than `nodes` (e.g. "schema" -> "\"1.0.1\"").
+  const std::map<std::string, std::string>& top_level_fields() const { return fields_; }
+  // Top-level string field without its quotes, or "" if absent / not a string.
+  std::string TopLevelString(const std::string& key) const;
+  int64_t nodes_seen() const { return nodes_seen_; }
+  int64_t bytes_decoded() const { return bytes_decoded_; }
+
+ private:
+  std::string path_;
+  std::map<std::string, std::string> fields_;
+  int64_t nodes_seen_ = 0;
+  int64_t bytes_decoded_ = 0;
+};
+
+}  // namespace et::convert
+
+#endif  // CONVERTER_ET_JSON_TOKENIZER_H_

@@ -1,0 +1,444 @@
+// ET node parsing with simdjson On-Demand; see et_node_parser.h.
+#include "converter/et_node_parser.h"
+
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "converter/et_json_tokenizer.h"
+#include "proto/status_macros.h"
+#include "simdjson.h"
+
+namespace et::convert {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+absl::string_view ToAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// End of the JSON value starting at `p` (strings skipped, brackets matched).
+const char* ValueEnd(const char* p, const char* limit) {
+  int depth = 0;
+  for (const char* q = p; q < limit; ++q) {
+    const char c = *q;
+    if (c == '"') {
+      for (++q; q < limit && *q != '"'; ++q) {
+        if (*q == '\\') ++q;
+      }
+      if (depth == 0) return q + 1;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth <= 0) return depth == 0 ? q + 1 : q;
+    } else if (depth == 0 && (c == ',' || IsSpace(c))) {
+      return q;
+    }
+  }
+  return limit;
+}
+
+}  // namespace
+
+struct EtNodeParser::Impl {
+  std::string path;
+  StringPool* pool;
+  od::parser parser;
+  const char* node_end = nullptr;
+  std::string scratch;
+  // Collects the io_text parts before they are concatenated.
+  std::string parts[kIoParts];
+  std::string in_strides, out_strides;
+
+  absl::Status Error(const HostOp& op, int64_t index, absl::string_view what) const {
+    if (op.id != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: node %d: %s", path, op.id, what));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: node #%d (no id yet): %s", path, index, what));
+  }
+
+  // The raw text of `v` (which has not been consumed yet).
+  std::string_view RawText(od::value& v) {
+    std::string_view tok = v.raw_json_token();
+    const char* end = ValueEnd(tok.data(), node_end);
+    return std::string_view(tok.data(), static_cast<size_t>(end - tok.data()));
+  }
+
+  // Walks an argument value collecting tensors ([id, storage, offset, numel, elem_bytes,
+  // device]) from any nesting depth (tensor lists, lists of lists).
+  void CollectTensors(od::value v, uint16_t arg, int depth, std::vector<TensorRef>* out) {
+    od::json_type type;
+    if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::array) return;
+    od::array arr;
+    if (v.get_array().get(arr) != simdjson::SUCCESS) return;
+    int64_t ints[5] = {0, 0, 0, 0, 0};
+    int n_ints = 0, n_other = 0, n_strings = 0;
+    bool nested = false, gpu = false;
+    for (auto el_result : arr) {
+      od::value el;
+      if (std::move(el_result).get(el) != simdjson::SUCCESS) return;
+      od::json_type t;
+      if (el.type().get(t) != simdjson::SUCCESS) return;
+      if (t == od::json_type::array) {
+        nested = true;
+        if (depth < 4) CollectTensors(el, arg, depth + 1, out);
+      } else if (t == od::json_type::number) {
+        int64_t i;
+        if (n_ints < 5 && el.get_int64().get(i) == simdjson::SUCCESS) {
+          ints[n_ints] = i;
+        } else {
+          ++n_other;
+        }
+        ++n_ints;
+      } else if (t == od::json_type::string) {
+        std::string_view s;
+        if (el.get_string().get(s) == simdjson::SUCCESS) {
+          gpu = absl::StartsWith(ToAbsl(s), "cuda") || absl::StartsWith(ToAbsl(s), "hip");
+        }
+        ++n_strings;
+      } else {
+        ++n_other;
+      }
+    }
+    if (!nested && n_ints == 5 && n_strings == 1 && n_other == 0 && depth > 0) {
+      TensorRef t;
+      t.tensor_id = ints[0];
+      t.storage_id = ints[1];
+      t.num_elem = ints[3];
+      t.elem_bytes = static_cast<int32_t>(ints[4]);
+      t.arg = arg;
+      t.on_gpu = gpu;
+      out->push_back(t);
+    }
+  }
+
+  // A values list: keeps its text and collects tensors per argument.
+  absl::Status ParseValues(od::value v, IoPart part, std::vector<TensorRef>* tensors) {
+    parts[part].assign(RawText(v));
+    od::array arr;
+    if (v.get_array().get(arr) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("`values` is not a list");
+    }
+    uint16_t arg = 0;
+    for (auto el_result : arr) {
+      od::value el;
+      if (std::move(el_result).get(el) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError("malformed `values`");
+      }
+      CollectTensors(el, arg, 1, tensors);
+      ++arg;
+    }
+    return absl::OkStatus();
+  }
+
+  // Nested-layout inputs/outputs object.
+  absl::Status ParseIoObject(od::value v, bool input, HostOp* op) {
+    od::object obj;
+    if (v.get_object().get(obj) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(input ? "`inputs` is neither a list nor an object"
+                                              : "`outputs` is neither a list nor an object");
+    }
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
+          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError("malformed inputs/outputs object");
+      }
+      od::value value = field.value();
+      if (key == "values") {
+        RETURN_IF_ERROR(ParseValues(value, input ? kInValues : kOutValues,
+                                    input ? &op->inputs : &op->outputs));
+      } else if (key == "shapes") {
+        parts[input ? kInShapes : kOutShapes].assign(RawText(value));
+      } else if (key == "types") {
+        parts[input ? kInTypes : kOutTypes].assign(RawText(value));
+      } else if (key == "strides") {
+        (input ? in_strides : out_strides).assign(RawText(value));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseAttrs(od::value v, HostOp* op) {
+    od::array arr;
+    if (v.get_array().get(arr) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("`attrs` is not a list");
+    }
+    for (auto item_result : arr) {
+      od::object item;
+      if (item_result.get_object().get(item) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError("an `attrs` entry is not an object");
+      }
+      std::string_view name, type;
+      od::value value;
+      bool has_value = false;
+      for (auto f_result : item) {
+        od::field f;
+        std::string_view key;
+        if (std::move(f_result).get(f) != simdjson::SUCCESS ||
+            f.unescaped_key().get(key) != simdjson::SUCCESS) {
+          return absl::InvalidArgumentError("malformed `attrs` entry");
+        }
+        if (key == "name") {
+          if (f.value().get_string().get(name) != simdjson::SUCCESS) {
+            return absl::InvalidArgumentError("`attrs` entry name is not a string");
+          }
+        } else if (key == "type") {
+          if (f.value().get_string().get(type) != simdjson::SUCCESS) {
+            return absl::InvalidArgumentError("`attrs` entry type is not a string");
+          }
+        } else if (key == "value") {
+          // `name` precedes `value` in every writer we know; keep the value for below.
+          value = f.value();
+          has_value = true;
+          RETURN_IF_ERROR(StoreAttr(ToAbsl(name), ToAbsl(type), value, op));
+        }
+      }
+      if (!has_value) return absl::InvalidArgumentError("`attrs` entry without value");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status StoreAttr(absl::string_view name, absl::string_view type, od::value& value,
+                         HostOp* op) {
+    auto get_int = [&](int64_t* out) -> absl::Status {
+      if (value.get_int64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+      uint64_t u;
+      if (value.get_uint64().get(u) == simdjson::SUCCESS) {
+        *out = static_cast<int64_t>(u);
+        return absl::OkStatus();
+      }
+      return absl::InvalidArgumentError(
+          absl::StrFormat("attribute `%s` is not an integer", name));
+    };
+    if (name == "rf_id") return get_int(&op->rf_id);
+    if (name == "fw_parent") return get_int(&op->fw_parent);
+    if (name == "seq_id") return get_int(&op->seq_id);
+    if (name == "scope") return get_int(&op->scope);
+    if (name == "tid") return get_int(&op->tid);
+    if (name == "fw_tid") return get_int(&op->fw_tid);
+    if (name == "op_schema") {
+      std::string_view s;
+      if (value.get_string().get(s) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError("attribute `op_schema` is not a string");
+      }
+      op->op_schema = pool->Intern(ToAbsl(s));
+      return absl::OkStatus();
+    }
+    ExtraAttr extra;
+    extra.name = pool->Intern(name);
+    od::json_type t;
+    if (value.type().get(t) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(absl::StrFormat("attribute `%s` is malformed", name));
+    }
+    if (t == od::json_type::number && absl::StartsWith(type, "uint")) {
+      uint64_t u;
+      if (value.get_uint64().get(u) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("attribute `%s` is not an unsigned integer", name));
+      }
+      extra.kind = ExtraAttr::Kind::kUint;
+      extra.i = static_cast<int64_t>(u);
+    } else if (t == od::json_type::number && absl::StrContains(type, "int")) {
+      extra.kind = ExtraAttr::Kind::kInt;
+      RETURN_IF_ERROR(get_int(&extra.i));
+    } else if (t == od::json_type::number) {
+      extra.kind = ExtraAttr::Kind::kDouble;
+      if (value.get_double().get(extra.d) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError(absl::StrFormat("attribute `%s` is malformed", name));
+      }
+    } else if (t == od::json_type::boolean) {
+      extra.kind = ExtraAttr::Kind::kBool;
+      bool b = false;
+      if (value.get_bool().get(b) == simdjson::SUCCESS) extra.i = b;
+    } else if (t == od::json_type::string) {
+      std::string_view s;
+      if (value.get_string().get(s) == simdjson::SUCCESS) extra.s.assign(s.data(), s.size());
+    } else {
+      extra.s.assign(RawText(value));
+    }
+    op->extra_attrs.push_back(std::move(extra));
+    return absl::OkStatus();
+  }
+};
+
+EtNodeParser::EtNodeParser(std::string path, StringPool* pool)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->path = std::move(path);
+  impl_->pool = pool;
+}
+
+EtNodeParser::~EtNodeParser() = default;
+
+absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* op) {
+  Impl& m = *impl_;
+  *op = HostOp();
+  for (auto& p : m.parts) p.clear();
+  m.in_strides.clear();
+  m.out_strides.clear();
+  m.node_end = json.data() + json.size();
+  od::document doc;
+  if (m.parser.iterate(simdjson::padded_string_view(json.data(), json.size(),
+                                                   json.size() + kSpanPadding))
+          .get(doc) != simdjson::SUCCESS) {
+    return m.Error(*op, index, "malformed JSON");
+  }
+  od::object obj;
+  if (doc.get_object().get(obj) != simdjson::SUCCESS) {
+    return m.Error(*op, index, "node is not a JSON object");
+  }
+  bool has_id = false;
+  for (auto field_result : obj) {
+    od::field field;
+    std::string_view key_view;
+    if (std::move(field_result).get(field) != simdjson::SUCCESS ||
+        field.unescaped_key().get(key_view) != simdjson::SUCCESS) {
+      return m.Error(*op, index, "malformed JSON");
+    }
+    const absl::string_view key = ToAbsl(key_view);
+    od::value v = field.value();
+    auto int_field = [&](int64_t* out) -> absl::Status {
+      if (v.get_int64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+      return m.Error(*op, index, absl::StrFormat("`%s` is not an integer", key));
+    };
+    auto id_field = [&](uint64_t* out) -> absl::Status {
+      if (v.get_uint64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+      return m.Error(*op, index, absl::StrFormat("`%s` is not a non-negative integer", key));
+    };
+    auto double_field = [&](double* out) -> absl::Status {
+      if (v.get_double().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+      return m.Error(*op, index, absl::StrFormat("`%s` is not a number", key));
+    };
+    auto id_list = [&](std::vector<uint64_t>* out) -> absl::Status {
+      od::json_type t;
+      if (v.type().get(t) != simdjson::SUCCESS) return m.Error(*op, index, "malformed JSON");
+      if (t == od::json_type::number) {
+        uint64_t u;
+        RETURN_IF_ERROR(id_field(&u));
+        out->push_back(u);
+        return absl::OkStatus();
+      }
+      od::array arr;
+      if (v.get_array().get(arr) != simdjson::SUCCESS) {
+        return m.Error(*op, index, absl::StrFormat("`%s` is not a list of ids", key));
+      }
+      for (auto el : arr) {
+        uint64_t u;
+        if (el.get_uint64().get(u) != simdjson::SUCCESS) {
+          return m.Error(*op, index, absl::StrFormat("`%s` holds a non-id", key));
+        }
+        out->push_back(u);
+      }
+      return absl::OkStatus();
+    };
+    absl::Status s;
+    if (key == "id") {
+      s = id_field(&op->id);
+      has_id = s.ok();
+    } else if (key == "name") {
+      std::string_view name;
+      if (v.get_string().get(name) != simdjson::SUCCESS) {
+        return m.Error(*op, index, "`name` is not a string");
+      }
+      op->name = m.pool->Intern(ToAbsl(name));
+    } else if (key == "parent" || key == "ctrl_deps") {
+      s = id_field(&op->parent);
+    } else if (key == "rf_id") {
+      s = int_field(&op->rf_id);
+    } else if (key == "fw_parent") {
+      s = int_field(&op->fw_parent);
+    } else if (key == "seq_id") {
+      s = int_field(&op->seq_id);
+    } else if (key == "scope") {
+      s = int_field(&op->scope);
+    } else if (key == "tid") {
+      s = int_field(&op->tid);
+    } else if (key == "fw_tid") {
+      s = int_field(&op->fw_tid);
+    } else if (key == "op_schema") {
+      std::string_view schema;
+      if (v.get_string().get(schema) != simdjson::SUCCESS) {
+        return m.Error(*op, index, "`op_schema` is not a string");
+      }
+      op->op_schema = m.pool->Intern(ToAbsl(schema));
+    } else if (key == "inputs" || key == "outputs") {
+      const bool input = key == "inputs";
+      od::json_type t;
+      if (v.type().get(t) != simdjson::SUCCESS) return m.Error(*op, index, "malformed JSON");
+      if (t == od::json_type::array) {
+        s = m.ParseValues(v, input ? kInValues : kOutValues,
+                          input ? &op->inputs : &op->outputs);
+      } else {
+        s = m.ParseIoObject(v, input, op);
+      }
+      if (!s.ok()) return m.Error(*op, index, s.message());
+    } else if (key == "input_shapes") {
+      m.parts[kInShapes].assign(m.RawText(v));
+    } else if (key == "input_types") {
+      m.parts[kInTypes].assign(m.RawText(v));
+    } else if (key == "output_shapes") {
+      m.parts[kOutShapes].assign(m.RawText(v));
+    } else if (key == "output_types") {
+      m.parts[kOutTypes].assign(m.RawText(v));
+    } else if (key == "attrs") {
+      s = m.ParseAttrs(v, op);
+      if (!s.ok()) return m.Error(*op, index, s.message());
+    } else if (key == "ts") {
+      s = double_field(&op->ts_us);
+    } else if (key == "inclusive_dur") {
+      s = double_field(&op->inclusive_dur_us);
+    } else if (key == "exclusive_dur") {
+      s = double_field(&op->exclusive_dur_us);
+    } else if (key == "dur") {
+      s = double_field(&op->dur_us);
+    } else if (key == "stream") {
+      s = int_field(&op->stream);
+    } else if (key == "cat") {
+      std::string_view cat;
+      if (v.get_string().get(cat) != simdjson::SUCCESS) {
+        return m.Error(*op, index, "`cat` is not a string");
+      }
+      op->category = m.pool->Intern(ToAbsl(cat));
+    } else if (key == "inter_thread_dep") {
+      s = id_list(&op->inter_thread_deps);
+    } else if (key == "sync_dep") {
+      s = id_list(&op->sync_deps);
+    } else {
+      // Kept as a string attribute (e.g. `ph`, `pg_name` on linked GPU nodes).
+      ++unknown_keys_[std::string(key)];
+      ExtraAttr extra;
+      extra.name = m.pool->Intern(key);
+      std::string_view str;
+      if (v.get_string().get(str) == simdjson::SUCCESS) {
+        extra.s.assign(str.data(), str.size());
+      } else {
+        extra.s.assign(m.RawText(v));
+      }
+      op->extra_attrs.push_back(std::move(extra));
+    }
+    RETURN_IF_ERROR(s);
+  }
+  if (!has_id) return m.Error(*op, index, "node has no `id`");
+  size_t total = 0;
+  for (int p = 0; p < kIoParts; ++p) total += m.parts[p].size();
+  op->io_text.reserve(total);
+  for (int p = 0; p < kIoParts; ++p) {
+    op->io_len[p] = static_cast<uint32_t>(m.parts[p].size());
+    op->io_text += m.parts[p];
+  }
+  if (!m.in_strides.empty() && m.in_strides != "[]") {
+    op->extra_attrs.push_back({m.pool->Intern("input_strides"), ExtraAttr::Kind::kString,
+                               0, 0, m.in_strides});
+  }
+  if (!m.out_strides.empty() && m.out_strides != "[]") {
+    op->extra_attrs.push_back({m.pool->Intern("output_strides"), ExtraAttr::Kind::kString,
+                               0, 0, m.out_strides});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace et::convert

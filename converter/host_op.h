@@ -1,0 +1,96 @@
+// The converter's compact record of one ET node, filled by EtNodeParser and read by every
+// later stage. Strings that repeat across nodes (names, schemas) are interned in a
+// StringPool as 32-bit ids; the IOInfo texts are kept verbatim in one string per node,
+// since they are written to the output unchanged.
+#ifndef CONVERTER_HOST_OP_H_
+#define CONVERTER_HOST_OP_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+
+namespace et::convert {
+
+// Interns strings as dense 32-bit ids. Views returned stay valid for the pool's lifetime.
+// Not thread-safe.
+class StringPool {
+ public:
+  using Id = uint32_t;
+  StringPool() { Intern(""); }
+  Id Intern(absl::string_view s);
+  absl::string_view Get(Id id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+
+ private:
+  std::deque<std::string> strings_;  // deque: element addresses never move
+  absl::flat_hash_map<absl::string_view, Id> ids_;
+};
+
+// One tensor argument: [tensor_id, storage_id, offset, num_elem, elem_bytes, device].
+struct TensorRef {
+  int64_t tensor_id = 0;
+  int64_t storage_id = 0;
+  int64_t num_elem = 0;
+  int32_t elem_bytes = 0;
+  uint16_t arg = 0;      // position of the argument holding it
+  bool on_gpu = false;   // device string starts with "cuda" / "hip"
+  int64_t bytes() const { return num_elem * elem_bytes; }
+};
+
+// An attribute from a nested-format `attrs` list that has no typed field below.
+struct ExtraAttr {
+  StringPool::Id name = 0;
+  enum class Kind : uint8_t { kInt, kUint, kDouble, kBool, kString } kind = Kind::kString;
+  int64_t i = 0;
+  double d = 0;
+  std::string s;
+};
+
+// IOInfo text parts, in this order, concatenated in HostOp::io_text.
+enum IoPart { kInValues, kInShapes, kInTypes, kOutValues, kOutShapes, kOutTypes, kIoParts };
+
+struct HostOp {
+  uint64_t id = 0;
+  uint64_t parent = 0;  // enclosing op (1.0.1 `parent`, nested `ctrl_deps`); 0 = none
+  StringPool::Id name = 0;
+  StringPool::Id op_schema = 0;
+  int64_t rf_id = -1;
+  int64_t fw_parent = 0;
+  int64_t seq_id = -1;
+  int64_t scope = 0;
+  int64_t tid = 0;
+  int64_t fw_tid = 0;
+
+  std::string io_text;                      // the six IoPart texts back to back
+  std::array<uint32_t, kIoParts> io_len{};  // length of each part
+  std::vector<TensorRef> inputs;            // tensors among the inputs, flattened
+  std::vector<TensorRef> outputs;
+
+  // Linked ("ET+") fields; negative when absent.
+  double ts_us = -1;
+  double inclusive_dur_us = -1;
+  double exclusive_dur_us = -1;
+  double dur_us = -1;  // GPU nodes
+  int64_t stream = -1;
+  StringPool::Id category = 0;  // `cat` of GPU nodes ("kernel", "gpu_memcpy", ...)
+  std::vector<uint64_t> inter_thread_deps;
+  std::vector<uint64_t> sync_deps;
+
+  std::vector<ExtraAttr> extra_attrs;
+
+  absl::string_view io(IoPart part) const {
+    size_t offset = 0;
+    for (int p = 0; p < part; ++p) offset += io_len[p];
+    return absl::string_view(io_text).substr(offset, io_len[part]);
+  }
+  bool is_gpu() const { return category != 0 || stream >= 0; }
+};
+
+}  // namespace et::convert
+
+#endif  // CONVERTER_HOST_OP_H_

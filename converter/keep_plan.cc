@@ -1,0 +1,100 @@
+// Operator-granularity policy; see keep_plan.h.
+#include "converter/keep_plan.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+
+namespace et::convert {
+namespace {
+
+// Ops whose own cost model covers their children's work.
+bool FoldsChildren(OpKind kind) {
+  return kind != OpKind::kOther && kind != OpKind::kView;
+}
+
+}  // namespace
+
+bool IsProfilerRootName(absl::string_view name) {
+  return absl::StartsWith(name, "[pytorch|profiler|");
+}
+
+bool IsProcessGroupInitName(absl::string_view name) {
+  return name == "## process_group:init ##";
+}
+
+void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
+                     Granularity granularity) {
+  const uint32_t n = static_cast<uint32_t>(table.size());
+  disposition_.assign(n, Disposition::kNode);
+  stand_in_.assign(n, kNoOp);
+  caller_.assign(n, kNoOp);
+  kind_.assign(n, OpKind::kOther);
+  skipped_.clear();
+  absl::flat_hash_map<StringPool::Id, OpKind> kind_by_name;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto [it, fresh] = kind_by_name.try_emplace(table.op(i).name, OpKind::kOther);
+    if (fresh) it->second = OpKindFromName(table.name(i));
+    kind_[i] = it->second;
+  }
+  const bool all = granularity == Granularity::kAll;
+  for (uint32_t i : table.preorder()) {
+    const HostOp& op = table.op(i);
+    const uint32_t p = table.parent(i);
+    const int32_t rec = comms.record_of(i);
+    if (p != kNoOp) {
+      caller_[i] = is_node(p) ? p : caller_[p];
+    }
+    if (op.is_gpu()) continue;  // GPU ops are always nodes, launched by their caller
+    if (all) {
+      if (IsProfilerRootName(table.name(i))) disposition_[i] = Disposition::kProfilerRoot;
+      continue;
+    }
+    if (IsProfilerRootName(table.name(i))) {
+      disposition_[i] = Disposition::kProfilerRoot;
+      ++skipped_["profiler root"];
+    } else if (rec >= 0 && !comms.is_owner(i)) {
+      disposition_[i] = Disposition::kFolded;
+      stand_in_[i] = comms.records()[rec].owner;
+      ++skipped_["record of a collective, folded into its call"];
+    } else if (rec >= 0) {
+      // A collective's call is a node wherever it sits.
+    } else if (p != kNoOp && (disposition_[p] == Disposition::kFolded ||
+                              (is_node(p) && !table.op(p).is_gpu() &&
+                               (comms.is_owner(p) || FoldsChildren(kind_[p]))))) {
+      disposition_[i] = Disposition::kFolded;
+      stand_in_[i] = disposition_[p] == Disposition::kFolded ? stand_in_[p] : p;
+      ++skipped_["child of an op that carries its cost, folded into it"];
+    } else if (!IsProcessGroupInitName(table.name(i)) && !FoldsChildren(kind_[i])) {
+      for (uint32_t c : table.children(i)) {
+        if (!table.op(c).is_gpu()) {
+          disposition_[i] = Disposition::kContainer;
+          ++skipped_["container, its time is carried by its children"];
+          break;
+        }
+      }
+    }
+  }
+  // A container stands in as the last node of its subtree (largest id): post-order.
+  const auto& pre = table.preorder();
+  std::vector<uint32_t> last_node(n, kNoOp);
+  for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
+    const uint32_t i = *it;
+    if (is_node(i) && (last_node[i] == kNoOp || table.op(i).id > table.op(last_node[i]).id)) {
+      last_node[i] = i;
+    }
+    const uint32_t p = table.parent(i);
+    if (p != kNoOp && last_node[i] != kNoOp &&
+        (last_node[p] == kNoOp || table.op(last_node[i]).id > table.op(last_node[p]).id)) {
+      last_node[p] = last_node[i];
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (is_node(i)) {
+      stand_in_[i] = i;
+    } else if (disposition_[i] == Disposition::kContainer) {
+      stand_in_[i] = last_node[i];
+    }
+  }
+}
+
+}  // namespace et::convert

@@ -1,0 +1,427 @@
+// Kineto JSON -> KinetoTrace with simdjson's On-Demand API: one pass over the text, no
+// DOM, each event reduced to a KinetoEvent as it is read. Timestamps are parsed from
+// the number's text so that "1712867402348256.123" keeps its nanoseconds (a double has
+// only ~0.25 us of precision at 1.7e15).
+#include "converter/kineto/kineto_trace.h"
+
+#include <simdjson.h>
+
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "proto/file_util.h"
+#include "proto/status_macros.h"
+
+namespace et::kineto {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
+
+// "123", "123.4567", "-5", "1.5e3" (microseconds) -> nanoseconds. Exact for plain
+// decimals; exponent forms fall back to double.
+std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' ||
+                           text.back() == '\r' || text.back() == '\t' ||
+                           text.back() == '"')) {
+    text.remove_suffix(1);
+  }
+  if (!text.empty() && text.front() == '"') text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  bool negative = false;
+  size_t i = 0;
+  if (text[0] == '-') {
+    negative = true;
+    i = 1;
+  }
+  int64_t whole = 0;
+  size_t digits = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+    whole = whole * 10 + (text[i] - '0');
+  }
+  int64_t frac_ns = 0;
+  if (i < text.size() && text[i] == '.') {
+    int64_t scale = 100;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+      frac_ns += (text[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (digits == 0) return std::nullopt;
+  if (i < text.size()) {  // exponent or junk: let strtod decide
+    std::string copy(text);
+    char* end = nullptr;
+    double micros = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size()) return std::nullopt;
+    return static_cast<int64_t>(micros * 1000.0 + (micros < 0 ? -0.5 : 0.5));
+  }
+  int64_t ns = whole * 1000 + frac_ns;
+  return negative ? -ns : ns;
+}
+
+std::optional<int64_t> ReadInt(od::value& value) {
+  od::json_type type;
+  if (value.type().get(type)) return std::nullopt;
+  if (type == od::json_type::number) {
+    int64_t i;
+    if (!value.get_int64().get(i)) return i;
+    double d;
+    if (!value.get_double().get(d)) return static_cast<int64_t>(d);
+    return std::nullopt;
+  }
+  if (type == od::json_type::string) {  // some exporters quote ids
+    std::string_view s;
+    if (value.get_string().get(s)) return std::nullopt;
+    int64_t i = 0;
+    if (s.empty()) return std::nullopt;
+    for (char c : s) {
+      if (c < '0' || c > '9') return std::nullopt;
+      i = i * 10 + (c - '0');
+    }
+    return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::array<int64_t, 3>> ReadDims(od::value& value) {
+  od::array array;
+  if (value.get_array().get(array)) return std::nullopt;
+  std::array<int64_t, 3> dims = {1, 1, 1};
+  size_t n = 0;
+  for (auto element : array) {
+    od::value v;
+    if (element.get(v)) return std::nullopt;
+    auto i = ReadInt(v);
+    if (!i) return std::nullopt;
+    if (n < 3) dims[n] = *i;
+    ++n;
+  }
+  return dims;
+}
+
+EventKind KindOfCategory(std::string_view cat) {
+  std::string lower = absl::AsciiStrToLower(ToAbsl(cat));
+  if (lower == "cpu_op" || lower == "operator") return EventKind::kCpuOp;
+  if (lower == "user_annotation") return EventKind::kUserAnnotation;
+  if (lower == "cuda_runtime" || lower == "cuda_driver" || lower == "runtime" ||
+      lower == "hip_runtime" || lower == "hip_driver" || lower == "driver") {
+    return EventKind::kRuntime;
+  }
+  if (lower == "kernel") return EventKind::kKernel;
+  if (lower == "gpu_memcpy" || lower == "memcpy") return EventKind::kMemcpy;
+  if (lower == "gpu_memset" || lower == "memset") return EventKind::kMemset;
+  if (lower == "cuda_sync") return EventKind::kSync;
+  return EventKind::kOther;
+}
+
+// The fields of one event before interning.
+struct RawEvent {
+  std::string_view ph;
+  bool has_cat = false;
+  std::string_view cat;
+  bool has_ts = false;
+  KinetoEvent event;
+  std::optional<std::array<int64_t, 3>> grid, block;
+};
+
+class KinetoJsonParser {
+ public:
+  KinetoJsonParser(absl::string_view source, KinetoTrace* trace)
+      : source_(source), trace_(trace) {}
+
+  absl::Status ParseDocument(od::document& doc);
+
+ private:
+  absl::Status ParseEvents(od::array& events);
+  absl::Status ParseEvent(od::object& object, RawEvent* raw);
+  absl::Status ParseArgs(od::object& args, KinetoEvent* event, RawEvent* raw);
+  absl::Status ReadPidOrTid(od::value& value, int64_t* out);
+  absl::Status JsonError(simdjson::error_code code, absl::string_view where) const;
+  void Emit(RawEvent& raw);
+
+  absl::string_view source_;
+  KinetoTrace* trace_;
+  int64_t event_index_ = 0;
+  std::string_view last_name_;
+};
+
+absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
+                                         absl::string_view where) const {
+  const bool truncated = code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
+                         code == simdjson::UNCLOSED_STRING ||
+                         code == simdjson::TAPE_ERROR || code == simdjson::EMPTY;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "kineto: %s: %s JSON %s, after %d events (simdjson: %s)", source_,
+      truncated ? "truncated or malformed" : "malformed", where, event_index_,
+      simdjson::error_message(code)));
+}
+
+absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
+  od::json_type type;
+  if (auto err = value.type().get(type)) return JsonError(err, "in pid/tid");
+  if (type == od::json_type::string) {
+    std::string_view s;
+    if (auto err = value.get_string().get(s)) return JsonError(err, "in pid/tid");
+    *out = -1 - static_cast<int64_t>(trace_->Intern(ToAbsl(s)));
+    return absl::OkStatus();
+  }
+  auto i = ReadInt(value);
+  *out = i.value_or(-1);
+  return absl::OkStatus();
+}
+
+absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
+                                         RawEvent* raw) {
+  for (auto field : args) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return JsonError(err, "in args");
+    od::value value;
+    if (auto err = field.value().get(value)) return JsonError(err, "in args");
+    if (key == "correlation") {
+      event->correlation = ReadInt(value).value_or(-1);
+    } else if (key == "External id") {
+      event->external_id = ReadInt(value).value_or(-1);
+    } else if (key == "Record function id") {
+      event->record_function_id = ReadInt(value).value_or(-1);
+    } else if (key == "Ev Idx") {
+      event->ev_idx = ReadInt(value).value_or(-1);
+    } else if (key == "device") {
+      event->device = ReadInt(value).value_or(-1);
+    } else if (key == "stream") {
+      event->stream = ReadInt(value).value_or(-1);
+    } else if (key == "wait_on_stream") {
+      event->wait_on_stream = ReadInt(value).value_or(-1);
+    } else if (key == "wait_on_cuda_event_record_corr_id") {
+      event->wait_on_record_correlation = ReadInt(value).value_or(-1);
+    } else if (key == "bytes") {
+      event->bytes = ReadInt(value).value_or(-1);
+    } else if (key == "grid") {
+      raw->grid = ReadDims(value);
+    } else if (key == "block") {
+      raw->block = ReadDims(value);
+    } else if (key == "Process Group Name") {
+      std::string_view s;
+      if (!value.get_string().get(s)) event->pg_name = trace_->Intern(ToAbsl(s));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
+  KinetoEvent& event = raw->event;
+  for (auto field : object) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return JsonError(err, "in an event");
+    od::value value;
+    if (auto err = field.value().get(value)) return JsonError(err, "in an event");
+    if (key == "ph") {
+      if (auto err = value.get_string().get(raw->ph)) return JsonError(err, "in 'ph'");
+    } else if (key == "cat") {
+      raw->has_cat = !value.get_string().get(raw->cat);
+    } else if (key == "name") {
+      std::string_view name;
+      if (!value.get_string().get(name)) event.name = trace_->Intern(ToAbsl(name));
+    } else if (key == "pid") {
+      RETURN_IF_ERROR(ReadPidOrTid(value, &event.pid));
+    } else if (key == "tid") {
+      RETURN_IF_ERROR(ReadPidOrTid(value, &event.tid));
+    } else if (key == "ts" || key == "dur") {
+      std::string_view token;
+      if (auto err = value.raw_json_token().get(token)) return JsonError(err, "in 'ts'");
+      auto ns = MicrosTextToNanos(token);
+      if (!ns) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d: '%s' is not a number: %s", source_, event_index_,
+            ToAbsl(key), ToAbsl(token.substr(0, 40))));
+      }
+      if (key == "ts") {
+        event.ts_ns = *ns;
+        raw->has_ts = true;
+      } else {
+        event.dur_ns = *ns;
+      }
+    } else if (key == "args") {
+      od::object args;
+      if (!value.get_object().get(args)) RETURN_IF_ERROR(ParseArgs(args, &event, raw));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void KinetoJsonParser::Emit(RawEvent& raw) {
+  KinetoEvent& event = raw.event;
+  if (raw.has_cat) {
+    event.kind = KindOfCategory(raw.cat);
+  } else {
+    // The legacy profiler writes no categories: all its events are CPU ops.
+    event.kind = EventKind::kCpuOp;
+  }
+  if (event.kind == EventKind::kRuntime) {
+    event.call = ClassifyRuntimeCall(trace_->name(event.name));
+  }
+  if (raw.grid || raw.block) {
+    LaunchDims dims;
+    dims.grid = raw.grid.value_or(std::array<int64_t, 3>{1, 1, 1});
+    dims.block = raw.block.value_or(std::array<int64_t, 3>{1, 1, 1});
+    event.dims = trace_->AddDims(dims);
+  }
+  trace_->AddEvent(event);
+}
+
+absl::Status KinetoJsonParser::ParseEvents(od::array& events) {
+  for (auto element : events) {
+    od::object object;
+    if (auto err = element.get_object().get(object)) {
+      return JsonError(err, absl::StrFormat("at event #%d", event_index_));
+    }
+    RawEvent raw;
+    RETURN_IF_ERROR(ParseEvent(object, &raw));
+    const bool complete = raw.ph == "X" || raw.ph.empty();
+    if (complete) {
+      if (!raw.has_ts) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d ('%s'): complete event without 'ts'", source_,
+            event_index_, trace_->name(raw.event.name)));
+      }
+      Emit(raw);
+    } else {
+      trace_->CountIgnored();
+    }
+    ++event_index_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
+  od::json_type type;
+  if (auto err = doc.type().get(type)) return JsonError(err, "at the start");
+  if (type == od::json_type::array) {
+    trace_->set_legacy_array(true);
+    od::array events;
+    if (auto err = doc.get_array().get(events)) return JsonError(err, "at the start");
+    return ParseEvents(events);
+  }
+  if (type != od::json_type::object) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kineto: %s: not a Kineto trace: the top level is neither an object nor an array",
+        source_));
+  }
+  od::object top;
+  if (auto err = doc.get_object().get(top)) return JsonError(err, "at the start");
+  bool saw_events = false;
+  for (auto field : top) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key)) return JsonError(err, "at top level");
+    od::value value;
+    if (auto err = field.value().get(value)) return JsonError(err, "at top level");
+    if (key == "traceEvents") {
+      od::array events;
+      if (auto err = value.get_array().get(events)) {
+        return JsonError(err, "in 'traceEvents' (not an array?)");
+      }
+      RETURN_IF_ERROR(ParseEvents(events));
+      saw_events = true;
+    } else if (key == "distributedInfo") {
+      od::object info;
+      if (value.get_object().get(info)) continue;
+      for (auto info_field : info) {
+        std::string_view info_key;
+        od::value info_value;
+        if (info_field.unescaped_key().get(info_key) ||
+            info_field.value().get(info_value)) {
+          break;
+        }
+        if (info_key == "rank") trace_->set_rank(ReadInt(info_value).value_or(-1));
+      }
+    }
+  }
+  if (!saw_events) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kineto: %s: no 'traceEvents' array: not a Kineto/Chrome trace", source_));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+RuntimeCall ClassifyRuntimeCall(absl::string_view name) {
+  // Strip the API prefix: cudaX, cuX (driver), hipX, hipExtX.
+  absl::string_view base = name;
+  for (absl::string_view prefix : {"cuda", "hipExt", "hip", "cu"}) {
+    if (absl::StartsWith(base, prefix)) {
+      base.remove_prefix(prefix.size());
+      break;
+    }
+  }
+  if (absl::StrContains(base, "LaunchKernel") || absl::StrContains(base, "LaunchCooperative") ||
+      absl::StartsWith(base, "ModuleLaunch") || absl::StartsWith(base, "GraphLaunch") ||
+      absl::StartsWith(base, "LaunchHostFunc")) {
+    return RuntimeCall::kLaunch;
+  }
+  if (absl::StartsWith(base, "Memcpy") || absl::StartsWith(base, "Memset")) {
+    return RuntimeCall::kLaunch;
+  }
+  if (absl::StartsWith(base, "EventRecord")) return RuntimeCall::kEventRecord;
+  if (absl::StartsWith(base, "StreamWaitEvent")) return RuntimeCall::kStreamWaitEvent;
+  if (absl::StartsWith(base, "StreamSynchronize")) return RuntimeCall::kStreamSynchronize;
+  if (absl::StartsWith(base, "DeviceSynchronize") || absl::StartsWith(base, "CtxSynchronize")) {
+    return RuntimeCall::kDeviceSynchronize;
+  }
+  if (absl::StartsWith(base, "EventSynchronize")) return RuntimeCall::kEventSynchronize;
+  return RuntimeCall::kNone;
+}
+
+std::optional<uint32_t> KinetoTrace::FindName(absl::string_view text) const {
+  auto it = name_ids_.find(text);
+  if (it == name_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+uint32_t KinetoTrace::Intern(absl::string_view text) {
+  auto it = name_ids_.find(text);
+  if (it != name_ids_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(names_.size());
+  names_.emplace_back(text);
+  name_ids_.emplace(std::string(text), id);
+  return id;
+}
+
+int32_t KinetoTrace::AddDims(const LaunchDims& dims) {
+  dims_.push_back(dims);
+  return static_cast<int32_t>(dims_.size() - 1);
+}
+
+absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json, absl::string_view source) {
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end: give it room in place.
+  const size_t length = json.size();
+  json.resize(length + simdjson::SIMDJSON_PADDING, ' ');
+  simdjson::padded_string_view padded(json.data(), length, json.size());
+  od::parser parser;
+  KinetoTrace trace;
+  KinetoJsonParser reader(source, &trace);
+  od::document doc;
+  if (auto err = parser.iterate(padded).get(doc)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kineto: %s: %s JSON (simdjson: %s)", source,
+        err == simdjson::UNCLOSED_STRING ? "truncated or malformed" : "malformed",
+        simdjson::error_message(err)));
+  }
+  RETURN_IF_ERROR(reader.ParseDocument(doc));
+  if (!doc.at_end()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("kineto: %s: trailing data after the JSON document", source));
+  }
+  return trace;
+}
+
+absl::StatusOr<KinetoTrace> KinetoTrace::Load(const std::string& path) {
+  std::string json;
+  RETURN_IF_ERROR(ReadFileMaybeGzip(path, &json));
+  return Parse(std::move(json), path);
+}
+
+}  // namespace et::kineto

@@ -1,0 +1,110 @@
+// A Kineto (torch.profiler Chrome trace) file reduced to what linking needs: one compact
+// record per complete ('X') event, with names interned once and the handful of `args`
+// the linker reads parsed into typed fields. Accepts the current format, the 2021 one
+// (capitalised categories `Operator`/`Kernel`/`Runtime`/`Memcpy`/`Memset`), the legacy
+// profiler's bare event array without `cat` (every event a CPU op), HIP names, several
+// processes and devices. Immutable after parsing; safe to share between threads.
+#ifndef CONVERTER_KINETO_KINETO_TRACE_H_
+#define CONVERTER_KINETO_KINETO_TRACE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace et::kineto {
+
+enum class EventKind : uint8_t {
+  kCpuOp,           // cpu_op / Operator / legacy events without `cat`
+  kUserAnnotation,  // user_annotation (record_function ranges, ProfilerStep#N)
+  kRuntime,         // cuda_runtime / cuda_driver / Runtime / hip_runtime calls
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kSync,  // cuda_sync: CUPTI's record of what a sync call waited on
+  kOther,
+};
+
+// What a runtime call does, from its name (CUDA runtime, driver or HIP spelling).
+enum class RuntimeCall : uint8_t {
+  kNone,
+  kLaunch,  // kernel launches and async memcpy/memset: things that enqueue GPU work
+  kEventRecord,
+  kStreamWaitEvent,
+  kStreamSynchronize,
+  kDeviceSynchronize,
+  kEventSynchronize,
+};
+RuntimeCall ClassifyRuntimeCall(absl::string_view name);
+
+// One complete event. 112 bytes: a 1M-event trace costs ~110 MB, far below its JSON.
+struct KinetoEvent {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  int64_t pid = 0;  // string pids ("Spans", "CPU functions") get ids < 0
+  int64_t tid = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  int64_t record_function_id = -1;
+  int64_t ev_idx = -1;
+  int64_t device = -1;
+  int64_t stream = -1;
+  int64_t wait_on_stream = -1;              // cuda_sync
+  int64_t wait_on_record_correlation = -1;  // cuda_sync: the cudaEventRecord waited on
+  int64_t bytes = -1;
+  uint32_t name = 0;     // id in the trace's string pool
+  uint32_t pg_name = 0;  // 0 = ""
+  int32_t dims = -1;     // index into KinetoTrace::dims(); -1 none
+  EventKind kind = EventKind::kOther;
+  RuntimeCall call = RuntimeCall::kNone;
+};
+
+struct LaunchDims {
+  std::array<int64_t, 3> grid;
+  std::array<int64_t, 3> block;
+};
+
+class KinetoTrace {
+ public:
+  // Parses a whole JSON text. `source` names it in error messages (usually the path).
+  static absl::StatusOr<KinetoTrace> Parse(std::string json, absl::string_view source);
+  // Reads a file, plain or gzip.
+  static absl::StatusOr<KinetoTrace> Load(const std::string& path);
+
+  const std::vector<KinetoEvent>& events() const { return events_; }
+  const std::vector<LaunchDims>& dims() const { return dims_; }
+  absl::string_view name(uint32_t id) const { return names_[id]; }
+  size_t name_count() const { return names_.size(); }
+  // The id of `text` when some event uses it as a name.
+  std::optional<uint32_t> FindName(absl::string_view text) const;
+  int64_t rank() const { return rank_; }  // distributedInfo.rank; -1 absent
+  bool is_legacy_array() const { return legacy_array_; }
+  int64_t ignored_events() const { return ignored_events_; }  // M, s/f, i, B/E, ...
+
+  // Building (the parser's interface).
+  uint32_t Intern(absl::string_view text);
+  void AddEvent(const KinetoEvent& event) { events_.push_back(event); }
+  int32_t AddDims(const LaunchDims& dims);
+  void set_rank(int64_t rank) { rank_ = rank; }
+  void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
+  void CountIgnored() { ++ignored_events_; }
+
+ private:
+  std::vector<KinetoEvent> events_;
+  std::vector<LaunchDims> dims_;
+  // Names by id, and the reverse map; a trace has a few thousand distinct names.
+  std::vector<std::string> names_{std::string()};
+  absl::flat_hash_map<std::string, uint32_t> name_ids_{{std::string(), 0}};
+  int64_t rank_ = -1;
+  bool legacy_array_ = false;
+  int64_t ignored_events_ = 0;
+};
+
+}  // namespace et::kineto
+
+#endif  // CONVERTER_KINETO_KINETO_TRACE_H_

@@ -1,0 +1,195 @@
+// Chakra node construction; see node_emitter.h.
+#include "converter/node_emitter.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/io_shapes.h"
+
+namespace et::convert {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+uint64_t WholeMicros(double us) { return us <= 0 ? 0 : static_cast<uint64_t>(std::llround(us)); }
+int64_t Nanos(double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); }
+
+}  // namespace
+
+NodeEmitter::NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
+                         const KeepPlan& plan, const std::vector<NodeDeps>& deps,
+                         const std::vector<ProcessGroup>& groups,
+                         const ConvertOptions& options)
+    : table_(table), comms_(comms), plan_(plan), deps_(deps), groups_(groups),
+      options_(options), launches_gpu_collective_(table.size(), false) {
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    if (!table.op(i).is_gpu() || !IsNcclKernelName(table.name(i))) continue;
+    for (uint32_t a = table.parent(i); a != kNoOp; a = table.parent(a)) {
+      if (comms.is_owner(a)) {
+        launches_gpu_collective_[a] = true;
+        break;
+      }
+    }
+  }
+}
+
+const CommRecord* NodeEmitter::LaunchingCollective(uint32_t i) const {
+  for (uint32_t a = table_.parent(i); a != kNoOp; a = table_.parent(a)) {
+    const int32_t rec = comms_.record_of(a);
+    if (rec >= 0) return &comms_.records()[rec];
+  }
+  return nullptr;
+}
+
+const OpCost& NodeEmitter::CostOf(uint32_t i) {
+  const HostOp& op = table_.op(i);
+  const OpKind kind = plan_.kind(i);
+  if (kind == OpKind::kOther || kind == OpKind::kView) {
+    cost_ = OpCost();
+    cost_.kind = kind;
+    if (kind == OpKind::kOther) {
+      for (const TensorRef& t : op.inputs) cost_.tensor_size_bytes += t.bytes();
+      for (const TensorRef& t : op.outputs) cost_.tensor_size_bytes += t.bytes();
+    }
+    return cost_;
+  }
+  key_.clear();
+  absl::StrAppend(&key_, op.name, "|", op.io(kInShapes), "|", op.io(kInTypes), "|",
+                  op.io(kOutShapes), "|", op.io(kOutTypes));
+  auto [it, fresh] = cost_cache_.try_emplace(key_);
+  if (fresh) {
+    it->second = EstimateOpCost(table_.name(i),
+                                ParseIoInfo(op.io(kInShapes), op.io(kInTypes)),
+                                ParseIoInfo(op.io(kOutShapes), op.io(kOutTypes)));
+  }
+  return it->second;
+}
+
+void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node, ConvertSummary* summary) {
+  auto* attrs = node->mutable_attr();
+  if (rec.kind == CommKind::kCollective) {
+    node->set_type(ChakraProtoMsg::COMM_COLL_NODE);
+    SetInt64(attrs, attr::kCommType, rec.type);
+    const std::string type_name(CommTypeName(rec.type));
+    ++summary->collectives_by_type[type_name];
+    summary->collective_bytes_by_type[type_name] += std::max<int64_t>(rec.size_bytes, 0);
+  } else {
+    node->set_type(rec.kind == CommKind::kSend ? ChakraProtoMsg::COMM_SEND_NODE
+                                                : ChakraProtoMsg::COMM_RECV_NODE);
+    if (rec.peer >= 0) {
+      SetInt32(attrs, rec.kind == CommKind::kSend ? attr::kCommDst : attr::kCommSrc,
+               static_cast<int32_t>(rec.peer));
+    }
+    if (rec.tag >= 0) SetInt32(attrs, attr::kCommTag, static_cast<int32_t>(rec.tag));
+    ++summary->collectives_by_type[rec.kind == CommKind::kSend ? "SEND" : "RECV"];
+  }
+  SetInt64(attrs, attr::kCommSize, std::max<int64_t>(rec.size_bytes, 0));
+  if (!rec.dtype.empty()) SetString(attrs, attr::kDtype, rec.dtype);
+  if (!rec.pg_name.empty()) SetString(attrs, attr::kPgName, rec.pg_name);
+  if (rec.seq >= 0) SetInt64(attrs, attr::kCommSeq, rec.seq);
+  if (rec.root >= 0) SetInt64(attrs, "comm_root", rec.root);
+}
+
+void NodeEmitter::Emit(uint32_t i, Node* node, ConvertSummary* summary) {
+  const HostOp& op = table_.op(i);
+  const StringPool& pool = table_.pool();
+  node->Clear();
+  node->set_id(op.id);
+  node->set_name(std::string(table_.name(i)));
+  for (uint64_t d : deps_[i].ctrl) node->add_ctrl_deps(d);
+  for (uint64_t d : deps_[i].data) node->add_data_deps(d);
+  summary->ctrl_deps += deps_[i].ctrl.size();
+  summary->data_deps += deps_[i].data.size();
+  auto* io_in = node->mutable_inputs();
+  io_in->set_values(std::string(op.io(kInValues)));
+  io_in->set_shapes(std::string(op.io(kInShapes)));
+  io_in->set_types(std::string(op.io(kInTypes)));
+  auto* io_out = node->mutable_outputs();
+  io_out->set_values(std::string(op.io(kOutValues)));
+  io_out->set_shapes(std::string(op.io(kOutShapes)));
+  io_out->set_types(std::string(op.io(kOutTypes)));
+
+  // Times: a node that carries folded children keeps its inclusive time (see keep_plan.h).
+  const bool carries_children =
+      options_.granularity == Granularity::kSimulation && !table_.children(i).empty();
+  double dur_us = op.is_gpu() ? op.dur_us
+                  : (carries_children || op.exclusive_dur_us < 0) ? op.inclusive_dur_us
+                                                                  : op.exclusive_dur_us;
+  if (op.ts_us >= 0) node->set_start_time_micros(WholeMicros(op.ts_us));
+  auto* attrs = node->mutable_attr();
+  if (dur_us >= 0) {
+    node->set_duration_micros(WholeMicros(dur_us));
+    SetInt64(attrs, attr::kDurationNs, Nanos(dur_us));
+  }
+  if (op.inclusive_dur_us >= 0) SetInt64(attrs, attr::kInclusiveDurNs, Nanos(op.inclusive_dur_us));
+
+  // Chakra's attributes, then ours.
+  SetInt64(attrs, attr::kRfId, op.rf_id);
+  SetInt64(attrs, attr::kFwParent, op.fw_parent);
+  SetInt64(attrs, attr::kSeqId, op.seq_id);
+  SetInt64(attrs, attr::kScope, op.scope);
+  SetInt64(attrs, attr::kTid, op.tid);
+  SetInt64(attrs, attr::kFwTid, op.fw_tid);
+  SetString(attrs, attr::kOpSchema, pool.Get(op.op_schema));
+  SetBool(attrs, attr::kIsCpuOp, !op.is_gpu());
+  if (op.parent != 0) SetUint64(attrs, attr::kParentId, op.parent);
+  if (op.is_gpu()) {
+    SetBool(attrs, attr::kIsGpuOp, true);
+    SetInt64(attrs, attr::kStream, op.stream);
+    if (op.category != 0) SetString(attrs, attr::kGpuCategory, pool.Get(op.category));
+  }
+  for (const ExtraAttr& a : op.extra_attrs) {
+    switch (a.kind) {
+      case ExtraAttr::Kind::kInt: SetInt64(attrs, pool.Get(a.name), a.i); break;
+      case ExtraAttr::Kind::kUint: SetUint64(attrs, pool.Get(a.name), a.i); break;
+      case ExtraAttr::Kind::kDouble: SetDouble(attrs, pool.Get(a.name), a.d); break;
+      case ExtraAttr::Kind::kBool: SetBool(attrs, pool.Get(a.name), a.i != 0); break;
+      case ExtraAttr::Kind::kString: SetString(attrs, pool.Get(a.name), a.s); break;
+    }
+  }
+
+  node->set_type(ChakraProtoMsg::COMP_NODE);
+  const int32_t rec = comms_.record_of(i);
+  if (IsProcessGroupInitName(table_.name(i)) || IsProfilerRootName(table_.name(i))) {
+    node->set_type(ChakraProtoMsg::METADATA_NODE);
+    if (IsProcessGroupInitName(table_.name(i))) EncodeProcessGroups(groups_, attrs);
+  } else if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
+    const CommRecord* host = LaunchingCollective(i);
+    CommRecord rec_copy;
+    if (host != nullptr) rec_copy = *host;
+    if (auto s = ParseNcclKernelName(table_.name(i)); s.has_value() && host == nullptr) {
+      rec_copy.kind = s->kind;
+      rec_copy.type = s->type;
+    }
+    SetCommAttrs(rec_copy, node, summary);
+  } else if (rec >= 0 && comms_.is_owner(i)) {
+    const CommRecord& r = comms_.records()[rec];
+    if (r.kind == CommKind::kWait) {
+      if (r.seq >= 0) SetInt64(attrs, attr::kWaitSeq, r.seq);
+    } else if ((r.kind == CommKind::kCollective || r.kind == CommKind::kSend ||
+                r.kind == CommKind::kRecv) &&
+               !launches_gpu_collective_[i]) {
+      SetCommAttrs(r, node, summary);
+    }
+  } else if (rec >= 0) {
+    // --keep all: another record of a collective counted once at its call.
+    SetUint64(attrs, "collective_id", table_.op(comms_.records()[rec].owner).id);
+  }
+  if (node->type() == ChakraProtoMsg::COMP_NODE) {
+    const OpCost& cost = CostOf(i);
+    SetInt64(attrs, attr::kNumOps, cost.num_ops);
+    SetUint64(attrs, attr::kTensorSize, static_cast<uint64_t>(cost.tensor_size_bytes));
+    SetString(attrs, attr::kOpKind, OpKindName(cost.kind));
+    if (cost.kind == OpKind::kOther && !op.is_gpu() && rec < 0) {
+      ++summary->unknown_ops[std::string(table_.name(i))];
+    }
+  } else if (node->type() != ChakraProtoMsg::METADATA_NODE) {
+    SetUint64(attrs, attr::kTensorSize,
+              static_cast<uint64_t>(std::max<int64_t>(GetInt(*node, attr::kCommSize).value_or(0), 0)));
+  }
+  ++summary->nodes_by_type[ChakraProtoMsg::NodeType_Name(node->type())];
+}
+
+}  // namespace et::convert

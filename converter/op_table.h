@@ -1,0 +1,61 @@
+// All host ops of one trace, sorted by id, with the call tree built over them: parent
+// index, children, a pre-order (parents before children) and the largest id in each
+// subtree (an op has finished once an op with a larger id has started). Built iteratively:
+// traces nest deeply and hold 10^6 ops.
+#ifndef CONVERTER_OP_TABLE_H_
+#define CONVERTER_OP_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "converter/host_op.h"
+
+namespace et::convert {
+
+inline constexpr uint32_t kNoOp = UINT32_MAX;
+
+class OpTable {
+ public:
+  OpTable() = default;
+  OpTable(OpTable&&) = default;
+  OpTable& operator=(OpTable&&) = default;
+
+  // Takes the parsed ops (any order). Fails on repeated ids and on parent cycles.
+  // A parent id absent from the trace makes the op a root and is counted.
+  absl::Status Build(std::string path, std::vector<HostOp> ops);
+
+  size_t size() const { return ops_.size(); }
+  const HostOp& op(uint32_t i) const { return ops_[i]; }
+  HostOp& mutable_op(uint32_t i) { return ops_[i]; }
+  absl::string_view name(uint32_t i) const { return pool_->Get(ops_[i].name); }
+  uint32_t parent(uint32_t i) const { return parent_[i]; }
+  const std::vector<uint32_t>& children(uint32_t i) const { return children_[i]; }
+  // Parents before children; siblings by ascending id.
+  const std::vector<uint32_t>& preorder() const { return preorder_; }
+  uint64_t subtree_max_id(uint32_t i) const { return subtree_max_id_[i]; }
+  std::optional<uint32_t> Find(uint64_t id) const;
+  int64_t missing_parents() const { return missing_parents_; }
+
+  StringPool* pool() { return pool_.get(); }
+  const StringPool& pool() const { return *pool_; }
+  void set_pool(std::unique_ptr<StringPool> pool) { pool_ = std::move(pool); }
+
+ private:
+  std::unique_ptr<StringPool> pool_;
+  std::vector<HostOp> ops_;
+  absl::flat_hash_map<uint64_t, uint32_t> index_;
+  std::vector<uint32_t> parent_;
+  std::vector<std::vector<uint32_t>> children_;
+  std::vector<uint32_t> preorder_;
+  std::vector<uint64_t> subtree_max_id_;
+  int64_t missing_parents_ = 0;
+};
+
+}  // namespace et::convert
+
+#endif  // CONVERTER_OP_TABLE_H_

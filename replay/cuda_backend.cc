@@ -1,0 +1,382 @@
+// cuBLAS + NCCL + CUDA streams replay; see cuda_backend.h.
+#include "replay/cuda_backend.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "absl/strings/str_format.h"
+#include "proto/status_macros.h"
+#include "replay/cuda_kernels.h"
+#include "replay/cuda_status.h"
+#include "replay/mpi_collective.h"
+#include "replay/nccl_collective.h"
+
+namespace et::replay {
+namespace {
+
+struct CublasTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  bool double_scalars;
+};
+
+CublasTypes CublasTypesFor(DataType type) {
+  switch (type) {
+    case DataType::kFloat16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
+    case DataType::kBFloat16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};
+    case DataType::kFloat64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
+    default: return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
+  }
+}
+
+bool IsComm(OpKind kind) {
+  return kind == OpKind::kCollective || kind == OpKind::kSend || kind == OpKind::kRecv;
+}
+
+class CudaBackend : public DeviceBackend {
+ public:
+  CudaBackend(MpiWorld* world, HostTimer timer, CudaBackendOptions options, int device)
+      : world_(world), timer_(timer), options_(options), device_(device) {}
+  ~CudaBackend() override;
+
+  std::string Describe() const override { return description_; }
+  absl::Status Prepare(const ReplayPlan& plan, const StoragePlan& storage) override;
+  absl::Status BeginIteration() override;
+  absl::Status Issue(size_t i) override;
+  absl::Status EndIteration(IterationTiming* timing) override;
+
+ private:
+  bool OnDevice(const ReplayOp& op) const {
+    return plan_->queues[op.queue].kind == QueueKind::kDeviceStream;
+  }
+  uint64_t ScratchBytesFor(const ReplayOp& op) const;
+  absl::Status IssueHost(size_t i);
+  absl::Status IssueDevice(size_t i);
+  absl::Status RunGemm(size_t i, cudaStream_t stream);
+  absl::Status RunComm(size_t i, cudaStream_t stream);
+  absl::Status AllocateStorages(size_t i, cudaStream_t stream);
+  absl::Status FreeStorages(size_t i, cudaStream_t stream);
+  // The device address of op i's `nth` input (or output) view, or nullptr.
+  char* View(size_t i, bool output, int nth, uint64_t min_bytes) const;
+
+  MpiWorld* world_;
+  HostTimer timer_;
+  CudaBackendOptions options_;
+  int device_;
+  std::string description_;
+  const ReplayPlan* plan_ = nullptr;
+  const StoragePlan* storage_ = nullptr;
+  std::vector<cudaStream_t> streams_;  // by queue; nullptr for host queues
+  std::vector<cudaEvent_t> start_events_, end_events_;  // by op
+  cudaEvent_t origin_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  NcclGroups nccl_;
+  char* scratch_ = nullptr;
+  uint64_t scratch_bytes_ = 0;
+  std::vector<char*> storage_ptrs_;                     // by storage; null when freed
+  std::vector<std::vector<std::pair<int, uint32_t>>> storage_users_;  // (queue, last op)
+  std::vector<OpTiming> host_timing_;                   // host ops, by op
+  int64_t origin_host_ns_ = 0;
+  int64_t comm_calls_ = 0;
+};
+
+CudaBackend::~CudaBackend() {
+  cudaDeviceSynchronize();
+  for (char* p : storage_ptrs_) {
+    if (p != nullptr) cudaFree(p);
+  }
+  if (scratch_ != nullptr) cudaFree(scratch_);
+  for (cudaEvent_t e : start_events_) cudaEventDestroy(e);
+  for (cudaEvent_t e : end_events_) cudaEventDestroy(e);
+  if (origin_ != nullptr) cudaEventDestroy(origin_);
+  for (cudaStream_t s : streams_) {
+    if (s != nullptr) cudaStreamDestroy(s);
+  }
+  if (cublas_ != nullptr) cublasDestroy(cublas_);
+}
+
+uint64_t CudaBackend::ScratchBytesFor(const ReplayOp& op) const {
+  switch (op.kind) {
+    case OpKind::kGemm:
+      return static_cast<uint64_t>(op.gemm.bytes());
+    case OpKind::kKernel:
+      return static_cast<uint64_t>(op.bytes);
+    case OpKind::kCollective:
+    case OpKind::kSend:
+    case OpKind::kRecv: {
+      int n = world_->size();
+      if (op.comm.group >= 0) n = plan_->groups[op.comm.group].MemberCount(n);
+      const CommBufferBytes b = BuffersFor(op.comm, n);
+      return static_cast<uint64_t>(std::max<int64_t>(b.send, 4) + std::max<int64_t>(b.recv, 4));
+    }
+    default:
+      return 0;
+  }
+}
+
+absl::Status CudaBackend::Prepare(const ReplayPlan& plan, const StoragePlan& storage) {
+  plan_ = &plan;
+  storage_ = &storage;
+  RETURN_IF_CUDA_ERROR(cudaSetDevice(device_));
+  cudaDeviceProp prop;
+  RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, device_));
+  size_t free_bytes = 0, total_bytes = 0;
+  RETURN_IF_CUDA_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  description_ = absl::StrFormat("cuda:%d %s (%.1f GiB), %d ranks", device_, prop.name,
+                                 total_bytes / 1073741824.0, world_->size());
+  for (const ReplayOp& op : plan.ops) scratch_bytes_ = std::max(scratch_bytes_, ScratchBytesFor(op));
+  uint64_t cap = options_.memory_cap_bytes > 0 ? options_.memory_cap_bytes : free_bytes;
+  // Leave 5% of the device to cuBLAS workspaces and NCCL's own buffers.
+  cap = std::min<uint64_t>(cap, free_bytes * 95 / 100);
+  if (scratch_bytes_ > cap) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "the largest op needs %.3f GiB of scratch memory, more than the %.3f GiB available",
+        scratch_bytes_ / 1073741824.0, cap / 1073741824.0));
+  }
+  RETURN_IF_ERROR(storage.CheckCap(plan, cap - scratch_bytes_));
+  if (scratch_bytes_ > 0) {
+    RETURN_IF_CUDA_ERROR(cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_bytes_));
+    RETURN_IF_CUDA_ERROR(cudaMemset(scratch_, 0, scratch_bytes_));
+  }
+  streams_.assign(plan.queues.size(), nullptr);
+  for (size_t q = 0; q < plan.queues.size(); ++q) {
+    if (plan.queues[q].kind != QueueKind::kDeviceStream) continue;
+    RETURN_IF_CUDA_ERROR(cudaStreamCreateWithFlags(&streams_[q], cudaStreamNonBlocking));
+  }
+  start_events_.assign(plan.ops.size(), nullptr);
+  end_events_.assign(plan.ops.size(), nullptr);
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    if (!OnDevice(plan.ops[i])) continue;
+    RETURN_IF_CUDA_ERROR(cudaEventCreate(&start_events_[i]));
+    RETURN_IF_CUDA_ERROR(cudaEventCreate(&end_events_[i]));
+  }
+  RETURN_IF_CUDA_ERROR(cudaEventCreate(&origin_));
+  RETURN_IF_CUBLAS_ERROR(cublasCreate(&cublas_));
+  storage_ptrs_.assign(storage.storage_count(), nullptr);
+  storage_users_.assign(storage.storage_count(), {});
+  host_timing_.assign(plan.ops.size(), OpTiming{});
+  const bool has_comm = std::any_of(plan.ops.begin(), plan.ops.end(),
+                                    [](const ReplayOp& op) { return IsComm(op.kind); });
+  if (has_comm) RETURN_IF_ERROR(nccl_.Init(*world_, static_cast<int>(plan.groups.size())));
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::BeginIteration() {
+  RETURN_IF_CUDA_ERROR(cudaDeviceSynchronize());
+  std::fill(host_timing_.begin(), host_timing_.end(), OpTiming{});
+  comm_calls_ = 0;
+  RETURN_IF_CUDA_ERROR(cudaEventRecord(origin_, nullptr));
+  RETURN_IF_CUDA_ERROR(cudaEventSynchronize(origin_));
+  origin_host_ns_ = NowNs();
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::IssueHost(size_t i) {
+  const ReplayOp& op = plan_->ops[i];
+  // A host op that depends on device work waits for it, as a synchronising op did.
+  for (uint32_t w : plan_->waits(i)) {
+    if (end_events_[w] != nullptr) RETURN_IF_CUDA_ERROR(cudaEventSynchronize(end_events_[w]));
+  }
+  const int64_t start = NowNs();
+  if (op.kind != OpKind::kNone) timer_.WaitUntil(start, op.recorded_ns);
+  host_timing_[i] = {start - origin_host_ns_, NowNs() - start};
+  return absl::OkStatus();
+}
+
+char* CudaBackend::View(size_t i, bool output, int nth, uint64_t min_bytes) const {
+  int seen = 0;
+  for (const StorageUse& u : storage_->uses(i)) {
+    if (u.is_output != output) continue;
+    if (seen++ != nth) continue;
+    char* base = storage_ptrs_[u.storage];
+    if (base == nullptr || u.offset_bytes + min_bytes > storage_->storage_bytes(u.storage)) {
+      return nullptr;
+    }
+    return base + u.offset_bytes;
+  }
+  return nullptr;
+}
+
+absl::Status CudaBackend::RunGemm(size_t i, cudaStream_t stream) {
+  const GemmShape& g = plan_->ops[i].gemm;
+  const int64_t elem = ElementBytes(g.dtype);
+  const uint64_t a_bytes = g.batch * g.m * g.k * elem, b_bytes = g.batch * g.k * g.n * elem;
+  const uint64_t c_bytes = g.batch * g.m * g.n * elem;
+  char* a = View(i, false, 0, a_bytes);
+  char* b = View(i, false, 1, b_bytes);
+  char* c = View(i, true, 0, c_bytes);
+  if (a == nullptr || b == nullptr || c == nullptr) {  // no usable recorded tensors
+    a = scratch_, b = scratch_ + a_bytes, c = scratch_ + a_bytes + b_bytes;
+  }
+  // Row-major C[m][n] = A[m][k] B[k][n] is column-major C^T = B^T A^T: swap the operands.
+  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int64_t ldb = g.trans_b ? g.k : g.n;
+  const int64_t lda = g.trans_a ? g.m : g.k;
+  const CublasTypes t = CublasTypesFor(g.dtype);
+  const float alpha_f = 1.0f, beta_f = 0.0f;
+  const double alpha_d = 1.0, beta_d = 0.0;
+  const void* alpha = t.double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  const void* beta = t.double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
+  RETURN_IF_CUBLAS_ERROR(cublasSetStream(cublas_, stream));
+  RETURN_IF_CUBLAS_ERROR(cublasGemmStridedBatchedEx(
+      cublas_, op_b, op_a, static_cast<int>(g.n), static_cast<int>(g.m),
+      static_cast<int>(g.k), alpha, b, t.data, static_cast<int>(ldb), g.k * g.n, a, t.data,
+      static_cast<int>(lda), g.m * g.k, beta, c, t.data, static_cast<int>(g.n), g.m * g.n,
+      static_cast<int>(g.batch), t.compute, CUBLAS_GEMM_DEFAULT));
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
+  const ReplayOp& op = plan_->ops[i];
+  const int group = op.kind == OpKind::kCollective ? op.comm.group : -1;
+  ncclComm_t comm = nccl_.comm(group);
+  if (comm == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("this rank is not in process group '%s'", plan_->groups[group].name));
+  }
+  int n = world_->size();
+  if (group >= 0) n = plan_->groups[group].MemberCount(n);
+  const CommBufferBytes b = BuffersFor(op.comm, n);
+  char* send = View(i, false, 0, b.send);
+  char* recv = View(i, true, 0, b.recv);
+  if (send == nullptr) send = scratch_;
+  if (recv == nullptr) recv = scratch_ + std::max<int64_t>(b.send, 4);
+  const int root = std::max(world_->GroupRankOf(group, std::max(op.comm.peer, 0)), 0);
+  RETURN_IF_ERROR(RunNcclOp(op.kind, op.comm, comm, root, send, recv, stream));
+  ++comm_calls_;
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::AllocateStorages(size_t i, cudaStream_t stream) {
+  for (uint32_t s : storage_->allocate_before(i)) {
+    RETURN_IF_CUDA_ERROR(cudaMallocAsync(reinterpret_cast<void**>(&storage_ptrs_[s]),
+                                         storage_->storage_bytes(s), stream));
+  }
+  for (const StorageUse& u : storage_->uses(i)) {
+    auto& users = storage_users_[u.storage];
+    auto it = std::find_if(users.begin(), users.end(),
+                           [&](const auto& p) { return p.first == plan_->ops[i].queue; });
+    if (it == users.end()) {
+      users.emplace_back(plan_->ops[i].queue, static_cast<uint32_t>(i));
+    } else {
+      it->second = static_cast<uint32_t>(i);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::FreeStorages(size_t i, cudaStream_t stream) {
+  for (uint32_t s : storage_->free_after(i)) {
+    // Every stream that used the storage must be done with it before the free.
+    for (const auto& [queue, last] : storage_users_[s]) {
+      if (queue != plan_->ops[i].queue) {
+        RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, end_events_[last], 0));
+      }
+    }
+    RETURN_IF_CUDA_ERROR(cudaFreeAsync(storage_ptrs_[s], stream));
+    storage_ptrs_[s] = nullptr;
+    storage_users_[s].clear();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::IssueDevice(size_t i) {
+  const ReplayOp& op = plan_->ops[i];
+  cudaStream_t stream = streams_[op.queue];
+  for (uint32_t w : plan_->waits(i)) {
+    // Host producers finished before this issue; device producers become event waits.
+    if (end_events_[w] != nullptr) {
+      RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, end_events_[w], 0));
+    }
+  }
+  RETURN_IF_ERROR(AllocateStorages(i, stream));
+  RETURN_IF_CUDA_ERROR(cudaEventRecord(start_events_[i], stream));
+  switch (op.kind) {
+    case OpKind::kGemm:
+      RETURN_IF_ERROR(RunGemm(i, stream));
+      break;
+    case OpKind::kCollective:
+    case OpKind::kSend:
+    case OpKind::kRecv:
+      RETURN_IF_ERROR(RunComm(i, stream));
+      break;
+    case OpKind::kKernel:
+      if (op.bytes > 0) {
+        char* buffer = View(i, false, 0, op.bytes);
+        RETURN_IF_CUDA_ERROR(LaunchMemoryBoundKernel(buffer != nullptr ? buffer : scratch_,
+                                                     op.bytes, stream));
+      } else {
+        RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
+      }
+      break;
+    case OpKind::kHostCompute:  // recorded on a stream: keep its time on that stream
+      RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
+      break;
+    case OpKind::kNone:
+      break;
+  }
+  RETURN_IF_CUDA_ERROR(cudaEventRecord(end_events_[i], stream));
+  return FreeStorages(i, stream);
+}
+
+absl::Status CudaBackend::Issue(size_t i) {
+  const ReplayOp& op = plan_->ops[i];
+  absl::Status s = OnDevice(op) ? IssueDevice(i) : IssueHost(i);
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrFormat("node %d (%s): %s", op.node_id,
+                                                plan_->name(op), s.message()));
+}
+
+absl::Status CudaBackend::EndIteration(IterationTiming* timing) {
+  RETURN_IF_CUDA_ERROR(cudaDeviceSynchronize());
+  timing->ops.assign(plan_->ops.size(), OpTiming{});
+  int64_t last_ns = 0;
+  for (size_t i = 0; i < plan_->ops.size(); ++i) {
+    if (start_events_[i] == nullptr) {
+      timing->ops[i] = host_timing_[i];
+    } else {
+      float start_ms = 0, dur_ms = 0;
+      RETURN_IF_CUDA_ERROR(cudaEventElapsedTime(&start_ms, origin_, start_events_[i]));
+      RETURN_IF_CUDA_ERROR(cudaEventElapsedTime(&dur_ms, start_events_[i], end_events_[i]));
+      timing->ops[i] = {static_cast<int64_t>(start_ms * 1e6),
+                        static_cast<int64_t>(dur_ms * 1e6)};
+    }
+    last_ns = std::max(last_ns, timing->ops[i].start_ns + timing->ops[i].duration_ns);
+  }
+  timing->total_ns = last_ns;
+  timing->comm_calls = comm_calls_;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<int> CudaDeviceCount() {
+  int count = 0;
+  const cudaError_t code = cudaGetDeviceCount(&count);
+  if (code != cudaSuccess) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "no CUDA device: cudaGetDeviceCount: %s (use --device cpu)", cudaGetErrorString(code)));
+  }
+  if (count == 0) {
+    return absl::FailedPreconditionError("no CUDA device: none visible (use --device cpu)");
+  }
+  return count;
+}
+
+absl::StatusOr<std::unique_ptr<DeviceBackend>> CreateCudaBackend(MpiWorld* world,
+                                                                 HostTimer timer,
+                                                                 CudaBackendOptions options) {
+  ASSIGN_OR_RETURN(const int count, CudaDeviceCount());
+  const int device = options.device >= 0 ? options.device : world->local_rank() % count;
+  if (device >= count) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "no CUDA device cuda:%d: this node has %d device(s)", device, count));
+  }
+  return std::unique_ptr<DeviceBackend>(new CudaBackend(world, timer, options, device));
+}
+
+}  // namespace et::replay

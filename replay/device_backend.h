@@ -1,0 +1,51 @@
+// The hardware interface of a replay (style rule 16): the engine (ReplayRunner) walks the
+// plan's issue order and hands each op to a backend, which runs it on its queue after the
+// op's cross-queue waits and records its time. CpuBackend (host timers + MPI) runs on
+// every machine; CudaBackend (cuBLAS, NCCL, CUDA streams and events) where a GPU is.
+// A backend is used from one thread.
+#ifndef REPLAY_DEVICE_BACKEND_H_
+#define REPLAY_DEVICE_BACKEND_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "replay/replay_plan.h"
+#include "replay/storage_plan.h"
+
+namespace et::replay {
+
+// When an op ran, relative to the start of its iteration.
+struct OpTiming {
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+};
+
+struct IterationTiming {
+  int64_t total_ns = 0;           // first issue to last completion
+  int64_t comm_calls = 0;         // MPI / NCCL calls that completed
+  std::vector<OpTiming> ops;      // by plan op index
+};
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+
+  // One line for the report: "cpu: host timers + Open MPI, 4 ranks", "NVIDIA H100 ...".
+  virtual std::string Describe() const = 0;
+
+  // Called once before the first iteration: queues, communicators, buffers. Fails with a
+  // clear message when the device is missing or the trace does not fit.
+  virtual absl::Status Prepare(const ReplayPlan& plan, const StoragePlan& storage) = 0;
+
+  virtual absl::Status BeginIteration() = 0;
+  // Runs (or enqueues) op `i` of the plan after its waits.
+  virtual absl::Status Issue(size_t i) = 0;
+  // Waits for every queue and fills the iteration's timing.
+  virtual absl::Status EndIteration(IterationTiming* timing) = 0;
+};
+
+}  // namespace et::replay
+
+#endif  // REPLAY_DEVICE_BACKEND_H_

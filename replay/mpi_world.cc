@@ -1,0 +1,118 @@
+// MPI start-up, error agreement and process-group communicators; see mpi_world.h.
+#include "replay/mpi_world.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proto/status_macros.h"
+
+namespace et::replay {
+
+absl::Status MpiStatus(int code, const char* call) {
+  if (code == MPI_SUCCESS) return absl::OkStatus();
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return absl::InternalError(absl::StrFormat("%s failed: %s", call, std::string(text, len)));
+}
+
+absl::StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) RETURN_IF_ERROR(MpiStatus(MPI_Init(argc, argv), "MPI_Init"));
+  // Errors come back as codes (turned into Status), not as an abort of the job.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  auto world = std::unique_ptr<MpiWorld>(new MpiWorld(rank, size));
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) ==
+      MPI_SUCCESS) {
+    MPI_Comm_rank(node, &world->local_rank_);
+    MPI_Comm_free(&node);
+  }
+  return world;
+}
+
+MpiWorld::~MpiWorld() {
+  for (MPI_Comm& c : group_comms_) {
+    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void MpiWorld::Barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+
+absl::Status MpiWorld::Agree(const absl::Status& local) const {
+  int mine = local.ok() ? INT_MAX : rank_;
+  int first = INT_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT_MAX) return absl::OkStatus();
+  std::string message(local.message());
+  int len = static_cast<int>(message.size());
+  MPI_Bcast(&len, 1, MPI_INT, first, MPI_COMM_WORLD);
+  message.resize(len);
+  MPI_Bcast(message.data(), len, MPI_CHAR, first, MPI_COMM_WORLD);
+  int code = static_cast<int>(local.code());
+  MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+  if (size_ == 1) return local;  // one rank: the message needs no rank
+  return absl::Status(static_cast<absl::StatusCode>(code),
+                      absl::StrCat("rank ", first, ": ", message));
+}
+
+absl::Status MpiWorld::FormGroups(const std::vector<ProcessGroup>& groups) {
+  // Every rank must create the same communicators in the same order.
+  int count = static_cast<int>(groups.size());
+  int low = 0, high = 0;
+  MPI_Allreduce(&count, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&count, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (low != high) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the ranks' traces list different numbers of process groups (%d to %d)", low, high));
+  }
+  absl::Status local;
+  for (const ProcessGroup& g : groups) {
+    for (int64_t r : g.ranks) {
+      if (r < 0 || r >= size_) {
+        local = absl::FailedPreconditionError(absl::StrFormat(
+            "process group '%s' (%s) needs rank %d but the launch has %d ranks (mpirun -np)",
+            g.name, g.desc, r, size_));
+      }
+    }
+    if (g.ranks.empty() && g.size > size_) {
+      local = absl::FailedPreconditionError(absl::StrFormat(
+          "process group '%s' (%s) has %d members but the launch has %d ranks (mpirun -np)",
+          g.name, g.desc, g.size, size_));
+    }
+  }
+  RETURN_IF_ERROR(Agree(local));
+  for (const ProcessGroup& g : groups) {
+    std::vector<int> ranks(g.ranks.begin(), g.ranks.end());
+    std::sort(ranks.begin(), ranks.end());
+    const bool member =
+        ranks.empty() || std::binary_search(ranks.begin(), ranks.end(), rank_);
+    MPI_Comm comm = MPI_COMM_NULL;
+    RETURN_IF_ERROR(MpiStatus(
+        MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, rank_, &comm),
+        "MPI_Comm_split"));
+    if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    group_comms_.push_back(comm);
+    group_ranks_.push_back(std::move(ranks));
+  }
+  return absl::OkStatus();
+}
+
+int MpiWorld::GroupRankOf(int g, int global_rank) const {
+  if (g < 0 || group_ranks_[g].empty()) return global_rank;
+  const auto& ranks = group_ranks_[g];
+  auto it = std::lower_bound(ranks.begin(), ranks.end(), global_rank);
+  if (it == ranks.end() || *it != global_rank) return -1;
+  return static_cast<int>(it - ranks.begin());
+}
+
+}  // namespace et::replay

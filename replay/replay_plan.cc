@@ -1,0 +1,155 @@
+// Issue order, queues and cross-queue waits; see replay_plan.h.
+#include "replay/replay_plan.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/status_macros.h"
+#include "replay/op_classifier.h"
+
+namespace et::replay {
+namespace {
+
+constexpr int64_t kCommStreamId = -1;
+
+class NameTable {
+ public:
+  explicit NameTable(std::vector<std::string>* names) : names_(names) {}
+  uint32_t Intern(const std::string& s) {
+    auto [it, inserted] = index_.emplace(s, static_cast<uint32_t>(names_->size()));
+    if (inserted) names_->push_back(s);
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string>* names_;
+  absl::flat_hash_map<std::string, uint32_t> index_;
+};
+
+QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
+  const bool comm = op.kind == OpKind::kCollective || op.kind == OpKind::kSend ||
+                    op.kind == OpKind::kRecv;
+  if (!comm && IsHostNode(node)) {
+    return {QueueKind::kHostThread, GetInt(node, attr::kTid).value_or(0)};
+  }
+  auto stream = GetInt(node, attr::kStream);
+  if (stream && *stream > 0) return {QueueKind::kDeviceStream, *stream};
+  return {QueueKind::kDeviceStream, comm ? kCommStreamId : 0};
+}
+
+void FillRecordedTimes(const Graph& graph, ReplayPlan* plan) {
+  const auto& meta = graph.metadata().attr();
+  if (const auto* a = FindAttr(meta, attr::kStepTimesUs); a && a->has_double_list()) {
+    plan->recorded_step_times_us.assign(a->double_list().values().begin(),
+                                        a->double_list().values().end());
+  }
+  plan->recorded_rank = static_cast<int>(GetInt(meta, attr::kRank).value_or(-1));
+  plan->recorded_world_size = static_cast<int>(GetInt(meta, attr::kWorldSize).value_or(0));
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const ReplayOp& op : plan->ops) {
+    if (op.recorded_start_ns < 0 || op.kind == OpKind::kNone) continue;
+    first = std::min(first, op.recorded_start_ns);
+    last = std::max(last, op.recorded_start_ns + op.recorded_ns);
+  }
+  plan->recorded_span_ns = first < last ? last - first : 0;
+}
+
+// Waits of op i: the latest dependency on each other queue.
+void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node, size_t i,
+              ReplayPlan* plan, std::vector<int64_t>* latest_by_queue,
+              std::vector<int>* touched) {
+  const ReplayOp& op = plan->ops[i];
+  auto consider = [&](NodeIndex dep) {
+    const uint32_t d = op_of_node[dep];
+    const int q = plan->ops[d].queue;
+    if (q == op.queue) return;
+    if ((*latest_by_queue)[q] < 0) touched->push_back(q);
+    (*latest_by_queue)[q] = std::max<int64_t>((*latest_by_queue)[q], d);
+  };
+  for (NodeIndex dep : graph.data_deps(op.node)) consider(dep);
+  if (!plan->used_data_deps_only) {
+    for (NodeIndex dep : graph.ctrl_deps(op.node)) consider(dep);
+  }
+  std::sort(touched->begin(), touched->end());
+  for (int q : *touched) {
+    plan->wait_targets.push_back(static_cast<uint32_t>((*latest_by_queue)[q]));
+    (*latest_by_queue)[q] = -1;
+  }
+  touched->clear();
+  plan->wait_offsets.push_back(static_cast<uint32_t>(plan->wait_targets.size()));
+}
+
+}  // namespace
+
+double ReplayPlan::RecordedIterationUs() const {
+  double sum = 0;
+  for (double s : recorded_step_times_us) sum += s;
+  if (sum > 0) return sum;
+  return recorded_span_ns / 1e3;
+}
+
+int ReplayPlan::RequiredRanks() const {
+  int needed = std::max(recorded_world_size, 1);
+  for (const ProcessGroup& g : groups) {
+    for (int64_t r : g.ranks) needed = std::max<int>(needed, static_cast<int>(r) + 1);
+  }
+  for (const ReplayOp& op : ops) {
+    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+      needed = std::max(needed, op.comm.peer + 1);
+    }
+  }
+  return needed;
+}
+
+absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph, const PlanOptions& options) {
+  ReplayPlan plan;
+  plan.groups = DecodeProcessGroups(graph.metadata().attr());
+  std::vector<std::string> group_names;
+  for (const ProcessGroup& g : plan.groups) group_names.push_back(g.name);
+
+  auto order = graph.TopologicalOrder(DepSelection::kAll);
+  if (!order.ok()) {
+    // Traces of the 2023 converter have cyclic ctrl deps whose consumers followed data
+    // deps only; do the same rather than refuse the file.
+    plan.used_data_deps_only = true;
+    order = graph.TopologicalOrder(DepSelection::kDataOnly);
+    if (!order.ok()) return order.status();
+  }
+
+  OpClassifier classifier(std::move(group_names));
+  NameTable names(&plan.names);
+  absl::flat_hash_map<std::pair<int, int64_t>, int> queue_index;
+  std::vector<uint32_t> op_of_node(graph.size(), 0);
+  plan.ops.reserve(order->size());
+  for (NodeIndex n : *order) {
+    const ChakraProtoMsg::Node& node = graph.node(n);
+    ReplayOp op = classifier.Classify(graph, n);
+    if (op.kind == OpKind::kHostCompute && !options.host_ops) op.kind = OpKind::kNone;
+    const QueueInfo q = QueueFor(node, op);
+    auto [it, inserted] = queue_index.emplace(
+        std::make_pair(static_cast<int>(q.kind), q.recorded_id),
+        static_cast<int>(plan.queues.size()));
+    if (inserted) plan.queues.push_back(q);
+    op.queue = it->second;
+    op.name_id = names.Intern(node.name());
+    op.shape_key_id = names.Intern(node.inputs().shapes());
+    op_of_node[n] = static_cast<uint32_t>(plan.ops.size());
+    plan.ops.push_back(op);
+  }
+  plan.unknown_group_ops = classifier.unknown_groups();
+
+  plan.wait_offsets.reserve(plan.ops.size() + 1);
+  plan.wait_offsets.push_back(0);
+  std::vector<int64_t> latest_by_queue(plan.queues.size(), -1);
+  std::vector<int> touched;
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    AddWaits(graph, op_of_node, i, &plan, &latest_by_queue, &touched);
+  }
+  FillRecordedTimes(graph, &plan);
+  return plan;
+}
+
+}  // namespace et::replay

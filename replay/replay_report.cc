@@ -1,0 +1,188 @@
+// Aggregation and printing of replay measurements; see replay_report.h.
+#include "replay/replay_report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+#include "proto/comm_type.h"
+
+namespace et::replay {
+namespace {
+
+int CommRanks(const ReplayPlan& plan, const CommSpec& c, int ranks) {
+  if (c.group < 0) return ranks;
+  return static_cast<int>(plan.groups[c.group].MemberCount(ranks));
+}
+
+OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed, size_t i,
+              int ranks, std::vector<int64_t>* scratch) {
+  scratch->clear();
+  for (const IterationTiming& t : timed) scratch->push_back(t.ops[i].duration_ns);
+  std::sort(scratch->begin(), scratch->end());
+  OpStat s;
+  s.op = i;
+  int64_t sum = 0;
+  for (int64_t d : *scratch) sum += d;
+  s.mean_ns = scratch->empty() ? 0 : sum / static_cast<int64_t>(scratch->size());
+  s.min_ns = scratch->empty() ? 0 : scratch->front();
+  s.p50_ns = scratch->empty() ? 0 : (*scratch)[scratch->size() / 2];
+  const ReplayOp& op = plan.ops[i];
+  const double seconds = s.mean_ns / 1e9;
+  if (op.flops > 0 && seconds > 0) s.tflops = op.flops / seconds / 1e12;
+  if (op.kind == OpKind::kCollective) {
+    s.ranks = CommRanks(plan, op.comm, ranks);
+    if (seconds > 0) {
+      s.algbw_gbps = NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) / seconds / 1e9;
+      s.busbw_gbps = s.algbw_gbps * BusBandwidthFactor(op.comm.type, s.ranks);
+    }
+  } else if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) && seconds > 0) {
+    s.algbw_gbps = s.busbw_gbps = op.comm.bytes / seconds / 1e9;
+  }
+  return s;
+}
+
+}  // namespace
+
+double NcclTestsBytes(ChakraProtoMsg::CollectiveCommType type, int64_t bytes, int ranks) {
+  if (type == ChakraProtoMsg::ALL_GATHER || type == ChakraProtoMsg::GATHER) {
+    return static_cast<double>(bytes) * std::max(ranks, 1);
+  }
+  return static_cast<double>(bytes);
+}
+
+ReplayReport BuildReport(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
+                         int ranks) {
+  ReplayReport r;
+  r.ranks = ranks;
+  r.timed_iterations = static_cast<int>(timed.size());
+  r.recorded_iteration_us = plan.RecordedIterationUs();
+  double sum = 0;
+  for (const IterationTiming& t : timed) {
+    r.iteration_us.push_back(t.total_ns / 1e3);
+    sum += t.total_ns / 1e3;
+  }
+  if (!timed.empty()) r.comm_calls_per_iteration = timed.back().comm_calls;
+  r.mean_iteration_us = timed.empty() ? 0 : sum / timed.size();
+  if (r.recorded_iteration_us > 0) {
+    r.error_pct = 100.0 * (r.mean_iteration_us - r.recorded_iteration_us) /
+                  r.recorded_iteration_us;
+  }
+  std::vector<int64_t> scratch;
+  double gemm_flops = 0, gemm_seconds = 0;
+  std::map<std::string, double> bus_bytes, comm_seconds;
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const ReplayOp& op = plan.ops[i];
+    if (op.kind == OpKind::kNone) continue;
+    OpStat s = StatOf(plan, timed, i, ranks, &scratch);
+    ++r.ops_by_kind[std::string(OpKindName(op.kind))];
+    if (op.kind == OpKind::kGemm) {
+      ++r.gemm_count;
+      gemm_flops += op.flops;
+      gemm_seconds += s.mean_ns / 1e9;
+    }
+    if (op.kind == OpKind::kCollective) {
+      const std::string type(CommTypeName(op.comm.type));
+      CommTotals& c = r.collectives[type];
+      ++c.count;
+      c.bytes += op.comm.bytes;
+      bus_bytes[type] += NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) *
+                         BusBandwidthFactor(op.comm.type, s.ranks);
+      comm_seconds[type] += s.mean_ns / 1e9;
+    }
+    r.ops.push_back(s);
+  }
+  if (gemm_seconds > 0) r.gemm_tflops = gemm_flops / gemm_seconds / 1e12;
+  for (auto& [type, c] : r.collectives) {
+    if (comm_seconds[type] > 0) c.mean_busbw_gbps = bus_bytes[type] / comm_seconds[type] / 1e9;
+  }
+  return r;
+}
+
+std::string ReportText(const ReplayPlan& plan, const ReplayReport& r, int top_ops) {
+  std::string out = absl::StrFormat("et-replay: %s on %s (rank %d of %d)\n", r.input,
+                                    r.device, r.rank, r.ranks);
+  absl::StrAppendFormat(&out, "iterations: %d warm-up + %d timed\n", r.warmup_iterations,
+                        r.timed_iterations);
+  absl::StrAppendFormat(&out, "step time: %.1f us measured (mean)", r.mean_iteration_us);
+  if (r.recorded_iteration_us > 0) {
+    absl::StrAppendFormat(&out, " vs %.1f us recorded: %+.1f%%", r.recorded_iteration_us,
+                          r.error_pct);
+  }
+  out += "\nops per iteration:";
+  for (const auto& [kind, n] : r.ops_by_kind) absl::StrAppendFormat(&out, " %s=%d", kind, n);
+  out += "\n";
+  if (r.gemm_count > 0) {
+    absl::StrAppendFormat(&out, "GEMMs: %d, %.2f TFLOP/s achieved\n", r.gemm_count,
+                          r.gemm_tflops);
+  }
+  for (const auto& [type, c] : r.collectives) {
+    absl::StrAppendFormat(&out, "%s: %d ops, %d bytes, bus bandwidth %.3f GB/s\n", type,
+                          c.count, c.bytes, c.mean_busbw_gbps);
+  }
+  std::vector<const OpStat*> top;
+  for (const OpStat& s : r.ops) top.push_back(&s);
+  std::stable_sort(top.begin(), top.end(),
+                   [](const OpStat* a, const OpStat* b) { return a->mean_ns > b->mean_ns; });
+  if (top.size() > static_cast<size_t>(top_ops)) top.resize(top_ops);
+  if (!top.empty()) out += "top ops: node  name  kind  measured_us  recorded_us\n";
+  for (const OpStat* s : top) {
+    const ReplayOp& op = plan.ops[s->op];
+    absl::StrAppendFormat(&out, "  %d  %s  %s  %.1f  %.1f\n", op.node_id, plan.name(op),
+                          OpKindName(op.kind), s->mean_ns / 1e3, op.recorded_ns / 1e3);
+  }
+  return out;
+}
+
+std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
+  nlohmann::json j;
+  j["input"] = r.input;
+  j["device"] = r.device;
+  j["rank"] = r.rank;
+  j["ranks"] = r.ranks;
+  j["warmup_iterations"] = r.warmup_iterations;
+  j["timed_iterations"] = r.timed_iterations;
+  j["recorded_iteration_us"] = r.recorded_iteration_us;
+  j["iteration_us"] = r.iteration_us;
+  j["mean_iteration_us"] = r.mean_iteration_us;
+  j["error_pct"] = r.error_pct;
+  j["comm_calls_per_iteration"] = r.comm_calls_per_iteration;
+  j["ops_by_kind"] = r.ops_by_kind;
+  j["gemm"] = {{"count", r.gemm_count}, {"tflops", r.gemm_tflops}};
+  nlohmann::json colls = nlohmann::json::object();
+  for (const auto& [type, c] : r.collectives) {
+    colls[type] = {{"count", c.count}, {"bytes", c.bytes}, {"busbw_gbps", c.mean_busbw_gbps}};
+  }
+  j["collectives"] = colls;
+  nlohmann::json ops = nlohmann::json::array();
+  for (const OpStat& s : r.ops) {
+    const ReplayOp& op = plan.ops[s.op];
+    nlohmann::json o = {{"node", op.node_id},
+                        {"name", plan.name(op)},
+                        {"kind", std::string(OpKindName(op.kind))},
+                        {"queue", op.queue},
+                        {"recorded_us", op.recorded_ns / 1e3},
+                        {"mean_us", s.mean_ns / 1e3},
+                        {"min_us", s.min_ns / 1e3},
+                        {"p50_us", s.p50_ns / 1e3}};
+    if (op.flops > 0) o["tflops"] = s.tflops;
+    if (op.kind == OpKind::kCollective || op.kind == OpKind::kSend ||
+        op.kind == OpKind::kRecv) {
+      if (op.kind == OpKind::kCollective) o["comm_type"] = CommTypeName(op.comm.type);
+      o["comm_bytes"] = op.comm.bytes;
+      o["ranks"] = s.ranks;
+      o["algbw_gbps"] = s.algbw_gbps;
+      o["busbw_gbps"] = s.busbw_gbps;
+    }
+    if (op.kind == OpKind::kGemm) {
+      o["gemm"] = {{"batch", op.gemm.batch}, {"m", op.gemm.m}, {"n", op.gemm.n},
+                   {"k", op.gemm.k}, {"dtype", std::string(DataTypeName(op.gemm.dtype))}};
+    }
+    ops.push_back(std::move(o));
+  }
+  j["ops"] = std::move(ops);
+  return j.dump(1) + "\n";
+}
+
+}  // namespace et::replay

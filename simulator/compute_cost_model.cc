@@ -1,0 +1,242 @@
+// Recorded, roofline and calibrated compute costs.
+#include "simulator/compute_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/status_macros.h"
+
+#ifndef ET_SIM_PRESETS_DIR
+#define ET_SIM_PRESETS_DIR "simulator/presets"
+#endif
+
+namespace et::sim {
+namespace {
+
+absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (j.is_discarded())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": bad JSON"));
+  return j;
+}
+
+using Shape = std::vector<double>;
+
+std::vector<Shape> ParseShapes(absl::string_view shapes) {
+  std::vector<Shape> out;
+  nlohmann::json j =
+      nlohmann::json::parse(shapes.begin(), shapes.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return out;
+  for (const auto& s : j) {
+    Shape shape;
+    if (s.is_array()) {
+      for (const auto& d : s) {
+        if (d.is_number()) shape.push_back(d.get<double>());
+      }
+    }
+    out.push_back(std::move(shape));
+  }
+  return out;
+}
+
+double Product(const Shape& s, size_t begin, size_t end) {
+  double p = 1;
+  for (size_t i = begin; i < end && i < s.size(); ++i) p *= s[i];
+  return p;
+}
+
+}  // namespace
+
+std::string DefaultDevicePresetsPath() {
+  return std::string(ET_SIM_PRESETS_DIR) + "/devices.json";
+}
+
+absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
+                                                const std::string& device) {
+  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(presets_path));
+  if (!j.contains("devices") || !j["devices"].contains(device)) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: unknown device '%s'", presets_path, device));
+  }
+  const nlohmann::json& d = j["devices"][device];
+  DeviceProfile p;
+  p.name = device;
+  const double peak =
+      d.value("peak_tflops", 0.0) * 1e3;           // TFLOP/s = 1e3 FLOP/ns
+  const double mem = d.value("mem_bw_gbps", 0.0);  // GB/s = B/ns
+  p.peak_flops_per_ns = peak * d.value("peak_efficiency", 1.0);
+  p.mem_bytes_per_ns = mem * d.value("mem_efficiency", 1.0);
+  if (!(p.peak_flops_per_ns > 0) || !(p.mem_bytes_per_ns > 0)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: device '%s' needs positive peak_tflops and mem_bw_gbps",
+        presets_path, device));
+  }
+  return p;
+}
+
+std::string CalibrationKey(absl::string_view name, absl::string_view shapes) {
+  std::string key(name);
+  key += '|';
+  for (char c : shapes) {
+    if (c != ' ' && c != '\n' && c != '\t') key += c;
+  }
+  return key;
+}
+
+absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path) {
+  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(path));
+  if (j.value("format", "") != "et-calibration" || !j.contains("entries") ||
+      !j["entries"].is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": not an et-calibration file (needs \"format\": "
+                     "\"et-calibration\" and "
+                     "an \"entries\" list)"));
+  }
+  CalibrationTable table;
+  size_t index = 0;
+  for (const auto& e : j["entries"]) {
+    if (!e.contains("name") || !e.contains("mean_us") ||
+        !e["mean_us"].is_number()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: entry %d: needs name and mean_us", path, index));
+    }
+    const std::string shapes =
+        e.contains("input_shapes") ? e["input_shapes"].dump() : "[]";
+    table[CalibrationKey(e["name"].get<std::string>(), shapes)] =
+        e["mean_us"].get<double>() * 1e3;
+    ++index;
+  }
+  return table;
+}
+
+std::optional<double> FlopsFromShapes(absl::string_view name,
+                                      absl::string_view shapes) {
+  const std::vector<Shape> in = ParseShapes(shapes);
+  auto has = [&](size_t i, size_t rank) {
+    return in.size() > i && in[i].size() >= rank;
+  };
+  if (absl::EndsWith(name, "::mm") && has(0, 2) && has(1, 2)) {
+    return 2 * in[0][0] * in[0][1] * in[1][1];
+  }
+  if (absl::EndsWith(name, "::addmm") && has(1, 2) && has(2, 2)) {
+    return 2 * in[1][0] * in[1][1] * in[2][1];
+  }
+  if ((absl::EndsWith(name, "::bmm") || absl::EndsWith(name, "::baddbmm")) &&
+      has(in.size() >= 3 ? 1 : 0, 3)) {
+    const size_t a = in.size() >= 3 && absl::EndsWith(name, "baddbmm") ? 1 : 0;
+    if (!has(a + 1, 3)) return std::nullopt;
+    return 2 * in[a][0] * in[a][1] * in[a][2] * in[a + 1][2];
+  }
+  if (absl::EndsWith(name, "::linear") && has(0, 1) && has(1, 2)) {
+    const Shape& x = in[0];
+    return 2 * Product(x, 0, x.size() - 1) * x.back() * in[1][0];
+  }
+  if (absl::EndsWith(name, "::matmul") && has(0, 2) && has(1, 2)) {
+    const Shape& a = in[0];
+    return 2 * Product(a, 0, a.size() - 1) * a.back() * in[1].back();
+  }
+  if (absl::StrContains(name, "convolution") ||
+      absl::EndsWith(name, "::conv2d")) {
+    if (!has(0, 3) || !has(1, 3)) return std::nullopt;
+    // Output spatial size taken equal to the input's (stride 1, same padding).
+    const Shape& x = in[0];
+    const Shape& w = in[1];
+    return 2 * x[0] * w[0] * Product(x, 2, x.size()) * Product(w, 1, w.size());
+  }
+  if (absl::StrContains(name, "attention") && has(0, 4) && has(1, 4)) {
+    const Shape& q = in[0];
+    return 4 * q[0] * q[1] * q[2] * q[3] * in[1][2];
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<ComputeCostModel> ComputeCostModel::Create(
+    const SimOptions& options) {
+  ComputeCostModel m;
+  m.model_ = options.compute_model;
+  m.compute_scale_ = options.compute_scale;
+  if (!(options.compute_scale > 0)) {
+    return absl::InvalidArgumentError("--compute-scale must be positive");
+  }
+  const std::string presets = options.device_file.empty()
+                                  ? DefaultDevicePresetsPath()
+                                  : options.device_file;
+  ASSIGN_OR_RETURN(m.device_, LoadDeviceProfile(presets, options.device));
+  if (m.model_ == ComputeModel::kCalibrated) {
+    if (options.calibration_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--compute=calibrated needs --calibration FILE");
+    }
+    ASSIGN_OR_RETURN(m.calibration_, LoadCalibration(options.calibration_file));
+  }
+  return m;
+}
+
+std::optional<int64_t> ComputeCostModel::RecordedNs(
+    const ChakraProtoMsg::Node& n) const {
+  if (std::optional<int64_t> ns = GetInt(n, attr::kDurationNs); ns && *ns > 0)
+    return *ns;
+  if (n.duration_micros() > 0)
+    return static_cast<int64_t>(n.duration_micros()) * 1000;
+  return std::nullopt;
+}
+
+std::optional<int64_t> ComputeCostModel::RooflineNs(
+    const ChakraProtoMsg::Node& n) const {
+  std::optional<double> flops;
+  if (std::optional<int64_t> ops = GetInt(n, attr::kNumOps); ops && *ops > 0) {
+    flops = static_cast<double>(*ops);
+  } else {
+    flops = FlopsFromShapes(n.name(), n.inputs().shapes());
+  }
+  std::optional<double> bytes;
+  if (std::optional<int64_t> b = GetInt(n, attr::kTensorSize); b && *b > 0) {
+    bytes = static_cast<double>(*b);
+  }
+  if (!flops && !bytes) return std::nullopt;
+  const double compute_ns = flops ? *flops / device_.peak_flops_per_ns : 0;
+  const double memory_ns = bytes ? *bytes / device_.mem_bytes_per_ns : 0;
+  return static_cast<int64_t>(std::ceil(std::max(compute_ns, memory_ns)));
+}
+
+int64_t ComputeCostModel::DurationNs(const ChakraProtoMsg::Node& n) const {
+  std::optional<int64_t> ns;
+  switch (model_) {
+    case ComputeModel::kRecorded:
+      ns = RecordedNs(n);
+      if (!ns) ns = RooflineNs(n);
+      break;
+    case ComputeModel::kRoofline:
+      ns = RooflineNs(n);
+      if (!ns) ns = RecordedNs(n);
+      break;
+    case ComputeModel::kCalibrated: {
+      auto it =
+          calibration_.find(CalibrationKey(n.name(), n.inputs().shapes()));
+      if (it != calibration_.end()) {
+        ns = static_cast<int64_t>(std::llround(it->second));
+      } else {
+        ns = RooflineNs(n);
+        if (!ns) ns = RecordedNs(n);
+      }
+      break;
+    }
+  }
+  return ns.value_or(0);
+}
+
+}  // namespace et::sim

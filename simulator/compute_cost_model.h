@@ -1,0 +1,65 @@
+// Compute time of one op: recorded (duration_ns attr, else duration_micros),
+// roofline (max(flops / peak, bytes / mem_bw) on a device preset, FLOPs derived
+// from input shapes for GEMM/conv/attention ops when num_ops is absent) or
+// calibrated (a table of measured op times written by et-replay, keyed by op
+// name and input shapes; format in docs/calibration-format.md). Immutable after
+// Create(); thread-safe to query.
+#ifndef SIMULATOR_COMPUTE_COST_MODEL_H_
+#define SIMULATOR_COMPUTE_COST_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/et_def.pb.h"
+#include "simulator/sim_options.h"
+
+namespace et::sim {
+
+struct DeviceProfile {
+  std::string name;
+  double peak_flops_per_ns = 0;  // effective (peak x efficiency)
+  double mem_bytes_per_ns = 0;   // effective
+};
+
+// Loads `device` from a presets file (JSON, simulator/presets/devices.json
+// format).
+absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
+                                                const std::string& device);
+
+// The shipped presets file (simulator/presets/devices.json in the source tree).
+std::string DefaultDevicePresetsPath();
+
+// op name + "|" + input shapes with blanks removed -> measured mean ns.
+using CalibrationTable = absl::flat_hash_map<std::string, double>;
+absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path);
+std::string CalibrationKey(absl::string_view name, absl::string_view shapes);
+
+// FLOPs of an op from its name and the JSON list of its input shapes, if known.
+std::optional<double> FlopsFromShapes(absl::string_view name,
+                                      absl::string_view shapes);
+
+class ComputeCostModel {
+ public:
+  static absl::StatusOr<ComputeCostModel> Create(const SimOptions& options);
+
+  // Duration in ns before what-if scaling.
+  int64_t DurationNs(const ChakraProtoMsg::Node& node) const;
+  double compute_scale() const { return compute_scale_; }
+
+ private:
+  std::optional<int64_t> RecordedNs(const ChakraProtoMsg::Node& node) const;
+  std::optional<int64_t> RooflineNs(const ChakraProtoMsg::Node& node) const;
+
+  ComputeModel model_ = ComputeModel::kRecorded;
+  DeviceProfile device_;
+  CalibrationTable calibration_;
+  double compute_scale_ = 1.0;
+};
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_COMPUTE_COST_MODEL_H_

@@ -1,0 +1,383 @@
+// Event loop, resource scheduling, rendezvous and deadlock reporting.
+#include "simulator/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "simulator/collective_cost_model.h"
+#include "simulator/collective_rendezvous.h"
+#include "simulator/event_queue.h"
+
+namespace et::sim {
+namespace {
+
+constexpr uint32_t kPrioFinish = 0;
+
+using ReadyHeap = std::priority_queue<uint32_t, std::vector<uint32_t>,
+                                      std::greater<uint32_t>>;
+
+struct ClassState {
+  std::vector<uint32_t> deps_left;
+  std::vector<ReadyHeap> ready;  // by resource
+  std::vector<uint8_t> busy;     // by resource
+  std::vector<int32_t> last_on;  // by resource: last node finished there
+  std::vector<uint32_t> dirty;   // resources to look at in this time step
+  std::vector<uint8_t> is_dirty;
+  absl::flat_hash_map<int64_t, int64_t>
+      group_seq;  // global group -> uses so far
+  absl::flat_hash_map<int64_t, int64_t>
+      p2p_seq;  // peer*2+dir -> messages so far
+  size_t done = 0;
+};
+
+class Engine {
+ public:
+  Engine(const std::vector<RankClass>& classes, int64_t world,
+         const SimOptions& options, const CommEnvironment& comm)
+      : classes_(classes), world_(world), options_(options), comm_(comm) {}
+
+  absl::StatusOr<SimResult> Run();
+
+ private:
+  void Init();
+  void MarkReady(uint32_t c, uint32_t node, int64_t t);
+  void OnFinish(const SimEvent& e);
+  void IssueDirty(int64_t t);
+  void Issue(uint32_t c, uint32_t node, int64_t t);
+  void IssueComm(uint32_t c, uint32_t node, int64_t t);
+  void StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
+                 bool p2p, int64_t group_size);
+  int64_t GroupGlobalId(const RankProgram& p, int32_t group);
+  int64_t GroupSize(const RankProgram& p, int32_t group) const;
+  size_t RequiredClasses(const RankProgram& p, int32_t group) const;
+  int32_t ClassOfRank(int64_t rank) const;
+  absl::Status DeadlockError(int64_t t) const;
+
+  const std::vector<RankClass>& classes_;
+  int64_t world_;
+  const SimOptions& options_;
+  const CommEnvironment& comm_;
+  std::vector<ClassState> state_;
+  SimResult result_;
+  EventQueue queue_;
+  CollectiveRendezvous rendezvous_;
+  absl::flat_hash_map<std::string, int64_t> group_ids_;
+  std::vector<std::string> group_names_;
+  std::vector<int32_t> class_of_rank_;  // world_ entries
+  std::vector<RendezvousArrival> scratch_;
+};
+
+void Engine::Init() {
+  class_of_rank_.assign(world_, -1);
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    for (int64_t r : classes_[c].ranks) {
+      if (r >= 0 && r < world_) class_of_rank_[r] = static_cast<int32_t>(c);
+    }
+  }
+  state_.resize(classes_.size());
+  result_.timelines.resize(classes_.size());
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    const RankProgram& p = *classes_[c].program;
+    const size_t n = p.kind.size(), nres = p.resource_names.size();
+    ClassState& s = state_[c];
+    s.deps_left = p.dep_count;
+    s.ready.resize(nres);
+    s.busy.assign(nres, 0);
+    s.last_on.assign(nres, -1);
+    s.is_dirty.assign(nres, 0);
+    ClassTimeline& tl = result_.timelines[c];
+    tl.issue_ns.assign(n, -1);
+    tl.start_ns.assign(n, -1);
+    tl.finish_ns.assign(n, -1);
+    tl.critical_pred.assign(n, -1);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (s.deps_left[i] == 0) MarkReady(static_cast<uint32_t>(c), i, 0);
+    }
+  }
+}
+
+// Noops finish at once; others wait for their resource.
+void Engine::MarkReady(uint32_t c, uint32_t node, int64_t t) {
+  const RankProgram& p = *classes_[c].program;
+  if (p.kind[node] == OpKind::kNoop) {
+    ClassTimeline& tl = result_.timelines[c];
+    tl.issue_ns[node] = tl.start_ns[node] = t;
+    queue_.Push(t, kPrioFinish, c, node);
+    return;
+  }
+  ClassState& s = state_[c];
+  const uint32_t r = p.resource[node];
+  s.ready[r].push(node);
+  if (!s.is_dirty[r]) {
+    s.is_dirty[r] = 1;
+    s.dirty.push_back(r);
+  }
+}
+
+void Engine::OnFinish(const SimEvent& e) {
+  const uint32_t c = e.actor, node = e.node;
+  const RankProgram& p = *classes_[c].program;
+  ClassState& s = state_[c];
+  ClassTimeline& tl = result_.timelines[c];
+  tl.finish_ns[node] = e.time_ns;
+  ++s.done;
+  if (p.kind[node] != OpKind::kNoop) {
+    const uint32_t r = p.resource[node];
+    s.busy[r] = 0;
+    s.last_on[r] = static_cast<int32_t>(node);
+    if (!s.is_dirty[r]) {
+      s.is_dirty[r] = 1;
+      s.dirty.push_back(r);
+    }
+  }
+  for (uint32_t k = p.user_offsets[node]; k < p.user_offsets[node + 1]; ++k) {
+    const uint32_t u = p.users[k];
+    if (--s.deps_left[u] == 0) MarkReady(c, u, e.time_ns);
+  }
+}
+
+void Engine::IssueDirty(int64_t t) {
+  for (uint32_t c = 0; c < state_.size(); ++c) {
+    ClassState& s = state_[c];
+    if (s.dirty.empty()) continue;
+    std::sort(s.dirty.begin(), s.dirty.end());
+    std::vector<uint32_t> dirty;
+    dirty.swap(s.dirty);
+    for (uint32_t r : dirty) {
+      s.is_dirty[r] = 0;
+      if (s.busy[r] || s.ready[r].empty()) continue;
+      const uint32_t node = s.ready[r].top();
+      s.ready[r].pop();
+      Issue(c, node, t);
+    }
+  }
+}
+
+void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
+  const RankProgram& p = *classes_[c].program;
+  ClassState& s = state_[c];
+  ClassTimeline& tl = result_.timelines[c];
+  s.busy[p.resource[node]] = 1;
+  tl.issue_ns[node] = t;
+  // Critical predecessor: the dep or resource predecessor that finished last.
+  int32_t pred = s.last_on[p.resource[node]];
+  int64_t pred_finish = pred >= 0 ? tl.finish_ns[pred] : -1;
+  const Graph& g = *p.graph;
+  auto consider = [&](absl::Span<const NodeIndex> deps) {
+    for (NodeIndex d : deps) {
+      if (tl.finish_ns[d] >= pred_finish) {
+        pred_finish = tl.finish_ns[d];
+        pred = static_cast<int32_t>(d);
+      }
+    }
+  };
+  consider(g.data_deps(node));
+  if (!p.ctrl_deps_ignored) consider(g.ctrl_deps(node));
+  tl.critical_pred[node] = pred;
+
+  if (p.kind[node] == OpKind::kCompute) {
+    tl.start_ns[node] = t;
+    const double scaled = static_cast<double>(p.compute_ns[node]) *
+                          classes_[c].slowdown / options_.compute_scale;
+    queue_.Push(t + static_cast<int64_t>(std::llround(scaled)), kPrioFinish, c,
+                node);
+    return;
+  }
+  IssueComm(c, node, t);
+}
+
+int64_t Engine::GroupGlobalId(const RankProgram& p, int32_t group) {
+  const std::string& name = p.groups.groups[group].name;
+  auto [it, inserted] =
+      group_ids_.emplace(name, static_cast<int64_t>(group_ids_.size()));
+  if (inserted) group_names_.push_back(name);
+  return it->second;
+}
+
+// Members of a group: its recorded ranks, unless they cover the recorded world
+// (then the simulated world: --world N scales data parallelism).
+int64_t Engine::GroupSize(const RankProgram& p, int32_t group) const {
+  const ProcessGroup& g = p.groups.groups[group];
+  if (group == 0 || g.ranks.empty()) return world_;
+  const int64_t recorded = static_cast<int64_t>(g.ranks.size());
+  if (p.recorded_world_size > 0 && recorded >= p.recorded_world_size)
+    return world_;
+  return std::min(recorded, world_);
+}
+
+size_t Engine::RequiredClasses(const RankProgram& p, int32_t group) const {
+  if (classes_.size() == 1) return 1;
+  const ProcessGroup& g = p.groups.groups[group];
+  if (group == 0 || g.ranks.empty() ||
+      (p.recorded_world_size > 0 &&
+       static_cast<int64_t>(g.ranks.size()) >= p.recorded_world_size)) {
+    return classes_.size();
+  }
+  std::vector<uint8_t> seen(classes_.size(), 0);
+  size_t count = 0;
+  for (int64_t r : g.ranks) {
+    const int32_t c = ClassOfRank(r);
+    if (c >= 0 && !seen[c]) {
+      seen[c] = 1;
+      ++count;
+    }
+  }
+  return std::max<size_t>(count, 1);
+}
+
+int32_t Engine::ClassOfRank(int64_t rank) const {
+  return rank >= 0 && rank < world_ ? class_of_rank_[rank] : -1;
+}
+
+void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
+  const RankProgram& p = *classes_[c].program;
+  ClassState& s = state_[c];
+  const OpKind kind = p.kind[node];
+  const RendezvousArrival me{c, node, t};
+  if (kind == OpKind::kCollective) {
+    const int64_t gid = GroupGlobalId(p, p.group[node]);
+    const RendezvousKey key{0, gid, 0, s.group_seq[gid]++};
+    if (rendezvous_.Arrive(key, RequiredClasses(p, p.group[node]), me,
+                           &scratch_)) {
+      StartComm(scratch_, t, false, GroupSize(p, p.group[node]));
+    }
+    return;
+  }
+  // Point-to-point: matched only between single-rank classes; a class of
+  // symmetric ranks sends to a peer that is, by symmetry, receiving at the same
+  // time.
+  const int64_t self = classes_[c].ranks.front();
+  const int64_t peer = p.peer[node];
+  const int32_t peer_class = ClassOfRank(peer);
+  const bool matched = classes_[c].ranks.size() == 1 && peer_class >= 0 &&
+                       classes_[peer_class].ranks.size() == 1 &&
+                       static_cast<uint32_t>(peer_class) != c;
+  if (!matched) {
+    scratch_.assign(1, me);
+    StartComm(scratch_, t, true, 2);
+    return;
+  }
+  const bool send = kind == OpKind::kSend;
+  const int64_t src = send ? self : peer, dst = send ? peer : self;
+  const RendezvousKey key{1, src, dst, s.p2p_seq[peer * 2 + (send ? 0 : 1)]++};
+  if (rendezvous_.Arrive(key, 2, me, &scratch_))
+    StartComm(scratch_, t, true, 2);
+}
+
+void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
+                       bool p2p, int64_t group_size) {
+  const RendezvousArrival& first = members.front();
+  const RankProgram& p = *classes_[first.actor].program;
+  const uint32_t node = first.node;
+  CollectiveRun run;
+  run.group = p.groups.groups[p.group[node]].name;
+  run.type = p.comm_type[node];
+  run.point_to_point = p2p;
+  run.bytes = p.comm_bytes[node];
+  run.group_size = group_size;
+  run.start_ns = t;
+  run.max_wait_ns = t - first.issue_ns;
+  double cost = 0;
+  const double bytes = static_cast<double>(run.bytes);
+  if (p2p) {
+    cost = PointToPointNs(bytes, /*same_node=*/false, comm_.topology);
+  } else if ((options_.comm_model == CommModel::kAstra ||
+              options_.comm_model == CommModel::kAstraAware) &&
+             comm_.astra) {
+    cost = static_cast<double>(AstraCollectiveNs(
+        run.type, run.bytes, group_size, comm_.topology, *comm_.astra,
+        options_.comm_model == CommModel::kAstraAware));
+  } else {
+    cost = CollectiveCostNs(run.type, group_size, bytes, comm_.topology,
+                            options_.algorithm, options_.nccl_efficiency);
+  }
+  if (options_.comm_model == CommModel::kRecorded) {
+    // Recorded kernel times include waiting for the slowest peer; the
+    // rendezvous models that wait, so take the fastest member's time.
+    int64_t fastest = 0;
+    for (const RendezvousArrival& m : members) {
+      const int64_t rec = classes_[m.actor].program->recorded_ns[m.node];
+      if (rec > 0 && (fastest == 0 || rec < fastest)) fastest = rec;
+    }
+    if (fastest > 0) cost = static_cast<double>(fastest);
+  }
+  run.cost_ns = static_cast<int64_t>(std::llround(cost));
+  for (const RendezvousArrival& m : members) {
+    result_.timelines[m.actor].start_ns[m.node] = t;
+    queue_.Push(t + run.cost_ns, kPrioFinish, m.actor, m.node);
+  }
+  result_.collectives.push_back(std::move(run));
+}
+
+absl::Status Engine::DeadlockError(int64_t t) const {
+  std::vector<std::string> lines;
+  for (const CollectiveRendezvous::Pending& pend :
+       rendezvous_.PendingInstances()) {
+    std::vector<uint8_t> arrived(classes_.size(), 0);
+    std::vector<std::string> issued;
+    for (const RendezvousArrival& a : pend.arrived) {
+      arrived[a.actor] = 1;
+      issued.push_back(
+          absl::StrFormat("rank %d (node %d)", classes_[a.actor].ranks.front(),
+                          classes_[a.actor].program->graph->node(a.node).id()));
+    }
+    std::vector<std::string> missing;
+    for (size_t c = 0; c < classes_.size() && missing.size() < 16; ++c) {
+      if (!arrived[c])
+        missing.push_back(absl::StrCat(classes_[c].ranks.front()));
+    }
+    const std::string what =
+        pend.key.kind == 0
+            ? absl::StrFormat("collective #%d on group '%s'", pend.key.seq,
+                              group_names_[pend.key.a])
+            : absl::StrFormat("message #%d from rank %d to rank %d",
+                              pend.key.seq, pend.key.a, pend.key.b);
+    lines.push_back(absl::StrFormat(
+        "%s issued by %s; never issued by rank(s) %s", what,
+        absl::StrJoin(issued, ", "), absl::StrJoin(missing, ", ")));
+  }
+  size_t stuck = 0;
+  for (const ClassState& s : state_) stuck += (s.deps_left.size() - s.done);
+  return absl::FailedPreconditionError(
+      absl::StrFormat("deadlock at t=%d ns: %d ops never ran; %s", t, stuck,
+                      lines.empty() ? std::string("ops wait on each other")
+                                    : absl::StrJoin(lines, "; ")));
+}
+
+absl::StatusOr<SimResult> Engine::Run() {
+  Init();
+  int64_t t = 0;
+  IssueDirty(t);
+  while (!queue_.empty()) {
+    t = queue_.top().time_ns;
+    while (!queue_.empty() && queue_.top().time_ns == t) {
+      OnFinish(queue_.Pop());
+      ++result_.events;
+    }
+    IssueDirty(t);
+  }
+  for (const ClassState& s : state_) {
+    if (s.done != s.deps_left.size()) return DeadlockError(t);
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+absl::StatusOr<SimResult> RunSimulation(const std::vector<RankClass>& classes,
+                                        int64_t world_size,
+                                        const SimOptions& options,
+                                        const CommEnvironment& comm) {
+  if (classes.empty())
+    return absl::InvalidArgumentError("no ranks to simulate");
+  Engine engine(classes, world_size, options, comm);
+  return engine.Run();
+}
+
+}  // namespace et::sim

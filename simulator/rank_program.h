@@ -1,0 +1,59 @@
+// A graph compiled for simulation: per node its kind, the resource (CPU thread,
+// GPU stream or communication channel) it occupies, its compute cost, its
+// communication parameters, and dependency counts with CSR user lists. Columns
+// indexed by the graph's NodeIndex (ascending id), so "lowest ready index" is
+// "lowest ready id". Immutable after Compile(); shared by every rank of a
+// symmetry class.
+#ifndef SIMULATOR_RANK_PROGRAM_H_
+#define SIMULATOR_RANK_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/graph.h"
+#include "proto/process_group.h"
+#include "simulator/compute_cost_model.h"
+#include "simulator/sim_options.h"
+
+namespace et::sim {
+
+enum class OpKind : uint8_t { kNoop, kCompute, kCollective, kSend, kRecv };
+
+// Process groups of one program; index 0 is the implicit "all ranks" group.
+struct ProgramGroups {
+  std::vector<ProcessGroup> groups;  // [0] = all ranks
+  int32_t Find(const std::string& name) const;
+};
+
+struct RankProgram {
+  const Graph* graph = nullptr;  // not owned
+  std::vector<OpKind> kind;
+  std::vector<uint32_t> resource;    // dense per program
+  std::vector<int64_t> compute_ns;   // compute ops (before slow-down)
+  std::vector<int64_t> recorded_ns;  // comm ops' recorded durations (0 = none)
+  std::vector<ChakraProtoMsg::CollectiveCommType> comm_type;
+  std::vector<uint64_t> comm_bytes;
+  std::vector<int32_t> group;          // index into groups.groups
+  std::vector<int32_t> peer;           // send: dst, recv: src; -1 otherwise
+  std::vector<uint32_t> dep_count;     // deps followed
+  std::vector<uint32_t> user_offsets;  // CSR over users followed
+  std::vector<uint32_t> users;
+  std::vector<std::string>
+      resource_names;  // "cpu tid 1", "gpu stream 7", "comm pg 0"
+  std::vector<bool> resource_is_compute;
+  ProgramGroups groups;
+  int64_t recorded_world_size = 0;  // from metadata (0 = unknown)
+  bool ctrl_deps_ignored = false;   // ctrl deps were cyclic: data deps only
+  std::string note;                 // what was repaired, for the report
+};
+
+// Compiles `graph` (which must outlive the program) under `options`.
+absl::StatusOr<RankProgram> CompileRankProgram(const Graph& graph,
+                                               const SimOptions& options,
+                                               const ComputeCostModel& compute);
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_RANK_PROGRAM_H_

@@ -1,0 +1,355 @@
+// Summaries, tables, critical path, text/JSON formatting and the Chrome
+// timeline.
+#include "simulator/report.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/comm_type.h"
+#include "proto/file_util.h"
+
+namespace et::sim {
+namespace {
+
+using Interval = std::pair<int64_t, int64_t>;
+
+int64_t UnionLength(std::vector<Interval>* v) {
+  std::sort(v->begin(), v->end());
+  int64_t total = 0, cur_start = 0, cur_end = -1;
+  bool open = false;
+  for (const Interval& i : *v) {
+    if (i.second <= i.first) continue;
+    if (!open || i.first > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = i.first;
+      cur_end = i.second;
+      open = true;
+    } else {
+      cur_end = std::max(cur_end, i.second);
+    }
+  }
+  if (open) total += cur_end - cur_start;
+  return total;
+}
+
+bool IsComm(OpKind k) {
+  return k == OpKind::kCollective || k == OpKind::kSend || k == OpKind::kRecv;
+}
+
+RankSummary Summarize(const RankClass& rc, const ClassTimeline& tl) {
+  const RankProgram& p = *rc.program;
+  RankSummary s;
+  s.ranks = rc.ranks;
+  std::vector<Interval> compute, comm;
+  for (size_t i = 0; i < p.kind.size(); ++i) {
+    if (tl.finish_ns[i] < 0) continue;
+    s.step_ns = std::max(s.step_ns, tl.finish_ns[i]);
+    if (p.kind[i] == OpKind::kCompute)
+      compute.push_back({tl.start_ns[i], tl.finish_ns[i]});
+    if (IsComm(p.kind[i])) comm.push_back({tl.start_ns[i], tl.finish_ns[i]});
+  }
+  s.compute_ns = UnionLength(&compute);
+  s.comm_ns = UnionLength(&comm);
+  std::vector<Interval> both = compute;
+  both.insert(both.end(), comm.begin(), comm.end());
+  const int64_t busy = UnionLength(&both);
+  s.exposed_comm_ns = busy - s.compute_ns;
+  s.idle_ns = s.step_ns - busy;
+  return s;
+}
+
+std::vector<CriticalStep> CriticalPath(const RankClass& rc,
+                                       const ClassTimeline& tl,
+                                       int64_t* busy_ns) {
+  const RankProgram& p = *rc.program;
+  int32_t last = -1;
+  for (size_t i = 0; i < p.kind.size(); ++i) {
+    if (tl.finish_ns[i] >= 0 &&
+        (last < 0 || tl.finish_ns[i] >= tl.finish_ns[last])) {
+      last = static_cast<int32_t>(i);
+    }
+  }
+  std::vector<CriticalStep> path;
+  *busy_ns = 0;
+  for (int32_t n = last; n >= 0; n = tl.critical_pred[n]) {
+    const int64_t dur = tl.finish_ns[n] - tl.start_ns[n];
+    if (p.kind[n] != OpKind::kNoop) {
+      path.push_back({p.graph->node(n).id(), p.graph->node(n).name(),
+                      tl.start_ns[n], dur});
+      *busy_ns += dur;
+    }
+    if (path.size() > 1000000)
+      break;  // defensive: preds always point back in time
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+void AddMeasuredError(const RankProgram& p, int64_t step_ns, Report* r) {
+  std::optional<std::vector<double>> steps;
+  if (const auto* a =
+          FindAttr(p.graph->metadata().attr(), attr::kStepTimesUs)) {
+    std::vector<double> v;
+    if (a->has_double_list())
+      v.assign(a->double_list().values().begin(),
+               a->double_list().values().end());
+    if (a->has_int64_list())
+      v.assign(a->int64_list().values().begin(),
+               a->int64_list().values().end());
+    if (!v.empty()) steps = v;
+  }
+  if (!steps) return;
+  double sum = 0;
+  for (double s : *steps) sum += s;
+  r->measured_steps = static_cast<int64_t>(steps->size());
+  r->measured_step_us = sum / steps->size();
+  const double predicted_us =
+      static_cast<double>(step_ns) / 1e3 / steps->size();
+  if (*r->measured_step_us > 0) {
+    r->step_error_pct =
+        (predicted_us - *r->measured_step_us) / *r->measured_step_us * 100;
+  }
+}
+
+}  // namespace
+
+Report BuildReport(const std::vector<RankClass>& classes,
+                   const SimResult& result, int64_t world_size) {
+  Report r;
+  r.world_size = world_size;
+  r.classes = static_cast<int64_t>(classes.size());
+  r.events = result.events;
+  size_t slowest = 0;
+  std::map<std::string, OpRow> ops;
+  int64_t compute_total = 0;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    r.ranks.push_back(Summarize(classes[c], result.timelines[c]));
+    if (r.ranks.back().step_ns > r.step_ns) {
+      r.step_ns = r.ranks.back().step_ns;
+      slowest = c;
+    }
+    if (!classes[c].program->note.empty()) {
+      r.notes.push_back(absl::StrCat("rank ", classes[c].ranks.front(), ": ",
+                                     classes[c].program->note));
+    }
+  }
+  // Per-op table over the slowest rank (other ranks are alike or listed in
+  // --json).
+  const RankProgram& p = *classes[slowest].program;
+  const ClassTimeline& tl = result.timelines[slowest];
+  for (size_t i = 0; i < p.kind.size(); ++i) {
+    if (p.kind[i] != OpKind::kCompute || tl.finish_ns[i] < 0) continue;
+    OpRow& row = ops[p.graph->node(i).name()];
+    row.name = p.graph->node(i).name();
+    ++row.calls;
+    row.total_ns += tl.finish_ns[i] - tl.start_ns[i];
+    compute_total += tl.finish_ns[i] - tl.start_ns[i];
+  }
+  for (auto& [name, row] : ops) {
+    row.share = compute_total > 0
+                    ? static_cast<double>(row.total_ns) / compute_total
+                    : 0;
+    r.ops.push_back(row);
+  }
+  std::sort(r.ops.begin(), r.ops.end(), [](const OpRow& a, const OpRow& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  std::map<std::tuple<std::string, std::string, uint64_t, int64_t>,
+           CollectiveRow>
+      colls;
+  int64_t comm_total = 0;
+  for (const CollectiveRun& run : result.collectives) {
+    const std::string type =
+        run.point_to_point ? "SEND_RECV" : std::string(CommTypeName(run.type));
+    CollectiveRow& row = colls[{type, run.group, run.bytes, run.group_size}];
+    row.type = type;
+    row.group = run.group;
+    row.bytes = run.bytes;
+    row.group_size = run.group_size;
+    ++row.calls;
+    row.total_ns += run.cost_ns;
+    row.wait_ns += run.max_wait_ns;
+    comm_total += run.cost_ns;
+  }
+  for (auto& [key, row] : colls) {
+    row.share =
+        comm_total > 0 ? static_cast<double>(row.total_ns) / comm_total : 0;
+    r.collectives.push_back(row);
+  }
+  std::sort(r.collectives.begin(), r.collectives.end(),
+            [](const CollectiveRow& a, const CollectiveRow& b) {
+              return a.total_ns > b.total_ns;
+            });
+  r.critical_path =
+      CriticalPath(classes[slowest], tl, &r.critical_path_busy_ns);
+  AddMeasuredError(p, r.step_ns, &r);
+  return r;
+}
+
+std::string FormatReportText(const Report& r, size_t top) {
+  auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  std::string out = absl::StrFormat(
+      "et-sim: %d ranks (%d simulated), %d events\nstep time: %.3f ms (%d "
+      "ns)\n",
+      r.world_size, r.classes, r.events, ms(r.step_ns), r.step_ns);
+  if (r.measured_step_us) {
+    absl::StrAppendFormat(
+        &out, "measured step: %.3f ms (mean of %d), prediction error %+.1f%%\n",
+        *r.measured_step_us / 1e3, r.measured_steps,
+        r.step_error_pct.value_or(0));
+  }
+  for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
+  absl::StrAppend(&out,
+                  "\nranks            step_ms  compute_ms  comm_ms  "
+                  "exposed_comm_ms  idle_ms\n");
+  for (size_t i = 0; i < r.ranks.size() && i < top; ++i) {
+    const RankSummary& s = r.ranks[i];
+    const std::string who =
+        s.ranks.size() == 1
+            ? absl::StrCat(s.ranks[0])
+            : absl::StrCat(s.ranks.front(), "..", s.ranks.back(), " (",
+                           s.ranks.size(), ")");
+    absl::StrAppendFormat(&out, "%-16s %8.3f %11.3f %8.3f %16.3f %8.3f\n", who,
+                          ms(s.step_ns), ms(s.compute_ns), ms(s.comm_ns),
+                          ms(s.exposed_comm_ns), ms(s.idle_ns));
+  }
+  absl::StrAppend(
+      &out,
+      "\ntop ops (slowest rank)          calls   total_ms    mean_us  share\n");
+  for (size_t i = 0; i < r.ops.size() && i < top; ++i) {
+    const OpRow& o = r.ops[i];
+    absl::StrAppendFormat(&out, "%-30.30s %6d %10.3f %10.2f %5.1f%%\n", o.name,
+                          o.calls, ms(o.total_ns), o.total_ns / 1e3 / o.calls,
+                          o.share * 100);
+  }
+  absl::StrAppend(&out,
+                  "\ncollectives          group   ranks       bytes  calls   "
+                  "total_ms    mean_us  wait_ms  share\n");
+  for (size_t i = 0; i < r.collectives.size() && i < top; ++i) {
+    const CollectiveRow& c = r.collectives[i];
+    absl::StrAppendFormat(
+        &out, "%-20s %-6s %6d %11d %6d %10.3f %10.2f %8.3f %5.1f%%\n", c.type,
+        c.group, c.group_size, c.bytes, c.calls, ms(c.total_ns),
+        c.total_ns / 1e3 / c.calls, ms(c.wait_ns), c.share * 100);
+  }
+  absl::StrAppendFormat(
+      &out, "\ncritical path: %d ops, %.3f ms busy of %.3f ms\n",
+      r.critical_path.size(), ms(r.critical_path_busy_ns), ms(r.step_ns));
+  std::vector<CriticalStep> longest = r.critical_path;
+  std::stable_sort(longest.begin(), longest.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.duration_ns > b.duration_ns;
+                   });
+  for (size_t i = 0; i < longest.size() && i < top; ++i) {
+    absl::StrAppendFormat(
+        &out, "  node %-8d %-30.30s start %10.3f ms  dur %10.2f us\n",
+        longest[i].node_id, longest[i].name, ms(longest[i].start_ns),
+        longest[i].duration_ns / 1e3);
+  }
+  return out;
+}
+
+std::string FormatReportJson(const Report& r) {
+  nlohmann::json j;
+  j["world_size"] = r.world_size;
+  j["simulated_classes"] = r.classes;
+  j["events"] = r.events;
+  j["step_ns"] = r.step_ns;
+  if (r.measured_step_us) {
+    j["measured_step_us"] = *r.measured_step_us;
+    j["measured_steps"] = r.measured_steps;
+    if (r.step_error_pct) j["step_error_pct"] = *r.step_error_pct;
+  }
+  j["notes"] = r.notes;
+  for (const RankSummary& s : r.ranks) {
+    j["ranks"].push_back({{"ranks", s.ranks},
+                          {"step_ns", s.step_ns},
+                          {"compute_ns", s.compute_ns},
+                          {"comm_ns", s.comm_ns},
+                          {"exposed_comm_ns", s.exposed_comm_ns},
+                          {"idle_ns", s.idle_ns}});
+  }
+  j["ops"] = nlohmann::json::array();
+  for (const OpRow& o : r.ops) {
+    j["ops"].push_back({{"name", o.name},
+                        {"calls", o.calls},
+                        {"total_ns", o.total_ns},
+                        {"share", o.share}});
+  }
+  j["collectives"] = nlohmann::json::array();
+  for (const CollectiveRow& c : r.collectives) {
+    j["collectives"].push_back({{"type", c.type},
+                                {"group", c.group},
+                                {"group_size", c.group_size},
+                                {"bytes", c.bytes},
+                                {"calls", c.calls},
+                                {"total_ns", c.total_ns},
+                                {"wait_ns", c.wait_ns},
+                                {"share", c.share}});
+  }
+  j["critical_path"] = nlohmann::json::array();
+  for (const CriticalStep& s : r.critical_path) {
+    j["critical_path"].push_back({{"node", s.node_id},
+                                  {"name", s.name},
+                                  {"start_ns", s.start_ns},
+                                  {"duration_ns", s.duration_ns}});
+  }
+  j["critical_path_busy_ns"] = r.critical_path_busy_ns;
+  return j.dump(1);
+}
+
+absl::Status WriteTimeline(const std::vector<RankClass>& classes,
+                           const SimResult& result, const std::string& path) {
+  nlohmann::json events = nlohmann::json::array();
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const RankProgram& p = *classes[c].program;
+    const ClassTimeline& tl = result.timelines[c];
+    const int64_t pid = classes[c].ranks.front();
+    const std::string label =
+        classes[c].ranks.size() == 1
+            ? absl::StrCat("rank ", pid)
+            : absl::StrCat("rank ", pid, " (+", classes[c].ranks.size() - 1,
+                           " identical)");
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", pid},
+                      {"args", {{"name", label}}}});
+    for (size_t res = 0; res < p.resource_names.size(); ++res) {
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", pid},
+                        {"tid", res},
+                        {"args", {{"name", p.resource_names[res]}}}});
+    }
+    for (size_t i = 0; i < p.kind.size(); ++i) {
+      if (p.kind[i] == OpKind::kNoop || tl.finish_ns[i] < 0) continue;
+      nlohmann::json e = {{"ph", "X"},
+                          {"name", p.graph->node(i).name()},
+                          {"pid", pid},
+                          {"tid", p.resource[i]},
+                          {"ts", tl.start_ns[i] / 1e3},
+                          {"dur", (tl.finish_ns[i] - tl.start_ns[i]) / 1e3},
+                          {"args", {{"node", p.graph->node(i).id()}}}};
+      if (IsComm(p.kind[i])) {
+        e["cat"] = "comm";
+        e["args"]["bytes"] = p.comm_bytes[i];
+        e["args"]["wait_us"] = (tl.start_ns[i] - tl.issue_ns[i]) / 1e3;
+      } else {
+        e["cat"] = "compute";
+      }
+      events.push_back(std::move(e));
+    }
+  }
+  nlohmann::json root = {{"traceEvents", std::move(events)},
+                         {"displayTimeUnit", "ns"}};
+  return WriteFileAtomically(path, root.dump());
+}
+
+}  // namespace et::sim

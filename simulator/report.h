@@ -1,0 +1,75 @@
+// The results people read: per-rank and overall summary (step, compute,
+// communication, exposed communication, idle), the critical path, per-op and
+// per-collective tables sorted by total time, the measured-vs-predicted step
+// error, as text, JSON, and a Chrome/Perfetto timeline (a process per simulated
+// rank, a track per resource). Built once from a finished simulation; plain
+// data afterwards.
+#ifndef SIMULATOR_REPORT_H_
+#define SIMULATOR_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "simulator/engine.h"
+
+namespace et::sim {
+
+struct RankSummary {
+  std::vector<int64_t> ranks;  // the class's ranks (identical results)
+  int64_t step_ns = 0, compute_ns = 0, comm_ns = 0, exposed_comm_ns = 0,
+          idle_ns = 0;
+};
+
+struct OpRow {
+  std::string name;
+  int64_t calls = 0, total_ns = 0;
+  double share = 0;  // of all compute time
+};
+
+struct CollectiveRow {
+  std::string type, group;
+  uint64_t bytes = 0;
+  int64_t group_size = 0, calls = 0, total_ns = 0, wait_ns = 0;
+  double share = 0;  // of all communication time
+};
+
+struct CriticalStep {
+  uint64_t node_id = 0;
+  std::string name;
+  int64_t start_ns = 0, duration_ns = 0;
+};
+
+struct Report {
+  int64_t world_size = 0;
+  int64_t classes = 0;
+  int64_t events = 0;
+  int64_t step_ns = 0;  // max over ranks
+  std::vector<RankSummary> ranks;
+  std::vector<OpRow> ops;
+  std::vector<CollectiveRow> collectives;
+  std::vector<CriticalStep>
+      critical_path;  // of the slowest rank, in time order
+  int64_t critical_path_busy_ns = 0;
+  std::vector<std::string> notes;
+  std::optional<double> measured_step_us;  // mean of step_times_us
+  int64_t measured_steps = 0;
+  std::optional<double>
+      step_error_pct;  // (predicted per step - measured) / measured
+};
+
+Report BuildReport(const std::vector<RankClass>& classes,
+                   const SimResult& result, int64_t world_size);
+
+std::string FormatReportText(const Report& report, size_t top_rows);
+std::string FormatReportJson(const Report& report);
+
+// Chrome trace JSON of the simulated run, written atomically to `path`.
+absl::Status WriteTimeline(const std::vector<RankClass>& classes,
+                           const SimResult& result, const std::string& path);
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_REPORT_H_

@@ -1,0 +1,62 @@
+// The knobs of one simulation run, filled by et_sim_main.cc from flags (or by
+// tests directly). Plain data; no behaviour. Every field has a default that
+// reproduces the documented behaviour of `et-sim` without flags.
+#ifndef SIMULATOR_SIM_OPTIONS_H_
+#define SIMULATOR_SIM_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace et::sim {
+
+// How ops share a rank's resources.
+enum class SchedulingMode {
+  kStreamAware,  // one FIFO per CPU thread (`tid`) and per GPU stream
+                 // (`stream`)
+  kAstraCompat,  // ASTRA-sim: one CPU op, one GPU op and one collective at a
+                 // time
+};
+
+// Where compute durations come from.
+enum class ComputeModel {
+  kRecorded,    // duration_micros / duration_ns from the trace (roofline when
+                // absent)
+  kRoofline,    // max(num_ops / peak_flops, tensor_size / mem_bw)
+  kCalibrated,  // calibration file by op name and shapes, else roofline
+};
+
+// Where collective durations come from.
+enum class CommModel {
+  kModel,       // closed-form alpha-beta costs on the topology
+  kRecorded,    // the fastest member's recorded duration (falls back to the
+                // model)
+  kAstra,       // ASTRA-sim analytical backend, congestion unaware
+  kAstraAware,  // ASTRA-sim analytical backend, congestion aware
+};
+
+// Collective algorithm for the alpha-beta model.
+enum class CollectiveAlgorithm { kAuto, kRing, kTree, kDirect, kHierarchical };
+
+struct SimOptions {
+  int64_t world_size = 0;  // ranks; 0 = the number of input files
+  SchedulingMode scheduling = SchedulingMode::kStreamAware;
+  ComputeModel compute_model = ComputeModel::kRecorded;
+  CommModel comm_model = CommModel::kModel;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+  bool nccl_efficiency =
+      false;  // scale bandwidth by NCCL's size-dependent efficiency
+  std::string topology = "HGX-H100";  // preset name or YAML/JSON path
+  std::string astra_system;     // ASTRA-sim system JSON (astra comm models)
+  std::string device = "H100";  // roofline device preset
+  std::string device_file;      // presets file; empty = the shipped one
+  std::string calibration_file;
+  double compute_scale = 1.0;               // divide compute durations by this
+  std::map<int64_t, double> rank_slowdown;  // rank -> factor (>1 = slower)
+  bool use_rank_symmetry = true;
+  bool keep_timeline = false;  // record per-op intervals for --timeline
+};
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_SIM_OPTIONS_H_

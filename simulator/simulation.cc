@@ -1,0 +1,156 @@
+// Input resolution, symmetry classes, and the run.
+#include "simulator/simulation.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proto/file_util.h"
+#include "proto/status_macros.h"
+#include "simulator/compute_cost_model.h"
+
+namespace et::sim {
+
+absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
+    const SimInput& input) {
+  std::vector<std::string> files;
+  if (absl::StrContains(input.path, "%d")) {
+    if (input.pattern_ranks <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(input.path, ": a rank pattern needs --ranks N"));
+    }
+    for (int64_t r = 0; r < input.pattern_ranks; ++r) {
+      files.push_back(ExpandRankPattern(input.path, static_cast<int>(r)));
+    }
+    return files;
+  }
+  if (IsDirectory(input.path)) {
+    // Files named *.<rank>.et[.gz] (or *<rank>.et), ordered by rank.
+    std::map<int64_t, std::string> by_rank;
+    std::error_code ec;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(input.path, ec)) {
+      std::string name = entry.path().filename().string();
+      std::string stem = name;
+      if (absl::EndsWith(stem, ".gz")) stem.resize(stem.size() - 3);
+      if (!absl::EndsWith(stem, ".et")) continue;
+      stem.resize(stem.size() - 3);
+      size_t digits = stem.size();
+      while (digits > 0 &&
+             isdigit(static_cast<unsigned char>(stem[digits - 1])))
+        --digits;
+      if (digits == stem.size()) continue;
+      const int64_t rank = std::stoll(stem.substr(digits));
+      if (!by_rank.emplace(rank, entry.path().string()).second) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: two files for rank %d", input.path, rank));
+      }
+    }
+    int64_t expect = 0;
+    for (const auto& [rank, path] : by_rank) {
+      if (rank != expect++) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: no file for rank %d", input.path, expect - 1));
+      }
+      files.push_back(path);
+    }
+    if (files.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(input.path, ": no per-rank .et files (name.<rank>.et)"));
+    }
+    return files;
+  }
+  files.push_back(input.path);
+  return files;
+}
+
+absl::Status Simulation::Load(const SimInput& input,
+                              const SimOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveRankFiles(input));
+  ASSIGN_OR_RETURN(ComputeCostModel compute, ComputeCostModel::Create(options));
+  if (files.size() == 1) {
+    world_size_ = options.world_size > 0 ? options.world_size : 1;
+  } else {
+    if (options.world_size > 0 &&
+        options.world_size != static_cast<int64_t>(files.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: --world %d but %d per-rank files", input.path,
+                          options.world_size, files.size()));
+    }
+    world_size_ = static_cast<int64_t>(files.size());
+  }
+  for (const std::string& f : files) {
+    absl::StatusOr<Graph> g = LoadGraph(f);
+    if (!g.ok())
+      return absl::Status(g.status().code(),
+                          absl::StrCat(f, ": ", g.status().message()));
+    graphs_.push_back(std::make_unique<Graph>(std::move(*g)));
+    absl::StatusOr<RankProgram> p =
+        CompileRankProgram(*graphs_.back(), options, compute);
+    if (!p.ok())
+      return absl::Status(p.status().code(),
+                          absl::StrCat(f, ": ", p.status().message()));
+    programs_.push_back(std::make_unique<RankProgram>(std::move(*p)));
+    files_.push_back(f);
+  }
+  program_of_rank_.resize(world_size_);
+  for (int64_t r = 0; r < world_size_; ++r) {
+    program_of_rank_[r] = files.size() == 1 ? 0 : static_cast<int32_t>(r);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Simulation::BuildClasses(const SimOptions& options) {
+  for (const auto& [rank, factor] : options.rank_slowdown) {
+    if (rank < 0 || rank >= world_size_ || !(factor > 0)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--slow-rank %d:%g: rank must be in [0, %d) and factor positive",
+          rank, factor, world_size_));
+    }
+  }
+  // (program, slowdown) -> class; with symmetry off every rank is its own
+  // class.
+  std::map<std::pair<int32_t, double>, size_t> index;
+  for (int64_t r = 0; r < world_size_; ++r) {
+    auto it = options.rank_slowdown.find(r);
+    const double slow = it == options.rank_slowdown.end() ? 1.0 : it->second;
+    const int32_t prog = program_of_rank_[r];
+    if (!options.use_rank_symmetry) {
+      classes_.push_back({programs_[prog].get(), {r}, slow});
+      continue;
+    }
+    auto [pos, inserted] =
+        index.emplace(std::make_pair(prog, slow), classes_.size());
+    if (inserted) classes_.push_back({programs_[prog].get(), {}, slow});
+    classes_[pos->second].ranks.push_back(r);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Run(
+    const SimInput& input, const SimOptions& options) {
+  auto sim = std::unique_ptr<Simulation>(new Simulation());
+  RETURN_IF_ERROR(sim->Load(input, options));
+  RETURN_IF_ERROR(sim->BuildClasses(options));
+  CommEnvironment comm;
+  ASSIGN_OR_RETURN(Topology topology, LoadTopology(options.topology));
+  ASSIGN_OR_RETURN(comm.topology,
+                   FitTopology(std::move(topology), sim->world_size_));
+  if (options.comm_model == CommModel::kAstra ||
+      options.comm_model == CommModel::kAstraAware) {
+    if (options.astra_system.empty()) {
+      return absl::InvalidArgumentError(
+          "--comm=astra needs --astra-system FILE");
+    }
+    ASSIGN_OR_RETURN(comm.astra, LoadAstraSystemConfig(options.astra_system));
+  }
+  ASSIGN_OR_RETURN(sim->result_, RunSimulation(sim->classes_, sim->world_size_,
+                                               options, comm));
+  sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
+  return sim;
+}
+
+}  // namespace et::sim

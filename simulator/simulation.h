@@ -1,0 +1,58 @@
+// One et-sim run from files to report: resolves the inputs (one .et for every
+// rank, a rank pattern such as out.%d.et, or a directory of per-rank files),
+// compiles each distinct graph once, groups ranks into symmetry classes (same
+// graph, same speed), fits the topology and runs the engine. Owns the graphs
+// and programs it simulates.
+#ifndef SIMULATOR_SIMULATION_H_
+#define SIMULATOR_SIMULATION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/graph.h"
+#include "simulator/engine.h"
+#include "simulator/rank_program.h"
+#include "simulator/report.h"
+#include "simulator/sim_options.h"
+
+namespace et::sim {
+
+struct SimInput {
+  std::string path;           // a file, a directory, or a pattern containing %d
+  int64_t pattern_ranks = 0;  // ranks for a pattern (--ranks N)
+};
+
+class Simulation {
+ public:
+  // Loads and runs. Errors name the file (and node) at fault.
+  static absl::StatusOr<std::unique_ptr<Simulation>> Run(
+      const SimInput& input, const SimOptions& options);
+
+  const Report& report() const { return report_; }
+  const SimResult& result() const { return result_; }
+  const std::vector<RankClass>& classes() const { return classes_; }
+  int64_t world_size() const { return world_size_; }
+
+ private:
+  absl::Status Load(const SimInput& input, const SimOptions& options);
+  absl::Status BuildClasses(const SimOptions& options);
+
+  std::vector<std::string> files_;  // per distinct graph
+  std::vector<std::unique_ptr<Graph>> graphs_;
+  std::vector<std::unique_ptr<RankProgram>> programs_;
+  std::vector<int32_t> program_of_rank_;
+  std::vector<RankClass> classes_;
+  int64_t world_size_ = 0;
+  SimResult result_;
+  Report report_;
+};
+
+// The per-rank files an input names, in rank order.
+absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
+    const SimInput& input);
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_SIMULATION_H_

@@ -1,0 +1,9 @@
+# Tests of the Kineto linker (included from tests/converter/CMakeLists.txt).
+et_add_test(kineto_trace_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kineto_trace_test.cc
+  LIBS et_kineto_link nlohmann_json::nlohmann_json)
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/kineto_link_test.cc)
+  et_add_test(kineto_link_test
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/kineto_link_test.cc
+    LIBS et_kineto_link nlohmann_json::nlohmann_json)
+endif()

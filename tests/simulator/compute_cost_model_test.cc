@@ -1,0 +1,92 @@
+// Compute costs: recorded durations, roofline on device presets, FLOPs from
+// shapes, calibration files.
+#include "simulator/compute_cost_model.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+
+namespace et::sim {
+namespace {
+
+ChakraProtoMsg::Node Mm(int64_t dur_us) {
+  ChakraProtoMsg::Node n;
+  n.set_id(1);
+  n.set_name("aten::mm");
+  n.set_type(ChakraProtoMsg::COMP_NODE);
+  n.set_duration_micros(dur_us);
+  n.mutable_inputs()->set_shapes("[[1024, 2048], [2048, 512]]");
+  return n;
+}
+
+TEST(ComputeCostModelTest, FlopsFromShapes) {
+  EXPECT_DOUBLE_EQ(*FlopsFromShapes("aten::mm", "[[1024, 2048], [2048, 512]]"),
+                   2.0 * 1024 * 2048 * 512);
+  EXPECT_DOUBLE_EQ(
+      *FlopsFromShapes("aten::addmm", "[[512], [64, 128], [128, 512]]"),
+      2.0 * 64 * 128 * 512);
+  EXPECT_DOUBLE_EQ(*FlopsFromShapes("aten::bmm", "[[4, 8, 16], [4, 16, 32]]"),
+                   2.0 * 4 * 8 * 16 * 32);
+  EXPECT_DOUBLE_EQ(
+      *FlopsFromShapes("aten::linear", "[[32, 10, 64], [128, 64], [128]]"),
+      2.0 * 320 * 64 * 128);
+  EXPECT_FALSE(FlopsFromShapes("aten::relu", "[[10]]").has_value());
+}
+
+TEST(ComputeCostModelTest, RecordedPrefersNanoseconds) {
+  SimOptions o;
+  auto m = ComputeCostModel::Create(o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ChakraProtoMsg::Node n = Mm(12);
+  EXPECT_EQ(m->DurationNs(n), 12000);
+  SetInt64(n.mutable_attr(), attr::kDurationNs, 12345);
+  EXPECT_EQ(m->DurationNs(n), 12345);
+}
+
+TEST(ComputeCostModelTest, RooflineOnPresets) {
+  SimOptions o;
+  o.compute_model = ComputeModel::kRoofline;
+  o.device = "A100";
+  auto a100 = ComputeCostModel::Create(o);
+  ASSERT_TRUE(a100.ok()) << a100.status();
+  // 2*1024*2048*512 = 2.147e9 FLOP at 312 TFLOP/s * 0.7 = 218.4 FLOP/ns -> 9833
+  // ns.
+  EXPECT_EQ(a100->DurationNs(Mm(999)), 9833);
+  o.device = "H100";
+  auto h100 = ComputeCostModel::Create(o);
+  ASSERT_TRUE(h100.ok());
+  EXPECT_LT(h100->DurationNs(Mm(999)), a100->DurationNs(Mm(999)));
+  // Memory-bound: 1 GB at 3350 GB/s * 0.8 = 2680 B/ns -> 373135 ns.
+  ChakraProtoMsg::Node copy;
+  copy.set_name("aten::copy_");
+  SetInt64(copy.mutable_attr(), attr::kTensorSize, 1000000000);
+  EXPECT_EQ(h100->DurationNs(copy), 373135);
+  o.device = "TPU";
+  EXPECT_FALSE(ComputeCostModel::Create(o).ok());
+}
+
+TEST(ComputeCostModelTest, CalibrationFileByNameAndShapes) {
+  const std::string path =
+      std::string(ET_BINARY_DIR) + "/sim_calibration_test.json";
+  std::ofstream(path)
+      << R"({"format": "et-calibration", "version": 1, "device": "H100",
+    "entries": [{"name": "aten::mm", "input_shapes": [[1024, 2048], [2048, 512]],
+                 "mean_us": 7.5, "count": 20}]})";
+  SimOptions o;
+  o.compute_model = ComputeModel::kCalibrated;
+  o.calibration_file = path;
+  auto m = ComputeCostModel::Create(o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->DurationNs(Mm(999)), 7500);
+  ChakraProtoMsg::Node other = Mm(999);
+  other.mutable_inputs()->set_shapes(
+      "[[8, 8], [8, 8]]");             // not calibrated: roofline
+  EXPECT_EQ(m->DurationNs(other), 2);  // 1024 FLOP / 692.3 FLOP/ns, rounded up
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace et::sim

@@ -1,0 +1,198 @@
+// Engine semantics on hand-built graphs and on reference Chakra traces:
+// dependencies, resources, overlap, rendezvous, deadlock reports, rank
+// symmetry, what-if scaling.
+#include "simulator/engine.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "simulator/collective_cost_model.h"
+#include "simulator/report.h"
+#include "simulator/simulation.h"
+#include "tests/simulator/sim_test_graphs.h"
+
+namespace et::sim {
+namespace {
+
+using testing::Collective;
+using testing::Compute;
+using testing::MakeGraph;
+
+struct Run {
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  std::vector<RankClass> classes;
+  absl::StatusOr<SimResult> result = absl::UnknownError("not run");
+};
+
+// Runs `graphs[r]` on rank r (each its own class) on a one-level topology.
+std::unique_ptr<Run> Simulate(const std::vector<const Graph*>& graphs,
+                              SimOptions options, int64_t world = 0) {
+  auto run = std::make_unique<Run>();
+  auto compute = ComputeCostModel::Create(options);
+  EXPECT_TRUE(compute.ok()) << compute.status();
+  for (size_t r = 0; r < graphs.size(); ++r) {
+    auto p = CompileRankProgram(*graphs[r], options, *compute);
+    EXPECT_TRUE(p.ok()) << p.status();
+    run->programs.push_back(std::make_unique<RankProgram>(std::move(*p)));
+    run->classes.push_back(
+        {run->programs.back().get(), {static_cast<int64_t>(r)}, 1.0});
+  }
+  if (world > 0) {  // one class of `world` ranks
+    run->classes.resize(1);
+    run->classes[0].ranks.clear();
+    for (int64_t r = 0; r < world; ++r) run->classes[0].ranks.push_back(r);
+  }
+  CommEnvironment comm;
+  comm.topology.dims.push_back(
+      {LinkKind::kFullyConnected, 0, 1, 1000});  // 1 B/ns
+  comm.topology =
+      *FitTopology(comm.topology, world > 0 ? world : graphs.size());
+  run->result = RunSimulation(run->classes, world > 0 ? world : graphs.size(),
+                              options, comm);
+  return run;
+}
+
+TEST(EngineTest, ChainAndParallelThreads) {
+  // 1 -> 2 on tid 0; 3 independent on another thread (tid 1).
+  std::vector<ChakraProtoMsg::Node> nodes = {
+      Compute(1, 10, {}), Compute(2, 20, {1}), Compute(3, 25, {})};
+  SetInt64(nodes[2].mutable_attr(), attr::kTid, 1);
+  Graph g = MakeGraph(nodes);
+  auto run = Simulate({&g}, SimOptions());
+  ASSERT_TRUE(run->result.ok()) << run->result.status();
+  const ClassTimeline& tl = run->result->timelines[0];
+  EXPECT_EQ(tl.finish_ns[1], 30000);
+  EXPECT_EQ(tl.start_ns[2], 0);  // other thread: runs at once
+  Report r = BuildReport(run->classes, *run->result, 1);
+  EXPECT_EQ(r.step_ns, 30000);
+  EXPECT_EQ(r.ranks[0].compute_ns, 30000);
+  // Critical path: op1 then op2.
+  ASSERT_EQ(r.critical_path.size(), 2u);
+  EXPECT_EQ(r.critical_path[0].node_id, 1u);
+  EXPECT_EQ(r.critical_path[1].node_id, 2u);
+}
+
+TEST(EngineTest, SameResourceIssuesLowestIdFirst) {
+  // Two ready ops on one thread: id 2 before id 5, whatever the input order.
+  Graph g = MakeGraph({Compute(5, 10, {}), Compute(2, 7, {})});
+  auto run = Simulate({&g}, SimOptions());
+  ASSERT_TRUE(run->result.ok());
+  const ClassTimeline& tl = run->result->timelines[0];
+  EXPECT_EQ(tl.start_ns[*g.Find(2)], 0);
+  EXPECT_EQ(tl.start_ns[*g.Find(5)], 7000);
+}
+
+TEST(EngineTest, CommunicationOverlapsComputeAndExposedIsCounted) {
+  // GPU op 1 (10 us) -> all-reduce 2 of 1000 B over 2 ranks; GPU op 3 (4 us)
+  // independent. Cost: ring 2*1*1000 + 2*1/2*1000/1 = 3000 ns.
+  Graph g = MakeGraph({Compute(1, 10, {}, true),
+                       Collective(2, ChakraProtoMsg::ALL_REDUCE, 1000, {1}),
+                       Compute(3, 4, {}, true)});
+  auto run = Simulate({&g, &g}, SimOptions());
+  ASSERT_TRUE(run->result.ok()) << run->result.status();
+  Report r = BuildReport(run->classes, *run->result, 2);
+  // Stream 7 runs op1 [0,10us) then op3 [10,14us); the collective runs [10,
+  // 13us).
+  EXPECT_EQ(r.step_ns, 14000);
+  EXPECT_EQ(r.ranks[0].comm_ns, 3000);
+  EXPECT_EQ(r.ranks[0].exposed_comm_ns, 0);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  EXPECT_EQ(r.collectives[0].calls, 1);  // one instance, both ranks in it
+  EXPECT_EQ(r.collectives[0].group_size, 2);
+}
+
+TEST(EngineTest, CollectiveWaitsForTheSlowestMember) {
+  Graph fast =
+      MakeGraph({Compute(1, 10, {}),
+                 Collective(2, ChakraProtoMsg::ALL_REDUCE, 1000, {1})});
+  Graph slow =
+      MakeGraph({Compute(1, 50, {}),
+                 Collective(2, ChakraProtoMsg::ALL_REDUCE, 1000, {1})});
+  auto run = Simulate({&fast, &slow}, SimOptions());
+  ASSERT_TRUE(run->result.ok());
+  // Both finish at 50 us + 3000 ns.
+  EXPECT_EQ(run->result->timelines[0].finish_ns[1], 53000);
+  EXPECT_EQ(run->result->timelines[1].finish_ns[1], 53000);
+  EXPECT_EQ(run->result->collectives[0].max_wait_ns, 40000);
+}
+
+TEST(EngineTest, MissingCollectiveIsADeadlockNamingRanksAndNode) {
+  Graph with =
+      MakeGraph({Compute(1, 10, {}),
+                 Collective(42, ChakraProtoMsg::ALL_REDUCE, 1000, {1})});
+  Graph without = MakeGraph({Compute(1, 10, {})});
+  auto run = Simulate({&with, &with, &without}, SimOptions());
+  ASSERT_FALSE(run->result.ok());
+  const std::string msg(run->result.status().message());
+  EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 0 (node 42)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("never issued by rank(s) 2"), std::string::npos) << msg;
+}
+
+TEST(EngineTest, AstraModeRunsOneCpuOpAtATime) {
+  std::vector<ChakraProtoMsg::Node> nodes = {Compute(1, 10, {}),
+                                             Compute(2, 10, {})};
+  SetInt64(nodes[1].mutable_attr(), attr::kTid, 2);
+  Graph g = MakeGraph(nodes);
+  auto stream = Simulate({&g}, SimOptions());
+  ASSERT_TRUE(stream->result.ok());
+  EXPECT_EQ(BuildReport(stream->classes, *stream->result, 1).step_ns, 10000);
+  SimOptions astra;
+  astra.scheduling = SchedulingMode::kAstraCompat;
+  auto serial = Simulate({&g}, astra);
+  ASSERT_TRUE(serial->result.ok());
+  EXPECT_EQ(BuildReport(serial->classes, *serial->result, 1).step_ns, 20000);
+}
+
+TEST(EngineTest, RankSymmetryMatchesPerRankSimulation) {
+  Graph g = MakeGraph({Compute(1, 10, {}, true),
+                       Collective(2, ChakraProtoMsg::ALL_REDUCE, 1 << 20, {1}),
+                       Compute(3, 5, {2}, true)});
+  auto symmetric = Simulate({&g}, SimOptions(), /*world=*/8);
+  auto separate = Simulate({&g, &g, &g, &g, &g, &g, &g, &g}, SimOptions());
+  ASSERT_TRUE(symmetric->result.ok());
+  ASSERT_TRUE(separate->result.ok());
+  EXPECT_EQ(BuildReport(symmetric->classes, *symmetric->result, 8).step_ns,
+            BuildReport(separate->classes, *separate->result, 8).step_ns);
+  EXPECT_LT(symmetric->result->events, separate->result->events);
+}
+
+TEST(EngineTest, StragglerAndComputeScale) {
+  Graph g = MakeGraph({Compute(1, 10, {}),
+                       Collective(2, ChakraProtoMsg::ALL_REDUCE, 1000, {1})});
+  SimOptions options;
+  options.compute_scale = 2.0;  // 10 us -> 5 us
+  auto run = Simulate({&g, &g}, options);
+  ASSERT_TRUE(run->result.ok());
+  EXPECT_EQ(run->result->timelines[0].finish_ns[0], 5000);
+}
+
+TEST(EngineTest, FeederTraceWithCyclicCtrlDepsRunsOnDataDeps) {
+  SimInput input{std::string(ET_TEST_DATA) + "/chakra/feeder_tests_chakra.0.et",
+                 0};
+  SimOptions options;
+  options.world_size = 8;
+  auto sim = Simulation::Run(input, options);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const Report& r = (*sim)->report();
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes[0].find("ctrl_deps are cyclic"), std::string::npos);
+  EXPECT_NE(r.notes[0].find("1277 deps"), std::string::npos);
+  EXPECT_GT(r.step_ns, 0);
+  EXPECT_EQ(r.classes, 1);
+}
+
+TEST(EngineTest, ModelParallelMlpPairsRanks) {
+  // mlp_mp.{0,1}.et: the reference text converter's 2-NPU model-parallel MLP.
+  SimInput input{std::string(ET_TEST_DATA) + "/chakra/mlp_mp.%d.et", 2};
+  auto sim = Simulation::Run(input, SimOptions());
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const Report& r = (*sim)->report();
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].step_ns,
+            r.ranks[1].step_ns);  // the same program on both
+  EXPECT_GT(r.ranks[0].compute_ns, r.ranks[0].comm_ns);
+}
+
+}  // namespace
+}  // namespace et::sim

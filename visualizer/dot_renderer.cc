@@ -1,0 +1,127 @@
+// Rendering DOT through Graphviz's `dot` program; see dot_renderer.h.
+#include "visualizer/dot_renderer.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "proto/file_util.h"
+#include "proto/status_macros.h"
+
+extern char** environ;
+
+namespace et::viz {
+namespace {
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         access(path.c_str(), X_OK) == 0;
+}
+
+std::string FirstLines(const std::string& path, int max_lines) {
+  std::ifstream in(path);
+  std::string line;
+  std::string text;
+  for (int k = 0; k < max_lines && std::getline(in, line); ++k) {
+    absl::StrAppend(&text, k > 0 ? " | " : "",
+                    absl::StripAsciiWhitespace(line));
+  }
+  return text;
+}
+
+// Runs argv (argv[0] a full path) with stderr sent to `stderr_path`; returns
+// the exit status, or an error when the process could not start or died from a
+// signal.
+absl::StatusOr<int> RunProcess(const std::vector<std::string>& argv,
+                               const std::string& stderr_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
+                                   O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr,
+                             args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return absl::InternalError(
+        absl::StrFormat("cannot start %s: %s", argv[0], std::strerror(rc)));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return absl::InternalError(
+          absl::StrFormat("waiting for %s: %s", argv[0], std::strerror(errno)));
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    return absl::InternalError(absl::StrFormat("%s was killed by signal %d",
+                                               argv[0], WTERMSIG(status)));
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> FindProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (IsExecutableFile(program)) return program;
+  } else if (const char* path = std::getenv("PATH")) {
+    for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
+      std::string candidate = absl::StrCat(dir, "/", program);
+      if (IsExecutableFile(candidate)) return candidate;
+    }
+  }
+  return absl::NotFoundError(
+      absl::StrFormat("Graphviz program '%s' not found on PATH; install "
+                      "Graphviz (Debian/Ubuntu: "
+                      "apt-get install graphviz) to draw .pdf/.svg/.png, or "
+                      "write .dot, .graphml or "
+                      ".json, which need no Graphviz",
+                      program));
+}
+
+absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
+                       const std::string& output_path,
+                       const std::string& dot_program) {
+  ASSIGN_OR_RETURN(std::string dot, FindProgram(dot_program));
+  const std::string tmp_out = TempPathFor(output_path);
+  const std::string tmp_dot = tmp_out + ".dot";
+  const std::string tmp_err = tmp_out + ".stderr";
+  RETURN_IF_ERROR(WriteFileAtomically(tmp_dot, dot_text));
+  auto exit_code = RunProcess(
+      {dot, absl::StrCat("-T", format), "-o", tmp_out, tmp_dot}, tmp_err);
+  const std::string err_text = FirstLines(tmp_err, 3);
+  std::remove(tmp_dot.c_str());
+  std::remove(tmp_err.c_str());
+  if (!exit_code.ok() || *exit_code != 0) {
+    std::remove(tmp_out.c_str());
+    return absl::InternalError(absl::StrFormat(
+        "%s: %s failed (%s)%s", output_path, dot,
+        exit_code.ok() ? absl::StrCat("exit status ", *exit_code)
+                       : std::string(exit_code.status().message()),
+        err_text.empty() ? "" : absl::StrCat(": ", err_text)));
+  }
+  return CommitTempFile(tmp_out, output_path);
+}
+
+}  // namespace et::viz

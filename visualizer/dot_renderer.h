@@ -1,0 +1,32 @@
+// Turns DOT text into PDF, SVG or PNG by running Graphviz's `dot` program,
+// found on PATH at run time. Why the program and not libgvc: et_visualizer then
+// links only et_proto, so the project builds where Graphviz's headers are
+// absent and only drawing needs Graphviz installed; and Graphviz failures (it
+// calls exit() on some errors, and can run for hours on big graphs) stay in a
+// child process and come back as a Status. Cost: one fork and the DOT text
+// written once to a temporary file, nothing next to the layout itself.
+// Stateless; thread-safe (each call uses its own temporary files).
+#ifndef VISUALIZER_DOT_RENDERER_H_
+#define VISUALIZER_DOT_RENDERER_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace et::viz {
+
+// The full path of `program` ("dot", or a path with a '/'), searched on PATH; a
+// clear error saying how to install Graphviz when it is not found.
+absl::StatusOr<std::string> FindProgram(const std::string& program);
+
+// Runs `dot_program -T<format>` on `dot_text` and writes the result to
+// `output_path` atomically. `format` is "pdf", "svg" or "png".
+absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
+                       const std::string& output_path,
+                       const std::string& dot_program = "dot");
+
+}  // namespace et::viz
+
+#endif  // VISUALIZER_DOT_RENDERER_H_

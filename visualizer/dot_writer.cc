@@ -1,0 +1,187 @@
+// DOT output for et-viz; see dot_writer.h.
+#include "visualizer/dot_writer.h"
+
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "visualizer/text_escape.h"
+
+namespace et::viz {
+namespace {
+
+// 44 characters keeps a box about 3 cm wide at fontsize 9: long aten schemas
+// and Triton kernel names would otherwise stretch every rank of the layout.
+constexpr size_t kMaxNameChars = 44;
+
+struct NodeStyle {
+  const char* shape;
+  const char* fill;
+};
+
+NodeStyle StyleOf(NodeKind kind, Device device) {
+  switch (kind) {
+    case NodeKind::kCompute:
+      return {"box", device == Device::kGpu   ? "#d3ecd1"
+                     : device == Device::kCpu ? "#dbe8f7"
+                                              : "#eeeeee"};
+    case NodeKind::kCollective:
+      return {"hexagon", "#f9c89b"};
+    case NodeKind::kSendRecv:
+      return {"cds", "#fbe7a1"};
+    case NodeKind::kMemory:
+      return {"cylinder", "#e3d5f3"};
+    case NodeKind::kMetadata:
+      return {"note", "#f4f4f4"};
+    case NodeKind::kOther:
+      return {"ellipse", "#ffffff"};
+  }
+  return {"ellipse", "#ffffff"};
+}
+
+const char* BorderOf(Device device) {
+  switch (device) {
+    case Device::kGpu:
+      return "#2e7d32";
+    case Device::kCpu:
+      return "#1f4e79";
+    case Device::kUnknown:
+      return "#666666";
+  }
+  return "#666666";
+}
+
+std::string NodeLabel(const VizNode& n) {
+  std::vector<std::string> facts = {absl::StrCat("#", n.id)};
+  if (n.duration_ns > 0) facts.push_back(HumanDuration(n.duration_ns));
+  if (n.bytes > 0) facts.push_back(HumanBytes(n.bytes));
+  std::string label = absl::StrCat(Abbreviate(n.name, kMaxNameChars), "\n",
+                                   absl::StrJoin(facts, "  "));
+  if (!n.comm_type.empty()) {
+    absl::StrAppend(&label, "\n", n.comm_type);
+    if (!n.pg_name.empty()) absl::StrAppend(&label, "  pg ", n.pg_name);
+  }
+  if (n.folded > 0) absl::StrAppend(&label, "\n+", n.folded, " ops inside");
+  return DotEscape(label);
+}
+
+void AppendNode(const VizNode& n, const std::string& indent, std::string* out) {
+  const NodeStyle style = StyleOf(n.kind, n.device);
+  absl::StrAppendFormat(
+      out,
+      "%s\"%s\" [label=\"%s\", shape=%s, fillcolor=\"%s\", color=\"%s\"%s];\n",
+      indent, VizGraph::NodeKey(n), NodeLabel(n), style.shape, style.fill,
+      BorderOf(n.device), n.device == Device::kGpu ? ", penwidth=1.6" : "");
+}
+
+std::string EdgeAttrs(EdgeKind kind) {
+  switch (kind) {
+    case EdgeKind::kData:
+      return "color=\"#333333\"";
+    case EdgeKind::kCtrl:
+      return "style=dashed, color=\"#8c8c8c\"";
+    case EdgeKind::kCollective:
+      return "style=bold, color=\"#d35400\", penwidth=2, dir=none, "
+             "constraint=false";
+    case EdgeKind::kPeer:
+      return "color=\"#b7950b\", penwidth=1.5, constraint=false";
+  }
+  return "";
+}
+
+// A legend row per kind/device combination present, as an HTML-like table
+// label.
+std::string LegendLabel(const VizGraph& graph, const std::string& title) {
+  std::set<std::pair<NodeKind, Device>> present;
+  for (const VizNode& n : graph.nodes) present.insert({n.kind, n.device});
+  std::string cells;
+  for (const auto& [kind, device] : present) {
+    std::string text(KindName(kind));
+    if (device != Device::kUnknown)
+      absl::StrAppend(&text, " ", DeviceName(device));
+    absl::StrAppendFormat(&cells, "<td bgcolor=\"%s\">%s (%s)</td>",
+                          StyleOf(kind, device).fill, text,
+                          StyleOf(kind, device).shape);
+  }
+  absl::StrAppend(&cells, "<td>&#8594; data</td><td>- - &#8594; ctrl</td>");
+  if (graph.ranks.size() > 1) {
+    absl::StrAppend(
+        &cells, "<td><font color=\"#d35400\">&#9473; collective</font></td>");
+  }
+  // Title and legend in separate nested tables, so the legend cells keep their
+  // own width.
+  return absl::StrFormat(
+      "<<table border=\"0\" "
+      "cellspacing=\"0\"><tr><td><b>%s</b></td></tr><tr><td>"
+      "<table border=\"0\" cellspacing=\"2\" "
+      "cellpadding=\"3\"><tr>%s</tr></table>"
+      "</td></tr></table>>",
+      XmlEscape(title), cells);
+}
+
+}  // namespace
+
+std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
+  std::string out = "digraph et {\n";
+  const std::string title =
+      absl::StrFormat("%s%s%d of %d nodes, %d edges", options.title,
+                      options.title.empty() ? "" : ": ", graph.nodes.size(),
+                      graph.input_nodes, graph.edges.size());
+  absl::StrAppend(&out,
+                  "  graph [rankdir=TB, newrank=true, fontname=\"Helvetica\", ",
+                  "fontsize=10, nodesep=0.18, ranksep=0.3, labelloc=t, label=",
+                  LegendLabel(graph, title), "];\n");
+  absl::StrAppend(
+      &out,
+      "  node [fontname=\"Helvetica\", fontsize=9, style=\"rounded,filled\", ",
+      "margin=\"0.06,0.03\", height=0.3];\n");
+  absl::StrAppend(&out, "  edge [arrowsize=0.6, penwidth=0.9];\n");
+  // Group node indices: rank -> track -> nodes (maps keep the output
+  // deterministic).
+  std::map<int, std::map<Track, std::vector<uint32_t>>> groups;
+  for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
+    groups[graph.nodes[k].rank][graph.nodes[k].track].push_back(k);
+  }
+  const bool multi_rank = groups.size() > 1;
+  for (const auto& [rank, tracks] : groups) {
+    std::string indent = "  ";
+    if (multi_rank) {
+      absl::StrAppendFormat(
+          &out,
+          "  subgraph \"cluster_r%d\" {\n    label=\"rank %d\"; "
+          "style=\"rounded\"; color=\"#7f7f7f\"; fontsize=12;\n",
+          rank, rank);
+      indent = "    ";
+    }
+    for (const auto& [track, members] : tracks) {
+      const bool cluster = track.kind != Track::Kind::kNone;
+      std::string inner = indent;
+      if (cluster) {
+        absl::StrAppendFormat(
+            &out,
+            "%ssubgraph \"cluster_r%d_%s\" {\n%s  label=\"%s\"; "
+            "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
+            "color=\"#bdbdbd\";\n",
+            indent, rank, TrackName(track), indent, TrackName(track));
+        inner = indent + "  ";
+      }
+      for (uint32_t k : members) AppendNode(graph.nodes[k], inner, &out);
+      if (cluster) absl::StrAppend(&out, indent, "}\n");
+    }
+    if (multi_rank) absl::StrAppend(&out, "  }\n");
+  }
+  for (const VizEdge& e : graph.edges) {
+    absl::StrAppendFormat(&out, "  \"%s\" -> \"%s\" [%s];\n",
+                          VizGraph::NodeKey(graph.nodes[e.from]),
+                          VizGraph::NodeKey(graph.nodes[e.to]),
+                          EdgeAttrs(e.kind));
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace et::viz

@@ -1,0 +1,27 @@
+// Graphviz DOT text for a VizGraph. Shape says the kind (box compute, hexagon
+// collective, cds send/recv, cylinder memory, note metadata), fill colour the
+// kind and device (CPU blue, GPU green), border the device; the label holds
+// name, id, duration and bytes. Data edges are solid, control edges dashed,
+// cross-rank collective links bold orange and peer (send->recv) links gold;
+// neither cross-rank kind constrains the layout. One cluster per CPU thread or
+// GPU stream, nested in one cluster per rank when several ranks are drawn. A
+// legend sits in the graph label (no extra nodes, so node counts stay exact).
+// Stateless; thread-safe.
+#ifndef VISUALIZER_DOT_WRITER_H_
+#define VISUALIZER_DOT_WRITER_H_
+
+#include <string>
+
+#include "visualizer/viz_graph.h"
+
+namespace et::viz {
+
+struct DotOptions {
+  std::string title;  // first line of the graph label, e.g. the input file
+};
+
+std::string WriteDot(const VizGraph& graph, const DotOptions& options);
+
+}  // namespace et::viz
+
+#endif  // VISUALIZER_DOT_WRITER_H_

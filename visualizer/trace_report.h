@@ -1,0 +1,77 @@
+// Where the time goes in a trace, like a profiler's summary: ops grouped by
+// name (and device, and optionally input shapes) with calls, total and self
+// time, mean and share; communication by type and process group with bytes;
+// busy time per CPU thread and GPU stream. Self time = an op's duration minus
+// the durations of the ops nested directly in it on the same device (a GPU
+// kernel does not eat its CPU launcher's time); when the children add up to
+// more than the parent (clock skew, overlap) self time is 0 and the node is
+// counted in self_clamped_nodes. Pure computation; the result is plain data.
+#ifndef VISUALIZER_TRACE_REPORT_H_
+#define VISUALIZER_TRACE_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "visualizer/graph_filter.h"
+#include "visualizer/rank_traces.h"
+
+namespace et::viz {
+
+struct OpGroupStats {
+  std::string name;
+  std::string device;        // "cpu", "gpu", "unknown"
+  std::string input_shapes;  // only when grouping by shapes
+  int64_t calls = 0;
+  int64_t total_ns = 0;
+  int64_t self_ns = 0;
+};
+
+struct CommGroupStats {
+  std::string comm_type;  // "ALL_REDUCE", "SEND", ...
+  std::string pg_name;
+  int64_t calls = 0;
+  int64_t bytes = 0;
+  int64_t total_ns = 0;
+};
+
+struct TrackStats {
+  int rank = 0;
+  std::string track;  // "thread 1", "stream 7", "unassigned"
+  int64_t ops = 0;
+  int64_t busy_ns = 0;         // union of the timed ops' intervals
+  int64_t first_start_ns = 0;  // of the timed ops
+  int64_t last_end_ns = 0;
+  int64_t untimed_ops = 0;  // ops without a recorded start
+};
+
+struct TraceReport {
+  std::vector<std::string> inputs;
+  int64_t nodes = 0;
+  int64_t total_duration_ns = 0;  // sum of every selected node's duration
+  int64_t total_self_ns = 0;
+  int64_t self_clamped_nodes = 0;
+  std::vector<OpGroupStats> ops;            // by self time, descending
+  std::vector<CommGroupStats> collectives;  // by type, then process group
+  std::vector<TrackStats> tracks;           // by rank, then track
+
+  // A table for people; `top` limits op rows (0 = all).
+  std::string ToText(int top) const;
+  // One JSON object with every row, times as integer nanoseconds.
+  std::string ToJson() const;
+};
+
+struct ReportOptions {
+  bool by_input_shapes = false;
+};
+
+TraceReport BuildReport(const std::vector<RankTrace>& traces,
+                        const std::vector<RankSelection>& selections,
+                        const ReportOptions& options);
+
+// Self time of node i of `trace` (see the file comment).
+int64_t SelfTimeNs(const RankTrace& trace, NodeIndex i, bool* clamped);
+
+}  // namespace et::viz
+
+#endif  // VISUALIZER_TRACE_REPORT_H_
