@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "converter/converter.h"
 #include "converter/multi_rank.h"
+#include "proto/cli_args.h"
 #include "proto/file_util.h"
 #include "proto/graph_json.h"
 
@@ -127,7 +128,10 @@ int main(int argc, char** argv) {
       "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto 'kineto_%d.json']\n"
       "  et-convert traces_dir/ out_dir/\n"
       "  et-convert --to-json in.et out.json");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> arg_storage;
+  std::vector<char*> normalized = et::NormalizeFlagSpelling(argc, argv, &arg_storage);
+  std::vector<char*> args =
+      absl::ParseCommandLine(static_cast<int>(normalized.size() - 1), normalized.data());
   auto options = ParseOptions(args);
   if (!options.ok()) return Fail(std::string(options.status().message()));
   const Options& o = *options;

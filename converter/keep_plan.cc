@@ -45,10 +45,7 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
       caller_[i] = is_node(p) ? p : caller_[p];
     }
     if (op.is_gpu()) continue;  // GPU ops are always nodes, launched by their caller
-    if (all) {
-      if (IsProfilerRootName(table.name(i))) disposition_[i] = Disposition::kProfilerRoot;
-      continue;
-    }
+    if (all) continue;  // every op is a node; profiler roots become METADATA nodes
     if (IsProfilerRootName(table.name(i))) {
       disposition_[i] = Disposition::kProfilerRoot;
       ++skipped_["profiler root"];

@@ -91,6 +91,11 @@ absl::Status MpiWorld::FormGroups(const std::vector<ProcessGroup>& groups) {
     }
   }
   RETURN_IF_ERROR(Agree(local));
+  for (MPI_Comm& c : group_comms_) {
+    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  }
+  group_comms_.clear();
+  group_ranks_.clear();
   for (const ProcessGroup& g : groups) {
     std::vector<int> ranks(g.ranks.begin(), g.ranks.end());
     std::sort(ranks.begin(), ranks.end());

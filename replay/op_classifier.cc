@@ -12,6 +12,10 @@
 namespace et::replay {
 namespace {
 
+// The converter records a rooted collective's root as "comm_root" (not yet in
+// proto/attr_names.h); older writers used comm_src.
+constexpr char kCommRoot[] = "comm_root";
+
 enum class GemmForm { kNone, kMm, kAddmm, kBmm, kBaddbmm, kMatmul, kLinear };
 
 GemmForm GemmFormOf(absl::string_view name) {
@@ -152,8 +156,9 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node, ReplayOp* op) 
     c.type = static_cast<ChakraProtoMsg::CollectiveCommType>(*type);
   }
   op->kind = OpKind::kCollective;
-  // Rooted collectives: the root is recorded as comm_src (ours) when known, else 0.
-  c.peer = static_cast<int>(GetInt(node, attr::kCommSrc).value_or(0));
+  // Rooted collectives: the recorded root, else rank 0 (PyTorch's default).
+  c.peer = static_cast<int>(
+      GetInt(node, kCommRoot).value_or(GetInt(node, attr::kCommSrc).value_or(0)));
 }
 
 ReplayOp OpClassifier::Classify(const Graph& graph, NodeIndex index) {

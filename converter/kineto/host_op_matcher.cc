@@ -3,6 +3,7 @@
 #include "converter/kineto/host_op_matcher.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -94,8 +95,9 @@ std::vector<EtThread> GroupEtThreads(const KinetoTrace& trace,
     }
     threads.push_back(std::move(thread));
   }
-  std::stable_sort(threads.begin(), threads.end(), [](const EtThread& x, const EtThread& y) {
-    return x.ops.size() > y.ops.size();
+  // The thread that starts first in ET order (the main thread) is placed first.
+  std::stable_sort(threads.begin(), threads.end(), [&](const EtThread& x, const EtThread& y) {
+    return host_ops[x.ops.front()].order < host_ops[y.ops.front()].order;
   });
   return threads;
 }
@@ -133,30 +135,177 @@ std::vector<Placement> ScorePlacements(const KinetoTrace& trace, const CpuOpNest
   return placements;
 }
 
-// The first thread takes the best score (earliest on ties); later threads take, among
-// scores within 1% of the best, the one starting at or soonest after `anchor_ts_ns`.
-const Placement* ChoosePlacement(const std::vector<Placement>& placements, bool have_anchor,
-                                 int64_t anchor_ts_ns) {
-  if (placements.empty()) return nullptr;
-  int64_t best = 0;
-  for (const Placement& p : placements) best = std::max(best, p.score);
-  const Placement* chosen = nullptr;
-  if (!have_anchor) {
-    for (const Placement& p : placements) {
-      if (p.score == best) return &p;
+// Twins of one ET thread under a placement: Kineto event index per op, or -1.
+std::vector<int32_t> Realize(const CpuOpNesting& nesting, const EtThread& et,
+                             const SymbolPositions& et_index,
+                             const std::vector<KinetoSequence>& sequences, const Placement& p,
+                             const LinkOptions& options, int64_t* matched) {
+  AlignOptions align;
+  align.lookahead = options.lookahead;
+  std::vector<int32_t> a_to_b;
+  const KinetoSequence& seq = sequences[p.kineto_thread];
+  *matched = AlignFrom(et.names, et_index, seq.names, seq.index, p.start, align, 0, &a_to_b);
+  const KinetoThread& kthread = nesting.threads()[p.kineto_thread];
+  for (int32_t& b : a_to_b) {
+    if (b >= 0) b = kthread.ops[b];
+  }
+  return a_to_b;
+}
+
+// Where thread `et` must sit relative to threads already placed: ET orders (rf_id or
+// node id) are global, so the placed op just before `et`'s first op in ET order must
+// have started before it in Kineto, and the one just after, after it.
+struct TimeBounds {
+  bool has_prev = false, has_next = false;
+  int64_t prev_ts_ns = 0, next_ts_ns = 0;
+};
+
+TimeBounds BoundsFor(const KinetoTrace& trace, absl::Span<const HostOpView> host_ops,
+                     const EtThread& et, const std::vector<const EtThread*>& placed,
+                     const std::vector<std::vector<int32_t>>& placed_twins) {
+  TimeBounds bounds;
+  const int64_t first = host_ops[et.ops.front()].order;
+  int64_t prev_order = 0, next_order = 0;
+  for (size_t t = 0; t < placed.size(); ++t) {
+    for (size_t i = 0; i < placed[t]->ops.size(); ++i) {
+      const int32_t twin = placed_twins[t][i];
+      if (twin < 0) continue;
+      const int64_t order = host_ops[placed[t]->ops[i]].order;
+      const int64_t ts = trace.events()[twin].ts_ns;
+      if (order < first && (!bounds.has_prev || order > prev_order)) {
+        bounds.has_prev = true;
+        prev_order = order;
+        bounds.prev_ts_ns = ts;
+      } else if (order > first && (!bounds.has_next || order < next_order)) {
+        bounds.has_next = true;
+        next_order = order;
+        bounds.next_ts_ns = ts;
+      }
     }
   }
-  const int64_t floor = best - std::max<int64_t>(1, best / 100);
-  auto key = [&](const Placement& p) {
-    const bool before = p.first_ts_ns < anchor_ts_ns;
-    const int64_t distance = before ? anchor_ts_ns - p.first_ts_ns : p.first_ts_ns - anchor_ts_ns;
-    return std::make_tuple(before, distance, -p.score, p.kineto_thread, p.start);
-  };
+  return bounds;
+}
+
+// Among placements within 1% of the best score, the one that respects `bounds` and sits
+// closest to them; then the earliest.
+const Placement* ChoosePlacement(const std::vector<Placement>& placements,
+                                 const std::vector<bool>& taken, const TimeBounds& bounds) {
+  int64_t best = 0;
   for (const Placement& p : placements) {
-    if (p.score < floor) continue;
+    if (!taken[p.kineto_thread]) best = std::max(best, p.score);
+  }
+  const int64_t floor = best - best / 100;
+  auto key = [&](const Placement& p) {
+    int64_t violation = 0, distance = 0;
+    if (bounds.has_prev) {
+      violation += std::max<int64_t>(0, bounds.prev_ts_ns - p.first_ts_ns);
+      distance = std::abs(p.first_ts_ns - bounds.prev_ts_ns);
+    } else if (bounds.has_next) {
+      violation += std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns);
+      distance = std::abs(bounds.next_ts_ns - p.first_ts_ns);
+    }
+    if (bounds.has_prev && bounds.has_next) {
+      violation += std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns);
+    }
+    return std::make_tuple(violation, distance, -p.score, p.first_ts_ns, p.kineto_thread);
+  };
+  const Placement* chosen = nullptr;
+  for (const Placement& p : placements) {
+    if (taken[p.kineto_thread] || p.score <= 0 || p.score < floor) continue;
     if (chosen == nullptr || key(p) < key(*chosen)) chosen = &p;
   }
   return chosen;
+}
+
+// A full assignment: a placement (or none) per ET thread, and its twins.
+struct Assignment {
+  int64_t total = 0;
+  std::vector<const Placement*> chosen;
+  std::vector<std::vector<int32_t>> twins;
+  std::vector<int64_t> matched;
+};
+
+// Places every thread after `first` was put at `first_placement`.
+Assignment PlaceAll(const KinetoTrace& trace, const CpuOpNesting& nesting,
+                    absl::Span<const HostOpView> host_ops, const std::vector<EtThread>& threads,
+                    const std::vector<SymbolPositions>& indexes,
+                    const std::vector<std::vector<Placement>>& placements,
+                    const std::vector<KinetoSequence>& sequences,
+                    const Placement* first_placement, const LinkOptions& options) {
+  Assignment a;
+  std::vector<bool> taken(sequences.size(), false);
+  std::vector<const EtThread*> placed;
+  for (size_t t = 0; t < threads.size(); ++t) {
+    const Placement* p = first_placement;
+    if (t > 0) {
+      p = ChoosePlacement(placements[t], taken,
+                          BoundsFor(trace, host_ops, threads[t], placed, a.twins));
+    }
+    a.chosen.push_back(p);
+    int64_t matched = 0;
+    if (p != nullptr) {
+      a.twins.push_back(
+          Realize(nesting, threads[t], indexes[t], sequences, *p, options, &matched));
+      taken[p->kineto_thread] = true;
+    } else {
+      a.twins.emplace_back(threads[t].ops.size(), -1);
+    }
+    placed.push_back(&threads[t]);
+    a.matched.push_back(matched);
+    a.total += matched;
+  }
+  return a;
+}
+
+// ET ops left over (e.g. gloo collectives that the ET files under the main thread but
+// Kineto under a worker thread) take the first unclaimed Kineto op of the same name, on
+// any thread, that starts after the op's predecessor and inside the matched window.
+void RescueAcrossThreads(const KinetoTrace& trace, const CpuOpNesting& nesting,
+                         const std::vector<EtThread>& threads, Assignment* a) {
+  const auto& events = trace.events();
+  std::vector<bool> claimed(events.size(), false);
+  int64_t window_end = std::numeric_limits<int64_t>::min();
+  for (const auto& twins : a->twins) {
+    for (int32_t e : twins) {
+      if (e < 0) continue;
+      claimed[e] = true;
+      window_end = std::max(window_end, events[e].ts_ns + events[e].dur_ns);
+    }
+  }
+  absl::flat_hash_map<uint32_t, std::vector<int32_t>> by_name;  // unclaimed, by start
+  for (const KinetoThread& thread : nesting.threads()) {
+    for (int32_t e : thread.ops) {
+      if (!claimed[e]) by_name[events[e].name].push_back(e);
+    }
+  }
+  for (auto& [name, list] : by_name) {
+    std::sort(list.begin(), list.end(), [&](int32_t x, int32_t y) {
+      return std::make_pair(events[x].ts_ns, x) < std::make_pair(events[y].ts_ns, y);
+    });
+  }
+  for (size_t t = 0; t < threads.size(); ++t) {
+    int64_t prev_ts = std::numeric_limits<int64_t>::min();
+    for (size_t i = 0; i < threads[t].ops.size(); ++i) {
+      int32_t& twin = a->twins[t][i];
+      if (twin >= 0) {
+        prev_ts = events[twin].ts_ns;
+        continue;
+      }
+      if (threads[t].names[i] == kNoName || prev_ts == std::numeric_limits<int64_t>::min()) {
+        continue;
+      }
+      auto it = by_name.find(threads[t].names[i]);
+      if (it == by_name.end()) continue;
+      for (int32_t e : it->second) {
+        if (events[e].ts_ns > window_end) break;
+        if (events[e].ts_ns < prev_ts || claimed[e]) continue;
+        twin = e;
+        claimed[e] = true;
+        ++a->matched[t];
+        break;
+      }
+    }
+  }
 }
 
 void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
@@ -172,35 +321,50 @@ void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
     SymbolPositions index(names, alphabet);
     sequences.push_back(KinetoSequence{std::move(names), std::move(index)});
   }
-  std::vector<bool> taken(sequences.size(), false);
-  bool have_anchor = false;
-  int64_t anchor_ts_ns = 0;
-  AlignOptions align;
-  align.lookahead = options.lookahead;
-  std::vector<int32_t> a_to_b;
-  for (const EtThread& et : GroupEtThreads(trace, host_ops, match->considered)) {
+  const std::vector<EtThread> threads = GroupEtThreads(trace, host_ops, match->considered);
+  if (threads.empty()) return;
+  std::vector<SymbolPositions> indexes;
+  std::vector<std::vector<Placement>> placements;
+  const std::vector<bool> none_taken(sequences.size(), false);
+  for (const EtThread& et : threads) {
+    indexes.emplace_back(et.names, alphabet);
+    placements.push_back(ScorePlacements(trace, nesting, et, indexes.back(), sequences,
+                                         none_taken, options, 0.99));
+  }
+  // Try each near-best placement of the first thread (in ET order); keep the
+  // assignment that matches most ops over all threads, the earliest on ties.
+  Assignment best;
+  std::vector<const Placement*> firsts;
+  int64_t top = 0;
+  for (const Placement& p : placements[0]) top = std::max(top, p.score);
+  for (const Placement& p : placements[0]) {
+    if (p.score >= top - top / 100 && p.score > 0) firsts.push_back(&p);
+  }
+  std::sort(firsts.begin(), firsts.end(), [](const Placement* x, const Placement* y) {
+    return std::make_tuple(x->first_ts_ns, x->kineto_thread, x->start) <
+           std::make_tuple(y->first_ts_ns, y->kineto_thread, y->start);
+  });
+  if (firsts.empty()) firsts.push_back(nullptr);
+  bool have_best = false;
+  for (const Placement* first : firsts) {
+    Assignment a = PlaceAll(trace, nesting, host_ops, threads, indexes, placements, sequences,
+                            first, options);
+    if (!have_best || a.total > best.total) {
+      best = std::move(a);
+      have_best = true;
+    }
+  }
+  RescueAcrossThreads(trace, nesting, threads, &best);
+  for (size_t t = 0; t < threads.size(); ++t) {
     ThreadMatchStats stats;
-    stats.tid = et.tid;
-    stats.host_ops = static_cast<int64_t>(et.ops.size());
-    SymbolPositions et_index(et.names, alphabet);
-    const std::vector<Placement> placements =
-        ScorePlacements(trace, nesting, et, et_index, sequences, taken, options,
-                        have_anchor ? 0.99 : 1.0);
-    const Placement* chosen = ChoosePlacement(placements, have_anchor, anchor_ts_ns);
-    if (chosen != nullptr) {
-      const KinetoSequence& seq = sequences[chosen->kineto_thread];
-      stats.matched = AlignFrom(et.names, et_index, seq.names, seq.index, chosen->start, align,
-                                0, &a_to_b);
-      const KinetoThread& kthread = nesting.threads()[chosen->kineto_thread];
-      for (size_t i = 0; i < a_to_b.size(); ++i) {
-        if (a_to_b[i] >= 0) match->twin[et.ops[i]] = kthread.ops[a_to_b[i]];
-      }
-      stats.kineto_tid = kthread.tid;
-      taken[chosen->kineto_thread] = true;
-      if (!have_anchor) {
-        have_anchor = true;
-        anchor_ts_ns = chosen->first_ts_ns;
-      }
+    stats.tid = threads[t].tid;
+    stats.host_ops = static_cast<int64_t>(threads[t].ops.size());
+    stats.matched = best.matched[t];
+    if (best.chosen[t] != nullptr) {
+      stats.kineto_tid = nesting.threads()[best.chosen[t]->kineto_thread].tid;
+    }
+    for (size_t i = 0; i < threads[t].ops.size(); ++i) {
+      match->twin[threads[t].ops[i]] = best.twins[t][i];
     }
     match->per_thread.push_back(stats);
   }

@@ -230,8 +230,7 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
     } else if (key == "tid") {
       RETURN_IF_ERROR(ReadPidOrTid(value, &event.tid));
     } else if (key == "ts" || key == "dur") {
-      std::string_view token;
-      if (auto err = value.raw_json_token().get(token)) return JsonError(err, "in 'ts'");
+      const std::string_view token = value.raw_json_token();
       auto ns = MicrosTextToNanos(token);
       if (!ns) {
         return absl::InvalidArgumentError(absl::StrFormat(
@@ -411,10 +410,6 @@ absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json, absl::string_vi
         simdjson::error_message(err)));
   }
   RETURN_IF_ERROR(reader.ParseDocument(doc));
-  if (!doc.at_end()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("kineto: %s: trailing data after the JSON document", source));
-  }
   return trace;
 }
 

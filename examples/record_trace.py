@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Records a PyTorch execution trace (ET) and its Kineto/profiler trace for a small model.
+
+The ET comes from the execution-trace observer: torch.profiler.ExecutionTraceObserver in
+PyTorch 2.x, ExecutionGraphObserver in PyTorch 1.13. The Kineto trace comes from
+torch.profiler (export_chrome_trace); on builds without Kineto (e.g. Debian's python3-torch)
+it is the legacy profiler's Chrome trace. Both cover the same steps, so et-convert can link
+them.
+
+Single process:
+    python3 record_trace.py --model mlp --steps 3 --et-out mlp_et.json --kineto-out mlp_kineto.json
+Several ranks (one ET and one Kineto trace per rank; {rank} in a path is replaced):
+    torchrun --nproc_per_node=2 record_trace.py --model gpt --steps 2 \
+        --et-out gpt_et_rank{rank}.json --kineto-out gpt_kineto_rank{rank}.json
+
+Without torchrun (or where it is broken, as in Debian's torch 1.13 on Python 3.11), --spawn N
+starts N local ranks itself (gloo on CPU, NCCL on GPUs):
+    python3 record_trace.py --spawn 4 --et-out mlp_et_r{rank}.json --kineto-out mlp_kineto_r{rank}.json
+
+Then: et-convert mlp_et.json mlp.et   (see examples/README.md)
+"""
+
+import argparse
+import contextlib
+import gzip
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.nn as nn
+
+
+# ---- Models --------------------------------------------------------------------------
+
+
+class Mlp(nn.Module):
+    """Three linear layers with ReLU: addmm / relu / mse_loss in the trace."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Linear(width, 4 * width), nn.ReLU(),
+            nn.Linear(4 * width, 4 * width), nn.ReLU(),
+            nn.Linear(4 * width, width))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class GptBlock(nn.Module):
+    """One pre-norm decoder block (causal self-attention + MLP), written out with
+    matmul/softmax so that it records the same ops on PyTorch 1.13 and 2.x."""
+
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)
+        self.norm2 = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(),
+                                 nn.Linear(4 * width, width))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.norm1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+                   for z in (q, k, v))
+        scores = q @ k.transpose(-2, -1) / (c // self.heads) ** 0.5
+        causal = torch.ones(t, t, device=x.device, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~causal, float("-inf"))
+        y = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, t, c)
+        x = x + self.proj(y)
+        return x + self.mlp(self.norm2(x))
+
+
+class TinyGpt(nn.Module):
+    def __init__(self, vocab, width, heads, context):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, width)
+        self.positions = nn.Embedding(context, width)
+        self.block = GptBlock(width, heads)
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, idx):
+        pos = torch.arange(idx.shape[1], device=idx.device)
+        return self.head(self.norm(self.block(self.tokens(idx) + self.positions(pos))))
+
+
+def make_model_and_batch(args, device):
+    """Returns (model, inputs, targets, loss_fn)."""
+    if args.model == "mlp":
+        model = Mlp(args.width)
+        x = torch.randn(args.batch, args.width)
+        y = torch.randn(args.batch, args.width)
+        return model.to(device), x.to(device), y.to(device), nn.MSELoss()
+    vocab, context = 512, args.seq
+    model = TinyGpt(vocab, args.width, args.heads, context)
+    idx = torch.randint(0, vocab, (args.batch, context))
+    targets = torch.randint(0, vocab, (args.batch, context))
+
+    def loss_fn(logits, tgt):
+        return nn.functional.cross_entropy(logits.reshape(-1, vocab), tgt.reshape(-1))
+
+    return model.to(device), idx.to(device), targets.to(device), loss_fn
+
+
+# ---- Observer and distributed set-up ---------------------------------------------------
+
+
+def make_et_observer():
+    """The execution-trace observer of this PyTorch: 2.x name first, then 1.13's."""
+    profiler = torch.profiler
+    if hasattr(profiler, "ExecutionTraceObserver"):
+        return profiler.ExecutionTraceObserver()
+    if hasattr(profiler, "ExecutionGraphObserver"):
+        return profiler.ExecutionGraphObserver()
+    sys.exit("record_trace.py: error: this PyTorch (%s) has no execution-trace observer "
+             "(needs 1.13 or newer)" % torch.__version__)
+
+
+def init_distributed(device):
+    """Initialises torch.distributed when run under torchrun; returns (rank, world_size)."""
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    if world_size <= 1:
+        return 0, 1
+    import torch.distributed as dist
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    dist.init_process_group(backend=backend)
+    return dist.get_rank(), world_size
+
+
+def rank_path(path, rank):
+    return path.replace("{rank}", str(rank)).replace("%d", str(rank))
+
+
+# ---- Recording -------------------------------------------------------------------------
+
+
+def train_step(model, optimizer, inputs, targets, loss_fn):
+    optimizer.zero_grad()
+    loss = loss_fn(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def spawned_rank(local_rank, args):
+    """Entry point of a rank started by --spawn: sets what torchrun would set."""
+    os.environ.update({"RANK": str(local_rank), "LOCAL_RANK": str(local_rank),
+                       "WORLD_SIZE": str(args.spawn)})
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(args.port))
+    record(args)
+
+
+def record(args):
+    if args.device == "auto":
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    else:
+        device = torch.device(args.device)
+    if device.type == "cuda":
+        local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local_rank)
+        device = torch.device("cuda", local_rank)
+    rank, world_size = init_distributed(device)
+    torch.manual_seed(args.seed + rank)
+
+    model, inputs, targets, loss_fn = make_model_and_batch(args, device)
+    if world_size > 1:
+        ids = [device.index] if device.type == "cuda" else None
+        model = nn.parallel.DistributedDataParallel(model, device_ids=ids)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    for _ in range(args.warmup):  # allocator, autotuning and DDP buckets settle here
+        train_step(model, optimizer, inputs, targets, loss_fn)
+
+    et_path = rank_path(args.et_out, rank)
+    kineto_path = rank_path(args.kineto_out, rank)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    observer = make_et_observer()
+    observer.register_callback(et_path)
+    start = time.time()
+    with torch.profiler.profile(activities=activities, record_shapes=True) as prof:
+        observer.start()
+        for step in range(args.steps):
+            # The name torch.profiler's schedule uses: consumers read step times from it.
+            with torch.profiler.record_function("ProfilerStep#%d" % step):
+                train_step(model, optimizer, inputs, targets, loss_fn)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+        observer.stop()
+    observer.unregister_callback()
+    prof.export_chrome_trace(kineto_path)
+    elapsed = time.time() - start
+
+    nodes = check_et(et_path)
+    print("rank %d/%d: %d steps of %s on %s in %.2f s (torch %s)" %
+          (rank, world_size, args.steps, args.model, device, elapsed, torch.__version__))
+    print("  execution trace: %s (%d nodes)" % (et_path, nodes))
+    print("  kineto trace:    %s" % kineto_path)
+    if world_size > 1:
+        torch.distributed.destroy_process_group()
+
+
+def check_et(path):
+    """Loads the written ET and checks what every consumer relies on; returns its nodes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    et = json.loads(data)
+    for key in ("schema", "nodes"):
+        if key not in et:
+            sys.exit("record_trace.py: error: %s: no '%s' in the execution trace" % (path, key))
+    if not et["nodes"]:
+        sys.exit("record_trace.py: error: %s: the execution trace has no nodes" % path)
+    return len(et["nodes"])
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--model", choices=["mlp", "gpt"], default="mlp")
+    p.add_argument("--steps", type=int, default=2, help="recorded training steps")
+    p.add_argument("--warmup", type=int, default=1, help="unrecorded steps before")
+    p.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--width", type=int, default=64, help="hidden size")
+    p.add_argument("--heads", type=int, default=4, help="attention heads (gpt)")
+    p.add_argument("--seq", type=int, default=32, help="context length (gpt)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--spawn", type=int, default=0,
+                   help="start this many local ranks (instead of torchrun)")
+    p.add_argument("--port", type=int, default=29533, help="rendezvous port for --spawn")
+    p.add_argument("--et-out", default="et_rank{rank}.json",
+                   help="execution trace path; {rank} or %%d becomes the rank")
+    p.add_argument("--kineto-out", default="kineto_rank{rank}.json",
+                   help="profiler (Kineto) trace path; {rank} or %%d becomes the rank")
+    args = p.parse_args(argv)
+    if args.steps < 1:
+        p.error("--steps must be at least 1")
+    if args.model == "gpt" and args.width % args.heads:
+        p.error("--width must be a multiple of --heads")
+    return args
+
+
+if __name__ == "__main__":
+    parsed = parse_args(sys.argv[1:])
+    with contextlib.suppress(KeyboardInterrupt):
+        if parsed.spawn > 1:
+            torch.multiprocessing.spawn(spawned_rank, args=(parsed,), nprocs=parsed.spawn)
+        else:
+            record(parsed)

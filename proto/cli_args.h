@@ -1,0 +1,18 @@
+// Command-line spelling shared by every tool's main: users type `--json-summary` and
+// `--force-schema`, Abseil flags are declared as `json_summary`. This rewrites hyphens in
+// flag names (before any '=') to underscores, leaving values and positionals untouched.
+#ifndef PROTO_CLI_ARGS_H_
+#define PROTO_CLI_ARGS_H_
+
+#include <string>
+#include <vector>
+
+namespace et {
+
+// Returns normalised copies of argv; the char* vector points into `storage`.
+std::vector<char*> NormalizeFlagSpelling(int argc, char** argv,
+                                         std::vector<std::string>* storage);
+
+}  // namespace et
+
+#endif  // PROTO_CLI_ARGS_H_

@@ -1,0 +1,130 @@
+// Tests of the .et reader and writer: round trips (plain and gzip), Chakra's own files,
+// and damaged inputs.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_reader.h"
+#include "proto/et_writer.h"
+#include "proto/graph.h"
+
+namespace et {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
+}
+
+std::vector<ChakraProtoMsg::Node> SampleNodes(int n) {
+  std::vector<ChakraProtoMsg::Node> nodes;
+  for (int i = 1; i <= n; ++i) {
+    ChakraProtoMsg::Node node;
+    node.set_id(i);
+    node.set_name("op" + std::to_string(i));
+    node.set_type(ChakraProtoMsg::COMP_NODE);
+    if (i > 1) node.add_data_deps(i - 1);
+    SetInt64(node.mutable_attr(), attr::kNumOps, i * 1000);
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+ChakraProtoMsg::GlobalMetadata Meta() {
+  ChakraProtoMsg::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  return meta;
+}
+
+TEST(EtIoTest, RoundTripPlainAndGzip) {
+  for (const char* name : {"rt.et", "rt.et.gz"}) {
+    const std::string path = TempPath(name);
+    ASSERT_TRUE(WriteEtFile(path, Meta(), SampleNodes(100)).ok());
+    auto graph = LoadGraph(path);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    ASSERT_EQ(graph->size(), 100u);
+    EXPECT_EQ(graph->metadata().version(), "0.0.4");
+    EXPECT_EQ(graph->node(41).name(), "op42");
+    EXPECT_EQ(GetInt(graph->node(41), attr::kNumOps), 42000);
+    EXPECT_EQ(graph->data_deps(41).size(), 1u);
+    EXPECT_EQ(graph->data_users(41).size(), 1u);
+  }
+  // The gzip file really is gzip.
+  std::ifstream in(TempPath("rt.et.gz"), std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  EXPECT_EQ(magic[0], 0x1f);
+  EXPECT_EQ(magic[1], 0x8b);
+}
+
+TEST(EtIoTest, TruncatedFileIsAnErrorNamingTheFile) {
+  const std::string path = TempPath("trunc.et");
+  ASSERT_TRUE(WriteEtFile(path, Meta(), SampleNodes(50)).ok());
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 3));
+  }
+  auto graph = LoadGraph(path);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(std::string(graph.status().message()).find(path), std::string::npos);
+  EXPECT_NE(std::string(graph.status().message()).find("truncated"), std::string::npos);
+}
+
+TEST(EtIoTest, EmptyFileAndDirectoryAreErrors) {
+  const std::string path = TempPath("empty.et");
+  { std::ofstream out(path); }
+  EXPECT_FALSE(EtReader::Open(path).ok());
+  EXPECT_FALSE(EtReader::Open(::testing::TempDir()).ok());
+  EXPECT_FALSE(EtReader::Open(TempPath("does_not_exist.et")).ok());
+}
+
+TEST(EtIoTest, WriterRefusesZeroByteNodeAndLeavesNoFile) {
+  const std::string path = TempPath("zero.et");
+  std::remove(path.c_str());
+  {
+    auto writer = EtWriter::Open(path);
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->WriteMetadata(Meta()).ok());
+    ChakraProtoMsg::Node empty;  // id 0, no fields: serialises to nothing
+    EXPECT_FALSE((*writer)->WriteNode(empty).ok());
+    // Destroyed without Close(): the temporary file is removed, the target never made.
+  }
+  std::ifstream in(path);
+  EXPECT_FALSE(in.good());
+}
+
+TEST(EtIoTest, AttributesAcceptAnyIntegerWidth) {
+  ChakraProtoMsg::Node node;
+  auto* a = node.add_attr();
+  a->set_name("w32");
+  a->set_int32_val(-7);
+  a = node.add_attr();
+  a->set_name("u64");
+  a->set_uint64_val(1ull << 40);
+  a = node.add_attr();
+  a->set_name("sf64");
+  a->set_sfixed64_val(123);
+  a = node.add_attr();
+  a->set_name("list");
+  a->mutable_uint32_list()->add_values(3);
+  a->mutable_uint32_list()->add_values(4);
+  EXPECT_EQ(GetInt(node, "w32"), -7);
+  EXPECT_EQ(GetInt(node, "u64"), int64_t{1} << 40);
+  EXPECT_EQ(GetInt(node, "sf64"), 123);
+  EXPECT_EQ(GetDouble(node, "w32"), -7.0);
+  EXPECT_EQ(GetIntList(node.attr(), "list"), (std::vector<int64_t>{3, 4}));
+  EXPECT_FALSE(GetInt(node, "missing").has_value());
+  EXPECT_FALSE(GetString(node, "w32").has_value());
+}
+
+}  // namespace
+}  // namespace et

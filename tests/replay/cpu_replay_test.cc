@@ -1,0 +1,162 @@
+// Tests of a whole replay on one rank with the CPU backend (host timers, MPI singleton):
+// on the real 2-NPU model-parallel MLP .et, on graphs built here, and the errors for a
+// missing device, too few ranks and a process group the launch cannot form.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_writer.h"
+#include "proto/graph.h"
+#include "proto/process_group.h"
+#include "replay/host_timer.h"
+#include "replay/mpi_world.h"
+#include "replay/replay_session.h"
+#include "replay_test_graphs.h"
+
+namespace et::replay {
+namespace {
+
+const std::string kData = ET_TEST_DATA;
+
+// One MPI world for the test binary: MPI can be initialised only once per process.
+MpiWorld* World() {
+  static MpiWorld* world = [] {
+    auto w = MpiWorld::Init(nullptr, nullptr);
+    return w.ok() ? w->release() : nullptr;
+  }();
+  return world;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+TEST(HostTimerTest, NeverReturnsEarly) {
+  HostTimer timer = HostTimer::Calibrate(HostWaitMode::kHybrid);
+  for (int64_t ns : {50000, 2000000}) {
+    const int64_t start = NowNs();
+    timer.WaitUntil(start, ns);
+    EXPECT_GE(NowNs() - start, ns);
+  }
+}
+
+TEST(CpuReplayTest, ModelParallelMlpRunsEveryOpForAtLeastItsRecordedTime) {
+  ASSERT_NE(World(), nullptr);
+  ReplayOptions options;
+  options.trace = kData + "/chakra/mlp_mp.0.et";
+  options.warmup_iterations = 0;
+  options.timed_iterations = 1;
+  options.json_path = testing::TempEtPath("mlp_mp.report.json");
+  options.trace_path = testing::TempEtPath("mlp_mp.trace.json");
+  options.calibration_path = testing::TempEtPath("mlp_mp.calibration.json");
+  std::string text;
+  auto report = RunReplaySession(options, World(), &text);
+  ASSERT_TRUE(report.ok()) << report.status();
+  auto graph = LoadGraph(options.trace);
+  ASSERT_TRUE(graph.ok());
+  int64_t colls = 0, recorded_sum_ns = 0;
+  for (const auto& node : graph->nodes()) {
+    colls += node.type() == ChakraProtoMsg::COMM_COLL_NODE;
+    recorded_sum_ns += node.duration_micros() * 1000;
+  }
+  EXPECT_EQ(report->ops_by_kind["collective"], colls);
+  EXPECT_EQ(report->comm_calls_per_iteration, colls);  // every one really called MPI
+  // The CPU backend runs ops one at a time: an iteration lasts at least the recorded sum.
+  ASSERT_EQ(report->iteration_us.size(), 1u);
+  EXPECT_GE(report->iteration_us[0] * 1e3, recorded_sum_ns);
+
+  nlohmann::json json = ReadJson(options.json_path);
+  for (const auto& op : json["ops"]) {
+    if (op["kind"] == "kernel") {
+      EXPECT_GE(op["mean_us"].get<double>(), op["recorded_us"].get<double>());
+    }
+  }
+  // The Chrome trace has one complete event per replayed op.
+  nlohmann::json trace = ReadJson(options.trace_path);
+  const auto events = std::count_if(trace["traceEvents"].begin(), trace["traceEvents"].end(),
+                                    [](const nlohmann::json& e) { return e["ph"] == "X"; });
+  EXPECT_EQ(events, static_cast<long>(graph->size()));
+  // The calibration file groups by op name and shapes; mlp0's forward ran 32291 us.
+  nlohmann::json calibration = ReadJson(options.calibration_path);
+  EXPECT_EQ(calibration["version"], 1);
+  bool found = false;
+  for (const auto& entry : calibration["ops"]) {
+    if (entry["name"] != "COMP_NODE_layer_64_1_mlp0_FWD") continue;
+    found = true;
+    EXPECT_EQ(entry["count"], 1);
+    EXPECT_GE(entry["mean_us"].get<double>(), 32291.0);
+  }
+  EXPECT_TRUE(found);
+}
+
+std::string WriteGraph(const std::string& name, const ChakraProtoMsg::GlobalMetadata& meta,
+                       const std::vector<ChakraProtoMsg::Node>& nodes) {
+  const std::string path = testing::TempEtPath(name);
+  EXPECT_TRUE(WriteEtFile(path, meta, nodes).ok());
+  return path;
+}
+
+TEST(CpuReplayTest, TraceNeedingMoreRanksThanLaunchedIsAClearError) {
+  ASSERT_NE(World(), nullptr);
+  ChakraProtoMsg::GlobalMetadata meta;
+  SetInt64(meta.mutable_attr(), attr::kWorldSize, 4);
+  ReplayOptions options;
+  options.trace = WriteGraph("four_ranks.et", meta,
+                             {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 1024, {})});
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("needs 4 ranks but the launch has 1"),
+            std::string::npos)
+      << report.status();
+}
+
+TEST(CpuReplayTest, ProcessGroupLargerThanTheLaunchIsAClearError) {
+  ASSERT_NE(World(), nullptr);
+  ChakraProtoMsg::GlobalMetadata meta;
+  ProcessGroup pg;
+  pg.name = "0";
+  pg.desc = "default_pg";
+  pg.size = 8;
+  EncodeProcessGroups({pg}, meta.mutable_attr());
+  ReplayOptions options;
+  options.trace = WriteGraph("pg8.et", meta,
+                             {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 1024, {}, "0")});
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("process group '0' (default_pg) has 8 members"),
+            std::string::npos)
+      << report.status();
+}
+
+TEST(CpuReplayTest, MissingCudaDeviceIsAClearError) {
+  ASSERT_NE(World(), nullptr);
+  ReplayOptions options;
+  options.trace = kData + "/chakra/mlp_mp.0.et";
+  options.device = "cuda";
+  auto report = RunReplaySession(options, World(), nullptr);
+  if (report.ok()) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_NE(report.status().message().find("no CUDA device"), std::string::npos)
+      << report.status();
+}
+
+TEST(CpuReplayTest, UnknownDeviceIsRejected) {
+  ASSERT_NE(World(), nullptr);
+  ReplayOptions options;
+  options.trace = kData + "/chakra/mlp_mp.0.et";
+  options.device = "tpu";
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("unknown device 'tpu'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace et::replay

@@ -1,0 +1,109 @@
+// GPU replays (label gpu: `ctest -L gpu`). Each test skips with a message where the build
+// has no CUDA backend or the machine no CUDA device; on a GPU machine they run cuBLAS
+// GEMMs, memory-bound and timed kernels across two streams, and NCCL on one rank.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/et_writer.h"
+#include "replay/mpi_world.h"
+#include "replay/replay_session.h"
+#include "replay_test_graphs.h"
+#if ET_REPLAY_WITH_CUDA
+#include "replay/cuda_backend.h"
+#endif
+
+namespace et::replay {
+namespace {
+
+// Skips the test unless a CUDA device can be used.
+#if ET_REPLAY_WITH_CUDA
+#define SKIP_WITHOUT_GPU()                                                  \
+  do {                                                                      \
+    auto count = CudaDeviceCount();                                         \
+    if (!count.ok()) GTEST_SKIP() << "skipped: " << count.status().message(); \
+  } while (0)
+#else
+#define SKIP_WITHOUT_GPU() GTEST_SKIP() << "skipped: built without the CUDA toolkit"
+#endif
+
+MpiWorld* World() {
+  static MpiWorld* world = [] {
+    auto w = MpiWorld::Init(nullptr, nullptr);
+    return w.ok() ? w->release() : nullptr;
+  }();
+  return world;
+}
+
+ChakraProtoMsg::Node Gemm(uint64_t id, int64_t m, int64_t n, int64_t k, const char* type,
+                          std::vector<uint64_t> deps, int64_t stream) {
+  ChakraProtoMsg::Node node = testing::CompNode(id, "aten::mm", 100, deps, false, stream);
+  node.mutable_inputs()->set_shapes("[[" + std::to_string(m) + ", " + std::to_string(k) +
+                                    "], [" + std::to_string(k) + ", " + std::to_string(n) +
+                                    "]]");
+  node.mutable_inputs()->set_types(std::string("['") + type + "', '" + type + "']");
+  return node;
+}
+
+TEST(GpuReplayTest, GemmsKernelsAndAllReduceOnTwoStreams) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_NE(World(), nullptr);
+  ChakraProtoMsg::Node copy = testing::CompNode(3, "vectorized_elementwise_kernel", 50, {1},
+                                                false, 7);
+  SetUint64(copy.mutable_attr(), attr::kTensorSize, 256 << 20);
+  std::vector<ChakraProtoMsg::Node> nodes = {
+      Gemm(1, 4096, 4096, 4096, "Tensor(c10::Half)", {}, 7),
+      Gemm(2, 2048, 2048, 2048, "Tensor(float)", {}, 13),
+      copy,
+      testing::CompNode(4, "some_kernel", 200, {2}, false, 13),
+      testing::CollNode(5, ChakraProtoMsg::ALL_REDUCE, 64 << 20, {3, 4}),
+  };
+  const std::string path = testing::TempEtPath("gpu_mix.et");
+  ASSERT_TRUE(WriteEtFile(path, {}, nodes).ok());
+  ReplayOptions options;
+  options.trace = path;
+  options.device = "cuda";
+  options.json_path = testing::TempEtPath("gpu_mix.json");
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->gemm_count, 2);
+  EXPECT_GT(report->gemm_tflops, 1.0);  // any datacenter GPU does far more
+  EXPECT_EQ(report->comm_calls_per_iteration, 1);
+  for (const OpStat& s : report->ops) {
+    EXPECT_GT(s.mean_ns, 0);
+  }
+}
+
+TEST(GpuReplayTest, TimedKernelLastsItsRecordedDuration) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_NE(World(), nullptr);
+  const std::string path = testing::TempEtPath("gpu_timed.et");
+  ASSERT_TRUE(
+      WriteEtFile(path, {}, {testing::CompNode(1, "kernel", 2000, {}, false, 7)}).ok());
+  ReplayOptions options;
+  options.trace = path;
+  options.device = "cuda";
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->ops.size(), 1u);
+  EXPECT_NEAR(report->ops[0].mean_ns / 1e3, 2000.0, 100.0);
+}
+
+TEST(GpuReplayTest, MemoryCapBelowTheTraceIsAClearError) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_NE(World(), nullptr);
+  const std::string path = testing::TempEtPath("gpu_big.et");
+  ASSERT_TRUE(WriteEtFile(path, {}, {Gemm(1, 32768, 32768, 32768, "Tensor(float)", {}, 7)})
+                  .ok());
+  ReplayOptions options;
+  options.trace = path;
+  options.device = "cuda";
+  options.memory_cap_gib = 1;
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kResourceExhausted) << report.status();
+}
+
+}  // namespace
+}  // namespace et::replay

@@ -1,0 +1,192 @@
+// Tests of the replay's planning layer: IOInfo parsing, op classification (GEMM shapes,
+// collectives) and the dependency engine (issue order, queues, cross-queue waits), on
+// real .et files from tests/data and on small graphs built here.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/graph.h"
+#include "proto/process_group.h"
+#include "replay/io_values.h"
+#include "replay/op_classifier.h"
+#include "replay/replay_plan.h"
+#include "replay_test_graphs.h"
+
+namespace et::replay {
+namespace {
+
+using testing::CollNode;
+using testing::CompNode;
+
+const std::string kData = ET_TEST_DATA;
+
+TEST(IoValuesTest, ReadsTensorTuplesOfARealRecordParamComms) {
+  auto graph = LoadGraph(kData + "/chakra/reference_converter_output.allgather_2rank.et");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto index = graph->Find(30);  // record_param_comms of the all-gather
+  ASSERT_TRUE(index.has_value());
+  const auto& node = graph->node(*index);
+  ASSERT_EQ(node.name(), "record_param_comms");
+  std::vector<TensorRef> in, out;
+  ASSERT_TRUE(CollectTensorRefs(node.inputs().values(), &in));
+  ASSERT_TRUE(CollectTensorRefs(node.outputs().values(), &out));
+  // inputs "[[[14, 15, 0, 1, 4, 'cuda:0']], 12, ...]": one float tensor in storage 15.
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in[0].tensor_id, 14u);
+  EXPECT_EQ(in[0].storage_id, 15u);
+  EXPECT_EQ(in[0].extent_bytes(), 4u);
+  // outputs: the gathered list of two tensors, storages 20 and 23.
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].storage_id, 20u);
+  EXPECT_EQ(out[1].storage_id, 23u);
+  std::vector<Shape> shapes;
+  ASSERT_TRUE(ParseShapes(node.inputs().shapes(), &shapes));
+  ASSERT_EQ(shapes.size(), 8u);
+  EXPECT_EQ(shapes[0], Shape({1}));  // the shape of the list's first tensor
+  EXPECT_TRUE(shapes[1].empty());
+}
+
+TEST(IoValuesTest, RejectsMalformedText) {
+  std::vector<Shape> shapes;
+  EXPECT_FALSE(ParseShapes("[[1, 2]", &shapes));
+  EXPECT_FALSE(ParseShapes("", &shapes));
+  std::vector<TensorRef> refs;
+  EXPECT_FALSE(CollectTensorRefs("[[1, 2, 3, 4, 5, 'cpu'", &refs));
+}
+
+ChakraProtoMsg::Node GemmNode(const std::string& name, const std::string& shapes,
+                              const std::string& types) {
+  ChakraProtoMsg::Node n = CompNode(1, name, 10, {}, /*host=*/false, 7);
+  n.mutable_inputs()->set_shapes(shapes);
+  n.mutable_inputs()->set_types(types);
+  return n;
+}
+
+TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
+  GemmShape g;
+  ASSERT_TRUE(GemmShapeFromNode(
+      GemmNode("aten::mm", "[[64, 32], [32, 16]]", "['Tensor(float)', 'Tensor(float)']"), &g));
+  EXPECT_EQ(g.m, 64);
+  EXPECT_EQ(g.k, 32);
+  EXPECT_EQ(g.n, 16);
+  EXPECT_EQ(g.flops(), 2.0 * 64 * 32 * 16);
+  // addmm(bias, a, b): the operands are arguments 1 and 2.
+  ASSERT_TRUE(GemmShapeFromNode(
+      GemmNode("aten::addmm", "[[16], [8, 32], [32, 16], [], []]",
+               "['Tensor(c10::Half)', 'Tensor(c10::Half)', 'Tensor(c10::Half)', 'Int', "
+               "'Int']"),
+      &g));
+  EXPECT_EQ(g.m, 8);
+  EXPECT_EQ(g.dtype, DataType::kFloat16);
+  // linear(x[4, 8, 32], W[16, 32]): y = x W^T, the batch dims fold into M.
+  ASSERT_TRUE(GemmShapeFromNode(
+      GemmNode("aten::linear", "[[4, 8, 32], [16, 32], [16]]", "['Tensor(c10::BFloat16)']"),
+      &g));
+  EXPECT_EQ(g.m, 32);
+  EXPECT_EQ(g.k, 32);
+  EXPECT_EQ(g.n, 16);
+  EXPECT_TRUE(g.trans_b);
+  EXPECT_EQ(g.dtype, DataType::kBFloat16);
+  ASSERT_TRUE(GemmShapeFromNode(GemmNode("aten::bmm", "[[2, 3, 4], [2, 4, 5]]", "[]"), &g));
+  EXPECT_EQ(g.batch, 2);
+  EXPECT_EQ(g.n, 5);
+  // Mismatched inner dimensions are not a GEMM.
+  EXPECT_FALSE(GemmShapeFromNode(GemmNode("aten::mm", "[[64, 32], [31, 16]]", "[]"), &g));
+  EXPECT_FALSE(GemmShapeFromNode(GemmNode("aten::relu", "[[64, 32]]", "[]"), &g));
+}
+
+TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
+  auto graph = LoadGraph(kData + "/chakra/mlp_mp.0.et");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto plan = BuildReplayPlan(*graph, PlanOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->ops.size(), graph->size());
+  int colls = 0, comps = 0;
+  for (const auto& node : graph->nodes()) {
+    colls += node.type() == ChakraProtoMsg::COMM_COLL_NODE;
+    comps += node.type() == ChakraProtoMsg::COMP_NODE;
+  }
+  int planned_colls = 0, planned_kernels = 0;
+  std::vector<size_t> position(graph->size());
+  for (size_t i = 0; i < plan->ops.size(); ++i) {
+    position[plan->ops[i].node] = i;
+    planned_colls += plan->ops[i].kind == OpKind::kCollective;
+    planned_kernels += plan->ops[i].kind == OpKind::kKernel;
+  }
+  EXPECT_EQ(planned_colls, colls);
+  EXPECT_EQ(planned_kernels, comps);
+  EXPECT_GT(colls, 0);
+  // Every dependency is issued first, and one on another queue is covered by a wait on
+  // that queue at or after it.
+  for (size_t i = 0; i < plan->ops.size(); ++i) {
+    for (NodeIndex dep : graph->data_deps(plan->ops[i].node)) {
+      const size_t d = position[dep];
+      ASSERT_LT(d, i);
+      if (plan->ops[d].queue == plan->ops[i].queue) continue;
+      bool covered = false;
+      for (uint32_t w : plan->waits(i)) {
+        covered |= plan->ops[w].queue == plan->ops[d].queue && w >= d;
+      }
+      EXPECT_TRUE(covered) << "op " << i << " dep " << d;
+    }
+  }
+  // The recorded COMP nodes carry durations: the recorded time is known.
+  EXPECT_EQ(plan->ops[position[*graph->Find(0)]].recorded_ns, 32291000);
+}
+
+TEST(ReplayPlanTest, CrossStreamDependencyWaitsOnlyForTheLatestProducer) {
+  std::vector<ChakraProtoMsg::Node> nodes = {
+      CompNode(1, "launch", 5, {}, /*host=*/true, 1),
+      CompNode(2, "k_a", 10, {1}, false, 7),
+      CompNode(3, "k_b", 10, {2}, false, 7),
+      CompNode(4, "k_c", 10, {2, 3}, false, 13),
+      CollNode(5, ChakraProtoMsg::ALL_REDUCE, 4096, {4}),
+  };
+  Graph graph = Graph::Build({}, nodes);
+  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->ops.size(), 5u);
+  // Queues: thread 1, stream 7, stream 13, and the communication stream.
+  ASSERT_EQ(plan->queues.size(), 4u);
+  EXPECT_EQ(plan->queues[plan->ops[0].queue].kind, QueueKind::kHostThread);
+  EXPECT_EQ(plan->ops[1].queue, plan->ops[2].queue);
+  EXPECT_NE(plan->ops[3].queue, plan->ops[2].queue);
+  // k_b follows k_a on its stream: no wait. k_c waits for k_b only (k_a is implied).
+  EXPECT_TRUE(plan->waits(2).empty());
+  ASSERT_EQ(plan->waits(3).size(), 1u);
+  EXPECT_EQ(plan->waits(3)[0], 2u);
+  // The collective runs on its own stream and waits for k_c.
+  EXPECT_EQ(plan->queues[plan->ops[4].queue].recorded_id, -1);
+  ASSERT_EQ(plan->waits(4).size(), 1u);
+  EXPECT_EQ(plan->waits(4)[0], 3u);
+  EXPECT_EQ(plan->ops[4].comm.bytes, 4096);
+}
+
+TEST(ReplayPlanTest, CyclicCtrlDepsOfThe2023ConverterFallBackToDataDeps) {
+  auto graph = LoadGraph(kData + "/chakra/feeder_tests_chakra.0.et");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto plan = BuildReplayPlan(*graph, PlanOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->used_data_deps_only);
+  EXPECT_EQ(plan->ops.size(), graph->size());
+}
+
+TEST(ReplayPlanTest, RequiredRanksComeFromMetadataGroupsAndPeers) {
+  ChakraProtoMsg::GlobalMetadata meta;
+  SetInt64(meta.mutable_attr(), attr::kWorldSize, 4);
+  ProcessGroup pg;
+  pg.name = "1";
+  pg.ranks = {0, 5};
+  EncodeProcessGroups({pg}, meta.mutable_attr());
+  Graph graph = Graph::Build(meta, {CollNode(1, ChakraProtoMsg::ALL_GATHER, 64, {}, "1")});
+  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->RequiredRanks(), 6);
+  EXPECT_EQ(plan->ops[0].comm.group, 0);
+  EXPECT_EQ(plan->unknown_group_ops, 0);
+}
+
+}  // namespace
+}  // namespace et::replay
