@@ -165,11 +165,6 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   DependencyBuilder dep_builder;
   std::vector<NodeDeps> deps;
   RETURN_IF_ERROR(dep_builder.Build(input_path, table, comms, plan, &deps));
-  if (table.missing_parents() > 0) {
-    summary.warnings.push_back(absl::StrFormat(
-        "%d nodes name a parent absent from the trace; they were treated as top-level ops",
-        table.missing_parents()));
-  }
   if (dep_builder.stats().missing_targets > 0) {
     summary.warnings.push_back(absl::StrFormat(
         "%d inter_thread_dep/sync_dep ids name nodes absent from the trace",

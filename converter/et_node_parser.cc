@@ -45,6 +45,7 @@ struct EtNodeParser::Impl {
   std::string path;
   StringPool* pool;
   od::parser parser;
+  const char* node_begin = nullptr;
   const char* node_end = nullptr;
   std::string scratch;
   // Collects the io_text parts before they are concatenated.
@@ -52,12 +53,25 @@ struct EtNodeParser::Impl {
   std::string in_strides, out_strides;
 
   absl::Status Error(const HostOp& op, int64_t index, absl::string_view what) const {
-    if (op.id != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: node %d: %s", path, op.id, what));
+    uint64_t id = op.id != 0 ? op.id : IdFromText();
+    if (id != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s: node %d: %s", path, id, what));
     }
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: node #%d (no id yet): %s", path, index, what));
+  }
+
+  // The node's `"id": N` found by a plain text search, for errors met before the id field.
+  uint64_t IdFromText() const {
+    absl::string_view text(node_begin, static_cast<size_t>(node_end - node_begin));
+    size_t pos = text.find("\"id\"");
+    if (pos == absl::string_view::npos) return 0;
+    pos = text.find_first_not_of(" \t\r\n:", pos + 4);
+    uint64_t id = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      id = id * 10 + static_cast<uint64_t>(text[pos++] - '0');
+    }
+    return id;
   }
 
   // The raw text of `v` (which has not been consumed yet).
@@ -280,6 +294,7 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* 
   for (auto& p : m.parts) p.clear();
   m.in_strides.clear();
   m.out_strides.clear();
+  m.node_begin = json.data();
   m.node_end = json.data() + json.size();
   od::document doc;
   if (m.parser.iterate(simdjson::padded_string_view(json.data(), json.size(),

@@ -33,7 +33,10 @@ absl::Status OpTable::Build(std::string path, std::vector<HostOp> ops) {
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t p = ops_[i].parent;
     auto it = p == 0 ? index_.end() : index_.find(p);
-    if (p != 0 && it == index_.end()) ++missing_parents_;
+    if (p != 0 && it == index_.end()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: node %d: parent %d is not in the trace", path, ops_[i].id, p));
+    }
     if (it == index_.end() || it->second == i) {
       roots.push_back(i);
     } else {

@@ -25,8 +25,8 @@ class OpTable {
   OpTable(OpTable&&) = default;
   OpTable& operator=(OpTable&&) = default;
 
-  // Takes the parsed ops (any order). Fails on repeated ids and on parent cycles.
-  // A parent id absent from the trace makes the op a root and is counted.
+  // Takes the parsed ops (any order). Fails, naming the node, on repeated ids, on a parent
+  // id absent from the trace and on parent cycles.
   absl::Status Build(std::string path, std::vector<HostOp> ops);
 
   size_t size() const { return ops_.size(); }
@@ -39,7 +39,6 @@ class OpTable {
   const std::vector<uint32_t>& preorder() const { return preorder_; }
   uint64_t subtree_max_id(uint32_t i) const { return subtree_max_id_[i]; }
   std::optional<uint32_t> Find(uint64_t id) const;
-  int64_t missing_parents() const { return missing_parents_; }
 
   StringPool* pool() { return pool_.get(); }
   const StringPool& pool() const { return *pool_; }
@@ -53,7 +52,6 @@ class OpTable {
   std::vector<std::vector<uint32_t>> children_;
   std::vector<uint32_t> preorder_;
   std::vector<uint64_t> subtree_max_id_;
-  int64_t missing_parents_ = 0;
 };
 
 }  // namespace et::convert

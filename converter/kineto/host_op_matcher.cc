@@ -220,6 +220,7 @@ const Placement* ChoosePlacement(const std::vector<Placement>& placements,
 // A full assignment: a placement (or none) per ET thread, and its twins.
 struct Assignment {
   int64_t total = 0;
+  int64_t span_ns = 0;  // from the first matched op's start to the last one's end
   std::vector<const Placement*> chosen;
   std::vector<std::vector<int32_t>> twins;
   std::vector<int64_t> matched;
@@ -254,6 +255,16 @@ Assignment PlaceAll(const KinetoTrace& trace, const CpuOpNesting& nesting,
     a.matched.push_back(matched);
     a.total += matched;
   }
+  int64_t first = std::numeric_limits<int64_t>::max();
+  int64_t last = std::numeric_limits<int64_t>::min();
+  for (const auto& twins : a.twins) {
+    for (int32_t e : twins) {
+      if (e < 0) continue;
+      first = std::min(first, trace.events()[e].ts_ns);
+      last = std::max(last, trace.events()[e].ts_ns + trace.events()[e].dur_ns);
+    }
+  }
+  a.span_ns = last >= first ? last - first : 0;
   return a;
 }
 
@@ -332,8 +343,10 @@ void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
                                          none_taken, options, 0.99));
   }
   // Try each near-best placement of the first thread (in ET order); keep the
-  // assignment that matches most ops over all threads, the earliest on ties.
-  Assignment best;
+  // assignment that matches most ops over all threads. Within 0.5% of that, the most
+  // compact one wins: an alignment that wanders from one iteration into the next matches
+  // as many names but spans more time. Then the earliest.
+  std::vector<Assignment> tried;
   std::vector<const Placement*> firsts;
   int64_t top = 0;
   for (const Placement& p : placements[0]) top = std::max(top, p.score);
@@ -345,15 +358,22 @@ void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
            std::make_tuple(y->first_ts_ns, y->kineto_thread, y->start);
   });
   if (firsts.empty()) firsts.push_back(nullptr);
-  bool have_best = false;
+  int64_t best_total = 0;
   for (const Placement* first : firsts) {
-    Assignment a = PlaceAll(trace, nesting, host_ops, threads, indexes, placements, sequences,
-                            first, options);
-    if (!have_best || a.total > best.total) {
-      best = std::move(a);
-      have_best = true;
+    tried.push_back(PlaceAll(trace, nesting, host_ops, threads, indexes, placements, sequences,
+                             first, options));
+    best_total = std::max(best_total, tried.back().total);
+  }
+  size_t pick = 0;
+  bool have_pick = false;
+  for (size_t i = 0; i < tried.size(); ++i) {
+    if (tried[i].total < best_total - best_total / 200) continue;
+    if (!have_pick || tried[i].span_ns < tried[pick].span_ns) {
+      pick = i;
+      have_pick = true;
     }
   }
+  Assignment best = std::move(tried[pick]);
   RescueAcrossThreads(trace, nesting, threads, &best);
   for (size_t t = 0; t < threads.size(); ++t) {
     ThreadMatchStats stats;

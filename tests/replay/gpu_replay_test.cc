@@ -60,7 +60,7 @@ TEST(GpuReplayTest, GemmsKernelsAndAllReduceOnTwoStreams) {
       testing::CollNode(5, ChakraProtoMsg::ALL_REDUCE, 64 << 20, {3, 4}),
   };
   const std::string path = testing::TempEtPath("gpu_mix.et");
-  ASSERT_TRUE(WriteEtFile(path, {}, nodes).ok());
+  ASSERT_TRUE(WriteEtFile(path, testing::Metadata(), nodes).ok());
   ReplayOptions options;
   options.trace = path;
   options.device = "cuda";
@@ -80,7 +80,7 @@ TEST(GpuReplayTest, TimedKernelLastsItsRecordedDuration) {
   ASSERT_NE(World(), nullptr);
   const std::string path = testing::TempEtPath("gpu_timed.et");
   ASSERT_TRUE(
-      WriteEtFile(path, {}, {testing::CompNode(1, "kernel", 2000, {}, false, 7)}).ok());
+      WriteEtFile(path, testing::Metadata(), {testing::CompNode(1, "kernel", 2000, {}, false, 7)}).ok());
   ReplayOptions options;
   options.trace = path;
   options.device = "cuda";
@@ -94,7 +94,7 @@ TEST(GpuReplayTest, MemoryCapBelowTheTraceIsAClearError) {
   SKIP_WITHOUT_GPU();
   ASSERT_NE(World(), nullptr);
   const std::string path = testing::TempEtPath("gpu_big.et");
-  ASSERT_TRUE(WriteEtFile(path, {}, {Gemm(1, 32768, 32768, 32768, "Tensor(float)", {}, 7)})
+  ASSERT_TRUE(WriteEtFile(path, testing::Metadata(), {Gemm(1, 32768, 32768, 32768, "Tensor(float)", {}, 7)})
                   .ok());
   ReplayOptions options;
   options.trace = path;

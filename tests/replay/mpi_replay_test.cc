@@ -69,9 +69,9 @@ TEST(MpiReplayErrorTest, TooFewRanksIsReportedByEveryRank) {
 TEST(MpiReplayErrorTest, OneRanksMissingTraceStopsEveryRank) {
   // Rank 1's file does not exist: rank 0 must not wait for it in a collective.
   const std::string dir = testing::TempEtPath("");
-  ASSERT_TRUE(WriteEtFile(dir + "half.0.et", {},
-                          {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 64, {})})
-                  .ok());
+  const absl::Status written = WriteEtFile(
+      dir + "half.0.et", testing::Metadata(), {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 64, {})});
+  ASSERT_TRUE(written.ok()) << written;
   std::remove((dir + "half.1.et").c_str());
   auto run = LaunchReplay(2, "'" + dir + "half.%d.et' --device cpu");
   EXPECT_NE(run.exit_code, 0);

@@ -48,6 +48,13 @@ inline ChakraProtoMsg::Node CollNode(uint64_t id, ChakraProtoMsg::CollectiveComm
   return n;
 }
 
+// Metadata with the version every .et carries (an empty one is refused by the writer).
+inline ChakraProtoMsg::GlobalMetadata Metadata() {
+  ChakraProtoMsg::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  return meta;
+}
+
 inline std::string TempEtPath(const std::string& name) {
   return std::string(ET_BINARY_DIR) + "/tests/replay/" + name;
 }
