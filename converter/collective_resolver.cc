@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "nlohmann/json.hpp"
 #include "proto/io_shapes.h"
@@ -30,6 +31,12 @@ struct Classified {
   bool param_comms = false;
 };
 
+// The parsed positional arguments of one communication op.
+struct CommArgs {
+  json values = json::array();
+  json types = json::array();
+};
+
 const ExtraAttr* FindExtra(const HostOp& op, const StringPool& pool, absl::string_view n) {
   for (const auto& a : op.extra_attrs) {
     if (pool.Get(a.name) == n) return &a;
@@ -37,19 +44,27 @@ const ExtraAttr* FindExtra(const HostOp& op, const StringPool& pool, absl::strin
   return nullptr;
 }
 
-json ParseValues(const HostOp& op) {
-  absl::string_view text = op.io(kInValues);
+json ParseList(absl::string_view text) {
   json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   return v.is_array() ? v : json::array();
 }
 
-std::optional<Classified> Classify(const HostOp& op, const StringPool& pool) {
+bool IsCommName(absl::string_view name) {
+  if (name == "record_param_comms") return true;
+  for (const CommNamespace& ns : kNamespaces) {
+    if (absl::StartsWith(name, ns.prefix)) return true;
+  }
+  return false;
+}
+
+std::optional<Classified> Classify(const HostOp& op, const StringPool& pool,
+                                   const CommArgs& args) {
   absl::string_view name = pool.Get(op.name);
   if (name == "record_param_comms") {
     std::optional<CommSpelling> s;
     if (const ExtraAttr* a = FindExtra(op, pool, "collective_name")) s = ParseCommName(a->s);
     if (!s.has_value()) {
-      for (const auto& v : ParseValues(op)) {
+      for (const auto& v : args.values) {
         if (v.is_string() && (s = ParseCommName(v.get<std::string>())).has_value()) break;
       }
     }
@@ -93,9 +108,7 @@ int64_t ArgBytes(const HostOp& op, int arg) {
 }
 
 // The dtype of the tensors in input argument `arg`, from the types list.
-std::string ArgDtype(const HostOp& op, int arg) {
-  absl::string_view text = op.io(kInTypes);
-  json types = json::parse(text.begin(), text.end(), nullptr, false);
+std::string ArgDtype(const json& types, int arg) {
   if (!types.is_array() || static_cast<int>(types.size()) <= arg || !types[arg].is_string()) {
     return "";
   }
@@ -109,9 +122,10 @@ std::string ArgDtype(const HostOp& op, int arg) {
 
 // Fills what this one record says about its collective into `rec` (fields not yet set).
 void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
-              const std::vector<ProcessGroup>& groups, CommRecord* rec) {
+              const CommArgs& args, const std::vector<ProcessGroup>& groups,
+              CommRecord* rec) {
   const std::string name(pool.Get(op.name));
-  json values = ParseValues(op);
+  const json& values = args.values;
   auto int_at = [&](size_t i) -> int64_t {
     return i < values.size() && values[i].is_number_integer() ? values[i].get<int64_t>() : -1;
   };
@@ -149,7 +163,7 @@ void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
   if (c.spelling.kind == CommKind::kWait) return;
   const int arg = InputArg(name, c.spelling.type);
   if (rec->size_bytes < 0) rec->size_bytes = ArgBytes(op, arg);
-  if (rec->dtype.empty()) rec->dtype = ArgDtype(op, c.param_comms ? 0 : arg);
+  if (rec->dtype.empty()) rec->dtype = ArgDtype(args.types, c.param_comms ? 0 : arg);
   if (absl::StartsWith(name, "c10d::")) {
     if (c.spelling.kind == CommKind::kSend || c.spelling.kind == CommKind::kRecv) {
       if (rec->peer < 0) rec->peer = int_at(2);
@@ -189,12 +203,24 @@ std::optional<CommSpelling> ParseNcclKernelName(absl::string_view name) {
   return ParseCommName(op);
 }
 
-void CollectiveResolver::Resolve(const OpTable& table, const std::vector<ProcessGroup>& groups) {
+absl::Status CollectiveResolver::Resolve(const OpTable& table,
+                                         const std::vector<ProcessGroup>& groups,
+                                         TraceTextSource* text) {
   const uint32_t n = static_cast<uint32_t>(table.size());
   records_.clear();
   record_of_.assign(n, -1);
   std::vector<std::optional<Classified>> cls(n);
-  for (uint32_t i = 0; i < n; ++i) cls[i] = Classify(table.op(i), table.pool());
+  absl::flat_hash_map<uint32_t, CommArgs> args;  // communication ops only: few
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!IsCommName(table.name(i))) continue;
+    const HostOp& op = table.op(i);
+    auto node_text = text->NodeText(op);
+    if (!node_text.ok()) return node_text.status();
+    CommArgs& a = args[i];
+    a.values = ParseList(op.io(*node_text, kInValues));
+    a.types = ParseList(op.io(*node_text, kInTypes));
+    cls[i] = Classify(op, table.pool(), a);
+  }
   // Owners: the outermost op of each nested chain of communication ops (pre-order visits
   // parents first, so a parent's record exists when its child is seen).
   for (uint32_t i : table.preorder()) {
@@ -256,9 +282,13 @@ void CollectiveResolver::Resolve(const OpTable& table, const std::vector<Process
     }
     rec.kind = best->spelling.kind;
     rec.type = best->spelling.type;
-    Describe(table.op(rec.owner), table.pool(), *cls[rec.owner], groups, &rec);
-    for (uint32_t m : rec.members) Describe(table.op(m), table.pool(), *cls[m], groups, &rec);
+    Describe(table.op(rec.owner), table.pool(), *cls[rec.owner], args[rec.owner], groups,
+             &rec);
+    for (uint32_t m : rec.members) {
+      Describe(table.op(m), table.pool(), *cls[m], args[m], groups, &rec);
+    }
   }
+  return absl::OkStatus();
 }
 
 }  // namespace et::convert

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "converter/op_table.h"
+#include "converter/trace_text_source.h"
 #include "proto/comm_type.h"
 #include "proto/process_group.h"
 
@@ -35,8 +36,10 @@ struct CommRecord {
 
 class CollectiveResolver {
  public:
-  // `groups` maps backend ids of 1.0.2 traces to process-group names.
-  void Resolve(const OpTable& table, const std::vector<ProcessGroup>& groups);
+  // `groups` maps backend ids of 1.0.2 traces to process-group names; `text` gives the
+  // raw JSON of communication ops (their positional arguments).
+  absl::Status Resolve(const OpTable& table, const std::vector<ProcessGroup>& groups,
+                       TraceTextSource* text);
 
   const std::vector<CommRecord>& records() const { return records_; }
   // Index into records() of the collective `op` belongs to (as owner or member), or -1.

@@ -15,9 +15,11 @@
 #include "converter/et_json_tokenizer.h"
 #include "converter/et_node_parser.h"
 #include "converter/keep_plan.h"
+#include "converter/kineto_merge.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
 #include "converter/schema_version.h"
+#include "converter/trace_text_source.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
@@ -41,11 +43,13 @@ absl::Status CheckSchema(const std::string& path, const std::string& schema, boo
 
 // The process-group table of the `## process_group:init ##` op(s).
 absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(const std::string& path,
-                                                            const OpTable& table) {
+                                                            const OpTable& table,
+                                                            TraceTextSource* source) {
   std::vector<ProcessGroup> groups;
   for (uint32_t i = 0; i < table.size(); ++i) {
     if (!IsProcessGroupInitName(table.name(i))) continue;
-    absl::string_view text = table.op(i).io(kInValues);
+    ASSIGN_OR_RETURN(absl::string_view node_text, source->NodeText(table.op(i)));
+    absl::string_view text = table.op(i).io(node_text, kInValues);
     nlohmann::json values = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (!values.is_array() || values.empty() || !values[0].is_string()) {
       return absl::InvalidArgumentError(absl::StrFormat(
@@ -130,18 +134,22 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   EtJsonTokenizer tokenizer(input_path);
   EtNodeParser parser(input_path, pool.get());
   std::vector<HostOp> ops;
+  ops.reserve(static_cast<size_t>(summary.input_bytes / 600));  // ~500 B per node in 1.0.1
+  TraceTextSource text;
   bool schema_checked = false;
   RETURN_IF_ERROR(tokenizer.Run(
-      [&](absl::string_view json, int64_t index) -> absl::Status {
+      [&](absl::string_view json, int64_t index, uint64_t offset) -> absl::Status {
         if (!schema_checked && tokenizer.top_level_fields().count("schema")) {
           RETURN_IF_ERROR(CheckSchema(input_path, tokenizer.TopLevelString("schema"),
                                       options.force_schema));
           schema_checked = true;
         }
         ops.emplace_back();
-        return parser.Parse(json, index, &ops.back());
+        RETURN_IF_ERROR(parser.Parse(json, index, &ops.back()));
+        ops.back().text_offset = offset;
+        return absl::OkStatus();
       },
-      [&](int64_t bytes) { progress.Update(bytes); }));
+      [&](int64_t bytes) { progress.Update(bytes); }, &text));
   if (!schema_checked) {
     RETURN_IF_ERROR(CheckSchema(input_path, tokenizer.TopLevelString("schema"),
                                 options.force_schema));
@@ -152,14 +160,30 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     return absl::InvalidArgumentError(absl::StrFormat("%s: the trace has no nodes", input_path));
   }
 
-  // 2. Structure: call tree, process groups, collectives, granularity, dependencies.
+  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync, steps.
+  KinetoMergeInfo kineto;
+  if (!options.kineto_path.empty()) {
+    progress.Stage("linking Kineto");
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path, pool.get(), &ops, &kineto));
+    summary.warnings.push_back(absl::StrFormat(
+        "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a launcher, %d of "
+        "other iterations left out), %d sync edges",
+        kineto.host_ops_matched, kineto.host_ops_considered,
+        kineto.host_ops_considered ? 100.0 * kineto.host_ops_matched / kineto.host_ops_considered
+                                   : 0.0,
+        kineto.gpu_ops, kineto.orphan_gpu_ops, kineto.gpu_ops_outside_window,
+        kineto.sync_edges));
+    for (auto& w : kineto.warnings) summary.warnings.push_back(std::move(w));
+  }
+
+  // 3. Structure: call tree, process groups, collectives, granularity, dependencies.
   progress.Stage("building graph");
   OpTable table;
   table.set_pool(std::move(pool));
   RETURN_IF_ERROR(table.Build(input_path, std::move(ops)));
-  ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups, ReadProcessGroups(input_path, table));
+  ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups, ReadProcessGroups(input_path, table, &text));
   CollectiveResolver comms;
-  comms.Resolve(table, groups);
+  RETURN_IF_ERROR(comms.Resolve(table, groups, &text));
   KeepPlan plan;
   plan.Build(table, comms, options.granularity);
   DependencyBuilder dep_builder;
@@ -178,15 +202,23 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   }
   summary.skipped_by_reason = plan.skipped();
 
-  // 3. Emit nodes in ascending id order.
+  // 4. Emit nodes in ascending id order.
   progress.Stage("writing");
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
-  RETURN_IF_ERROR(writer->WriteMetadata(MakeMetadata(tokenizer, input_path, groups, options)));
+  ChakraProtoMsg::GlobalMetadata metadata = MakeMetadata(tokenizer, input_path, groups, options);
+  if (!kineto.step_times_us.empty()) {
+    auto* attrs = metadata.mutable_attr();
+    SetStringList(attrs, attr::kStepNames, kineto.step_names);
+    SetDoubleList(attrs, attr::kStepTimesUs, kineto.step_times_us);
+    if (kineto.measured_step_us >= 0) SetDouble(attrs, attr::kMeasuredStepUs, kineto.measured_step_us);
+  }
+  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
   NodeEmitter emitter(table, comms, plan, deps, groups, options);
   ChakraProtoMsg::Node node;
   for (uint32_t i = 0; i < table.size(); ++i) {
     if (!plan.is_node(i)) continue;
-    emitter.Emit(i, &node, &summary);
+    ASSIGN_OR_RETURN(absl::string_view node_text, text.NodeText(table.op(i)));
+    emitter.Emit(i, node_text, &node, &summary);
     RETURN_IF_ERROR(writer->WriteNode(node));
     ++summary.written_nodes;
   }

@@ -45,7 +45,7 @@ absl::Status DependencyBuilder::Build(const std::string& path, const OpTable& ta
     const HostOp& op = table.op(i);
     if (plan.caller(i) != kNoOp) add(i, plan.caller(i), false);
     if (op.is_gpu()) {
-      auto [it, fresh] = last_on_stream.try_emplace(op.stream, i);
+      auto [it, fresh] = last_on_stream.try_emplace((int64_t{op.device} << 32) ^ op.stream, i);
       if (!fresh) add(i, it->second, false);
       it->second = i;
     } else {

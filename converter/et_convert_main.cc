@@ -11,6 +11,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
+#include "converter/astra_text_converter.h"
 #include "converter/converter.h"
 #include "converter/multi_rank.h"
 #include "proto/cli_args.h"
@@ -27,6 +28,10 @@ ABSL_FLAG(int, jobs, 0, "parallel conversions for several ranks (0: one per core
 ABSL_FLAG(std::string, json_summary, "", "write the summary as JSON to this file ('-': stdout)");
 ABSL_FLAG(bool, to_json, false, "convert a .et to one JSON document: et-convert --to-json in.et out.json");
 ABSL_FLAG(bool, quiet, false, "no summary on stderr");
+ABSL_FLAG(bool, astra_text, false,
+          "convert an ASTRA-sim text workload: et-convert --astra-text w.txt 'out.%d.et' --ranks N");
+ABSL_FLAG(int, passes, 1, "with --astra-text: training iterations to unroll");
+ABSL_FLAG(double, cycle_ns, 1.0, "with --astra-text: nanoseconds per ASTRA-sim cycle");
 
 namespace {
 
@@ -40,6 +45,8 @@ struct Options {
   int jobs = 1;
   std::string json_summary;
   bool to_json = false;
+  bool astra_text = false;
+  et::convert::AstraTextOptions astra;
   bool quiet = false;
 };
 
@@ -73,6 +80,12 @@ absl::StatusOr<Options> ParseOptions(const std::vector<char*>& args) {
   o.json_summary = absl::GetFlag(FLAGS_json_summary);
   o.to_json = absl::GetFlag(FLAGS_to_json);
   o.quiet = absl::GetFlag(FLAGS_quiet);
+  o.astra_text = absl::GetFlag(FLAGS_astra_text);
+  o.astra.num_passes = absl::GetFlag(FLAGS_passes);
+  o.astra.cycle_ns = absl::GetFlag(FLAGS_cycle_ns);
+  if (o.astra_text && o.ranks <= 0) {
+    return absl::InvalidArgumentError("--astra-text needs --ranks N (the number of NPUs)");
+  }
   return o;
 }
 
@@ -119,6 +132,20 @@ int RunRanks(const Options& o) {
   return s.ok() ? 0 : Fail(std::string(s.message()));
 }
 
+int RunAstraText(const Options& o) {
+  auto summary = et::convert::ConvertAstraText(o.input, o.output, o.ranks, o.astra);
+  if (!summary.ok()) return Fail(std::string(summary.status().message()));
+  if (!o.quiet) {
+    fprintf(stderr, "%s: %s, %d layers -> %d ranks x %d nodes (%d compute, %d communication)\n",
+            o.input.c_str(), summary->parallelism.c_str(), summary->num_layers,
+            summary->num_ranks, static_cast<int>(summary->nodes_per_rank),
+            static_cast<int>(summary->comp_nodes_per_rank),
+            static_cast<int>(summary->comm_nodes_per_rank));
+    for (const auto& w : summary->warnings) fprintf(stderr, "  warning: %s\n", w.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -127,7 +154,8 @@ int main(int argc, char** argv) {
       "  et-convert in.json[.gz] out.et [--kineto trace.json] [--keep all]\n"
       "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto 'kineto_%d.json']\n"
       "  et-convert traces_dir/ out_dir/\n"
-      "  et-convert --to-json in.et out.json");
+      "  et-convert --to-json in.et out.json\n"
+      "  et-convert --astra-text workload.txt 'out.%d.et' --ranks 8");
   std::vector<std::string> arg_storage;
   std::vector<char*> normalized = et::NormalizeFlagSpelling(argc, argv, &arg_storage);
   std::vector<char*> args =
@@ -139,6 +167,7 @@ int main(int argc, char** argv) {
     auto s = et::EtToJsonFile(o.input, o.output);
     return s.ok() ? 0 : Fail(std::string(s.message()));
   }
+  if (o.astra_text) return RunAstraText(o);
   if (o.ranks > 0 || et::IsDirectory(o.input)) return RunRanks(o);
   return RunSingle(o);
 }

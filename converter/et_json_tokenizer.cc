@@ -22,18 +22,36 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 // Result of scanning one JSON value: its end offset, or "need more input", or malformed.
 enum class Scan { kDone, kNeedMore, kBad };
 
+// Byte classes for the structural scan; everything else is kPlain.
+enum : uint8_t { kPlain = 0, kQuote, kOpen, kClose };
+struct ByteClasses {
+  uint8_t of[256] = {};
+  constexpr ByteClasses() {
+    of[static_cast<uint8_t>('"')] = kQuote;
+    of[static_cast<uint8_t>('{')] = kOpen;
+    of[static_cast<uint8_t>('[')] = kOpen;
+    of[static_cast<uint8_t>('}')] = kClose;
+    of[static_cast<uint8_t>(']')] = kClose;
+  }
+};
+constexpr ByteClasses kClasses;
+
 // Scans past a string starting at `p` (which is '"'). Sets *end past the closing quote.
+// Jumps between quotes with memchr; a quote preceded by an odd run of backslashes is
+// escaped and skipped.
 Scan ScanString(const char* buf, size_t p, size_t n, size_t* end) {
-  for (size_t i = p + 1; i < n; ++i) {
-    const char c = buf[i];
-    if (c == '\\') {
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      *end = i + 1;
+  size_t i = p + 1;
+  while (i < n) {
+    const void* q = memchr(buf + i, '"', n - i);
+    if (q == nullptr) return Scan::kNeedMore;
+    size_t pos = static_cast<size_t>(static_cast<const char*>(q) - buf);
+    size_t backslashes = 0;
+    while (pos - backslashes > p + 1 && buf[pos - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) {
+      *end = pos + 1;
       return Scan::kDone;
     }
+    i = pos + 1;
   }
   return Scan::kNeedMore;
 }
@@ -46,19 +64,25 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
   if (c0 == '{' || c0 == '[') {
     int depth = 0;
     for (size_t i = p; i < n; ++i) {
-      const char c = buf[i];
-      if (c == '"') {
-        size_t s_end;
-        if (ScanString(buf, i, n, &s_end) == Scan::kNeedMore) return Scan::kNeedMore;
-        i = s_end - 1;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-      } else if (c == '}' || c == ']') {
-        if (--depth == 0) {
-          *end = i + 1;
-          return Scan::kDone;
+      switch (kClasses.of[static_cast<uint8_t>(buf[i])]) {
+        case kPlain:
+          break;
+        case kQuote: {
+          size_t s_end;
+          if (ScanString(buf, i, n, &s_end) == Scan::kNeedMore) return Scan::kNeedMore;
+          i = s_end - 1;
+          break;
         }
-        if (depth < 0) return Scan::kBad;
+        case kOpen:
+          ++depth;
+          break;
+        case kClose:
+          if (--depth == 0) {
+            *end = i + 1;
+            return Scan::kDone;
+          }
+          if (depth < 0) return Scan::kBad;
+          break;
       }
     }
     return Scan::kNeedMore;
@@ -83,7 +107,8 @@ std::string EtJsonTokenizer::TopLevelString(const std::string& key) const {
 }
 
 absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
-                                  const ProgressCallback& on_progress) {
+                                  const ProgressCallback& on_progress,
+                                  TraceTextSource* text) {
   if (IsDirectory(path_)) {
     return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path_));
   }
@@ -102,6 +127,7 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
   size_t begin = 0, n = 0;  // unconsumed bytes are buf[begin, n)
   bool eof = false;
   int64_t consumed_before = 0;  // decoded bytes dropped from the front of buf
+  bool text_opened = false;
 
   // Moves the unconsumed tail to the front and appends a chunk; grows for huge values.
   auto refill = [&]() -> absl::Status {
@@ -123,6 +149,15 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
           "%s: corrupt gzip stream near byte %d: %s", path_, consumed_before + n, msg));
     }
     if (got == 0) eof = true;
+    if (text != nullptr && got > 0) {
+      if (!text_opened) {
+        text_opened = true;
+        RETURN_IF_ERROR(gzdirect(file) ? text->OpenPlain(path_) : text->OpenSpill(path_));
+      }
+      if (text->spilling()) {
+        RETURN_IF_ERROR(text->Append(absl::string_view(buf.data() + n, static_cast<size_t>(got))));
+      }
+    }
     n += static_cast<size_t>(got);
     bytes_decoded_ = consumed_before + static_cast<int64_t>(n);
     memset(buf.data() + n, ' ', kSpanPadding);
@@ -200,7 +235,7 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
         size_t end;
         RETURN_IF_ERROR(scan_value(&end));
         RETURN_IF_ERROR(on_node(absl::string_view(buf.data() + begin, end - begin),
-                                nodes_seen_));
+                                nodes_seen_, static_cast<uint64_t>(where(begin))));
         ++nodes_seen_;
         begin = end;
         RETURN_IF_ERROR(expect_more("',' or ']'"));

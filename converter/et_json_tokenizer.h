@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "converter/trace_text_source.h"
 
 namespace et::convert {
 
@@ -24,8 +25,9 @@ class EtJsonTokenizer {
   // Called once per element of `nodes`, in file order. `node_json` points into the
   // tokenizer's buffer (valid during the call only); at least kSpanPadding bytes after
   // its end are readable. `index` counts nodes from 0. A non-OK status stops the run.
+  // `offset` is the node's position in the decoded trace (for TraceTextSource).
   using NodeCallback = std::function<absl::Status(absl::string_view node_json,
-                                                  int64_t index)>;
+                                                  int64_t index, uint64_t offset)>;
   // Called for progress with (compressed or plain) bytes consumed so far.
   using ProgressCallback = std::function<void(int64_t bytes_read)>;
 
@@ -33,7 +35,10 @@ class EtJsonTokenizer {
 
   // Reads the whole file. Fails with the path and byte offset on malformed structure,
   // a truncated file, a corrupt gzip stream, a missing `nodes` array or an empty file.
-  absl::Status Run(const NodeCallback& on_node, const ProgressCallback& on_progress = {});
+  // When `text` is given it is opened on the file (plain) or fed the decoded bytes (gzip),
+  // so that node texts can be read back later.
+  absl::Status Run(const NodeCallback& on_node, const ProgressCallback& on_progress = {},
+                   TraceTextSource* text = nullptr);
 
   // Raw JSON text of the top-level fields other than `nodes` (e.g. "schema" -> "\"1.0.1\"").
   const std::map<std::string, std::string>& top_level_fields() const { return fields_; }

@@ -48,9 +48,7 @@ struct EtNodeParser::Impl {
   const char* node_begin = nullptr;
   const char* node_end = nullptr;
   std::string scratch;
-  // Collects the io_text parts before they are concatenated.
-  std::string parts[kIoParts];
-  std::string in_strides, out_strides;
+  HostOp* current = nullptr;  // the op being filled: RawText ranges go into it
 
   absl::Status Error(const HostOp& op, int64_t index, absl::string_view what) const {
     uint64_t id = op.id != 0 ? op.id : IdFromText();
@@ -79,6 +77,13 @@ struct EtNodeParser::Impl {
     std::string_view tok = v.raw_json_token();
     const char* end = ValueEnd(tok.data(), node_end);
     return std::string_view(tok.data(), static_cast<size_t>(end - tok.data()));
+  }
+
+  // Records the range of `v`'s raw text as part `part` of the current op.
+  void Keep(od::value& v, IoPart part) {
+    std::string_view text = RawText(v);
+    current->io_begin[part] = static_cast<uint32_t>(text.data() - node_begin);
+    current->io_len[part] = static_cast<uint32_t>(text.size());
   }
 
   // Walks an argument value collecting tensors ([id, storage, offset, numel, elem_bytes,
@@ -131,7 +136,7 @@ struct EtNodeParser::Impl {
 
   // A values list: keeps its text and collects tensors per argument.
   absl::Status ParseValues(od::value v, IoPart part, std::vector<TensorRef>* tensors) {
-    parts[part].assign(RawText(v));
+    Keep(v, part);
     od::array arr;
     if (v.get_array().get(arr) != simdjson::SUCCESS) {
       return absl::InvalidArgumentError("`values` is not a list");
@@ -167,11 +172,11 @@ struct EtNodeParser::Impl {
         RETURN_IF_ERROR(ParseValues(value, input ? kInValues : kOutValues,
                                     input ? &op->inputs : &op->outputs));
       } else if (key == "shapes") {
-        parts[input ? kInShapes : kOutShapes].assign(RawText(value));
+        Keep(value, input ? kInShapes : kOutShapes);
       } else if (key == "types") {
-        parts[input ? kInTypes : kOutTypes].assign(RawText(value));
+        Keep(value, input ? kInTypes : kOutTypes);
       } else if (key == "strides") {
-        (input ? in_strides : out_strides).assign(RawText(value));
+        Keep(value, input ? kInStrides : kOutStrides);
       }
     }
     return absl::OkStatus();
@@ -291,9 +296,7 @@ EtNodeParser::~EtNodeParser() = default;
 absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* op) {
   Impl& m = *impl_;
   *op = HostOp();
-  for (auto& p : m.parts) p.clear();
-  m.in_strides.clear();
-  m.out_strides.clear();
+  m.current = op;
   m.node_begin = json.data();
   m.node_end = json.data() + json.size();
   od::document doc;
@@ -392,13 +395,13 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* 
       }
       if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "input_shapes") {
-      m.parts[kInShapes].assign(m.RawText(v));
+      m.Keep(v, kInShapes);
     } else if (key == "input_types") {
-      m.parts[kInTypes].assign(m.RawText(v));
+      m.Keep(v, kInTypes);
     } else if (key == "output_shapes") {
-      m.parts[kOutShapes].assign(m.RawText(v));
+      m.Keep(v, kOutShapes);
     } else if (key == "output_types") {
-      m.parts[kOutTypes].assign(m.RawText(v));
+      m.Keep(v, kOutTypes);
     } else if (key == "attrs") {
       s = m.ParseAttrs(v, op);
       if (!s.ok()) return m.Error(*op, index, s.message());
@@ -438,21 +441,7 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* 
     RETURN_IF_ERROR(s);
   }
   if (!has_id) return m.Error(*op, index, "node has no `id`");
-  size_t total = 0;
-  for (int p = 0; p < kIoParts; ++p) total += m.parts[p].size();
-  op->io_text.reserve(total);
-  for (int p = 0; p < kIoParts; ++p) {
-    op->io_len[p] = static_cast<uint32_t>(m.parts[p].size());
-    op->io_text += m.parts[p];
-  }
-  if (!m.in_strides.empty() && m.in_strides != "[]") {
-    op->extra_attrs.push_back({m.pool->Intern("input_strides"), ExtraAttr::Kind::kString,
-                               0, 0, m.in_strides});
-  }
-  if (!m.out_strides.empty() && m.out_strides != "[]") {
-    op->extra_attrs.push_back({m.pool->Intern("output_strides"), ExtraAttr::Kind::kString,
-                               0, 0, m.out_strides});
-  }
+  op->text_length = static_cast<uint32_t>(json.size());
   return absl::OkStatus();
 }
 

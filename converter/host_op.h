@@ -45,14 +45,20 @@ struct TensorRef {
 // An attribute from a nested-format `attrs` list that has no typed field below.
 struct ExtraAttr {
   StringPool::Id name = 0;
-  enum class Kind : uint8_t { kInt, kUint, kDouble, kBool, kString } kind = Kind::kString;
+  enum class Kind : uint8_t { kInt, kUint, kDouble, kBool, kString, kIntList };
+  Kind kind = Kind::kString;
   int64_t i = 0;
   double d = 0;
   std::string s;
+  std::vector<int64_t> list;
 };
 
-// IOInfo text parts, in this order, concatenated in HostOp::io_text.
-enum IoPart { kInValues, kInShapes, kInTypes, kOutValues, kOutShapes, kOutTypes, kIoParts };
+// Raw JSON texts of a node kept as byte ranges of the trace, not copied: most ops are folded
+// and never written, so their text is never read again (style.md rule 10).
+enum IoPart {
+  kInValues, kInShapes, kInTypes, kOutValues, kOutShapes, kOutTypes, kInStrides, kOutStrides,
+  kIoParts
+};
 
 struct HostOp {
   uint64_t id = 0;
@@ -66,8 +72,10 @@ struct HostOp {
   int64_t tid = 0;
   int64_t fw_tid = 0;
 
-  std::string io_text;                      // the six IoPart texts back to back
-  std::array<uint32_t, kIoParts> io_len{};  // length of each part
+  uint64_t text_offset = 0;                 // the node's JSON in the decoded trace
+  uint32_t text_length = 0;
+  std::array<uint32_t, kIoParts> io_begin{};  // each part's range within the node's JSON
+  std::array<uint32_t, kIoParts> io_len{};
   std::vector<TensorRef> inputs;            // tensors among the inputs, flattened
   std::vector<TensorRef> outputs;
 
@@ -77,16 +85,16 @@ struct HostOp {
   double exclusive_dur_us = -1;
   double dur_us = -1;  // GPU nodes
   int64_t stream = -1;
+  int32_t device = -1;          // GPU nodes
   StringPool::Id category = 0;  // `cat` of GPU nodes ("kernel", "gpu_memcpy", ...)
   std::vector<uint64_t> inter_thread_deps;
   std::vector<uint64_t> sync_deps;
 
   std::vector<ExtraAttr> extra_attrs;
 
-  absl::string_view io(IoPart part) const {
-    size_t offset = 0;
-    for (int p = 0; p < part; ++p) offset += io_len[p];
-    return absl::string_view(io_text).substr(offset, io_len[part]);
+  // Part `part` of the node's JSON text `node_text` (as loaded by TraceTextSource).
+  absl::string_view io(absl::string_view node_text, IoPart part) const {
+    return node_text.substr(io_begin[part], io_len[part]);
   }
   bool is_gpu() const { return category != 0 || stream >= 0; }
 };

@@ -43,7 +43,7 @@ const CommRecord* NodeEmitter::LaunchingCollective(uint32_t i) const {
   return nullptr;
 }
 
-const OpCost& NodeEmitter::CostOf(uint32_t i) {
+const OpCost& NodeEmitter::CostOf(uint32_t i, absl::string_view text) {
   const HostOp& op = table_.op(i);
   const OpKind kind = plan_.kind(i);
   if (kind == OpKind::kOther || kind == OpKind::kView) {
@@ -56,13 +56,13 @@ const OpCost& NodeEmitter::CostOf(uint32_t i) {
     return cost_;
   }
   key_.clear();
-  absl::StrAppend(&key_, op.name, "|", op.io(kInShapes), "|", op.io(kInTypes), "|",
-                  op.io(kOutShapes), "|", op.io(kOutTypes));
+  absl::StrAppend(&key_, op.name, "|", op.io(text, kInShapes), "|", op.io(text, kInTypes),
+                  "|", op.io(text, kOutShapes), "|", op.io(text, kOutTypes));
   auto [it, fresh] = cost_cache_.try_emplace(key_);
   if (fresh) {
     it->second = EstimateOpCost(table_.name(i),
-                                ParseIoInfo(op.io(kInShapes), op.io(kInTypes)),
-                                ParseIoInfo(op.io(kOutShapes), op.io(kOutTypes)));
+                                ParseIoInfo(op.io(text, kInShapes), op.io(text, kInTypes)),
+                                ParseIoInfo(op.io(text, kOutShapes), op.io(text, kOutTypes)));
   }
   return it->second;
 }
@@ -89,10 +89,11 @@ void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node, ConvertSummary
   if (!rec.dtype.empty()) SetString(attrs, attr::kDtype, rec.dtype);
   if (!rec.pg_name.empty()) SetString(attrs, attr::kPgName, rec.pg_name);
   if (rec.seq >= 0) SetInt64(attrs, attr::kCommSeq, rec.seq);
-  if (rec.root >= 0) SetInt64(attrs, "comm_root", rec.root);
+  if (rec.root >= 0) SetInt64(attrs, attr::kCommRoot, rec.root);
 }
 
-void NodeEmitter::Emit(uint32_t i, Node* node, ConvertSummary* summary) {
+void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
+                       ConvertSummary* summary) {
   const HostOp& op = table_.op(i);
   const StringPool& pool = table_.pool();
   node->Clear();
@@ -103,13 +104,14 @@ void NodeEmitter::Emit(uint32_t i, Node* node, ConvertSummary* summary) {
   summary->ctrl_deps += deps_[i].ctrl.size();
   summary->data_deps += deps_[i].data.size();
   auto* io_in = node->mutable_inputs();
-  io_in->set_values(std::string(op.io(kInValues)));
-  io_in->set_shapes(std::string(op.io(kInShapes)));
-  io_in->set_types(std::string(op.io(kInTypes)));
+  auto part = [&](IoPart p) { return std::string(op.io(text, p)); };
+  io_in->set_values(part(kInValues));
+  io_in->set_shapes(part(kInShapes));
+  io_in->set_types(part(kInTypes));
   auto* io_out = node->mutable_outputs();
-  io_out->set_values(std::string(op.io(kOutValues)));
-  io_out->set_shapes(std::string(op.io(kOutShapes)));
-  io_out->set_types(std::string(op.io(kOutTypes)));
+  io_out->set_values(part(kOutValues));
+  io_out->set_shapes(part(kOutShapes));
+  io_out->set_types(part(kOutTypes));
 
   // Times: a node that carries folded children keeps its inclusive time (see keep_plan.h).
   const bool carries_children =
@@ -138,7 +140,12 @@ void NodeEmitter::Emit(uint32_t i, Node* node, ConvertSummary* summary) {
   if (op.is_gpu()) {
     SetBool(attrs, attr::kIsGpuOp, true);
     SetInt64(attrs, attr::kStream, op.stream);
+    if (op.device >= 0) SetInt64(attrs, attr::kDevice, op.device);
     if (op.category != 0) SetString(attrs, attr::kGpuCategory, pool.Get(op.category));
+  }
+  for (auto [p, name] : {std::pair{kInStrides, "input_strides"},
+                         std::pair{kOutStrides, "output_strides"}}) {
+    if (op.io_len[p] > 2) SetString(attrs, name, op.io(text, p));  // not "" or "[]"
   }
   for (const ExtraAttr& a : op.extra_attrs) {
     switch (a.kind) {
@@ -147,6 +154,7 @@ void NodeEmitter::Emit(uint32_t i, Node* node, ConvertSummary* summary) {
       case ExtraAttr::Kind::kDouble: SetDouble(attrs, pool.Get(a.name), a.d); break;
       case ExtraAttr::Kind::kBool: SetBool(attrs, pool.Get(a.name), a.i != 0); break;
       case ExtraAttr::Kind::kString: SetString(attrs, pool.Get(a.name), a.s); break;
+      case ExtraAttr::Kind::kIntList: SetInt64List(attrs, pool.Get(a.name), a.list); break;
     }
   }
 
@@ -175,10 +183,10 @@ void NodeEmitter::Emit(uint32_t i, Node* node, ConvertSummary* summary) {
     }
   } else if (rec >= 0) {
     // --keep all: another record of a collective counted once at its call.
-    SetUint64(attrs, "collective_id", table_.op(comms_.records()[rec].owner).id);
+    SetUint64(attrs, attr::kCollectiveId, table_.op(comms_.records()[rec].owner).id);
   }
   if (node->type() == ChakraProtoMsg::COMP_NODE) {
-    const OpCost& cost = CostOf(i);
+    const OpCost& cost = CostOf(i, text);
     SetInt64(attrs, attr::kNumOps, cost.num_ops);
     SetUint64(attrs, attr::kTensorSize, static_cast<uint64_t>(cost.tensor_size_bytes));
     SetString(attrs, attr::kOpKind, OpKindName(cost.kind));

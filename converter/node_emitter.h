@@ -26,13 +26,14 @@ class NodeEmitter {
               const std::vector<NodeDeps>& deps, const std::vector<ProcessGroup>& groups,
               const ConvertOptions& options);
 
-  // Fills `node` for op `i` (which must be a node) and counts it in `summary`.
-  void Emit(uint32_t i, ChakraProtoMsg::Node* node, ConvertSummary* summary);
+  // Fills `node` for op `i` (which must be a node; `text` is its JSON) and counts it.
+  void Emit(uint32_t i, absl::string_view text, ChakraProtoMsg::Node* node,
+            ConvertSummary* summary);
 
  private:
   void SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,
                     ConvertSummary* summary);
-  const OpCost& CostOf(uint32_t i);
+  const OpCost& CostOf(uint32_t i, absl::string_view text);
   // The collective whose call (an ancestor) launched GPU op `i`, or nullptr.
   const CommRecord* LaunchingCollective(uint32_t i) const;
 

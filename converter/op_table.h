@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "converter/host_op.h"
 
 namespace et::convert {
@@ -34,7 +35,10 @@ class OpTable {
   HostOp& mutable_op(uint32_t i) { return ops_[i]; }
   absl::string_view name(uint32_t i) const { return pool_->Get(ops_[i].name); }
   uint32_t parent(uint32_t i) const { return parent_[i]; }
-  const std::vector<uint32_t>& children(uint32_t i) const { return children_[i]; }
+  absl::Span<const uint32_t> children(uint32_t i) const {
+    return absl::MakeConstSpan(child_list_.data() + child_begin_[i],
+                               child_begin_[i + 1] - child_begin_[i]);
+  }
   // Parents before children; siblings by ascending id.
   const std::vector<uint32_t>& preorder() const { return preorder_; }
   uint64_t subtree_max_id(uint32_t i) const { return subtree_max_id_[i]; }
@@ -49,7 +53,8 @@ class OpTable {
   std::vector<HostOp> ops_;
   absl::flat_hash_map<uint64_t, uint32_t> index_;
   std::vector<uint32_t> parent_;
-  std::vector<std::vector<uint32_t>> children_;
+  std::vector<uint32_t> child_begin_;  // CSR: children of i are child_list_[begin[i], begin[i+1])
+  std::vector<uint32_t> child_list_;
   std::vector<uint32_t> preorder_;
   std::vector<uint64_t> subtree_max_id_;
 };

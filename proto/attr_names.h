@@ -43,6 +43,9 @@ inline constexpr char kGrid[] = "grid";                // int64 list
 inline constexpr char kBlock[] = "block";              // int64 list
 inline constexpr char kOpKind[] = "op_kind";           // string: gemm, conv, attention, ...
 inline constexpr char kWaitSeq[] = "wait_seq";         // int64, seq of the collective waited on
+inline constexpr char kCommRoot[] = "comm_root";       // int64, root rank of bcast/reduce/...
+inline constexpr char kCollectiveId[] = "collective_id";  // uint64, --keep all: the call node
+inline constexpr char kMeasuredStepUs[] = "measured_step_us";  // double, metadata
 
 // Global metadata.
 inline constexpr char kSchema[] = "schema";            // string, source ET schema

@@ -163,4 +163,30 @@ void SetBoolList(AttrList* attrs, absl::string_view name,
   for (bool v : values) list->add_values(v);
 }
 
+void SetDoubleList(AttrList* attrs, absl::string_view name,
+                   const std::vector<double>& values) {
+  auto* list = FindOrAdd(attrs, name)->mutable_double_list();
+  list->clear_values();
+  for (double v : values) list->add_values(v);
+}
+
+std::optional<std::vector<double>> GetDoubleList(const AttrList& attrs,
+                                                 absl::string_view name) {
+  const AttributeProto* a = FindAttr(attrs, name);
+  if (a == nullptr) return std::nullopt;
+  if (a->value_case() == AttributeProto::kDoubleList) {
+    return std::vector<double>(a->double_list().values().begin(),
+                               a->double_list().values().end());
+  }
+  if (a->value_case() == AttributeProto::kFloatList) {
+    return std::vector<double>(a->float_list().values().begin(),
+                               a->float_list().values().end());
+  }
+  auto ints = GetIntList(attrs, name);
+  if (ints.has_value()) return std::vector<double>(ints->begin(), ints->end());
+  auto single = GetDouble(attrs, name);
+  if (single.has_value()) return std::vector<double>{*single};
+  return std::nullopt;
+}
+
 }  // namespace et

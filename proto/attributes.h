@@ -67,6 +67,11 @@ void SetStringList(AttrList* attrs, absl::string_view name,
                    const std::vector<std::string>& values);
 void SetBoolList(AttrList* attrs, absl::string_view name,
                  const std::vector<bool>& values);
+void SetDoubleList(AttrList* attrs, absl::string_view name,
+                   const std::vector<double>& values);
+// Any numeric list kind as doubles (a single number as a one-element list).
+std::optional<std::vector<double>> GetDoubleList(const AttrList& attrs,
+                                                 absl::string_view name);
 
 }  // namespace et
 

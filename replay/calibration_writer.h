@@ -1,7 +1,8 @@
-// The calibration file et-sim reads (docs/calibration-format.md): measured times of the
-// replayed ops grouped by op name and input shapes (the node's inputs.shapes string
-// exactly as stored in the .et), with count, mean, min and median over every timed
-// sample of every op in the group.
+// The calibration file et-sim reads (docs/calibration-format.md,
+// "et-calibration" version 1): measured times of the replayed ops grouped by op
+// name and input shapes (the node's inputs.shapes as a JSON list), with count,
+// mean and standard deviation over every timed sample of every op in the group
+// (plus min and median, informational).
 #ifndef REPLAY_CALIBRATION_WRITER_H_
 #define REPLAY_CALIBRATION_WRITER_H_
 
@@ -14,7 +15,8 @@
 
 namespace et::replay {
 
-std::string CalibrationJson(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
+std::string CalibrationJson(const ReplayPlan& plan,
+                            const std::vector<IterationTiming>& timed,
                             const std::string& device);
 
 // CalibrationJson written atomically to `path`.

@@ -10,7 +10,8 @@
 
 namespace et::replay {
 
-CpuBackend::CpuBackend(MpiWorld* world, HostTimer timer, uint64_t memory_cap_bytes)
+CpuBackend::CpuBackend(MpiWorld* world, HostTimer timer,
+                       uint64_t memory_cap_bytes)
     : world_(world), timer_(timer), memory_cap_bytes_(memory_cap_bytes) {}
 
 std::string CpuBackend::Describe() const {
@@ -19,8 +20,9 @@ std::string CpuBackend::Describe() const {
   MPI_Get_library_version(version, &len);
   std::string mpi(version, std::min(len, 40));
   mpi = mpi.substr(0, mpi.find(','));
-  return absl::StrFormat("cpu: host timers (sleep overshoot %d ns) + %s, %d ranks",
-                         timer_.sleep_overshoot_ns(), mpi, world_->size());
+  return absl::StrFormat(
+      "cpu: host timers (sleep overshoot %d ns) + %s, %d ranks",
+      timer_.sleep_overshoot_ns(), mpi, world_->size());
 }
 
 int CpuBackend::GroupSize(int group) const {
@@ -31,7 +33,8 @@ int CpuBackend::GroupSize(int group) const {
   return n;
 }
 
-absl::Status CpuBackend::Prepare(const ReplayPlan& plan, const StoragePlan& /*storage*/) {
+absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
+                                 const StoragePlan& /*storage*/) {
   plan_ = &plan;
   int64_t send = 0, recv = 0;
   for (const ReplayOp& op : plan.ops) {
@@ -49,7 +52,8 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan, const StoragePlan& /*st
         "(--memory-cap-gib)",
         send + recv, memory_cap_bytes_));
   }
-  // Sends of several ranks' worth (gather roots, all-to-all) fit in the same buffers.
+  // Sends of several ranks' worth (gather roots, all-to-all) fit in the same
+  // buffers.
   send_buffer_.assign(std::max<int64_t>(send, recv), 0);
   recv_buffer_.assign(std::max<int64_t>(send, recv), 0);
   timing_.ops.assign(plan.ops.size(), OpTiming{});
@@ -68,20 +72,20 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
   MPI_Comm comm = world_->comm(c.group);
   if (comm == MPI_COMM_NULL) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "node %d (%s): this rank is not in the op's process group '%s'", op.node_id,
-        plan_->name(op), plan_->groups[c.group].name));
+        "node %d (%s): this rank is not in the op's process group '%s'",
+        op.node_id, plan_->name(op), plan_->groups[c.group].name));
   }
   const int count = static_cast<int>(c.bytes);
   switch (op.kind) {
     case OpKind::kSend: {
       pending_sends_.emplace_back();
-      return MpiStatus(MPI_Isend(send_buffer_.data(), count, MPI_BYTE, c.peer, c.tag,
-                                 MPI_COMM_WORLD, &pending_sends_.back()),
+      return MpiStatus(MPI_Isend(send_buffer_.data(), count, MPI_BYTE, c.peer,
+                                 c.tag, MPI_COMM_WORLD, &pending_sends_.back()),
                        "MPI_Isend");
     }
     case OpKind::kRecv:
-      return MpiStatus(MPI_Recv(recv_buffer_.data(), count, MPI_BYTE, c.peer, c.tag,
-                                MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+      return MpiStatus(MPI_Recv(recv_buffer_.data(), count, MPI_BYTE, c.peer,
+                                c.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                        "MPI_Recv");
     default: {
       const int root = world_->GroupRankOf(c.group, std::max(c.peer, 0));
@@ -108,8 +112,9 @@ absl::Status CpuBackend::Issue(size_t i) {
       absl::Status s = RunComm(op);
       if (s.ok()) ++timing_.comm_calls;
       if (!s.ok()) {
-        return absl::Status(s.code(), absl::StrFormat("node %d (%s): %s", op.node_id,
-                                                      plan_->name(op), s.message()));
+        return absl::Status(s.code(),
+                            absl::StrFormat("node %d (%s): %s", op.node_id,
+                                            plan_->name(op), s.message()));
       }
       break;
     }
@@ -120,10 +125,10 @@ absl::Status CpuBackend::Issue(size_t i) {
 
 absl::Status CpuBackend::EndIteration(IterationTiming* timing) {
   if (!pending_sends_.empty()) {
-    RETURN_IF_ERROR(MpiStatus(
-        MPI_Waitall(static_cast<int>(pending_sends_.size()), pending_sends_.data(),
-                    MPI_STATUSES_IGNORE),
-        "MPI_Waitall"));
+    RETURN_IF_ERROR(
+        MpiStatus(MPI_Waitall(static_cast<int>(pending_sends_.size()),
+                              pending_sends_.data(), MPI_STATUSES_IGNORE),
+                  "MPI_Waitall"));
     pending_sends_.clear();
   }
   timing_.total_ns = NowNs() - iteration_start_ns_;

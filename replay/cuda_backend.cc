@@ -1,11 +1,11 @@
 // cuBLAS + NCCL + CUDA streams replay; see cuda_backend.h.
 #include "replay/cuda_backend.h"
 
-#include <algorithm>
-#include <utility>
-
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+#include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "proto/status_macros.h"
@@ -25,25 +25,32 @@ struct CublasTypes {
 
 CublasTypes CublasTypesFor(DataType type) {
   switch (type) {
-    case DataType::kFloat16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
-    case DataType::kBFloat16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};
-    case DataType::kFloat64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
-    default: return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
+    case DataType::kFloat16:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
+    case DataType::kBFloat16:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};
+    case DataType::kFloat64:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
+    default:
+      return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
   }
 }
 
 bool IsComm(OpKind kind) {
-  return kind == OpKind::kCollective || kind == OpKind::kSend || kind == OpKind::kRecv;
+  return kind == OpKind::kCollective || kind == OpKind::kSend ||
+         kind == OpKind::kRecv;
 }
 
 class CudaBackend : public DeviceBackend {
  public:
-  CudaBackend(MpiWorld* world, HostTimer timer, CudaBackendOptions options, int device)
+  CudaBackend(MpiWorld* world, HostTimer timer, CudaBackendOptions options,
+              int device)
       : world_(world), timer_(timer), options_(options), device_(device) {}
   ~CudaBackend() override;
 
   std::string Describe() const override { return description_; }
-  absl::Status Prepare(const ReplayPlan& plan, const StoragePlan& storage) override;
+  absl::Status Prepare(const ReplayPlan& plan,
+                       const StoragePlan& storage) override;
   absl::Status BeginIteration() override;
   absl::Status Issue(size_t i) override;
   absl::Status EndIteration(IterationTiming* timing) override;
@@ -76,9 +83,10 @@ class CudaBackend : public DeviceBackend {
   NcclGroups nccl_;
   char* scratch_ = nullptr;
   uint64_t scratch_bytes_ = 0;
-  std::vector<char*> storage_ptrs_;                     // by storage; null when freed
-  std::vector<std::vector<std::pair<int, uint32_t>>> storage_users_;  // (queue, last op)
-  std::vector<OpTiming> host_timing_;                   // host ops, by op
+  std::vector<char*> storage_ptrs_;  // by storage; null when freed
+  std::vector<std::vector<std::pair<int, uint32_t>>>
+      storage_users_;                  // (queue, last op)
+  std::vector<OpTiming> host_timing_;  // host ops, by op
   int64_t origin_host_ns_ = 0;
   int64_t comm_calls_ = 0;
 };
@@ -110,14 +118,16 @@ uint64_t CudaBackend::ScratchBytesFor(const ReplayOp& op) const {
       int n = world_->size();
       if (op.comm.group >= 0) n = plan_->groups[op.comm.group].MemberCount(n);
       const CommBufferBytes b = BuffersFor(op.comm, n);
-      return static_cast<uint64_t>(std::max<int64_t>(b.send, 4) + std::max<int64_t>(b.recv, 4));
+      return static_cast<uint64_t>(std::max<int64_t>(b.send, 4) +
+                                   std::max<int64_t>(b.recv, 4));
     }
     default:
       return 0;
   }
 }
 
-absl::Status CudaBackend::Prepare(const ReplayPlan& plan, const StoragePlan& storage) {
+absl::Status CudaBackend::Prepare(const ReplayPlan& plan,
+                                  const StoragePlan& storage) {
   plan_ = &plan;
   storage_ = &storage;
   RETURN_IF_CUDA_ERROR(cudaSetDevice(device_));
@@ -125,26 +135,32 @@ absl::Status CudaBackend::Prepare(const ReplayPlan& plan, const StoragePlan& sto
   RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, device_));
   size_t free_bytes = 0, total_bytes = 0;
   RETURN_IF_CUDA_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  description_ = absl::StrFormat("cuda:%d %s (%.1f GiB), %d ranks", device_, prop.name,
-                                 total_bytes / 1073741824.0, world_->size());
-  for (const ReplayOp& op : plan.ops) scratch_bytes_ = std::max(scratch_bytes_, ScratchBytesFor(op));
-  uint64_t cap = options_.memory_cap_bytes > 0 ? options_.memory_cap_bytes : free_bytes;
+  description_ =
+      absl::StrFormat("cuda:%d %s (%.1f GiB), %d ranks", device_, prop.name,
+                      total_bytes / 1073741824.0, world_->size());
+  for (const ReplayOp& op : plan.ops)
+    scratch_bytes_ = std::max(scratch_bytes_, ScratchBytesFor(op));
+  uint64_t cap =
+      options_.memory_cap_bytes > 0 ? options_.memory_cap_bytes : free_bytes;
   // Leave 5% of the device to cuBLAS workspaces and NCCL's own buffers.
   cap = std::min<uint64_t>(cap, free_bytes * 95 / 100);
   if (scratch_bytes_ > cap) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "the largest op needs %.3f GiB of scratch memory, more than the %.3f GiB available",
-        scratch_bytes_ / 1073741824.0, cap / 1073741824.0));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("the largest op needs %.3f GiB of scratch memory, more "
+                        "than the %.3f GiB available",
+                        scratch_bytes_ / 1073741824.0, cap / 1073741824.0));
   }
   RETURN_IF_ERROR(storage.CheckCap(plan, cap - scratch_bytes_));
   if (scratch_bytes_ > 0) {
-    RETURN_IF_CUDA_ERROR(cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_bytes_));
+    RETURN_IF_CUDA_ERROR(
+        cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_bytes_));
     RETURN_IF_CUDA_ERROR(cudaMemset(scratch_, 0, scratch_bytes_));
   }
   streams_.assign(plan.queues.size(), nullptr);
   for (size_t q = 0; q < plan.queues.size(); ++q) {
     if (plan.queues[q].kind != QueueKind::kDeviceStream) continue;
-    RETURN_IF_CUDA_ERROR(cudaStreamCreateWithFlags(&streams_[q], cudaStreamNonBlocking));
+    RETURN_IF_CUDA_ERROR(
+        cudaStreamCreateWithFlags(&streams_[q], cudaStreamNonBlocking));
   }
   start_events_.assign(plan.ops.size(), nullptr);
   end_events_.assign(plan.ops.size(), nullptr);
@@ -158,9 +174,11 @@ absl::Status CudaBackend::Prepare(const ReplayPlan& plan, const StoragePlan& sto
   storage_ptrs_.assign(storage.storage_count(), nullptr);
   storage_users_.assign(storage.storage_count(), {});
   host_timing_.assign(plan.ops.size(), OpTiming{});
-  const bool has_comm = std::any_of(plan.ops.begin(), plan.ops.end(),
-                                    [](const ReplayOp& op) { return IsComm(op.kind); });
-  if (has_comm) RETURN_IF_ERROR(nccl_.Init(*world_, static_cast<int>(plan.groups.size())));
+  const bool has_comm =
+      std::any_of(plan.ops.begin(), plan.ops.end(),
+                  [](const ReplayOp& op) { return IsComm(op.kind); });
+  if (has_comm)
+    RETURN_IF_ERROR(nccl_.Init(*world_, static_cast<int>(plan.groups.size())));
   return absl::OkStatus();
 }
 
@@ -176,9 +194,11 @@ absl::Status CudaBackend::BeginIteration() {
 
 absl::Status CudaBackend::IssueHost(size_t i) {
   const ReplayOp& op = plan_->ops[i];
-  // A host op that depends on device work waits for it, as a synchronising op did.
+  // A host op that depends on device work waits for it, as a synchronising op
+  // did.
   for (uint32_t w : plan_->waits(i)) {
-    if (end_events_[w] != nullptr) RETURN_IF_CUDA_ERROR(cudaEventSynchronize(end_events_[w]));
+    if (end_events_[w] != nullptr)
+      RETURN_IF_CUDA_ERROR(cudaEventSynchronize(end_events_[w]));
   }
   const int64_t start = NowNs();
   if (op.kind != OpKind::kNone) timer_.WaitUntil(start, op.recorded_ns);
@@ -186,13 +206,15 @@ absl::Status CudaBackend::IssueHost(size_t i) {
   return absl::OkStatus();
 }
 
-char* CudaBackend::View(size_t i, bool output, int nth, uint64_t min_bytes) const {
+char* CudaBackend::View(size_t i, bool output, int nth,
+                        uint64_t min_bytes) const {
   int seen = 0;
   for (const StorageUse& u : storage_->uses(i)) {
     if (u.is_output != output) continue;
     if (seen++ != nth) continue;
     char* base = storage_ptrs_[u.storage];
-    if (base == nullptr || u.offset_bytes + min_bytes > storage_->storage_bytes(u.storage)) {
+    if (base == nullptr ||
+        u.offset_bytes + min_bytes > storage_->storage_bytes(u.storage)) {
       return nullptr;
     }
     return base + u.offset_bytes;
@@ -203,15 +225,18 @@ char* CudaBackend::View(size_t i, bool output, int nth, uint64_t min_bytes) cons
 absl::Status CudaBackend::RunGemm(size_t i, cudaStream_t stream) {
   const GemmShape& g = plan_->ops[i].gemm;
   const int64_t elem = ElementBytes(g.dtype);
-  const uint64_t a_bytes = g.batch * g.m * g.k * elem, b_bytes = g.batch * g.k * g.n * elem;
+  const uint64_t a_bytes = g.batch * g.m * g.k * elem,
+                 b_bytes = g.batch * g.k * g.n * elem;
   const uint64_t c_bytes = g.batch * g.m * g.n * elem;
   char* a = View(i, false, 0, a_bytes);
   char* b = View(i, false, 1, b_bytes);
   char* c = View(i, true, 0, c_bytes);
-  if (a == nullptr || b == nullptr || c == nullptr) {  // no usable recorded tensors
+  if (a == nullptr || b == nullptr ||
+      c == nullptr) {  // no usable recorded tensors
     a = scratch_, b = scratch_ + a_bytes, c = scratch_ + a_bytes + b_bytes;
   }
-  // Row-major C[m][n] = A[m][k] B[k][n] is column-major C^T = B^T A^T: swap the operands.
+  // Row-major C[m][n] = A[m][k] B[k][n] is column-major C^T = B^T A^T: swap the
+  // operands.
   const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int64_t ldb = g.trans_b ? g.k : g.n;
@@ -219,14 +244,17 @@ absl::Status CudaBackend::RunGemm(size_t i, cudaStream_t stream) {
   const CublasTypes t = CublasTypesFor(g.dtype);
   const float alpha_f = 1.0f, beta_f = 0.0f;
   const double alpha_d = 1.0, beta_d = 0.0;
-  const void* alpha = t.double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
-  const void* beta = t.double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
+  const void* alpha =
+      t.double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  const void* beta =
+      t.double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
   RETURN_IF_CUBLAS_ERROR(cublasSetStream(cublas_, stream));
   RETURN_IF_CUBLAS_ERROR(cublasGemmStridedBatchedEx(
       cublas_, op_b, op_a, static_cast<int>(g.n), static_cast<int>(g.m),
-      static_cast<int>(g.k), alpha, b, t.data, static_cast<int>(ldb), g.k * g.n, a, t.data,
-      static_cast<int>(lda), g.m * g.k, beta, c, t.data, static_cast<int>(g.n), g.m * g.n,
-      static_cast<int>(g.batch), t.compute, CUBLAS_GEMM_DEFAULT));
+      static_cast<int>(g.k), alpha, b, t.data, static_cast<int>(ldb), g.k * g.n,
+      a, t.data, static_cast<int>(lda), g.m * g.k, beta, c, t.data,
+      static_cast<int>(g.n), g.m * g.n, static_cast<int>(g.batch), t.compute,
+      CUBLAS_GEMM_DEFAULT));
   return absl::OkStatus();
 }
 
@@ -235,8 +263,8 @@ absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
   const int group = op.kind == OpKind::kCollective ? op.comm.group : -1;
   ncclComm_t comm = nccl_.comm(group);
   if (comm == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrFormat("this rank is not in process group '%s'", plan_->groups[group].name));
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "this rank is not in process group '%s'", plan_->groups[group].name));
   }
   int n = world_->size();
   if (group >= 0) n = plan_->groups[group].MemberCount(n);
@@ -245,7 +273,8 @@ absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
   char* recv = View(i, true, 0, b.recv);
   if (send == nullptr) send = scratch_;
   if (recv == nullptr) recv = scratch_ + std::max<int64_t>(b.send, 4);
-  const int root = std::max(world_->GroupRankOf(group, std::max(op.comm.peer, 0)), 0);
+  const int root =
+      std::max(world_->GroupRankOf(group, std::max(op.comm.peer, 0)), 0);
   RETURN_IF_ERROR(RunNcclOp(op.kind, op.comm, comm, root, send, recv, stream));
   ++comm_calls_;
   return absl::OkStatus();
@@ -253,13 +282,15 @@ absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
 
 absl::Status CudaBackend::AllocateStorages(size_t i, cudaStream_t stream) {
   for (uint32_t s : storage_->allocate_before(i)) {
-    RETURN_IF_CUDA_ERROR(cudaMallocAsync(reinterpret_cast<void**>(&storage_ptrs_[s]),
-                                         storage_->storage_bytes(s), stream));
+    RETURN_IF_CUDA_ERROR(
+        cudaMallocAsync(reinterpret_cast<void**>(&storage_ptrs_[s]),
+                        storage_->storage_bytes(s), stream));
   }
   for (const StorageUse& u : storage_->uses(i)) {
     auto& users = storage_users_[u.storage];
-    auto it = std::find_if(users.begin(), users.end(),
-                           [&](const auto& p) { return p.first == plan_->ops[i].queue; });
+    auto it = std::find_if(users.begin(), users.end(), [&](const auto& p) {
+      return p.first == plan_->ops[i].queue;
+    });
     if (it == users.end()) {
       users.emplace_back(plan_->ops[i].queue, static_cast<uint32_t>(i));
     } else {
@@ -288,7 +319,8 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
   const ReplayOp& op = plan_->ops[i];
   cudaStream_t stream = streams_[op.queue];
   for (uint32_t w : plan_->waits(i)) {
-    // Host producers finished before this issue; device producers become event waits.
+    // Host producers finished before this issue; device producers become event
+    // waits.
     if (end_events_[w] != nullptr) {
       RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, end_events_[w], 0));
     }
@@ -307,13 +339,14 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
     case OpKind::kKernel:
       if (op.bytes > 0) {
         char* buffer = View(i, false, 0, op.bytes);
-        RETURN_IF_CUDA_ERROR(LaunchMemoryBoundKernel(buffer != nullptr ? buffer : scratch_,
-                                                     op.bytes, stream));
+        RETURN_IF_CUDA_ERROR(LaunchMemoryBoundKernel(
+            buffer != nullptr ? buffer : scratch_, op.bytes, stream));
       } else {
         RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
       }
       break;
-    case OpKind::kHostCompute:  // recorded on a stream: keep its time on that stream
+    case OpKind::kHostCompute:  // recorded on a stream: keep its time on that
+                                // stream
       RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
       break;
     case OpKind::kNone:
@@ -340,12 +373,15 @@ absl::Status CudaBackend::EndIteration(IterationTiming* timing) {
       timing->ops[i] = host_timing_[i];
     } else {
       float start_ms = 0, dur_ms = 0;
-      RETURN_IF_CUDA_ERROR(cudaEventElapsedTime(&start_ms, origin_, start_events_[i]));
-      RETURN_IF_CUDA_ERROR(cudaEventElapsedTime(&dur_ms, start_events_[i], end_events_[i]));
+      RETURN_IF_CUDA_ERROR(
+          cudaEventElapsedTime(&start_ms, origin_, start_events_[i]));
+      RETURN_IF_CUDA_ERROR(
+          cudaEventElapsedTime(&dur_ms, start_events_[i], end_events_[i]));
       timing->ops[i] = {static_cast<int64_t>(start_ms * 1e6),
                         static_cast<int64_t>(dur_ms * 1e6)};
     }
-    last_ns = std::max(last_ns, timing->ops[i].start_ns + timing->ops[i].duration_ns);
+    last_ns =
+        std::max(last_ns, timing->ops[i].start_ns + timing->ops[i].duration_ns);
   }
   timing->total_ns = last_ns;
   timing->comm_calls = comm_calls_;
@@ -359,24 +395,27 @@ absl::StatusOr<int> CudaDeviceCount() {
   const cudaError_t code = cudaGetDeviceCount(&count);
   if (code != cudaSuccess) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "no CUDA device: cudaGetDeviceCount: %s (use --device cpu)", cudaGetErrorString(code)));
+        "no CUDA device: cudaGetDeviceCount: %s (use --device cpu)",
+        cudaGetErrorString(code)));
   }
   if (count == 0) {
-    return absl::FailedPreconditionError("no CUDA device: none visible (use --device cpu)");
+    return absl::FailedPreconditionError(
+        "no CUDA device: none visible (use --device cpu)");
   }
   return count;
 }
 
-absl::StatusOr<std::unique_ptr<DeviceBackend>> CreateCudaBackend(MpiWorld* world,
-                                                                 HostTimer timer,
-                                                                 CudaBackendOptions options) {
+absl::StatusOr<std::unique_ptr<DeviceBackend>> CreateCudaBackend(
+    MpiWorld* world, HostTimer timer, CudaBackendOptions options) {
   ASSIGN_OR_RETURN(const int count, CudaDeviceCount());
-  const int device = options.device >= 0 ? options.device : world->local_rank() % count;
+  const int device =
+      options.device >= 0 ? options.device : world->local_rank() % count;
   if (device >= count) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "no CUDA device cuda:%d: this node has %d device(s)", device, count));
   }
-  return std::unique_ptr<DeviceBackend>(new CudaBackend(world, timer, options, device));
+  return std::unique_ptr<DeviceBackend>(
+      new CudaBackend(world, timer, options, device));
 }
 
 }  // namespace et::replay

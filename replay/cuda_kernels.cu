@@ -4,10 +4,11 @@
 namespace et::replay {
 namespace {
 
-__global__ void CopyWords(const uint4* __restrict__ in, uint4* __restrict__ out, size_t n) {
+__global__ void CopyWords(const uint4* __restrict__ in, uint4* __restrict__ out,
+                          size_t n) {
   const size_t stride = static_cast<size_t>(blockDim.x) * gridDim.x;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += stride) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+       i < n; i += stride) {
     out[i] = in[i];
   }
 }
@@ -26,13 +27,16 @@ __global__ void Spin(int64_t duration_ns) {
 
 }  // namespace
 
-cudaError_t LaunchMemoryBoundKernel(void* buffer, size_t bytes, cudaStream_t stream) {
+cudaError_t LaunchMemoryBoundKernel(void* buffer, size_t bytes,
+                                    cudaStream_t stream) {
   const size_t words = bytes / 2 / sizeof(uint4);
   if (words == 0) return cudaSuccess;
   const uint4* in = static_cast<const uint4*>(buffer);
   uint4* out = static_cast<uint4*>(buffer) + words;
-  // 256 threads x up to 4096 blocks: enough to saturate HBM on an H100 (132 SMs).
-  const unsigned blocks = static_cast<unsigned>(words / 256 + 1 < 4096 ? words / 256 + 1 : 4096);
+  // 256 threads x up to 4096 blocks: enough to saturate HBM on an H100 (132
+  // SMs).
+  const unsigned blocks =
+      static_cast<unsigned>(words / 256 + 1 < 4096 ? words / 256 + 1 : 4096);
   CopyWords<<<blocks, 256, 0, stream>>>(in, out, words);
   return cudaGetLastError();
 }

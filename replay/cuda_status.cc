@@ -16,25 +16,27 @@ const char* BaseName(const char* file) {
 
 }  // namespace
 
-absl::Status CudaStatus(cudaError_t code, const char* call, const char* file, int line) {
-  const absl::StatusCode status_code = code == cudaErrorMemoryAllocation
-                                           ? absl::StatusCode::kResourceExhausted
-                                           : absl::StatusCode::kInternal;
-  return absl::Status(status_code,
-                      absl::StrFormat("%s: %s (%s:%d)", call, cudaGetErrorString(code),
-                                      BaseName(file), line));
+absl::Status CudaStatus(cudaError_t code, const char* call, const char* file,
+                        int line) {
+  const absl::StatusCode status_code =
+      code == cudaErrorMemoryAllocation ? absl::StatusCode::kResourceExhausted
+                                        : absl::StatusCode::kInternal;
+  return absl::Status(status_code, absl::StrFormat("%s: %s (%s:%d)", call,
+                                                   cudaGetErrorString(code),
+                                                   BaseName(file), line));
 }
 
-absl::Status CublasStatus(cublasStatus_t code, const char* call, const char* file, int line) {
+absl::Status CublasStatus(cublasStatus_t code, const char* call,
+                          const char* file, int line) {
   return absl::InternalError(absl::StrFormat("%s: %s (%s:%d)", call,
-                                             cublasGetStatusString(code), BaseName(file),
-                                             line));
+                                             cublasGetStatusString(code),
+                                             BaseName(file), line));
 }
 
-absl::Status NcclStatus(ncclResult_t code, const char* call, const char* file, int line) {
-  return absl::InternalError(absl::StrFormat("%s: %s (%s:%d)", call,
-                                             ncclGetErrorString(code), BaseName(file),
-                                             line));
+absl::Status NcclStatus(ncclResult_t code, const char* call, const char* file,
+                        int line) {
+  return absl::InternalError(absl::StrFormat(
+      "%s: %s (%s:%d)", call, ncclGetErrorString(code), BaseName(file), line));
 }
 
 }  // namespace et::replay

@@ -1,6 +1,7 @@
-// Element types of replayed tensors and collectives, parsed once from the trace's
-// spellings ("float32", "Tensor(c10::Half)", "torch.bfloat16", ...) into an enum, so the
-// backends switch on a value instead of matching strings in the hot loop.
+// Element types of replayed tensors and collectives, parsed once from the
+// trace's spellings ("float32", "Tensor(c10::Half)", "torch.bfloat16", ...)
+// into an enum, so the backends switch on a value instead of matching strings
+// in the hot loop.
 #ifndef REPLAY_DATA_TYPE_H_
 #define REPLAY_DATA_TYPE_H_
 
@@ -29,8 +30,8 @@ int ElementBytes(DataType type);
 absl::string_view DataTypeName(DataType type);
 
 // Parses the spellings found in traces: "float32", "float", "Tensor(float)",
-// "c10::Half", "torch.bfloat16", "long", "Tensor(long int)", ... Returns false when
-// the text names no known type (the caller keeps its default).
+// "c10::Half", "torch.bfloat16", "long", "Tensor(long int)", ... Returns false
+// when the text names no known type (the caller keeps its default).
 bool ParseDataType(absl::string_view text, DataType* type);
 
 }  // namespace et::replay

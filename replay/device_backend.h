@@ -1,8 +1,8 @@
-// The hardware interface of a replay (style rule 16): the engine (ReplayRunner) walks the
-// plan's issue order and hands each op to a backend, which runs it on its queue after the
-// op's cross-queue waits and records its time. CpuBackend (host timers + MPI) runs on
-// every machine; CudaBackend (cuBLAS, NCCL, CUDA streams and events) where a GPU is.
-// A backend is used from one thread.
+// The hardware interface of a replay (style rule 16): the engine (ReplayRunner)
+// walks the plan's issue order and hands each op to a backend, which runs it on
+// its queue after the op's cross-queue waits and records its time. CpuBackend
+// (host timers + MPI) runs on every machine; CudaBackend (cuBLAS, NCCL, CUDA
+// streams and events) where a GPU is. A backend is used from one thread.
 #ifndef REPLAY_DEVICE_BACKEND_H_
 #define REPLAY_DEVICE_BACKEND_H_
 
@@ -23,21 +23,24 @@ struct OpTiming {
 };
 
 struct IterationTiming {
-  int64_t total_ns = 0;           // first issue to last completion
-  int64_t comm_calls = 0;         // MPI / NCCL calls that completed
-  std::vector<OpTiming> ops;      // by plan op index
+  int64_t total_ns = 0;       // first issue to last completion
+  int64_t comm_calls = 0;     // MPI / NCCL calls that completed
+  std::vector<OpTiming> ops;  // by plan op index
 };
 
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
 
-  // One line for the report: "cpu: host timers + Open MPI, 4 ranks", "NVIDIA H100 ...".
+  // One line for the report: "cpu: host timers + Open MPI, 4 ranks", "NVIDIA
+  // H100 ...".
   virtual std::string Describe() const = 0;
 
-  // Called once before the first iteration: queues, communicators, buffers. Fails with a
-  // clear message when the device is missing or the trace does not fit.
-  virtual absl::Status Prepare(const ReplayPlan& plan, const StoragePlan& storage) = 0;
+  // Called once before the first iteration: queues, communicators, buffers.
+  // Fails with a clear message when the device is missing or the trace does not
+  // fit.
+  virtual absl::Status Prepare(const ReplayPlan& plan,
+                               const StoragePlan& storage) = 0;
 
   virtual absl::Status BeginIteration() = 0;
   // Runs (or enqueues) op `i` of the plan after its waits.

@@ -15,18 +15,22 @@ int64_t NowNs() {
 }
 
 bool ParseHostWaitMode(absl::string_view text, HostWaitMode* mode) {
-  if (text == "spin") *mode = HostWaitMode::kSpin;
-  else if (text == "sleep") *mode = HostWaitMode::kSleep;
-  else if (text == "hybrid") *mode = HostWaitMode::kHybrid;
-  else return false;
+  if (text == "spin")
+    *mode = HostWaitMode::kSpin;
+  else if (text == "sleep")
+    *mode = HostWaitMode::kSleep;
+  else if (text == "hybrid")
+    *mode = HostWaitMode::kHybrid;
+  else
+    return false;
   return true;
 }
 
 HostTimer HostTimer::Calibrate(HostWaitMode mode) {
   HostTimer timer;
   timer.mode_ = mode;
-  // 100 us sleeps: long enough to leave the CPU, short enough to be cheap. The 90th
-  // percentile overshoot is what the hybrid mode leaves to spinning.
+  // 100 us sleeps: long enough to leave the CPU, short enough to be cheap. The
+  // 90th percentile overshoot is what the hybrid mode leaves to spinning.
   constexpr int kSamples = 20;
   constexpr int64_t kSleepNs = 100000;
   std::vector<int64_t> over;
@@ -45,9 +49,11 @@ void HostTimer::WaitUntil(int64_t start_ns, int64_t duration_ns) const {
   if (duration_ns <= 0) return;
   const int64_t end_ns = start_ns + duration_ns;
   if (mode_ != HostWaitMode::kSpin) {
-    const int64_t slack = mode_ == HostWaitMode::kSleep ? 0 : sleep_overshoot_ns_;
+    const int64_t slack =
+        mode_ == HostWaitMode::kSleep ? 0 : sleep_overshoot_ns_;
     const int64_t sleep_ns = end_ns - NowNs() - slack;
-    if (sleep_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(sleep_ns));
+    if (sleep_ns > 0)
+      std::this_thread::sleep_for(std::chrono::nanoseconds(sleep_ns));
     if (mode_ == HostWaitMode::kSleep) return;
   }
   while (NowNs() < end_ns) {

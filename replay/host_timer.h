@@ -1,8 +1,9 @@
-// Holds the host thread for a recorded duration. Busy-waiting is exact but burns a core
-// (four oversubscribed ranks on a 2-core CI machine would then slow each other down);
-// sleeping frees the core but overshoots by the scheduler's wake-up latency. The hybrid
-// mode sleeps for the duration minus the calibrated overshoot and spins the rest.
-// Immutable after Calibrate(); thread-safe.
+// Holds the host thread for a recorded duration. Busy-waiting is exact but
+// burns a core (four oversubscribed ranks on a 2-core CI machine would then
+// slow each other down); sleeping frees the core but overshoots by the
+// scheduler's wake-up latency. The hybrid mode sleeps for the duration minus
+// the calibrated overshoot and spins the rest. Immutable after Calibrate();
+// thread-safe.
 #ifndef REPLAY_HOST_TIMER_H_
 #define REPLAY_HOST_TIMER_H_
 
@@ -22,7 +23,8 @@ bool ParseHostWaitMode(absl::string_view text, HostWaitMode* mode);
 
 class HostTimer {
  public:
-  // Measures the sleep overshoot on this machine (20 short sleeps, ~2 ms in all).
+  // Measures the sleep overshoot on this machine (20 short sleeps, ~2 ms in
+  // all).
   static HostTimer Calibrate(HostWaitMode mode);
 
   // Returns once `duration_ns` has passed since `start_ns` (a NowNs() value).

@@ -7,8 +7,9 @@
 namespace et::replay {
 namespace {
 
-// A parsed Python literal: a list, an integer, a string, or anything else (floats,
-// None, True/False) kept as kOther because replay never needs its value.
+// A parsed Python literal: a list, an integer, a string, or anything else
+// (floats, None, True/False) kept as kOther because replay never needs its
+// value.
 struct Literal {
   enum class Kind { kList, kInt, kString, kOther };
   Kind kind = Kind::kOther;
@@ -17,8 +18,9 @@ struct Literal {
   std::vector<Literal> items;
 };
 
-// Recursive descent over a literal; depth is the nesting of lists (a handful), not the
-// size of the graph, and is capped so hostile input cannot overflow the stack.
+// Recursive descent over a literal; depth is the nesting of lists (a handful),
+// not the size of the graph, and is capped so hostile input cannot overflow the
+// stack.
 class LiteralParser {
  public:
   explicit LiteralParser(absl::string_view text) : text_(text) {}
@@ -33,7 +35,8 @@ class LiteralParser {
   static constexpr int kMaxDepth = 32;
 
   void SkipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+    while (pos_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[pos_]))) {
       ++pos_;
     }
   }
@@ -43,7 +46,8 @@ class LiteralParser {
     SkipSpace();
     if (pos_ >= text_.size()) return false;
     char c = text_[pos_];
-    if (c == '[' || c == '(') return ParseList(out, depth, c == '[' ? ']' : ')');
+    if (c == '[' || c == '(')
+      return ParseList(out, depth, c == '[' ? ']' : ')');
     if (c == '\'' || c == '"') return ParseString(out, c);
     return ParseAtom(out);
   }
@@ -95,7 +99,8 @@ class LiteralParser {
       ++pos_;
     }
     std::string atom(text_.substr(start, pos_ - start));
-    while (!atom.empty() && std::isspace(static_cast<unsigned char>(atom.back()))) {
+    while (!atom.empty() &&
+           std::isspace(static_cast<unsigned char>(atom.back()))) {
       atom.pop_back();
     }
     if (atom.empty()) return false;
@@ -123,7 +128,8 @@ bool IsShape(const Literal& lit) {
   return true;
 }
 
-// The shape of an argument: itself if a list of ints, else its first nested shape.
+// The shape of an argument: itself if a list of ints, else its first nested
+// shape.
 Shape ShapeOf(const Literal& arg) {
   const Literal* cur = &arg;
   while (cur->kind == Literal::Kind::kList && !IsShape(*cur)) {
@@ -140,7 +146,8 @@ Shape ShapeOf(const Literal& arg) {
 bool IsTensorTuple(const Literal& lit) {
   if (lit.kind != Literal::Kind::kList || lit.items.size() != 6) return false;
   for (int i = 0; i < 5; ++i) {
-    if (lit.items[i].kind != Literal::Kind::kInt || lit.items[i].int_value < 0) return false;
+    if (lit.items[i].kind != Literal::Kind::kInt || lit.items[i].int_value < 0)
+      return false;
   }
   return lit.items[5].kind == Literal::Kind::kString;
 }
@@ -150,7 +157,8 @@ bool IsTensorTuple(const Literal& lit) {
 bool ParseShapes(absl::string_view text, std::vector<Shape>* shapes) {
   shapes->clear();
   Literal doc;
-  if (!LiteralParser(text).ParseDocument(&doc) || doc.kind != Literal::Kind::kList) {
+  if (!LiteralParser(text).ParseDocument(&doc) ||
+      doc.kind != Literal::Kind::kList) {
     return false;
   }
   shapes->reserve(doc.items.size());
@@ -161,18 +169,21 @@ bool ParseShapes(absl::string_view text, std::vector<Shape>* shapes) {
 bool ParseTypes(absl::string_view text, std::vector<std::string>* types) {
   types->clear();
   Literal doc;
-  if (!LiteralParser(text).ParseDocument(&doc) || doc.kind != Literal::Kind::kList) {
+  if (!LiteralParser(text).ParseDocument(&doc) ||
+      doc.kind != Literal::Kind::kList) {
     return false;
   }
   for (const Literal& item : doc.items) types->push_back(item.text);
   return true;
 }
 
-bool CollectTensorRefs(absl::string_view text, std::vector<TensorRef>* tensors) {
+bool CollectTensorRefs(absl::string_view text,
+                       std::vector<TensorRef>* tensors) {
   tensors->clear();
   Literal doc;
   if (!LiteralParser(text).ParseDocument(&doc)) return false;
-  // Iterative walk with an explicit stack (values can nest lists of lists of tensors).
+  // Iterative walk with an explicit stack (values can nest lists of lists of
+  // tensors).
   std::vector<const Literal*> stack = {&doc};
   while (!stack.empty()) {
     const Literal* cur = stack.back();
@@ -188,7 +199,8 @@ bool CollectTensorRefs(absl::string_view text, std::vector<TensorRef>* tensors) 
       continue;
     }
     if (cur->kind != Literal::Kind::kList) continue;
-    for (auto it = cur->items.rbegin(); it != cur->items.rend(); ++it) stack.push_back(&*it);
+    for (auto it = cur->items.rbegin(); it != cur->items.rend(); ++it)
+      stack.push_back(&*it);
   }
   return true;
 }

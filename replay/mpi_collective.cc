@@ -10,19 +10,27 @@
 namespace et::replay {
 namespace {
 
-// MPI has no 16-bit float type; reductions over fp16/bf16 payloads use 16-bit integers,
-// which move and add the same number of bytes (the values are zeros anyway).
+// MPI has no 16-bit float type; reductions over fp16/bf16 payloads use 16-bit
+// integers, which move and add the same number of bytes (the values are zeros
+// anyway).
 MPI_Datatype MpiType(DataType type) {
   switch (type) {
-    case DataType::kFloat32: return MPI_FLOAT;
-    case DataType::kFloat64: return MPI_DOUBLE;
+    case DataType::kFloat32:
+      return MPI_FLOAT;
+    case DataType::kFloat64:
+      return MPI_DOUBLE;
     case DataType::kFloat16:
-    case DataType::kBFloat16: return MPI_SHORT;
-    case DataType::kInt8: return MPI_SIGNED_CHAR;
+    case DataType::kBFloat16:
+      return MPI_SHORT;
+    case DataType::kInt8:
+      return MPI_SIGNED_CHAR;
     case DataType::kUInt8:
-    case DataType::kBool: return MPI_UNSIGNED_CHAR;
-    case DataType::kInt32: return MPI_INT;
-    case DataType::kInt64: return MPI_LONG_LONG;
+    case DataType::kBool:
+      return MPI_UNSIGNED_CHAR;
+    case DataType::kInt32:
+      return MPI_INT;
+    case DataType::kInt64:
+      return MPI_LONG_LONG;
   }
   return MPI_BYTE;
 }
@@ -37,23 +45,29 @@ int Count(int64_t bytes, DataType type) {
 
 CommBufferBytes BuffersFor(const CommSpec& spec, int ranks) {
   const int64_t elem = ElementBytes(spec.dtype);
-  const int64_t bytes = static_cast<int64_t>(Count(spec.bytes, spec.dtype)) * elem;
+  const int64_t bytes =
+      static_cast<int64_t>(Count(spec.bytes, spec.dtype)) * elem;
   const int64_t n = std::max(ranks, 1);
   const int64_t chunk = (Count(spec.bytes, spec.dtype) + n - 1) / n * elem;
   switch (spec.type) {
     case ChakraProtoMsg::ALL_GATHER:
-    case ChakraProtoMsg::GATHER: return {bytes, bytes * n};
+    case ChakraProtoMsg::GATHER:
+      return {bytes, bytes * n};
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-    case ChakraProtoMsg::SCATTER: return {chunk * n, chunk};
-    case ChakraProtoMsg::ALL_TO_ALL: return {chunk * n, chunk * n};
-    case ChakraProtoMsg::BARRIER: return {0, 0};
-    default: return {bytes, bytes};
+    case ChakraProtoMsg::SCATTER:
+      return {chunk * n, chunk};
+    case ChakraProtoMsg::ALL_TO_ALL:
+      return {chunk * n, chunk * n};
+    case ChakraProtoMsg::BARRIER:
+      return {0, 0};
+    default:
+      return {bytes, bytes};
   }
 }
 
-absl::Status RunMpiCollective(const CommSpec& spec, MPI_Comm comm, int root, char* send,
-                              char* recv) {
+absl::Status RunMpiCollective(const CommSpec& spec, MPI_Comm comm, int root,
+                              char* send, char* recv) {
   int n = 1;
   MPI_Comm_size(comm, &n);
   const MPI_Datatype type = MpiType(spec.dtype);
@@ -69,26 +83,30 @@ absl::Status RunMpiCollective(const CommSpec& spec, MPI_Comm comm, int root, cha
     case ChakraProtoMsg::BROADCAST:
       return MpiStatus(MPI_Bcast(send, count, type, root, comm), "MPI_Bcast");
     case ChakraProtoMsg::ALL_GATHER:
-      return MpiStatus(MPI_Allgather(send, count, type, recv, count, type, comm),
-                       "MPI_Allgather");
+      return MpiStatus(
+          MPI_Allgather(send, count, type, recv, count, type, comm),
+          "MPI_Allgather");
     case ChakraProtoMsg::GATHER:
-      return MpiStatus(MPI_Gather(send, count, type, recv, count, type, root, comm),
-                       "MPI_Gather");
+      return MpiStatus(
+          MPI_Gather(send, count, type, recv, count, type, root, comm),
+          "MPI_Gather");
     case ChakraProtoMsg::SCATTER:
-      return MpiStatus(MPI_Scatter(send, chunk, type, recv, chunk, type, root, comm),
-                       "MPI_Scatter");
+      return MpiStatus(
+          MPI_Scatter(send, chunk, type, recv, chunk, type, root, comm),
+          "MPI_Scatter");
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-      return MpiStatus(MPI_Reduce_scatter_block(send, recv, chunk, type, MPI_SUM, comm),
-                       "MPI_Reduce_scatter_block");
+      return MpiStatus(
+          MPI_Reduce_scatter_block(send, recv, chunk, type, MPI_SUM, comm),
+          "MPI_Reduce_scatter_block");
     case ChakraProtoMsg::ALL_TO_ALL:
       return MpiStatus(MPI_Alltoall(send, chunk, type, recv, chunk, type, comm),
                        "MPI_Alltoall");
     case ChakraProtoMsg::BARRIER:
       return MpiStatus(MPI_Barrier(comm), "MPI_Barrier");
     default:
-      return absl::UnimplementedError(
-          absl::StrFormat("collective %s has no MPI equivalent", CommTypeName(spec.type)));
+      return absl::UnimplementedError(absl::StrFormat(
+          "collective %s has no MPI equivalent", CommTypeName(spec.type)));
   }
 }
 

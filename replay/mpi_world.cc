@@ -1,4 +1,5 @@
-// MPI start-up, error agreement and process-group communicators; see mpi_world.h.
+// MPI start-up, error agreement and process-group communicators; see
+// mpi_world.h.
 #include "replay/mpi_world.h"
 
 #include <algorithm>
@@ -15,13 +16,16 @@ absl::Status MpiStatus(int code, const char* call) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(code, text, &len);
-  return absl::InternalError(absl::StrFormat("%s failed: %s", call, std::string(text, len)));
+  return absl::InternalError(
+      absl::StrFormat("%s failed: %s", call, std::string(text, len)));
 }
 
-absl::StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init(int* argc, char*** argv) {
+absl::StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init(int* argc,
+                                                         char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) RETURN_IF_ERROR(MpiStatus(MPI_Init(argc, argv), "MPI_Init"));
+  if (!initialized)
+    RETURN_IF_ERROR(MpiStatus(MPI_Init(argc, argv), "MPI_Init"));
   // Errors come back as codes (turned into Status), not as an abort of the job.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rank = 0, size = 1;
@@ -29,8 +33,8 @@ absl::StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init(int* argc, char*** argv
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   auto world = std::unique_ptr<MpiWorld>(new MpiWorld(rank, size));
   MPI_Comm node = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) ==
-      MPI_SUCCESS) {
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
+                          MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     MPI_Comm_rank(node, &world->local_rank_);
     MPI_Comm_free(&node);
   }
@@ -73,21 +77,24 @@ absl::Status MpiWorld::FormGroups(const std::vector<ProcessGroup>& groups) {
   MPI_Allreduce(&count, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (low != high) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "the ranks' traces list different numbers of process groups (%d to %d)", low, high));
+        "the ranks' traces list different numbers of process groups (%d to %d)",
+        low, high));
   }
   absl::Status local;
   for (const ProcessGroup& g : groups) {
     for (int64_t r : g.ranks) {
       if (r < 0 || r >= size_) {
-        local = absl::FailedPreconditionError(absl::StrFormat(
-            "process group '%s' (%s) needs rank %d but the launch has %d ranks (mpirun -np)",
-            g.name, g.desc, r, size_));
+        local = absl::FailedPreconditionError(
+            absl::StrFormat("process group '%s' (%s) needs rank %d but the "
+                            "launch has %d ranks (mpirun -np)",
+                            g.name, g.desc, r, size_));
       }
     }
     if (g.ranks.empty() && g.size > size_) {
-      local = absl::FailedPreconditionError(absl::StrFormat(
-          "process group '%s' (%s) has %d members but the launch has %d ranks (mpirun -np)",
-          g.name, g.desc, g.size, size_));
+      local = absl::FailedPreconditionError(
+          absl::StrFormat("process group '%s' (%s) has %d members but the "
+                          "launch has %d ranks (mpirun -np)",
+                          g.name, g.desc, g.size, size_));
     }
   }
   RETURN_IF_ERROR(Agree(local));
@@ -102,9 +109,10 @@ absl::Status MpiWorld::FormGroups(const std::vector<ProcessGroup>& groups) {
     const bool member =
         ranks.empty() || std::binary_search(ranks.begin(), ranks.end(), rank_);
     MPI_Comm comm = MPI_COMM_NULL;
-    RETURN_IF_ERROR(MpiStatus(
-        MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, rank_, &comm),
-        "MPI_Comm_split"));
+    RETURN_IF_ERROR(
+        MpiStatus(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED,
+                                 rank_, &comm),
+                  "MPI_Comm_split"));
     if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     group_comms_.push_back(comm);
     group_ranks_.push_back(std::move(ranks));

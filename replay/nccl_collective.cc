@@ -11,15 +11,23 @@ namespace {
 
 ncclDataType_t NcclType(DataType type) {
   switch (type) {
-    case DataType::kFloat32: return ncclFloat32;
-    case DataType::kFloat16: return ncclFloat16;
-    case DataType::kBFloat16: return ncclBfloat16;
-    case DataType::kFloat64: return ncclFloat64;
-    case DataType::kInt8: return ncclInt8;
+    case DataType::kFloat32:
+      return ncclFloat32;
+    case DataType::kFloat16:
+      return ncclFloat16;
+    case DataType::kBFloat16:
+      return ncclBfloat16;
+    case DataType::kFloat64:
+      return ncclFloat64;
+    case DataType::kInt8:
+      return ncclInt8;
     case DataType::kUInt8:
-    case DataType::kBool: return ncclUint8;
-    case DataType::kInt32: return ncclInt32;
-    case DataType::kInt64: return ncclInt64;
+    case DataType::kBool:
+      return ncclUint8;
+    case DataType::kInt32:
+      return ncclInt32;
+    case DataType::kInt64:
+      return ncclInt64;
   }
   return ncclUint8;
 }
@@ -30,14 +38,17 @@ absl::Status InitComm(MPI_Comm mpi_comm, ncclComm_t* out) {
   MPI_Comm_size(mpi_comm, &size);
   ncclUniqueId id;
   if (rank == 0) RETURN_IF_NCCL_ERROR(ncclGetUniqueId(&id));
-  RETURN_IF_ERROR(MpiStatus(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi_comm), "MPI_Bcast"));
+  RETURN_IF_ERROR(MpiStatus(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi_comm),
+                            "MPI_Bcast"));
   RETURN_IF_NCCL_ERROR(ncclCommInitRank(out, size, id, rank));
   return absl::OkStatus();
 }
 
-// All-to-all, gather and scatter as grouped point-to-point transfers of `chunk` bytes.
-absl::Status GroupedTransfers(ChakraProtoMsg::CollectiveCommType type, size_t chunk,
-                              ncclComm_t comm, int root, const char* send, char* recv,
+// All-to-all, gather and scatter as grouped point-to-point transfers of `chunk`
+// bytes.
+absl::Status GroupedTransfers(ChakraProtoMsg::CollectiveCommType type,
+                              size_t chunk, ncclComm_t comm, int root,
+                              const char* send, char* recv,
                               cudaStream_t stream) {
   int rank = 0, n = 1;
   RETURN_IF_NCCL_ERROR(ncclCommUserRank(comm, &rank));
@@ -50,13 +61,17 @@ absl::Status GroupedTransfers(ChakraProtoMsg::CollectiveCommType type, size_t ch
     const bool from_peer = type == ChakraProtoMsg::ALL_TO_ALL ||
                            (type == ChakraProtoMsg::GATHER && rank == root) ||
                            (type == ChakraProtoMsg::SCATTER && peer == root);
-    const size_t send_offset = type == ChakraProtoMsg::GATHER ? 0 : peer * chunk;
-    const size_t recv_offset = type == ChakraProtoMsg::SCATTER ? 0 : peer * chunk;
+    const size_t send_offset =
+        type == ChakraProtoMsg::GATHER ? 0 : peer * chunk;
+    const size_t recv_offset =
+        type == ChakraProtoMsg::SCATTER ? 0 : peer * chunk;
     if (to_peer) {
-      RETURN_IF_NCCL_ERROR(ncclSend(send + send_offset, chunk, ncclUint8, peer, comm, stream));
+      RETURN_IF_NCCL_ERROR(
+          ncclSend(send + send_offset, chunk, ncclUint8, peer, comm, stream));
     }
     if (from_peer) {
-      RETURN_IF_NCCL_ERROR(ncclRecv(recv + recv_offset, chunk, ncclUint8, peer, comm, stream));
+      RETURN_IF_NCCL_ERROR(
+          ncclRecv(recv + recv_offset, chunk, ncclUint8, peer, comm, stream));
     }
   }
   RETURN_IF_NCCL_ERROR(ncclGroupEnd());
@@ -77,23 +92,27 @@ absl::Status NcclGroups::Init(const MpiWorld& world, int group_count) {
   groups_.assign(group_count, nullptr);
   for (int g = 0; g < group_count; ++g) {
     MPI_Comm mpi_comm = world.comm(g);
-    if (mpi_comm == MPI_COMM_NULL) continue;  // not a member: no collective call here
+    if (mpi_comm == MPI_COMM_NULL)
+      continue;  // not a member: no collective call here
     RETURN_IF_ERROR(InitComm(mpi_comm, &groups_[g]));
   }
   return absl::OkStatus();
 }
 
-absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm, int root,
-                       const void* send, void* recv, cudaStream_t stream) {
+absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm,
+                       int root, const void* send, void* recv,
+                       cudaStream_t stream) {
   const ncclDataType_t type = NcclType(spec.dtype);
   const size_t elem = ElementBytes(spec.dtype);
   const size_t count = (static_cast<size_t>(spec.bytes) + elem - 1) / elem;
   if (kind == OpKind::kSend) {
-    RETURN_IF_NCCL_ERROR(ncclSend(send, spec.bytes, ncclUint8, spec.peer, comm, stream));
+    RETURN_IF_NCCL_ERROR(
+        ncclSend(send, spec.bytes, ncclUint8, spec.peer, comm, stream));
     return absl::OkStatus();
   }
   if (kind == OpKind::kRecv) {
-    RETURN_IF_NCCL_ERROR(ncclRecv(recv, spec.bytes, ncclUint8, spec.peer, comm, stream));
+    RETURN_IF_NCCL_ERROR(
+        ncclRecv(recv, spec.bytes, ncclUint8, spec.peer, comm, stream));
     return absl::OkStatus();
   }
   int n = 1;
@@ -101,38 +120,44 @@ absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm, int r
   const size_t chunk_count = (count + n - 1) / n;
   switch (spec.type) {
     case ChakraProtoMsg::ALL_REDUCE:
-      RETURN_IF_NCCL_ERROR(ncclAllReduce(send, recv, count, type, ncclSum, comm, stream));
+      RETURN_IF_NCCL_ERROR(
+          ncclAllReduce(send, recv, count, type, ncclSum, comm, stream));
       break;
     case ChakraProtoMsg::REDUCE:
-      RETURN_IF_NCCL_ERROR(ncclReduce(send, recv, count, type, ncclSum, root, comm, stream));
+      RETURN_IF_NCCL_ERROR(
+          ncclReduce(send, recv, count, type, ncclSum, root, comm, stream));
       break;
     case ChakraProtoMsg::BROADCAST:
-      RETURN_IF_NCCL_ERROR(ncclBroadcast(send, recv, count, type, root, comm, stream));
+      RETURN_IF_NCCL_ERROR(
+          ncclBroadcast(send, recv, count, type, root, comm, stream));
       break;
     case ChakraProtoMsg::ALL_GATHER:
-      RETURN_IF_NCCL_ERROR(ncclAllGather(send, recv, count, type, comm, stream));
+      RETURN_IF_NCCL_ERROR(
+          ncclAllGather(send, recv, count, type, comm, stream));
       break;
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-      RETURN_IF_NCCL_ERROR(
-          ncclReduceScatter(send, recv, chunk_count, type, ncclSum, comm, stream));
+      RETURN_IF_NCCL_ERROR(ncclReduceScatter(send, recv, chunk_count, type,
+                                             ncclSum, comm, stream));
       break;
     case ChakraProtoMsg::ALL_TO_ALL:
     case ChakraProtoMsg::SCATTER:
       return GroupedTransfers(spec.type, chunk_count * elem, comm, root,
-                              static_cast<const char*>(send), static_cast<char*>(recv),
-                              stream);
+                              static_cast<const char*>(send),
+                              static_cast<char*>(recv), stream);
     case ChakraProtoMsg::GATHER:
       return GroupedTransfers(spec.type, count * elem, comm, root,
-                              static_cast<const char*>(send), static_cast<char*>(recv),
-                              stream);
+                              static_cast<const char*>(send),
+                              static_cast<char*>(recv), stream);
     case ChakraProtoMsg::BARRIER:
-      // NCCL has no barrier: a one-element all-reduce synchronises the ranks the same way.
-      RETURN_IF_NCCL_ERROR(ncclAllReduce(send, recv, 1, ncclFloat32, ncclSum, comm, stream));
+      // NCCL has no barrier: a one-element all-reduce synchronises the ranks
+      // the same way.
+      RETURN_IF_NCCL_ERROR(
+          ncclAllReduce(send, recv, 1, ncclFloat32, ncclSum, comm, stream));
       break;
     default:
-      return absl::UnimplementedError(
-          absl::StrFormat("collective %s has no NCCL equivalent", CommTypeName(spec.type)));
+      return absl::UnimplementedError(absl::StrFormat(
+          "collective %s has no NCCL equivalent", CommTypeName(spec.type)));
   }
   return absl::OkStatus();
 }

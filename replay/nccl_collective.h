@@ -1,14 +1,15 @@
-// NCCL communicators for the recorded process groups, and one recorded collective or
-// point-to-point op as the NCCL call of the same kind, type and size (sizes as in
-// mpi_collective.h). All-to-all, gather and scatter are grouped ncclSend/ncclRecv, the
-// way nccl-tests builds them. Only compiled with the CUDA backend. One thread.
+// NCCL communicators for the recorded process groups, and one recorded
+// collective or point-to-point op as the NCCL call of the same kind, type and
+// size (sizes as in mpi_collective.h). All-to-all, gather and scatter are
+// grouped ncclSend/ncclRecv, the way nccl-tests builds them. Only compiled with
+// the CUDA backend. One thread.
 #ifndef REPLAY_NCCL_COLLECTIVE_H_
 #define REPLAY_NCCL_COLLECTIVE_H_
 
-#include <vector>
-
 #include <cuda_runtime.h>
 #include <nccl.h>
+
+#include <vector>
 
 #include "absl/status/status.h"
 #include "replay/mpi_world.h"
@@ -23,11 +24,13 @@ class NcclGroups {
   NcclGroups(const NcclGroups&) = delete;
   NcclGroups& operator=(const NcclGroups&) = delete;
 
-  // Collective over every rank: one communicator for the world and one per group this
-  // rank belongs to; group rank 0 makes the unique id and MPI broadcasts it.
+  // Collective over every rank: one communicator for the world and one per
+  // group this rank belongs to; group rank 0 makes the unique id and MPI
+  // broadcasts it.
   absl::Status Init(const MpiWorld& world, int group_count);
 
-  // The communicator of group `g` (-1: world); nullptr when this rank is not a member.
+  // The communicator of group `g` (-1: world); nullptr when this rank is not a
+  // member.
   ncclComm_t comm(int g) const { return g < 0 ? world_ : groups_[g]; }
 
  private:
@@ -35,10 +38,12 @@ class NcclGroups {
   std::vector<ncclComm_t> groups_;
 };
 
-// Enqueues `spec` on `stream`. `root` is the root's rank in `comm`; `send`/`recv` hold
-// BuffersFor() bytes (mpi_collective.h). Send/recv peers are world ranks on `comm`.
-absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm, int root,
-                       const void* send, void* recv, cudaStream_t stream);
+// Enqueues `spec` on `stream`. `root` is the root's rank in `comm`;
+// `send`/`recv` hold BuffersFor() bytes (mpi_collective.h). Send/recv peers are
+// world ranks on `comm`.
+absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm,
+                       int root, const void* send, void* recv,
+                       cudaStream_t stream);
 
 }  // namespace et::replay
 

@@ -44,7 +44,8 @@ bool MatmulShape(const Shape& a, const Shape& b, GemmShape* g) {
   const int64_t b_k = b.size() >= 2 ? b[b.size() - 2] : b[0];
   if (b_k != g->k) return false;
   if (b.size() <= 2) {
-    // [..., M, K] x [K, N]: the leading dims fold into M (one GEMM, as cuBLAS runs it).
+    // [..., M, K] x [K, N]: the leading dims fold into M (one GEMM, as cuBLAS
+    // runs it).
     g->m *= a.size() > 2 ? Product(a, 0, a.size() - 2) : 1;
     g->batch = 1;
   } else {
@@ -55,7 +56,8 @@ bool MatmulShape(const Shape& a, const Shape& b, GemmShape* g) {
 
 DataType TensorType(const ChakraProtoMsg::Node& node) {
   DataType type = DataType::kFloat32;
-  if (auto d = GetString(node, attr::kDtype); d && ParseDataType(*d, &type)) return type;
+  if (auto d = GetString(node, attr::kDtype); d && ParseDataType(*d, &type))
+    return type;
   std::vector<std::string> types;
   if (ParseTypes(node.inputs().types(), &types)) {
     for (const std::string& t : types) {
@@ -80,7 +82,8 @@ bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
   }
   std::vector<Shape> shapes;
   if (!ParseShapes(node.inputs().shapes(), &shapes)) return false;
-  const size_t first = (form == GemmForm::kAddmm || form == GemmForm::kBaddbmm) ? 1 : 0;
+  const size_t first =
+      (form == GemmForm::kAddmm || form == GemmForm::kBaddbmm) ? 1 : 0;
   if (shapes.size() < first + 2) return false;
   const Shape& a = shapes[first];
   const Shape& b = shapes[first + 1];
@@ -94,12 +97,14 @@ bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
       break;
     case GemmForm::kBmm:
     case GemmForm::kBaddbmm:
-      if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1]) return false;
+      if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1])
+        return false;
       g.batch = a[0], g.m = a[1], g.k = a[2], g.n = b[2];
       break;
     case GemmForm::kLinear:  // y = x W^T, W is [N, K]
       if (a.empty() || b.size() != 2 || a.back() != b[1]) return false;
-      g.m = Product(a, 0, a.size() - 1), g.k = b[1], g.n = b[0], g.trans_b = true;
+      g.m = Product(a, 0, a.size() - 1), g.k = b[1], g.n = b[0],
+      g.trans_b = true;
       break;
     case GemmForm::kMatmul:
       if (!MatmulShape(a, b, &g)) return false;
@@ -118,7 +123,8 @@ OpClassifier::OpClassifier(std::vector<std::string> group_names) {
   }
 }
 
-void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node, ReplayOp* op) {
+void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node,
+                                ReplayOp* op) {
   CommSpec& c = op->comm;
   c.bytes = GetInt(node, attr::kCommSize).value_or(0);
   if (auto d = GetString(node, attr::kDtype)) ParseDataType(*d, &c.dtype);
@@ -144,8 +150,10 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node, ReplayOp* op) 
       break;
   }
   auto type = GetInt(node, attr::kCommType);
-  if (!type || !ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(*type))) {
-    // A COMM_COLL_NODE without a usable comm_type: try its name ("nccl:all_reduce").
+  if (!type ||
+      !ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(*type))) {
+    // A COMM_COLL_NODE without a usable comm_type: try its name
+    // ("nccl:all_reduce").
     auto spelling = ParseCommName(node.name());
     if (!spelling || spelling->kind != CommKind::kCollective) {
       op->kind = OpKind::kNone;
@@ -157,8 +165,9 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node, ReplayOp* op) 
   }
   op->kind = OpKind::kCollective;
   // Rooted collectives: the recorded root, else rank 0 (PyTorch's default).
-  c.peer = static_cast<int>(
-      GetInt(node, kCommRoot).value_or(GetInt(node, attr::kCommSrc).value_or(0)));
+  c.peer =
+      static_cast<int>(GetInt(node, kCommRoot)
+                           .value_or(GetInt(node, attr::kCommSrc).value_or(0)));
 }
 
 ReplayOp OpClassifier::Classify(const Graph& graph, NodeIndex index) {
@@ -166,12 +175,14 @@ ReplayOp OpClassifier::Classify(const Graph& graph, NodeIndex index) {
   ReplayOp op;
   op.node = index;
   op.node_id = node.id();
-  op.recorded_ns = GetInt(node, attr::kDurationNs)
-                       .value_or(static_cast<int64_t>(node.duration_micros()) * 1000);
+  op.recorded_ns =
+      GetInt(node, attr::kDurationNs)
+          .value_or(static_cast<int64_t>(node.duration_micros()) * 1000);
   if (auto start = GetInt(node, attr::kStartNs)) {
     op.recorded_start_ns = *start;
   } else if (node.start_time_micros() > 0) {
-    op.recorded_start_ns = static_cast<int64_t>(node.start_time_micros()) * 1000;
+    op.recorded_start_ns =
+        static_cast<int64_t>(node.start_time_micros()) * 1000;
   }
   op.flops = GetDouble(node, attr::kNumOps).value_or(0);
   switch (node.type()) {
@@ -208,13 +219,20 @@ ReplayOp OpClassifier::Classify(const Graph& graph, NodeIndex index) {
 
 absl::string_view OpKindName(OpKind kind) {
   switch (kind) {
-    case OpKind::kNone: return "none";
-    case OpKind::kHostCompute: return "host";
-    case OpKind::kKernel: return "kernel";
-    case OpKind::kGemm: return "gemm";
-    case OpKind::kCollective: return "collective";
-    case OpKind::kSend: return "send";
-    case OpKind::kRecv: return "recv";
+    case OpKind::kNone:
+      return "none";
+    case OpKind::kHostCompute:
+      return "host";
+    case OpKind::kKernel:
+      return "kernel";
+    case OpKind::kGemm:
+      return "gemm";
+    case OpKind::kCollective:
+      return "collective";
+    case OpKind::kSend:
+      return "send";
+    case OpKind::kRecv:
+      return "recv";
   }
   return "none";
 }

@@ -1,9 +1,10 @@
-// Decides what each graph node becomes in a replay (ReplayOp): its kind, GEMM shape,
-// collective spec, bytes and recorded time, from the node's type, name and attributes.
-// The rules (docs/et-replay.md): COMM_COLL/SEND/RECV nodes are communication; GEMM-like
-// names (aten::mm, addmm, bmm, baddbmm, matmul, linear) or attr op_kind "gemm" with
-// parseable shapes are GEMMs; other nodes on the device are kernels; CPU ops are host
-// compute. Stateless apart from the interned names; not thread-safe.
+// Decides what each graph node becomes in a replay (ReplayOp): its kind, GEMM
+// shape, collective spec, bytes and recorded time, from the node's type, name
+// and attributes. The rules (docs/et-replay.md): COMM_COLL/SEND/RECV nodes are
+// communication; GEMM-like names (aten::mm, addmm, bmm, baddbmm, matmul,
+// linear) or attr op_kind "gemm" with parseable shapes are GEMMs; other nodes
+// on the device are kernels; CPU ops are host compute. Stateless apart from the
+// interned names; not thread-safe.
 #ifndef REPLAY_OP_CLASSIFIER_H_
 #define REPLAY_OP_CLASSIFIER_H_
 
@@ -19,8 +20,9 @@ namespace et::replay {
 // True when the node runs on the host (is_cpu_op true and not is_gpu_op).
 bool IsHostNode(const ChakraProtoMsg::Node& node);
 
-// Fills the GEMM shape of a GEMM-like op from its input shapes and types. Returns false
-// when the name is not GEMM-like or the shapes do not describe a GEMM.
+// Fills the GEMM shape of a GEMM-like op from its input shapes and types.
+// Returns false when the name is not GEMM-like or the shapes do not describe a
+// GEMM.
 bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm);
 
 class OpClassifier {

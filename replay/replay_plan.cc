@@ -19,7 +19,8 @@ class NameTable {
  public:
   explicit NameTable(std::vector<std::string>* names) : names_(names) {}
   uint32_t Intern(const std::string& s) {
-    auto [it, inserted] = index_.emplace(s, static_cast<uint32_t>(names_->size()));
+    auto [it, inserted] =
+        index_.emplace(s, static_cast<uint32_t>(names_->size()));
     if (inserted) names_->push_back(s);
     return it->second;
   }
@@ -30,8 +31,8 @@ class NameTable {
 };
 
 QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
-  const bool comm = op.kind == OpKind::kCollective || op.kind == OpKind::kSend ||
-                    op.kind == OpKind::kRecv;
+  const bool comm = op.kind == OpKind::kCollective ||
+                    op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
   if (!comm && IsHostNode(node)) {
     return {QueueKind::kHostThread, GetInt(node, attr::kTid).value_or(0)};
   }
@@ -42,12 +43,15 @@ QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
 
 void FillRecordedTimes(const Graph& graph, ReplayPlan* plan) {
   const auto& meta = graph.metadata().attr();
-  if (const auto* a = FindAttr(meta, attr::kStepTimesUs); a && a->has_double_list()) {
+  if (const auto* a = FindAttr(meta, attr::kStepTimesUs);
+      a && a->has_double_list()) {
     plan->recorded_step_times_us.assign(a->double_list().values().begin(),
                                         a->double_list().values().end());
   }
-  plan->recorded_rank = static_cast<int>(GetInt(meta, attr::kRank).value_or(-1));
-  plan->recorded_world_size = static_cast<int>(GetInt(meta, attr::kWorldSize).value_or(0));
+  plan->recorded_rank =
+      static_cast<int>(GetInt(meta, attr::kRank).value_or(-1));
+  plan->recorded_world_size =
+      static_cast<int>(GetInt(meta, attr::kWorldSize).value_or(0));
   int64_t first = INT64_MAX, last = INT64_MIN;
   for (const ReplayOp& op : plan->ops) {
     if (op.recorded_start_ns < 0 || op.kind == OpKind::kNone) continue;
@@ -58,8 +62,8 @@ void FillRecordedTimes(const Graph& graph, ReplayPlan* plan) {
 }
 
 // Waits of op i: the latest dependency on each other queue.
-void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node, size_t i,
-              ReplayPlan* plan, std::vector<int64_t>* latest_by_queue,
+void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node,
+              size_t i, ReplayPlan* plan, std::vector<int64_t>* latest_by_queue,
               std::vector<int>* touched) {
   const ReplayOp& op = plan->ops[i];
   auto consider = [&](NodeIndex dep) {
@@ -79,7 +83,8 @@ void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node, size_
     (*latest_by_queue)[q] = -1;
   }
   touched->clear();
-  plan->wait_offsets.push_back(static_cast<uint32_t>(plan->wait_targets.size()));
+  plan->wait_offsets.push_back(
+      static_cast<uint32_t>(plan->wait_targets.size()));
 }
 
 }  // namespace
@@ -94,7 +99,8 @@ double ReplayPlan::RecordedIterationUs() const {
 int ReplayPlan::RequiredRanks() const {
   int needed = std::max(recorded_world_size, 1);
   for (const ProcessGroup& g : groups) {
-    for (int64_t r : g.ranks) needed = std::max<int>(needed, static_cast<int>(r) + 1);
+    for (int64_t r : g.ranks)
+      needed = std::max<int>(needed, static_cast<int>(r) + 1);
   }
   for (const ReplayOp& op : ops) {
     if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
@@ -104,7 +110,8 @@ int ReplayPlan::RequiredRanks() const {
   return needed;
 }
 
-absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph, const PlanOptions& options) {
+absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
+                                           const PlanOptions& options) {
   ReplayPlan plan;
   plan.groups = DecodeProcessGroups(graph.metadata().attr());
   std::vector<std::string> group_names;
@@ -112,8 +119,8 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph, const PlanOptions
 
   auto order = graph.TopologicalOrder(DepSelection::kAll);
   if (!order.ok()) {
-    // Traces of the 2023 converter have cyclic ctrl deps whose consumers followed data
-    // deps only; do the same rather than refuse the file.
+    // Traces of the 2023 converter have cyclic ctrl deps whose consumers
+    // followed data deps only; do the same rather than refuse the file.
     plan.used_data_deps_only = true;
     order = graph.TopologicalOrder(DepSelection::kDataOnly);
     if (!order.ok()) return order.status();
@@ -127,7 +134,8 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph, const PlanOptions
   for (NodeIndex n : *order) {
     const ChakraProtoMsg::Node& node = graph.node(n);
     ReplayOp op = classifier.Classify(graph, n);
-    if (op.kind == OpKind::kHostCompute && !options.host_ops) op.kind = OpKind::kNone;
+    if (op.kind == OpKind::kHostCompute && !options.host_ops)
+      op.kind = OpKind::kNone;
     const QueueInfo q = QueueFor(node, op);
     auto [it, inserted] = queue_index.emplace(
         std::make_pair(static_cast<int>(q.kind), q.recorded_id),
@@ -136,6 +144,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph, const PlanOptions
     op.queue = it->second;
     op.name_id = names.Intern(node.name());
     op.shape_key_id = names.Intern(node.inputs().shapes());
+    op.types_id = names.Intern(node.inputs().types());
     op_of_node[n] = static_cast<uint32_t>(plan.ops.size());
     plan.ops.push_back(op);
   }

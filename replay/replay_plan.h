@@ -1,12 +1,14 @@
-// The dependency engine shared by every backend: turns a Graph into a ReplayPlan, the ops
-// in one deterministic issue order (Kahn's algorithm over data + ctrl deps, ties by id)
-// with each op's queue and the cross-queue waits it needs.
+// The dependency engine shared by every backend: turns a Graph into a
+// ReplayPlan, the ops in one deterministic issue order (Kahn's algorithm over
+// data + ctrl deps, ties by id) with each op's queue and the cross-queue waits
+// it needs.
 //
-// Queues: device ops go to the recorded CUDA stream (attr `stream`; communication without
-// one gets its own stream, as NCCL runs on a side stream), host ops to their recorded
-// thread (attr `tid`). Within a queue, issue order is execution order, so a dependency on
-// the same queue needs nothing; a dependency on another queue becomes a wait on that
-// op's completion (a CUDA event on the GPU). Only the latest dependency per other queue is
+// Queues: device ops go to the recorded CUDA stream (attr `stream`;
+// communication without one gets its own stream, as NCCL runs on a side
+// stream), host ops to their recorded thread (attr `tid`). Within a queue,
+// issue order is execution order, so a dependency on the same queue needs
+// nothing; a dependency on another queue becomes a wait on that op's completion
+// (a CUDA event on the GPU). Only the latest dependency per other queue is
 // kept: the queue is in order, so it implies the earlier ones.
 //
 // Immutable once built; backends read it from one thread.
@@ -33,17 +35,19 @@ struct QueueInfo {
 };
 
 struct ReplayPlan {
-  std::vector<ReplayOp> ops;       // issue order
+  std::vector<ReplayOp> ops;  // issue order
   std::vector<QueueInfo> queues;
-  std::vector<ProcessGroup> groups;  // from the graph metadata; CommSpec::group indexes it
-  std::vector<std::string> names;    // interned op names and shape keys
+  std::vector<ProcessGroup>
+      groups;  // from the graph metadata; CommSpec::group indexes it
+  std::vector<std::string> names;  // interned op names and shape keys
 
-  int recorded_rank = -1;          // metadata `rank`, -1 if absent
-  int recorded_world_size = 0;     // metadata `world_size`, else the largest group
+  int recorded_rank = -1;       // metadata `rank`, -1 if absent
+  int recorded_world_size = 0;  // metadata `world_size`, else the largest group
   std::vector<double> recorded_step_times_us;  // metadata `step_times_us`
-  int64_t recorded_span_ns = 0;    // first recorded start to last recorded end
+  int64_t recorded_span_ns = 0;  // first recorded start to last recorded end
   bool used_data_deps_only = false;  // ctrl deps were cyclic and were ignored
-  int64_t unknown_group_ops = 0;   // collectives naming a pg absent from the metadata
+  int64_t unknown_group_ops =
+      0;  // collectives naming a pg absent from the metadata
 
   // Ops (indices into `ops`) that op i waits for on other queues.
   absl::Span<const uint32_t> waits(size_t i) const {
@@ -53,23 +57,33 @@ struct ReplayPlan {
   std::vector<uint32_t> wait_offsets;  // ops.size() + 1
   std::vector<uint32_t> wait_targets;
 
-  const std::string& name(const ReplayOp& op) const { return names[op.name_id]; }
-  const std::string& shape_key(const ReplayOp& op) const { return names[op.shape_key_id]; }
+  const std::string& name(const ReplayOp& op) const {
+    return names[op.name_id];
+  }
+  const std::string& shape_key(const ReplayOp& op) const {
+    return names[op.shape_key_id];
+  }
+  const std::string& types(const ReplayOp& op) const {
+    return names[op.types_id];
+  }
 
-  // The recorded time this replay is compared against: the sum of the recorded steps
-  // when the trace lists them, else the recorded span; 0 when neither is known.
+  // The recorded time this replay is compared against: the sum of the recorded
+  // steps when the trace lists them, else the recorded span; 0 when neither is
+  // known.
   double RecordedIterationUs() const;
 
-  // Ranks a launch needs: recorded_world_size, or 1 + the largest rank named by a group or
-  // a send/recv peer.
+  // Ranks a launch needs: recorded_world_size, or 1 + the largest rank named by
+  // a group or a send/recv peer.
   int RequiredRanks() const;
 };
 
 struct PlanOptions {
-  bool host_ops = true;  // replay CPU ops' recorded time (false: they only order)
+  bool host_ops =
+      true;  // replay CPU ops' recorded time (false: they only order)
 };
 
-absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph, const PlanOptions& options);
+absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
+                                           const PlanOptions& options);
 
 }  // namespace et::replay
 

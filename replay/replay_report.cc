@@ -16,16 +16,18 @@ int CommRanks(const ReplayPlan& plan, const CommSpec& c, int ranks) {
   return static_cast<int>(plan.groups[c.group].MemberCount(ranks));
 }
 
-OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed, size_t i,
-              int ranks, std::vector<int64_t>* scratch) {
+OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
+              size_t i, int ranks, std::vector<int64_t>* scratch) {
   scratch->clear();
-  for (const IterationTiming& t : timed) scratch->push_back(t.ops[i].duration_ns);
+  for (const IterationTiming& t : timed)
+    scratch->push_back(t.ops[i].duration_ns);
   std::sort(scratch->begin(), scratch->end());
   OpStat s;
   s.op = i;
   int64_t sum = 0;
   for (int64_t d : *scratch) sum += d;
-  s.mean_ns = scratch->empty() ? 0 : sum / static_cast<int64_t>(scratch->size());
+  s.mean_ns =
+      scratch->empty() ? 0 : sum / static_cast<int64_t>(scratch->size());
   s.min_ns = scratch->empty() ? 0 : scratch->front();
   s.p50_ns = scratch->empty() ? 0 : (*scratch)[scratch->size() / 2];
   const ReplayOp& op = plan.ops[i];
@@ -34,10 +36,12 @@ OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
   if (op.kind == OpKind::kCollective) {
     s.ranks = CommRanks(plan, op.comm, ranks);
     if (seconds > 0) {
-      s.algbw_gbps = NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) / seconds / 1e9;
+      s.algbw_gbps =
+          NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) / seconds / 1e9;
       s.busbw_gbps = s.algbw_gbps * BusBandwidthFactor(op.comm.type, s.ranks);
     }
-  } else if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) && seconds > 0) {
+  } else if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) &&
+             seconds > 0) {
     s.algbw_gbps = s.busbw_gbps = op.comm.bytes / seconds / 1e9;
   }
   return s;
@@ -45,15 +49,16 @@ OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
 
 }  // namespace
 
-double NcclTestsBytes(ChakraProtoMsg::CollectiveCommType type, int64_t bytes, int ranks) {
+double NcclTestsBytes(ChakraProtoMsg::CollectiveCommType type, int64_t bytes,
+                      int ranks) {
   if (type == ChakraProtoMsg::ALL_GATHER || type == ChakraProtoMsg::GATHER) {
     return static_cast<double>(bytes) * std::max(ranks, 1);
   }
   return static_cast<double>(bytes);
 }
 
-ReplayReport BuildReport(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
-                         int ranks) {
+ReplayReport BuildReport(const ReplayPlan& plan,
+                         const std::vector<IterationTiming>& timed, int ranks) {
   ReplayReport r;
   r.ranks = ranks;
   r.timed_iterations = static_cast<int>(timed.size());
@@ -95,42 +100,50 @@ ReplayReport BuildReport(const ReplayPlan& plan, const std::vector<IterationTimi
   }
   if (gemm_seconds > 0) r.gemm_tflops = gemm_flops / gemm_seconds / 1e12;
   for (auto& [type, c] : r.collectives) {
-    if (comm_seconds[type] > 0) c.mean_busbw_gbps = bus_bytes[type] / comm_seconds[type] / 1e9;
+    if (comm_seconds[type] > 0)
+      c.mean_busbw_gbps = bus_bytes[type] / comm_seconds[type] / 1e9;
   }
   return r;
 }
 
-std::string ReportText(const ReplayPlan& plan, const ReplayReport& r, int top_ops) {
-  std::string out = absl::StrFormat("et-replay: %s on %s (rank %d of %d)\n", r.input,
-                                    r.device, r.rank, r.ranks);
-  absl::StrAppendFormat(&out, "iterations: %d warm-up + %d timed\n", r.warmup_iterations,
-                        r.timed_iterations);
-  absl::StrAppendFormat(&out, "step time: %.1f us measured (mean)", r.mean_iteration_us);
+std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
+                       int top_ops) {
+  std::string out = absl::StrFormat("et-replay: %s on %s (rank %d of %d)\n",
+                                    r.input, r.device, r.rank, r.ranks);
+  absl::StrAppendFormat(&out, "iterations: %d warm-up + %d timed\n",
+                        r.warmup_iterations, r.timed_iterations);
+  absl::StrAppendFormat(&out, "step time: %.1f us measured (mean)",
+                        r.mean_iteration_us);
   if (r.recorded_iteration_us > 0) {
-    absl::StrAppendFormat(&out, " vs %.1f us recorded: %+.1f%%", r.recorded_iteration_us,
-                          r.error_pct);
+    absl::StrAppendFormat(&out, " vs %.1f us recorded: %+.1f%%",
+                          r.recorded_iteration_us, r.error_pct);
   }
   out += "\nops per iteration:";
-  for (const auto& [kind, n] : r.ops_by_kind) absl::StrAppendFormat(&out, " %s=%d", kind, n);
+  for (const auto& [kind, n] : r.ops_by_kind)
+    absl::StrAppendFormat(&out, " %s=%d", kind, n);
   out += "\n";
   if (r.gemm_count > 0) {
-    absl::StrAppendFormat(&out, "GEMMs: %d, %.2f TFLOP/s achieved\n", r.gemm_count,
-                          r.gemm_tflops);
+    absl::StrAppendFormat(&out, "GEMMs: %d, %.2f TFLOP/s achieved\n",
+                          r.gemm_count, r.gemm_tflops);
   }
   for (const auto& [type, c] : r.collectives) {
-    absl::StrAppendFormat(&out, "%s: %d ops, %d bytes, bus bandwidth %.3f GB/s\n", type,
-                          c.count, c.bytes, c.mean_busbw_gbps);
+    absl::StrAppendFormat(&out,
+                          "%s: %d ops, %d bytes, bus bandwidth %.3f GB/s\n",
+                          type, c.count, c.bytes, c.mean_busbw_gbps);
   }
   std::vector<const OpStat*> top;
   for (const OpStat& s : r.ops) top.push_back(&s);
-  std::stable_sort(top.begin(), top.end(),
-                   [](const OpStat* a, const OpStat* b) { return a->mean_ns > b->mean_ns; });
+  std::stable_sort(
+      top.begin(), top.end(),
+      [](const OpStat* a, const OpStat* b) { return a->mean_ns > b->mean_ns; });
   if (top.size() > static_cast<size_t>(top_ops)) top.resize(top_ops);
-  if (!top.empty()) out += "top ops: node  name  kind  measured_us  recorded_us\n";
+  if (!top.empty())
+    out += "top ops: node  name  kind  measured_us  recorded_us\n";
   for (const OpStat* s : top) {
     const ReplayOp& op = plan.ops[s->op];
-    absl::StrAppendFormat(&out, "  %d  %s  %s  %.1f  %.1f\n", op.node_id, plan.name(op),
-                          OpKindName(op.kind), s->mean_ns / 1e3, op.recorded_ns / 1e3);
+    absl::StrAppendFormat(&out, "  %d  %s  %s  %.1f  %.1f\n", op.node_id,
+                          plan.name(op), OpKindName(op.kind), s->mean_ns / 1e3,
+                          op.recorded_ns / 1e3);
   }
   return out;
 }
@@ -152,7 +165,9 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
   j["gemm"] = {{"count", r.gemm_count}, {"tflops", r.gemm_tflops}};
   nlohmann::json colls = nlohmann::json::object();
   for (const auto& [type, c] : r.collectives) {
-    colls[type] = {{"count", c.count}, {"bytes", c.bytes}, {"busbw_gbps", c.mean_busbw_gbps}};
+    colls[type] = {{"count", c.count},
+                   {"bytes", c.bytes},
+                   {"busbw_gbps", c.mean_busbw_gbps}};
   }
   j["collectives"] = colls;
   nlohmann::json ops = nlohmann::json::array();
@@ -169,15 +184,19 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
     if (op.flops > 0) o["tflops"] = s.tflops;
     if (op.kind == OpKind::kCollective || op.kind == OpKind::kSend ||
         op.kind == OpKind::kRecv) {
-      if (op.kind == OpKind::kCollective) o["comm_type"] = CommTypeName(op.comm.type);
+      if (op.kind == OpKind::kCollective)
+        o["comm_type"] = CommTypeName(op.comm.type);
       o["comm_bytes"] = op.comm.bytes;
       o["ranks"] = s.ranks;
       o["algbw_gbps"] = s.algbw_gbps;
       o["busbw_gbps"] = s.busbw_gbps;
     }
     if (op.kind == OpKind::kGemm) {
-      o["gemm"] = {{"batch", op.gemm.batch}, {"m", op.gemm.m}, {"n", op.gemm.n},
-                   {"k", op.gemm.k}, {"dtype", std::string(DataTypeName(op.gemm.dtype))}};
+      o["gemm"] = {{"batch", op.gemm.batch},
+                   {"m", op.gemm.m},
+                   {"n", op.gemm.n},
+                   {"k", op.gemm.k},
+                   {"dtype", std::string(DataTypeName(op.gemm.dtype))}};
     }
     ops.push_back(std::move(o));
   }

@@ -1,6 +1,7 @@
-// The replay loop: warm-up iterations, then timed ones, each started together on every
-// rank (a barrier) and issued op by op in the plan's order through a DeviceBackend.
-// Keeps the timing of the timed iterations for the report, the trace and the calibration.
+// The replay loop: warm-up iterations, then timed ones, each started together
+// on every rank (a barrier) and issued op by op in the plan's order through a
+// DeviceBackend. Keeps the timing of the timed iterations for the report, the
+// trace and the calibration.
 #ifndef REPLAY_REPLAY_RUNNER_H_
 #define REPLAY_REPLAY_RUNNER_H_
 
@@ -19,10 +20,9 @@ struct RunOptions {
 };
 
 // Timing of each timed iteration, in order.
-absl::StatusOr<std::vector<IterationTiming>> RunReplay(const ReplayPlan& plan,
-                                                       DeviceBackend* backend,
-                                                       const MpiWorld& world,
-                                                       const RunOptions& options);
+absl::StatusOr<std::vector<IterationTiming>> RunReplay(
+    const ReplayPlan& plan, DeviceBackend* backend, const MpiWorld& world,
+    const RunOptions& options);
 
 }  // namespace et::replay
 

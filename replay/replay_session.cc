@@ -30,47 +30,51 @@ struct Loaded {
   ReplayPlan plan;
 };
 
-absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank, int ranks) {
+absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
+                                   int ranks) {
   ASSIGN_OR_RETURN(std::string path, TracePathForRank(options, rank, ranks));
   ASSIGN_OR_RETURN(Graph graph, LoadGraph(path));
   PlanOptions plan_options;
   plan_options.host_ops = options.host_ops;
   auto plan = BuildReplayPlan(graph, plan_options);
   if (!plan.ok()) {
-    return absl::Status(plan.status().code(),
-                        absl::StrFormat("%s: %s", path, plan.status().message()));
+    return absl::Status(
+        plan.status().code(),
+        absl::StrFormat("%s: %s", path, plan.status().message()));
   }
-  const int needed = options.world > 0 ? std::max(options.world, 1) : plan->RequiredRanks();
+  const int needed =
+      options.world > 0 ? std::max(options.world, 1) : plan->RequiredRanks();
   if (needed > ranks) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: the trace needs %d ranks but the launch has %d (run it with mpirun -np %d)", path,
-        needed, ranks, needed));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: the trace needs %d ranks but the launch has %d "
+                        "(run it with mpirun -np %d)",
+                        path, needed, ranks, needed));
   }
   if (options.world > 0 && options.world != ranks) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "--world %d but the launch has %d ranks (mpirun -np %d)", options.world, ranks,
-        options.world));
+        "--world %d but the launch has %d ranks (mpirun -np %d)", options.world,
+        ranks, options.world));
   }
   return Loaded{std::move(graph), *std::move(plan)};
 }
 
-absl::StatusOr<std::unique_ptr<DeviceBackend>> MakeBackend(const ReplayOptions& options,
-                                                           MpiWorld* world) {
+absl::StatusOr<std::unique_ptr<DeviceBackend>> MakeBackend(
+    const ReplayOptions& options, MpiWorld* world) {
   const HostTimer timer = HostTimer::Calibrate(options.host_wait);
   const uint64_t cap = static_cast<uint64_t>(options.memory_cap_gib * kGiB);
   if (options.device == "cpu") {
-    return std::unique_ptr<DeviceBackend>(
-        new CpuBackend(world, timer, cap > 0 ? cap : static_cast<uint64_t>(16 * kGiB)));
+    return std::unique_ptr<DeviceBackend>(new CpuBackend(
+        world, timer, cap > 0 ? cap : static_cast<uint64_t>(16 * kGiB)));
   }
   absl::string_view device = options.device;
   if (!absl::ConsumePrefix(&device, "cuda")) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("unknown device '%s' (cpu, cuda or cuda:N)", options.device));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "unknown device '%s' (cpu, cuda or cuda:N)", options.device));
   }
   int index = -1;
   if (absl::ConsumePrefix(&device, ":") && !absl::SimpleAtoi(device, &index)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("unknown device '%s' (cpu, cuda or cuda:N)", options.device));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "unknown device '%s' (cpu, cuda or cuda:N)", options.device));
   }
 #if ET_REPLAY_WITH_CUDA
   CudaBackendOptions cuda;
@@ -79,7 +83,8 @@ absl::StatusOr<std::unique_ptr<DeviceBackend>> MakeBackend(const ReplayOptions& 
   return CreateCudaBackend(world, timer, cuda);
 #else
   return absl::UnimplementedError(
-      "no CUDA device: this et-replay was built without the CUDA toolkit (use --device cpu)");
+      "no CUDA device: this et-replay was built without the CUDA toolkit (use "
+      "--device cpu)");
 #endif
 }
 
@@ -109,25 +114,28 @@ absl::Status WriteOutputs(const ReplayOptions& options, const ReplayPlan& plan,
 
 bool HaveCudaBackend() { return ET_REPLAY_WITH_CUDA != 0; }
 
-absl::StatusOr<std::string> TracePathForRank(const ReplayOptions& options, int rank,
-                                             int ranks) {
+absl::StatusOr<std::string> TracePathForRank(const ReplayOptions& options,
+                                             int rank, int ranks) {
   if (absl::StrContains(options.trace, "%d")) {
     if (options.world > 0) {
       return absl::InvalidArgumentError(
-          "--world runs one trace on every rank; pass a file, not a %d pattern");
+          "--world runs one trace on every rank; pass a file, not a %d "
+          "pattern");
     }
     return ExpandRankPattern(options.trace, rank);
   }
   if (ranks > 1 && options.world == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: one trace for %d ranks: pass --world %d to run it on every rank, or a "
-        "per-rank pattern such as 'trace.%%d.et'",
-        options.trace, ranks, ranks));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: one trace for %d ranks: pass --world %d to run it "
+                        "on every rank, or a "
+                        "per-rank pattern such as 'trace.%%d.et'",
+                        options.trace, ranks, ranks));
   }
   return options.trace;
 }
 
-absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options, MpiWorld* world,
+absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
+                                              MpiWorld* world,
                                               std::string* text_report) {
   auto loaded = LoadAndPlan(options, world->rank(), world->size());
   RETURN_IF_ERROR(world->Agree(loaded.status()));
@@ -144,21 +152,24 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options, MpiW
   run.timed_iterations = options.timed_iterations;
   auto timed_or = RunReplay(plan, backend->get(), *world, run);
   if (!timed_or.ok()) {
-    // Not agreed: the other ranks may be blocked in a collective. Aborted tells the
-    // caller to end the job.
-    if (world->size() == 1) return absl::AbortedError(timed_or.status().message());
+    // Not agreed: the other ranks may be blocked in a collective. Aborted tells
+    // the caller to end the job.
+    if (world->size() == 1)
+      return absl::AbortedError(timed_or.status().message());
     return absl::AbortedError(absl::StrFormat("rank %d: %s", world->rank(),
                                               timed_or.status().message()));
   }
   const std::vector<IterationTiming>& timed = *timed_or;
 
   ReplayReport report = BuildReport(plan, timed, world->size());
-  report.input = TracePathForRank(options, world->rank(), world->size()).value_or("");
+  report.input =
+      TracePathForRank(options, world->rank(), world->size()).value_or("");
   report.device = (*backend)->Describe();
   report.rank = world->rank();
   report.warmup_iterations = options.warmup_iterations;
   RETURN_IF_ERROR(WriteOutputs(options, plan, timed, report, world->rank()));
-  if (text_report != nullptr) *text_report = ReportText(plan, report, options.top_ops);
+  if (text_report != nullptr)
+    *text_report = ReportText(plan, report, options.top_ops);
   return report;
 }
 

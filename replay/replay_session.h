@@ -1,8 +1,9 @@
-// One et-replay run on this rank, from options to outputs: load this rank's trace, build
-// the plan, check that the launch can run it (ranks, process groups, device), prepare the
-// backend, run warm-up and timed iterations, and write the report, the Chrome trace and
-// the calibration file. Every check that can fail on one rank only is agreed across ranks
-// (MpiWorld::Agree), so that all ranks stop with the same clear error.
+// One et-replay run on this rank, from options to outputs: load this rank's
+// trace, build the plan, check that the launch can run it (ranks, process
+// groups, device), prepare the backend, run warm-up and timed iterations, and
+// write the report, the Chrome trace and the calibration file. Every check that
+// can fail on one rank only is agreed across ranks (MpiWorld::Agree), so that
+// all ranks stop with the same clear error.
 #ifndef REPLAY_REPLAY_SESSION_H_
 #define REPLAY_REPLAY_SESSION_H_
 
@@ -17,15 +18,17 @@
 namespace et::replay {
 
 struct ReplayOptions {
-  std::string trace;            // a .et path, or a per-rank pattern with %d
-  std::string device = "cpu";   // "cpu", "cuda" (local rank's GPU) or "cuda:N"
-  int world = 0;                // > 0: run the one trace on every rank, N ranks
+  std::string trace;           // a .et path, or a per-rank pattern with %d
+  std::string device = "cpu";  // "cpu", "cuda" (local rank's GPU) or "cuda:N"
+  int world = 0;               // > 0: run the one trace on every rank, N ranks
   int warmup_iterations = 1;
   int timed_iterations = 3;
-  bool host_ops = true;         // replay CPU ops' recorded time
+  bool host_ops = true;  // replay CPU ops' recorded time
   HostWaitMode host_wait = HostWaitMode::kHybrid;
-  double memory_cap_gib = 0;    // 0: the device's free memory (cuda) / 16 GiB (cpu)
-  // Outputs; a path with %d is expanded per rank, one without is written by rank 0 only.
+  double memory_cap_gib =
+      0;  // 0: the device's free memory (cuda) / 16 GiB (cpu)
+  // Outputs; a path with %d is expanded per rank, one without is written by
+  // rank 0 only.
   std::string json_path;
   std::string trace_path;
   std::string calibration_path;
@@ -35,13 +38,15 @@ struct ReplayOptions {
 // Whether this build has the CUDA backend.
 bool HaveCudaBackend();
 
-// The trace this rank replays, or an error when the options and the launch disagree.
-absl::StatusOr<std::string> TracePathForRank(const ReplayOptions& options, int rank,
-                                             int ranks);
+// The trace this rank replays, or an error when the options and the launch
+// disagree.
+absl::StatusOr<std::string> TracePathForRank(const ReplayOptions& options,
+                                             int rank, int ranks);
 
-// Runs the replay on this rank. Errors are already agreed across ranks when they come
-// from the set-up; an error during the iterations is this rank's own.
-absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options, MpiWorld* world,
+// Runs the replay on this rank. Errors are already agreed across ranks when
+// they come from the set-up; an error during the iterations is this rank's own.
+absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
+                                              MpiWorld* world,
                                               std::string* text_report);
 
 }  // namespace et::replay

@@ -1,7 +1,8 @@
-// Writes the timed iterations of a replay as a Chrome / Perfetto JSON trace: one process
-// per rank, one track per replay queue (named "stream N" / "thread N"), one complete
-// ("X") event per op with its node id, kind and recorded duration as args. Iterations
-// follow each other on the timeline in the order they ran.
+// Writes the timed iterations of a replay as a Chrome / Perfetto JSON trace:
+// one process per rank, one track per replay queue (named "stream N" / "thread
+// N"), one complete
+// ("X") event per op with its node id, kind and recorded duration as args.
+// Iterations follow each other on the timeline in the order they ran.
 #ifndef REPLAY_REPLAY_TRACE_WRITER_H_
 #define REPLAY_REPLAY_TRACE_WRITER_H_
 
@@ -14,12 +15,14 @@
 
 namespace et::replay {
 
-std::string ReplayTraceJson(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
+std::string ReplayTraceJson(const ReplayPlan& plan,
+                            const std::vector<IterationTiming>& timed,
                             int rank);
 
 // ReplayTraceJson written atomically to `path`.
 absl::Status WriteReplayTrace(const std::string& path, const ReplayPlan& plan,
-                              const std::vector<IterationTiming>& timed, int rank);
+                              const std::vector<IterationTiming>& timed,
+                              int rank);
 
 }  // namespace et::replay
 

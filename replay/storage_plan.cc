@@ -11,8 +11,9 @@ namespace et::replay {
 namespace {
 
 bool HoldsDeviceMemory(OpKind kind) {
-  return kind == OpKind::kGemm || kind == OpKind::kKernel || kind == OpKind::kCollective ||
-         kind == OpKind::kSend || kind == OpKind::kRecv;
+  return kind == OpKind::kGemm || kind == OpKind::kKernel ||
+         kind == OpKind::kCollective || kind == OpKind::kSend ||
+         kind == OpKind::kRecv;
 }
 
 }  // namespace
@@ -28,28 +29,31 @@ StoragePlan StoragePlan::Build(const Graph& graph, const ReplayPlan& plan) {
       const ChakraProtoMsg::Node& node = graph.node(op.node);
       for (int side = 0; side < 2; ++side) {
         const auto& io = side == 0 ? node.inputs() : node.outputs();
-        if (!CollectTensorRefs(io.values(), &refs)) continue;  // no tensors recorded
+        if (!CollectTensorRefs(io.values(), &refs))
+          continue;  // no tensors recorded
         for (const TensorRef& t : refs) {
           if (t.elem_bytes == 0 || t.num_elems == 0) continue;
-          auto [it, inserted] =
-              dense.emplace(t.storage_id, static_cast<uint32_t>(sp.storage_bytes_.size()));
+          auto [it, inserted] = dense.emplace(
+              t.storage_id, static_cast<uint32_t>(sp.storage_bytes_.size()));
           if (inserted) {
             sp.storage_bytes_.push_back(0);
             first_use.push_back(i);
             last_use.push_back(i);
           }
           const uint32_t s = it->second;
-          sp.storage_bytes_[s] = std::max(sp.storage_bytes_[s], t.extent_bytes());
+          sp.storage_bytes_[s] =
+              std::max(sp.storage_bytes_[s], t.extent_bytes());
           last_use[s] = i;
-          sp.uses_.targets.push_back(
-              {s, t.offset_elems * t.elem_bytes, t.num_elems * t.elem_bytes, side == 1});
+          sp.uses_.targets.push_back({s, t.offset_elems * t.elem_bytes,
+                                      t.num_elems * t.elem_bytes, side == 1});
         }
       }
     }
     sp.uses_.offsets.push_back(static_cast<uint32_t>(sp.uses_.targets.size()));
   }
   // Bucket first and last uses by op (counting sort: storages are dense).
-  std::vector<std::vector<uint32_t>> alloc_at(plan.ops.size()), free_at(plan.ops.size());
+  std::vector<std::vector<uint32_t>> alloc_at(plan.ops.size()),
+      free_at(plan.ops.size());
   for (uint32_t s = 0; s < sp.storage_bytes_.size(); ++s) {
     alloc_at[first_use[s]].push_back(s);
     free_at[last_use[s]].push_back(s);
@@ -60,7 +64,8 @@ StoragePlan StoragePlan::Build(const Graph& graph, const ReplayPlan& plan) {
       sp.alloc_.targets.push_back(s);
       live += sp.storage_bytes_[s];
     }
-    sp.alloc_.offsets.push_back(static_cast<uint32_t>(sp.alloc_.targets.size()));
+    sp.alloc_.offsets.push_back(
+        static_cast<uint32_t>(sp.alloc_.targets.size()));
     if (live > sp.peak_bytes_) {
       sp.peak_bytes_ = live;
       sp.peak_op_ = i;
@@ -74,13 +79,16 @@ StoragePlan StoragePlan::Build(const Graph& graph, const ReplayPlan& plan) {
   return sp;
 }
 
-absl::Status StoragePlan::CheckCap(const ReplayPlan& plan, uint64_t cap_bytes) const {
+absl::Status StoragePlan::CheckCap(const ReplayPlan& plan,
+                                   uint64_t cap_bytes) const {
   if (peak_bytes_ <= cap_bytes) return absl::OkStatus();
   const ReplayOp& op = plan.ops[peak_op_];
-  return absl::ResourceExhaustedError(absl::StrFormat(
-      "node %d (%s): the trace needs %.3f GiB of device memory live at this op, more than "
-      "the cap of %.3f GiB (--memory-cap-gib)",
-      op.node_id, plan.name(op), peak_bytes_ / 1073741824.0, cap_bytes / 1073741824.0));
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("node %d (%s): the trace needs %.3f GiB of device memory "
+                      "live at this op, more than "
+                      "the cap of %.3f GiB (--memory-cap-gib)",
+                      op.node_id, plan.name(op), peak_bytes_ / 1073741824.0,
+                      cap_bytes / 1073741824.0));
 }
 
 }  // namespace et::replay

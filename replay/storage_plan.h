@@ -1,8 +1,9 @@
-// Device memory for a replay: one buffer per recorded storage id, sized to the largest
-// extent any view of it needs, allocated before its first device use and freed after its
-// last (PARAM pre-allocated every op's inputs and ran out of memory on large models).
-// Built once from the plan; the peak is known before anything is allocated, so a trace
-// that needs more than the cap fails up front with the op where the peak occurs.
+// Device memory for a replay: one buffer per recorded storage id, sized to the
+// largest extent any view of it needs, allocated before its first device use
+// and freed after its last (PARAM pre-allocated every op's inputs and ran out
+// of memory on large models). Built once from the plan; the peak is known
+// before anything is allocated, so a trace that needs more than the cap fails
+// up front with the op where the peak occurs.
 #ifndef REPLAY_STORAGE_PLAN_H_
 #define REPLAY_STORAGE_PLAN_H_
 
@@ -16,7 +17,8 @@
 
 namespace et::replay {
 
-// A view of a storage used by an op: the dense storage index and the byte offset.
+// A view of a storage used by an op: the dense storage index and the byte
+// offset.
 struct StorageUse {
   uint32_t storage = 0;
   uint64_t offset_bytes = 0;
@@ -26,7 +28,8 @@ struct StorageUse {
 
 class StoragePlan {
  public:
-  // Only ops that run on the device (GEMMs, kernels, communication) hold storage.
+  // Only ops that run on the device (GEMMs, kernels, communication) hold
+  // storage.
   static StoragePlan Build(const Graph& graph, const ReplayPlan& plan);
 
   size_t storage_count() const { return storage_bytes_.size(); }
@@ -34,8 +37,12 @@ class StoragePlan {
   // Views op i reads and writes, inputs first, in recorded argument order.
   absl::Span<const StorageUse> uses(size_t op) const { return Row(uses_, op); }
   // Storages whose first use is op i / whose last use is op i.
-  absl::Span<const uint32_t> allocate_before(size_t op) const { return Row(alloc_, op); }
-  absl::Span<const uint32_t> free_after(size_t op) const { return Row(free_, op); }
+  absl::Span<const uint32_t> allocate_before(size_t op) const {
+    return Row(alloc_, op);
+  }
+  absl::Span<const uint32_t> free_after(size_t op) const {
+    return Row(free_, op);
+  }
 
   uint64_t peak_bytes() const { return peak_bytes_; }
   size_t peak_op() const { return peak_op_; }

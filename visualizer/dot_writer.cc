@@ -125,6 +125,23 @@ std::string LegendLabel(const VizGraph& graph, const std::string& title) {
 
 }  // namespace
 
+// Edges are sorted by (from, to, kind) and kData < kCtrl: a control edge that
+// repeats a data edge adds no order and would double every line, so it is not
+// drawn.
+bool IsDrawnEdge(const VizGraph& graph, size_t k) {
+  const VizEdge& e = graph.edges[k];
+  return !(e.kind == EdgeKind::kCtrl && k > 0 &&
+           graph.edges[k - 1].kind == EdgeKind::kData &&
+           graph.edges[k - 1].from == e.from && graph.edges[k - 1].to == e.to);
+}
+
+size_t DrawnEdgeCount(const VizGraph& graph) {
+  size_t count = 0;
+  for (size_t k = 0; k < graph.edges.size(); ++k)
+    count += IsDrawnEdge(graph, k) ? 1 : 0;
+  return count;
+}
+
 std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
   std::string out = "digraph et {\n";
   const std::string title =
@@ -174,7 +191,9 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
     }
     if (multi_rank) absl::StrAppend(&out, "  }\n");
   }
-  for (const VizEdge& e : graph.edges) {
+  for (size_t k = 0; k < graph.edges.size(); ++k) {
+    if (!IsDrawnEdge(graph, k)) continue;
+    const VizEdge& e = graph.edges[k];
     absl::StrAppendFormat(&out, "  \"%s\" -> \"%s\" [%s];\n",
                           VizGraph::NodeKey(graph.nodes[e.from]),
                           VizGraph::NodeKey(graph.nodes[e.to]),

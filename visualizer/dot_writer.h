@@ -3,8 +3,9 @@
 // kind and device (CPU blue, GPU green), border the device; the label holds
 // name, id, duration and bytes. Data edges are solid, control edges dashed,
 // cross-rank collective links bold orange and peer (send->recv) links gold;
-// neither cross-rank kind constrains the layout. One cluster per CPU thread or
-// GPU stream, nested in one cluster per rank when several ranks are drawn. A
+// neither cross-rank kind constrains the layout. A control edge that doubles a
+// data edge between the same two nodes is not drawn. One cluster per CPU thread
+// or GPU stream, nested in one cluster per rank when several ranks are drawn. A
 // legend sits in the graph label (no extra nodes, so node counts stay exact).
 // Stateless; thread-safe.
 #ifndef VISUALIZER_DOT_WRITER_H_
@@ -21,6 +22,11 @@ struct DotOptions {
 };
 
 std::string WriteDot(const VizGraph& graph, const DotOptions& options);
+
+// Whether graph.edges[k] is drawn (false for a control edge doubling a data
+// edge), and how many edges the drawing has.
+bool IsDrawnEdge(const VizGraph& graph, size_t k);
+size_t DrawnEdgeCount(const VizGraph& graph);
 
 }  // namespace et::viz
 

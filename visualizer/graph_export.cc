@@ -42,6 +42,19 @@ int32_t DeepestFittingDepth(const std::vector<RankTrace>& traces,
   return best;
 }
 
+// "--ids A:B" covering the first max_nodes drawn nodes of the first rank drawn.
+std::string FirstIdsHint(const VizGraph& graph, int64_t max_nodes) {
+  const VizNode& first = graph.nodes.front();
+  uint64_t last_id = first.id;
+  for (int64_t k = 0;
+       k < max_nodes && k < static_cast<int64_t>(graph.nodes.size()); ++k) {
+    if (graph.nodes[k].rank != first.rank) break;
+    last_id = graph.nodes[k].id;
+  }
+  return absl::StrFormat("--ids %d:%d (the first %d nodes)", first.id, last_id,
+                         max_nodes);
+}
+
 }  // namespace
 
 absl::StatusOr<GraphFormat> GraphFormatFromPath(absl::string_view path) {
@@ -91,9 +104,9 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
           absl::StrFormat("--step N (steps %s)", absl::StrJoin(steps, ", ")));
     }
   }
+  hints.push_back(FirstIdsHint(graph, max_nodes));
   hints.push_back("--name REGEX");
   hints.push_back("--type compute|collective|gpu|...");
-  hints.push_back("--ids A:B");
   return absl::ResourceExhaustedError(
       absl::StrFormat("the graph to draw has %d nodes, above the limit of %d "
                       "(Graphviz would take very "

@@ -14,11 +14,12 @@ bool IsCpuOp(EventKind kind) {
   return kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation;
 }
 
-// True when `inner` lies within `outer`. A zero-length event at the very end of a
-// longer one is its next sibling, not its child.
+// True when `inner` lies within `outer`. A zero-length event at the very end of
+// a longer one is its next sibling, not its child.
 bool Contains(const KinetoEvent& outer, const KinetoEvent& inner) {
   const int64_t outer_end = outer.ts_ns + outer.dur_ns;
-  if (inner.ts_ns < outer.ts_ns || inner.ts_ns + inner.dur_ns > outer_end) return false;
+  if (inner.ts_ns < outer.ts_ns || inner.ts_ns + inner.dur_ns > outer_end)
+    return false;
   return inner.ts_ns < outer_end || outer.dur_ns == 0;
 }
 
@@ -35,8 +36,8 @@ CpuOpNesting::CpuOpNesting(const KinetoTrace& trace) {
   for (size_t i = 0; i < events.size(); ++i) {
     const KinetoEvent& e = events[i];
     if (!IsCpuOp(e.kind) && e.kind != EventKind::kRuntime) continue;
-    auto [it, inserted] =
-        thread_ids.try_emplace({e.pid, e.tid}, static_cast<int32_t>(threads_.size()));
+    auto [it, inserted] = thread_ids.try_emplace(
+        {e.pid, e.tid}, static_cast<int32_t>(threads_.size()));
     if (inserted) {
       threads_.push_back(KinetoThread{e.pid, e.tid, {}, {}});
       per_thread.emplace_back();
@@ -46,8 +47,9 @@ CpuOpNesting::CpuOpNesting(const KinetoTrace& trace) {
   }
   for (size_t t = 0; t < threads_.size(); ++t) {
     std::vector<int32_t>& ordered = per_thread[t];
-    // Start order; at equal starts the enclosing (longer) op first, CPU ops before the
-    // runtime calls they make, then Kineto's own op order (Ev Idx), then file order.
+    // Start order; at equal starts the enclosing (longer) op first, CPU ops
+    // before the runtime calls they make, then Kineto's own op order (Ev Idx),
+    // then file order.
     std::sort(ordered.begin(), ordered.end(), [&](int32_t a, int32_t b) {
       const KinetoEvent& x = events[a];
       const KinetoEvent& y = events[b];
@@ -85,12 +87,14 @@ CpuOpNesting::CpuOpNesting(const KinetoTrace& trace) {
   }
 }
 
-void CpuOpNesting::Nest(const KinetoTrace& trace, const std::vector<int32_t>& ordered) {
+void CpuOpNesting::Nest(const KinetoTrace& trace,
+                        const std::vector<int32_t>& ordered) {
   const auto& events = trace.events();
   std::vector<int32_t> stack;
   for (int32_t e : ordered) {
     const KinetoEvent& event = events[e];
-    while (!stack.empty() && !Contains(events[stack.back()], event)) stack.pop_back();
+    while (!stack.empty() && !Contains(events[stack.back()], event))
+      stack.pop_back();
     if (!stack.empty()) {
       parent_[e] = stack.back();
       if (event.kind != EventKind::kRuntime) {

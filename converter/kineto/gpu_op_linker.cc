@@ -13,7 +13,8 @@ namespace et::kineto {
 namespace {
 
 bool IsGpuWork(EventKind kind) {
-  return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
+  return kind == EventKind::kKernel || kind == EventKind::kMemcpy ||
+         kind == EventKind::kMemset;
 }
 
 const char* CategoryName(EventKind kind) {
@@ -27,16 +28,19 @@ const char* CategoryName(EventKind kind) {
   }
 }
 
-// The nearest op at or above `op` (following Kineto nesting) that has an ET twin.
+// The nearest op at or above `op` (following Kineto nesting) that has an ET
+// twin.
 uint64_t NearestMatchedAncestor(const CpuOpNesting& nesting,
-                                const std::vector<uint64_t>& event_et_id, int32_t op) {
+                                const std::vector<uint64_t>& event_et_id,
+                                int32_t op) {
   for (int32_t p = op; p >= 0; p = nesting.parent(p)) {
     if (event_et_id[p] != 0) return event_et_id[p];
   }
   return 0;
 }
 
-// Finds the launcher of GPU event `gpu` launched by runtime call `launch` (-1 unknown).
+// Finds the launcher of GPU event `gpu` launched by runtime call `launch` (-1
+// unknown).
 class LauncherFinder {
  public:
   LauncherFinder(const KinetoTrace& trace, const CpuOpNesting& nesting,
@@ -44,7 +48,8 @@ class LauncherFinder {
       : trace_(trace), nesting_(nesting), event_et_id_(event_et_id) {
     const auto& events = trace.events();
     for (size_t i = 0; i < events.size(); ++i) {
-      if ((events[i].kind == EventKind::kCpuOp || events[i].kind == EventKind::kUserAnnotation) &&
+      if ((events[i].kind == EventKind::kCpuOp ||
+           events[i].kind == EventKind::kUserAnnotation) &&
           events[i].external_id >= 0) {
         by_external_id_.emplace(events[i].external_id, static_cast<int32_t>(i));
       }
@@ -55,22 +60,25 @@ class LauncherFinder {
     const auto& events = trace_.events();
     if (launch >= 0) {
       const int32_t enclosing = nesting_.parent(launch);
-      // Old Kineto wrote the correlation id as the runtime call's External id: no
-      // information then.
-      const int64_t ext = events[launch].external_id != events[launch].correlation
-                              ? events[launch].external_id
-                              : -1;
+      // Old Kineto wrote the correlation id as the runtime call's External id:
+      // no information then.
+      const int64_t ext =
+          events[launch].external_id != events[launch].correlation
+              ? events[launch].external_id
+              : -1;
       if (enclosing >= 0 && ext >= 0 && events[enclosing].external_id >= 0 &&
           events[enclosing].external_id != ext) {
         ++*mismatches;
       }
-      if (const uint64_t id = NearestMatchedAncestor(nesting_, event_et_id_, enclosing)) {
+      if (const uint64_t id =
+              NearestMatchedAncestor(nesting_, event_et_id_, enclosing)) {
         return id;
       }
       if (ext >= 0) return ByExternalId(ext);
       return 0;
     }
-    return events[gpu].external_id >= 0 ? ByExternalId(events[gpu].external_id) : 0;
+    return events[gpu].external_id >= 0 ? ByExternalId(events[gpu].external_id)
+                                        : 0;
   }
 
  private:
@@ -86,7 +94,8 @@ class LauncherFinder {
   absl::flat_hash_map<int64_t, int32_t> by_external_id_;
 };
 
-// For NCCL kernels: the innermost collective-issuing host op at or above the launcher.
+// For NCCL kernels: the innermost collective-issuing host op at or above the
+// launcher.
 uint64_t FindCollective(absl::Span<const HostOpView> host_ops,
                         const absl::flat_hash_map<uint64_t, size_t>& by_et_id,
                         uint64_t launcher) {
@@ -100,12 +109,14 @@ uint64_t FindCollective(absl::Span<const HostOpView> host_ops,
   return 0;
 }
 
-GpuOp MakeGpuOp(const KinetoTrace& trace, const KinetoEvent& e, int32_t launch) {
+GpuOp MakeGpuOp(const KinetoTrace& trace, const KinetoEvent& e,
+                int32_t launch) {
   GpuOp op;
   op.name = std::string(trace.name(e.name));
   op.category = CategoryName(e.kind);
   op.device = e.device;
-  op.stream = e.stream >= 0 ? e.stream : e.tid;  // Kineto puts the stream in tid too
+  op.stream =
+      e.stream >= 0 ? e.stream : e.tid;  // Kineto puts the stream in tid too
   op.start_ns = e.ts_ns;
   op.dur_ns = e.dur_ns;
   op.launch_ns = launch >= 0 ? trace.events()[launch].ts_ns : -1;
@@ -117,7 +128,8 @@ GpuOp MakeGpuOp(const KinetoTrace& trace, const KinetoEvent& e, int32_t launch) 
   }
   op.bytes = e.bytes;
   const std::string lower = absl::AsciiStrToLower(op.name);
-  op.is_nccl = absl::StartsWith(lower, "nccl") || absl::StartsWith(lower, "rccl");
+  op.is_nccl =
+      absl::StartsWith(lower, "nccl") || absl::StartsWith(lower, "rccl");
   op.pg_name = std::string(trace.name(e.pg_name));
   return op;
 }
@@ -131,17 +143,19 @@ bool IsCollectiveOpName(absl::string_view name) {
 
 GpuLink LinkGpuOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
                    const std::vector<uint64_t>& event_et_id,
-                   absl::Span<const HostOpView> host_ops, int64_t window_start_ns,
-                   int64_t window_end_ns) {
+                   absl::Span<const HostOpView> host_ops,
+                   int64_t window_start_ns, int64_t window_end_ns) {
   const auto& events = trace.events();
   absl::flat_hash_map<int64_t, int32_t> launch_by_correlation;
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i].kind == EventKind::kRuntime && events[i].correlation >= 0) {
-      launch_by_correlation.emplace(events[i].correlation, static_cast<int32_t>(i));
+      launch_by_correlation.emplace(events[i].correlation,
+                                    static_cast<int32_t>(i));
     }
   }
   absl::flat_hash_map<uint64_t, size_t> by_et_id;
-  for (size_t h = 0; h < host_ops.size(); ++h) by_et_id.emplace(host_ops[h].et_id, h);
+  for (size_t h = 0; h < host_ops.size(); ++h)
+    by_et_id.emplace(host_ops[h].et_id, h);
 
   LauncherFinder finder(trace, nesting, event_et_id);
   GpuLink link;
@@ -161,18 +175,22 @@ GpuLink LinkGpuOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
       continue;
     }
     GpuOp op = MakeGpuOp(trace, e, launch);
-    op.launcher_et_id =
-        finder.Find(static_cast<int32_t>(i), launch, &link.external_id_mismatches);
+    op.launcher_et_id = finder.Find(static_cast<int32_t>(i), launch,
+                                    &link.external_id_mismatches);
     if (op.launcher_et_id == 0) ++link.orphans;
-    if (op.is_nccl) op.collective_et_id = FindCollective(host_ops, by_et_id, op.launcher_et_id);
+    if (op.is_nccl)
+      op.collective_et_id =
+          FindCollective(host_ops, by_et_id, op.launcher_et_id);
     ops.push_back(std::move(op));
     launches.push_back(launch);
   }
   std::vector<size_t> order(ops.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::make_tuple(ops[a].device, ops[a].stream, ops[a].start_ns, ops[a].correlation, a) <
-           std::make_tuple(ops[b].device, ops[b].stream, ops[b].start_ns, ops[b].correlation, b);
+    return std::make_tuple(ops[a].device, ops[a].stream, ops[a].start_ns,
+                           ops[a].correlation, a) <
+           std::make_tuple(ops[b].device, ops[b].stream, ops[b].start_ns,
+                           ops[b].correlation, b);
   });
   link.gpu_ops.reserve(ops.size());
   link.launch_event.reserve(ops.size());

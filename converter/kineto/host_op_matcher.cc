@@ -1,5 +1,5 @@
-// Host op <-> Kineto CPU op matching: record-function ids first, sequence alignment
-// per thread otherwise.
+// Host op <-> Kineto CPU op matching: record-function ids first, sequence
+// alignment per thread otherwise.
 #include "converter/kineto/host_op_matcher.h"
 
 #include <algorithm>
@@ -36,8 +36,10 @@ struct Placement {
   int64_t start = 0;
 };
 
-bool MatchByRecordFunctionId(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                             absl::Span<const HostOpView> host_ops, HostMatch* match) {
+bool MatchByRecordFunctionId(const KinetoTrace& trace,
+                             const CpuOpNesting& nesting,
+                             absl::Span<const HostOpView> host_ops,
+                             HostMatch* match) {
   absl::flat_hash_map<int64_t, int32_t> by_rf;
   int64_t with_rf = 0;
   for (const KinetoThread& thread : nesting.threads()) {
@@ -48,8 +50,10 @@ bool MatchByRecordFunctionId(const KinetoTrace& trace, const CpuOpNesting& nesti
       by_rf.emplace(rf, e);
     }
   }
-  // Old profilers write "Record function id": 0 on every op: useless, not an id.
-  if (with_rf == 0 || static_cast<double>(by_rf.size()) < 0.9 * with_rf) return false;
+  // Old profilers write "Record function id": 0 on every op: useless, not an
+  // id.
+  if (with_rf == 0 || static_cast<double>(by_rf.size()) < 0.9 * with_rf)
+    return false;
   int64_t considered = 0;
   int64_t matched = 0;
   for (size_t h = 0; h < host_ops.size(); ++h) {
@@ -57,13 +61,15 @@ bool MatchByRecordFunctionId(const KinetoTrace& trace, const CpuOpNesting& nesti
     ++considered;
     if (host_ops[h].rf_id < 0) continue;
     auto it = by_rf.find(host_ops[h].rf_id);
-    if (it == by_rf.end() || trace.name(trace.events()[it->second].name) != host_ops[h].name) {
+    if (it == by_rf.end() ||
+        trace.name(trace.events()[it->second].name) != host_ops[h].name) {
       continue;
     }
     match->twin[h] = it->second;
     ++matched;
   }
-  if (matched * 2 < considered) {  // ids from another run: fall back to alignment
+  if (matched * 2 <
+      considered) {  // ids from another run: fall back to alignment
     std::fill(match->twin.begin(), match->twin.end(), -1);
     return false;
   }
@@ -83,31 +89,36 @@ std::vector<EtThread> GroupEtThreads(const KinetoTrace& trace,
   absl::flat_hash_map<absl::string_view, uint32_t> name_ids;
   std::vector<EtThread> threads;
   for (auto& [tid, thread] : by_tid) {
-    std::stable_sort(thread.ops.begin(), thread.ops.end(), [&](int32_t x, int32_t y) {
-      return std::make_pair(host_ops[x].order, host_ops[x].et_id) <
-             std::make_pair(host_ops[y].order, host_ops[y].et_id);
-    });
+    std::stable_sort(
+        thread.ops.begin(), thread.ops.end(), [&](int32_t x, int32_t y) {
+          return std::make_pair(host_ops[x].order, host_ops[x].et_id) <
+                 std::make_pair(host_ops[y].order, host_ops[y].et_id);
+        });
     thread.names.reserve(thread.ops.size());
     for (int32_t h : thread.ops) {
       auto [it, inserted] = name_ids.try_emplace(host_ops[h].name, kNoName);
-      if (inserted) it->second = trace.FindName(host_ops[h].name).value_or(kNoName);
+      if (inserted)
+        it->second = trace.FindName(host_ops[h].name).value_or(kNoName);
       thread.names.push_back(it->second);
     }
     threads.push_back(std::move(thread));
   }
   // The thread that starts first in ET order (the main thread) is placed first.
-  std::stable_sort(threads.begin(), threads.end(), [&](const EtThread& x, const EtThread& y) {
-    return host_ops[x.ops.front()].order < host_ops[y.ops.front()].order;
-  });
+  std::stable_sort(threads.begin(), threads.end(),
+                   [&](const EtThread& x, const EtThread& y) {
+                     return host_ops[x.ops.front()].order <
+                            host_ops[y.ops.front()].order;
+                   });
   return threads;
 }
 
 // All scored placements of `et` in the free Kineto threads.
-std::vector<Placement> ScorePlacements(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                                       const EtThread& et, const SymbolPositions& et_index,
-                                       const std::vector<KinetoSequence>& sequences,
-                                       const std::vector<bool>& taken,
-                                       const LinkOptions& options, double keep_fraction) {
+std::vector<Placement> ScorePlacements(
+    const KinetoTrace& trace, const CpuOpNesting& nesting, const EtThread& et,
+    const SymbolPositions& et_index,
+    const std::vector<KinetoSequence>& sequences,
+    const std::vector<bool>& taken, const LinkOptions& options,
+    double keep_fraction) {
   AlignOptions align;
   align.lookahead = options.lookahead;
   std::vector<Placement> placements;
@@ -116,10 +127,11 @@ std::vector<Placement> ScorePlacements(const KinetoTrace& trace, const CpuOpNest
   for (size_t k = 0; k < sequences.size(); ++k) {
     if (taken[k] || sequences[k].names.empty()) continue;
     const KinetoSequence& seq = sequences[k];
-    for (int64_t start : CandidateStarts(et.names, seq.names, seq.index, options.max_candidates)) {
+    for (int64_t start : CandidateStarts(et.names, seq.names, seq.index,
+                                         options.max_candidates)) {
       const int64_t give_up = static_cast<int64_t>(keep_fraction * best);
-      const int64_t score =
-          AlignFrom(et.names, et_index, seq.names, seq.index, start, align, give_up, &a_to_b);
+      const int64_t score = AlignFrom(et.names, et_index, seq.names, seq.index,
+                                      start, align, give_up, &a_to_b);
       if (score <= 0 || score < give_up) continue;
       best = std::max(best, score);
       Placement p{score, 0, k, start};
@@ -138,13 +150,15 @@ std::vector<Placement> ScorePlacements(const KinetoTrace& trace, const CpuOpNest
 // Twins of one ET thread under a placement: Kineto event index per op, or -1.
 std::vector<int32_t> Realize(const CpuOpNesting& nesting, const EtThread& et,
                              const SymbolPositions& et_index,
-                             const std::vector<KinetoSequence>& sequences, const Placement& p,
-                             const LinkOptions& options, int64_t* matched) {
+                             const std::vector<KinetoSequence>& sequences,
+                             const Placement& p, const LinkOptions& options,
+                             int64_t* matched) {
   AlignOptions align;
   align.lookahead = options.lookahead;
   std::vector<int32_t> a_to_b;
   const KinetoSequence& seq = sequences[p.kineto_thread];
-  *matched = AlignFrom(et.names, et_index, seq.names, seq.index, p.start, align, 0, &a_to_b);
+  *matched = AlignFrom(et.names, et_index, seq.names, seq.index, p.start, align,
+                       0, &a_to_b);
   const KinetoThread& kthread = nesting.threads()[p.kineto_thread];
   for (int32_t& b : a_to_b) {
     if (b >= 0) b = kthread.ops[b];
@@ -152,16 +166,18 @@ std::vector<int32_t> Realize(const CpuOpNesting& nesting, const EtThread& et,
   return a_to_b;
 }
 
-// Where thread `et` must sit relative to threads already placed: ET orders (rf_id or
-// node id) are global, so the placed op just before `et`'s first op in ET order must
-// have started before it in Kineto, and the one just after, after it.
+// Where thread `et` must sit relative to threads already placed: ET orders
+// (rf_id or node id) are global, so the placed op just before `et`'s first op
+// in ET order must have started before it in Kineto, and the one just after,
+// after it.
 struct TimeBounds {
   bool has_prev = false, has_next = false;
   int64_t prev_ts_ns = 0, next_ts_ns = 0;
 };
 
-TimeBounds BoundsFor(const KinetoTrace& trace, absl::Span<const HostOpView> host_ops,
-                     const EtThread& et, const std::vector<const EtThread*>& placed,
+TimeBounds BoundsFor(const KinetoTrace& trace,
+                     absl::Span<const HostOpView> host_ops, const EtThread& et,
+                     const std::vector<const EtThread*>& placed,
                      const std::vector<std::vector<int32_t>>& placed_twins) {
   TimeBounds bounds;
   const int64_t first = host_ops[et.ops.front()].order;
@@ -186,10 +202,11 @@ TimeBounds BoundsFor(const KinetoTrace& trace, absl::Span<const HostOpView> host
   return bounds;
 }
 
-// Among placements within 1% of the best score, the one that respects `bounds` and sits
-// closest to them; then the earliest.
+// Among placements within 1% of the best score, the one that respects `bounds`
+// and sits closest to them; then the earliest.
 const Placement* ChoosePlacement(const std::vector<Placement>& placements,
-                                 const std::vector<bool>& taken, const TimeBounds& bounds) {
+                                 const std::vector<bool>& taken,
+                                 const TimeBounds& bounds) {
   int64_t best = 0;
   for (const Placement& p : placements) {
     if (!taken[p.kineto_thread]) best = std::max(best, p.score);
@@ -207,7 +224,8 @@ const Placement* ChoosePlacement(const std::vector<Placement>& placements,
     if (bounds.has_prev && bounds.has_next) {
       violation += std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns);
     }
-    return std::make_tuple(violation, distance, -p.score, p.first_ts_ns, p.kineto_thread);
+    return std::make_tuple(violation, distance, -p.score, p.first_ts_ns,
+                           p.kineto_thread);
   };
   const Placement* chosen = nullptr;
   for (const Placement& p : placements) {
@@ -220,7 +238,8 @@ const Placement* ChoosePlacement(const std::vector<Placement>& placements,
 // A full assignment: a placement (or none) per ET thread, and its twins.
 struct Assignment {
   int64_t total = 0;
-  int64_t span_ns = 0;  // from the first matched op's start to the last one's end
+  int64_t span_ns =
+      0;  // from the first matched op's start to the last one's end
   std::vector<const Placement*> chosen;
   std::vector<std::vector<int32_t>> twins;
   std::vector<int64_t> matched;
@@ -228,25 +247,28 @@ struct Assignment {
 
 // Places every thread after `first` was put at `first_placement`.
 Assignment PlaceAll(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                    absl::Span<const HostOpView> host_ops, const std::vector<EtThread>& threads,
+                    absl::Span<const HostOpView> host_ops,
+                    const std::vector<EtThread>& threads,
                     const std::vector<SymbolPositions>& indexes,
                     const std::vector<std::vector<Placement>>& placements,
                     const std::vector<KinetoSequence>& sequences,
-                    const Placement* first_placement, const LinkOptions& options) {
+                    const Placement* first_placement,
+                    const LinkOptions& options) {
   Assignment a;
   std::vector<bool> taken(sequences.size(), false);
   std::vector<const EtThread*> placed;
   for (size_t t = 0; t < threads.size(); ++t) {
     const Placement* p = first_placement;
     if (t > 0) {
-      p = ChoosePlacement(placements[t], taken,
-                          BoundsFor(trace, host_ops, threads[t], placed, a.twins));
+      p = ChoosePlacement(
+          placements[t], taken,
+          BoundsFor(trace, host_ops, threads[t], placed, a.twins));
     }
     a.chosen.push_back(p);
     int64_t matched = 0;
     if (p != nullptr) {
-      a.twins.push_back(
-          Realize(nesting, threads[t], indexes[t], sequences, *p, options, &matched));
+      a.twins.push_back(Realize(nesting, threads[t], indexes[t], sequences, *p,
+                                options, &matched));
       taken[p->kineto_thread] = true;
     } else {
       a.twins.emplace_back(threads[t].ops.size(), -1);
@@ -268,9 +290,10 @@ Assignment PlaceAll(const KinetoTrace& trace, const CpuOpNesting& nesting,
   return a;
 }
 
-// ET ops left over (e.g. gloo collectives that the ET files under the main thread but
-// Kineto under a worker thread) take the first unclaimed Kineto op of the same name, on
-// any thread, that starts after the op's predecessor and inside the matched window.
+// ET ops left over (e.g. gloo collectives that the ET files under the main
+// thread but Kineto under a worker thread) take the first unclaimed Kineto op
+// of the same name, on any thread, that starts after the op's predecessor and
+// inside the matched window.
 void RescueAcrossThreads(const KinetoTrace& trace, const CpuOpNesting& nesting,
                          const std::vector<EtThread>& threads, Assignment* a) {
   const auto& events = trace.events();
@@ -283,7 +306,8 @@ void RescueAcrossThreads(const KinetoTrace& trace, const CpuOpNesting& nesting,
       window_end = std::max(window_end, events[e].ts_ns + events[e].dur_ns);
     }
   }
-  absl::flat_hash_map<uint32_t, std::vector<int32_t>> by_name;  // unclaimed, by start
+  absl::flat_hash_map<uint32_t, std::vector<int32_t>>
+      by_name;  // unclaimed, by start
   for (const KinetoThread& thread : nesting.threads()) {
     for (int32_t e : thread.ops) {
       if (!claimed[e]) by_name[events[e].name].push_back(e);
@@ -291,7 +315,8 @@ void RescueAcrossThreads(const KinetoTrace& trace, const CpuOpNesting& nesting,
   }
   for (auto& [name, list] : by_name) {
     std::sort(list.begin(), list.end(), [&](int32_t x, int32_t y) {
-      return std::make_pair(events[x].ts_ns, x) < std::make_pair(events[y].ts_ns, y);
+      return std::make_pair(events[x].ts_ns, x) <
+             std::make_pair(events[y].ts_ns, y);
     });
   }
   for (size_t t = 0; t < threads.size(); ++t) {
@@ -302,7 +327,8 @@ void RescueAcrossThreads(const KinetoTrace& trace, const CpuOpNesting& nesting,
         prev_ts = events[twin].ts_ns;
         continue;
       }
-      if (threads[t].names[i] == kNoName || prev_ts == std::numeric_limits<int64_t>::min()) {
+      if (threads[t].names[i] == kNoName ||
+          prev_ts == std::numeric_limits<int64_t>::min()) {
         continue;
       }
       auto it = by_name.find(threads[t].names[i]);
@@ -320,8 +346,8 @@ void RescueAcrossThreads(const KinetoTrace& trace, const CpuOpNesting& nesting,
 }
 
 void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                      absl::Span<const HostOpView> host_ops, const LinkOptions& options,
-                      HostMatch* match) {
+                      absl::Span<const HostOpView> host_ops,
+                      const LinkOptions& options, HostMatch* match) {
   const uint32_t alphabet = static_cast<uint32_t>(trace.name_count());
   std::vector<KinetoSequence> sequences;
   sequences.reserve(nesting.threads().size());
@@ -332,20 +358,21 @@ void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
     SymbolPositions index(names, alphabet);
     sequences.push_back(KinetoSequence{std::move(names), std::move(index)});
   }
-  const std::vector<EtThread> threads = GroupEtThreads(trace, host_ops, match->considered);
+  const std::vector<EtThread> threads =
+      GroupEtThreads(trace, host_ops, match->considered);
   if (threads.empty()) return;
   std::vector<SymbolPositions> indexes;
   std::vector<std::vector<Placement>> placements;
   const std::vector<bool> none_taken(sequences.size(), false);
   for (const EtThread& et : threads) {
     indexes.emplace_back(et.names, alphabet);
-    placements.push_back(ScorePlacements(trace, nesting, et, indexes.back(), sequences,
-                                         none_taken, options, 0.99));
+    placements.push_back(ScorePlacements(trace, nesting, et, indexes.back(),
+                                         sequences, none_taken, options, 0.99));
   }
   // Try each near-best placement of the first thread (in ET order); keep the
-  // assignment that matches most ops over all threads. Within 0.5% of that, the most
-  // compact one wins: an alignment that wanders from one iteration into the next matches
-  // as many names but spans more time. Then the earliest.
+  // assignment that matches most ops over all threads. Within 0.5% of that, the
+  // most compact one wins: an alignment that wanders from one iteration into
+  // the next matches as many names but spans more time. Then the earliest.
   std::vector<Assignment> tried;
   std::vector<const Placement*> firsts;
   int64_t top = 0;
@@ -353,15 +380,16 @@ void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
   for (const Placement& p : placements[0]) {
     if (p.score >= top - top / 100 && p.score > 0) firsts.push_back(&p);
   }
-  std::sort(firsts.begin(), firsts.end(), [](const Placement* x, const Placement* y) {
-    return std::make_tuple(x->first_ts_ns, x->kineto_thread, x->start) <
-           std::make_tuple(y->first_ts_ns, y->kineto_thread, y->start);
-  });
+  std::sort(
+      firsts.begin(), firsts.end(), [](const Placement* x, const Placement* y) {
+        return std::make_tuple(x->first_ts_ns, x->kineto_thread, x->start) <
+               std::make_tuple(y->first_ts_ns, y->kineto_thread, y->start);
+      });
   if (firsts.empty()) firsts.push_back(nullptr);
   int64_t best_total = 0;
   for (const Placement* first : firsts) {
-    tried.push_back(PlaceAll(trace, nesting, host_ops, threads, indexes, placements, sequences,
-                             first, options));
+    tried.push_back(PlaceAll(trace, nesting, host_ops, threads, indexes,
+                             placements, sequences, first, options));
     best_total = std::max(best_total, tried.back().total);
   }
   size_t pick = 0;
@@ -389,12 +417,14 @@ void MatchByAlignment(const KinetoTrace& trace, const CpuOpNesting& nesting,
     match->per_thread.push_back(stats);
   }
   std::sort(match->per_thread.begin(), match->per_thread.end(),
-            [](const ThreadMatchStats& x, const ThreadMatchStats& y) { return x.tid < y.tid; });
+            [](const ThreadMatchStats& x, const ThreadMatchStats& y) {
+              return x.tid < y.tid;
+            });
 }
 
 // Per-thread statistics from the twins (record-function-id mode).
-void CountPerThread(const KinetoTrace& trace, absl::Span<const HostOpView> host_ops,
-                    HostMatch* match) {
+void CountPerThread(const KinetoTrace& trace,
+                    absl::Span<const HostOpView> host_ops, HostMatch* match) {
   std::map<int64_t, ThreadMatchStats> by_tid;
   std::map<int64_t, std::map<int64_t, int64_t>> kineto_tids;
   for (size_t h = 0; h < host_ops.size(); ++h) {
@@ -422,7 +452,8 @@ void CountPerThread(const KinetoTrace& trace, absl::Span<const HostOpView> host_
 }  // namespace
 
 HostMatch MatchHostOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                       absl::Span<const HostOpView> host_ops, const LinkOptions& options) {
+                       absl::Span<const HostOpView> host_ops,
+                       const LinkOptions& options) {
   HostMatch match;
   match.twin.assign(host_ops.size(), -1);
   match.considered.assign(host_ops.size(), 1);

@@ -1,10 +1,14 @@
-// Finds each ET host op's twin among the Kineto CPU ops. When Kineto carries distinct
-// `Record function id`s (PyTorch >= ~2.3) they are looked up directly; otherwise every
-// ET thread is paired with the Kineto thread (and, in a multi-iteration trace, the
-// iteration) where its op sequence aligns best, by name and order (see
-// sequence_aligner.h). The largest ET thread picks first; the other threads prefer the
-// iteration that starts at or just after the first one's, so all threads describe the
-// same iteration. Deterministic.
+// Finds each ET host op's twin among the Kineto CPU ops. When Kineto carries
+// distinct `Record function id`s (PyTorch >= ~2.3) they are looked up directly.
+// Otherwise each ET thread is aligned by name and order (sequence_aligner.h)
+// with every Kineto thread, from every place its opening ops occur (one per
+// iteration in a multi-iteration trace). The thread that starts first in ET
+// order is placed first, at each of its near-best placements in turn; every
+// other thread then takes the near-best placement that agrees with the ET's
+// global order (rf_id / node id) and sits closest in time. The assignment
+// matching the most ops wins, the most compact one on near-ties. Leftover ET
+// ops may then claim a same-named Kineto op on another thread inside the
+// matched window (gloo collectives run on worker threads). Deterministic.
 #ifndef CONVERTER_KINETO_HOST_OP_MATCHER_H_
 #define CONVERTER_KINETO_HOST_OP_MATCHER_H_
 
@@ -26,7 +30,8 @@ struct HostMatch {
 };
 
 HostMatch MatchHostOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                       absl::Span<const HostOpView> host_ops, const LinkOptions& options);
+                       absl::Span<const HostOpView> host_ops,
+                       const LinkOptions& options);
 
 }  // namespace et::kineto
 

@@ -1,4 +1,5 @@
-// LinkKineto: match host ops, then derive timings, GPU ops, sync edges and steps.
+// LinkKineto: match host ops, then derive timings, GPU ops, sync edges and
+// steps.
 #include "converter/kineto/kineto_link.h"
 
 #include <algorithm>
@@ -15,23 +16,28 @@
 namespace et::kineto {
 namespace {
 
-void CollectSteps(const KinetoTrace& trace, const LinkOptions& options, LinkResult* result) {
+void CollectSteps(const KinetoTrace& trace, const LinkOptions& options,
+                  LinkResult* result) {
   if (options.step_prefix.empty()) return;
   for (const KinetoEvent& e : trace.events()) {
-    if (e.kind != EventKind::kUserAnnotation && e.kind != EventKind::kCpuOp) continue;
+    if (e.kind != EventKind::kUserAnnotation && e.kind != EventKind::kCpuOp)
+      continue;
     const absl::string_view name = trace.name(e.name);
     if (!absl::StartsWith(name, options.step_prefix)) continue;
     result->steps.push_back(StepSpan{std::string(name), e.ts_ns, e.dur_ns});
   }
-  std::sort(result->steps.begin(), result->steps.end(), [](const StepSpan& a, const StepSpan& b) {
-    return std::make_pair(a.start_ns, a.name) < std::make_pair(b.start_ns, b.name);
-  });
+  std::sort(result->steps.begin(), result->steps.end(),
+            [](const StepSpan& a, const StepSpan& b) {
+              return std::make_pair(a.start_ns, a.name) <
+                     std::make_pair(b.start_ns, b.name);
+            });
   // The step holding most of the matched ops' window.
   int64_t best_overlap = 0;
   for (size_t s = 0; s < result->steps.size(); ++s) {
     const StepSpan& step = result->steps[s];
-    const int64_t overlap = std::min(step.start_ns + step.dur_ns, result->window_end_ns) -
-                            std::max(step.start_ns, result->window_start_ns);
+    const int64_t overlap =
+        std::min(step.start_ns + step.dur_ns, result->window_end_ns) -
+        std::max(step.start_ns, result->window_start_ns);
     if (overlap > best_overlap) {
       best_overlap = overlap;
       result->matched_step = static_cast<int>(s);
@@ -47,8 +53,8 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
   absl::flat_hash_set<uint64_t> ids;
   for (const HostOpView& op : host_ops) {
     if (!ids.insert(op.et_id).second) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("kineto link: node %d: duplicate host op id", op.et_id));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "kineto link: node %d: duplicate host op id", op.et_id));
     }
   }
   LinkResult result;
@@ -68,24 +74,29 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
     ++result.host_ops_matched;
     const KinetoEvent& event = events[e];
     event_et_id[e] = host_ops[h].et_id;
-    const int64_t exclusive = std::max<int64_t>(0, event.dur_ns - nesting.children_dur_ns(e));
-    result.timings.push_back(HostTiming{host_ops[h].et_id, event.ts_ns, event.dur_ns, exclusive});
+    const int64_t exclusive =
+        std::max<int64_t>(0, event.dur_ns - nesting.children_dur_ns(e));
+    result.timings.push_back(
+        HostTiming{host_ops[h].et_id, event.ts_ns, event.dur_ns, exclusive});
     window_start = std::min(window_start, event.ts_ns);
     window_end = std::max(window_end, event.ts_ns + event.dur_ns);
   }
-  if (result.host_ops_matched == 0) {  // nothing to delimit an iteration: take it all
+  if (result.host_ops_matched ==
+      0) {  // nothing to delimit an iteration: take it all
     window_start = std::numeric_limits<int64_t>::min();
     window_end = std::numeric_limits<int64_t>::max();
   }
   result.window_start_ns = window_start;
   result.window_end_ns = window_end;
 
-  GpuLink link = LinkGpuOps(trace, nesting, event_et_id, host_ops, window_start, window_end);
+  GpuLink link = LinkGpuOps(trace, nesting, event_et_id, host_ops, window_start,
+                            window_end);
   result.orphan_gpu_ops = link.orphans;
   result.gpu_ops_outside_window = link.outside_window;
   result.external_id_mismatches = link.external_id_mismatches;
-  result.sync_edges = BuildSyncEdges(trace, nesting, link, event_et_id, window_start, window_end,
-                                     &result.unresolved_syncs);
+  result.sync_edges =
+      BuildSyncEdges(trace, nesting, link, event_et_id, window_start,
+                     window_end, &result.unresolved_syncs);
   result.gpu_ops = std::move(link.gpu_ops);
   CollectSteps(trace, options, &result);
   return result;

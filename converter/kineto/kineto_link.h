@@ -1,7 +1,7 @@
-// The linker's entry point: host ops of one ET + the Kineto trace of the same run ->
-// LinkResult (host timings, GPU ops with launchers, sync edges, ProfilerStep spans,
-// match statistics). See docs/kineto-linking.md for the policies. Pure function of its
-// inputs; deterministic.
+// The linker's entry point: host ops of one ET + the Kineto trace of the same
+// run -> LinkResult (host timings, GPU ops with launchers, sync edges,
+// ProfilerStep spans, match statistics). See docs/kineto-linking.md for the
+// policies. Pure function of its inputs; deterministic.
 #ifndef CONVERTER_KINETO_KINETO_LINK_H_
 #define CONVERTER_KINETO_KINETO_LINK_H_
 
@@ -12,8 +12,8 @@
 
 namespace et::kineto {
 
-// Fails only on inconsistent input (duplicate et_ids); a poor match is reported in the
-// result's statistics, not as an error.
+// Fails only on inconsistent input (duplicate et_ids); a poor match is reported
+// in the result's statistics, not as an error.
 absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
                                       absl::Span<const HostOpView> host_ops,
                                       const LinkOptions& options);

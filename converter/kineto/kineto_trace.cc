@@ -1,7 +1,7 @@
-// Kineto JSON -> KinetoTrace with simdjson's On-Demand API: one pass over the text, no
-// DOM, each event reduced to a KinetoEvent as it is read. Timestamps are parsed from
-// the number's text so that "1712867402348256.123" keeps its nanoseconds (a double has
-// only ~0.25 us of precision at 1.7e15).
+// Kineto JSON -> KinetoTrace with simdjson's On-Demand API: one pass over the
+// text, no DOM, each event reduced to a KinetoEvent as it is read. Timestamps
+// are parsed from the number's text so that "1712867402348256.123" keeps its
+// nanoseconds (a double has only ~0.25 us of precision at 1.7e15).
 #include "converter/kineto/kineto_trace.h"
 
 #include <simdjson.h>
@@ -22,12 +22,12 @@ namespace od = simdjson::ondemand;
 
 absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
 
-// "123", "123.4567", "-5", "1.5e3" (microseconds) -> nanoseconds. Exact for plain
-// decimals; exponent forms fall back to double.
+// "123", "123.4567", "-5", "1.5e3" (microseconds) -> nanoseconds. Exact for
+// plain decimals; exponent forms fall back to double.
 std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' ||
-                           text.back() == '\r' || text.back() == '\t' ||
-                           text.back() == '"')) {
+  while (!text.empty() &&
+         (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
+          text.back() == '\t' || text.back() == '"')) {
     text.remove_suffix(1);
   }
   if (!text.empty() && text.front() == '"') text.remove_prefix(1);
@@ -46,7 +46,8 @@ std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
   int64_t frac_ns = 0;
   if (i < text.size() && text[i] == '.') {
     int64_t scale = 100;
-    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9';
+         ++i, ++digits) {
       frac_ns += (text[i] - '0') * scale;
       scale /= 10;
     }
@@ -140,7 +141,8 @@ class KinetoJsonParser {
   absl::Status ParseEvent(od::object& object, RawEvent* raw);
   absl::Status ParseArgs(od::object& args, KinetoEvent* event, RawEvent* raw);
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
-  absl::Status JsonError(simdjson::error_code code, absl::string_view where) const;
+  absl::Status JsonError(simdjson::error_code code,
+                         absl::string_view where) const;
   void Emit(RawEvent& raw);
 
   absl::string_view source_;
@@ -153,7 +155,8 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
                                          absl::string_view where) const {
   const bool truncated = code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
                          code == simdjson::UNCLOSED_STRING ||
-                         code == simdjson::TAPE_ERROR || code == simdjson::EMPTY;
+                         code == simdjson::TAPE_ERROR ||
+                         code == simdjson::EMPTY;
   return absl::InvalidArgumentError(absl::StrFormat(
       "kineto: %s: %s JSON %s, after %d events (simdjson: %s)", source_,
       truncated ? "truncated or malformed" : "malformed", where, event_index_,
@@ -165,7 +168,8 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
   if (auto err = value.type().get(type)) return JsonError(err, "in pid/tid");
   if (type == od::json_type::string) {
     std::string_view s;
-    if (auto err = value.get_string().get(s)) return JsonError(err, "in pid/tid");
+    if (auto err = value.get_string().get(s))
+      return JsonError(err, "in pid/tid");
     *out = -1 - static_cast<int64_t>(trace_->Intern(ToAbsl(s)));
     return absl::OkStatus();
   }
@@ -178,7 +182,8 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
                                          RawEvent* raw) {
   for (auto field : args) {
     std::string_view key;
-    if (auto err = field.unescaped_key().get(key)) return JsonError(err, "in args");
+    if (auto err = field.unescaped_key().get(key))
+      return JsonError(err, "in args");
     od::value value;
     if (auto err = field.value().get(value)) return JsonError(err, "in args");
     if (key == "correlation") {
@@ -205,7 +210,8 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
       raw->block = ReadDims(value);
     } else if (key == "Process Group Name") {
       std::string_view s;
-      if (!value.get_string().get(s)) event->pg_name = trace_->Intern(ToAbsl(s));
+      if (!value.get_string().get(s))
+        event->pg_name = trace_->Intern(ToAbsl(s));
     }
   }
   return absl::OkStatus();
@@ -215,16 +221,20 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
   KinetoEvent& event = raw->event;
   for (auto field : object) {
     std::string_view key;
-    if (auto err = field.unescaped_key().get(key)) return JsonError(err, "in an event");
+    if (auto err = field.unescaped_key().get(key))
+      return JsonError(err, "in an event");
     od::value value;
-    if (auto err = field.value().get(value)) return JsonError(err, "in an event");
+    if (auto err = field.value().get(value))
+      return JsonError(err, "in an event");
     if (key == "ph") {
-      if (auto err = value.get_string().get(raw->ph)) return JsonError(err, "in 'ph'");
+      if (auto err = value.get_string().get(raw->ph))
+        return JsonError(err, "in 'ph'");
     } else if (key == "cat") {
       raw->has_cat = !value.get_string().get(raw->cat);
     } else if (key == "name") {
       std::string_view name;
-      if (!value.get_string().get(name)) event.name = trace_->Intern(ToAbsl(name));
+      if (!value.get_string().get(name))
+        event.name = trace_->Intern(ToAbsl(name));
     } else if (key == "pid") {
       RETURN_IF_ERROR(ReadPidOrTid(value, &event.pid));
     } else if (key == "tid") {
@@ -234,8 +244,8 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
       auto ns = MicrosTextToNanos(token);
       if (!ns) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "kineto: %s: event #%d: '%s' is not a number: %s", source_, event_index_,
-            ToAbsl(key), ToAbsl(token.substr(0, 40))));
+            "kineto: %s: event #%d: '%s' is not a number: %s", source_,
+            event_index_, ToAbsl(key), ToAbsl(token.substr(0, 40))));
       }
       if (key == "ts") {
         event.ts_ns = *ns;
@@ -245,7 +255,8 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
       }
     } else if (key == "args") {
       od::object args;
-      if (!value.get_object().get(args)) RETURN_IF_ERROR(ParseArgs(args, &event, raw));
+      if (!value.get_object().get(args))
+        RETURN_IF_ERROR(ParseArgs(args, &event, raw));
     }
   }
   return absl::OkStatus();
@@ -283,8 +294,8 @@ absl::Status KinetoJsonParser::ParseEvents(od::array& events) {
     if (complete) {
       if (!raw.has_ts) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "kineto: %s: event #%d ('%s'): complete event without 'ts'", source_,
-            event_index_, trace_->name(raw.event.name)));
+            "kineto: %s: event #%d ('%s'): complete event without 'ts'",
+            source_, event_index_, trace_->name(raw.event.name)));
       }
       Emit(raw);
     } else {
@@ -301,22 +312,27 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
   if (type == od::json_type::array) {
     trace_->set_legacy_array(true);
     od::array events;
-    if (auto err = doc.get_array().get(events)) return JsonError(err, "at the start");
+    if (auto err = doc.get_array().get(events))
+      return JsonError(err, "at the start");
     return ParseEvents(events);
   }
   if (type != od::json_type::object) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "kineto: %s: not a Kineto trace: the top level is neither an object nor an array",
-        source_));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("kineto: %s: not a Kineto trace: the top level is "
+                        "neither an object nor an array",
+                        source_));
   }
   od::object top;
-  if (auto err = doc.get_object().get(top)) return JsonError(err, "at the start");
+  if (auto err = doc.get_object().get(top))
+    return JsonError(err, "at the start");
   bool saw_events = false;
   for (auto field : top) {
     std::string_view key;
-    if (auto err = field.unescaped_key().get(key)) return JsonError(err, "at top level");
+    if (auto err = field.unescaped_key().get(key))
+      return JsonError(err, "at top level");
     od::value value;
-    if (auto err = field.value().get(value)) return JsonError(err, "at top level");
+    if (auto err = field.value().get(value))
+      return JsonError(err, "at top level");
     if (key == "traceEvents") {
       od::array events;
       if (auto err = value.get_array().get(events)) {
@@ -334,13 +350,15 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
             info_field.value().get(info_value)) {
           break;
         }
-        if (info_key == "rank") trace_->set_rank(ReadInt(info_value).value_or(-1));
+        if (info_key == "rank")
+          trace_->set_rank(ReadInt(info_value).value_or(-1));
       }
     }
   }
   if (!saw_events) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "kineto: %s: no 'traceEvents' array: not a Kineto/Chrome trace", source_));
+        "kineto: %s: no 'traceEvents' array: not a Kineto/Chrome trace",
+        source_));
   }
   return absl::OkStatus();
 }
@@ -356,8 +374,10 @@ RuntimeCall ClassifyRuntimeCall(absl::string_view name) {
       break;
     }
   }
-  if (absl::StrContains(base, "LaunchKernel") || absl::StrContains(base, "LaunchCooperative") ||
-      absl::StartsWith(base, "ModuleLaunch") || absl::StartsWith(base, "GraphLaunch") ||
+  if (absl::StrContains(base, "LaunchKernel") ||
+      absl::StrContains(base, "LaunchCooperative") ||
+      absl::StartsWith(base, "ModuleLaunch") ||
+      absl::StartsWith(base, "GraphLaunch") ||
       absl::StartsWith(base, "LaunchHostFunc")) {
     return RuntimeCall::kLaunch;
   }
@@ -365,12 +385,16 @@ RuntimeCall ClassifyRuntimeCall(absl::string_view name) {
     return RuntimeCall::kLaunch;
   }
   if (absl::StartsWith(base, "EventRecord")) return RuntimeCall::kEventRecord;
-  if (absl::StartsWith(base, "StreamWaitEvent")) return RuntimeCall::kStreamWaitEvent;
-  if (absl::StartsWith(base, "StreamSynchronize")) return RuntimeCall::kStreamSynchronize;
-  if (absl::StartsWith(base, "DeviceSynchronize") || absl::StartsWith(base, "CtxSynchronize")) {
+  if (absl::StartsWith(base, "StreamWaitEvent"))
+    return RuntimeCall::kStreamWaitEvent;
+  if (absl::StartsWith(base, "StreamSynchronize"))
+    return RuntimeCall::kStreamSynchronize;
+  if (absl::StartsWith(base, "DeviceSynchronize") ||
+      absl::StartsWith(base, "CtxSynchronize")) {
     return RuntimeCall::kDeviceSynchronize;
   }
-  if (absl::StartsWith(base, "EventSynchronize")) return RuntimeCall::kEventSynchronize;
+  if (absl::StartsWith(base, "EventSynchronize"))
+    return RuntimeCall::kEventSynchronize;
   return RuntimeCall::kNone;
 }
 
@@ -394,8 +418,10 @@ int32_t KinetoTrace::AddDims(const LaunchDims& dims) {
   return static_cast<int32_t>(dims_.size() - 1);
 }
 
-absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json, absl::string_view source) {
-  // simdjson reads up to SIMDJSON_PADDING bytes past the end: give it room in place.
+absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json,
+                                               absl::string_view source) {
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end: give it room in
+  // place.
   const size_t length = json.size();
   json.resize(length + simdjson::SIMDJSON_PADDING, ' ');
   simdjson::padded_string_view padded(json.data(), length, json.size());
@@ -406,7 +432,8 @@ absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json, absl::string_vi
   if (auto err = parser.iterate(padded).get(doc)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "kineto: %s: %s JSON (simdjson: %s)", source,
-        err == simdjson::UNCLOSED_STRING ? "truncated or malformed" : "malformed",
+        err == simdjson::UNCLOSED_STRING ? "truncated or malformed"
+                                         : "malformed",
         simdjson::error_message(err)));
   }
   RETURN_IF_ERROR(reader.ParseDocument(doc));

@@ -1,9 +1,11 @@
-// A Kineto (torch.profiler Chrome trace) file reduced to what linking needs: one compact
-// record per complete ('X') event, with names interned once and the handful of `args`
-// the linker reads parsed into typed fields. Accepts the current format, the 2021 one
-// (capitalised categories `Operator`/`Kernel`/`Runtime`/`Memcpy`/`Memset`), the legacy
-// profiler's bare event array without `cat` (every event a CPU op), HIP names, several
-// processes and devices. Immutable after parsing; safe to share between threads.
+// A Kineto (torch.profiler Chrome trace) file reduced to what linking needs:
+// one compact record per complete ('X') event, with names interned once and the
+// handful of `args` the linker reads parsed into typed fields. Accepts the
+// current format, the 2021 one (capitalised categories
+// `Operator`/`Kernel`/`Runtime`/`Memcpy`/`Memset`), the legacy profiler's bare
+// event array without `cat` (every event a CPU op), HIP names, several
+// processes and devices. Immutable after parsing; safe to share between
+// threads.
 #ifndef CONVERTER_KINETO_KINETO_TRACE_H_
 #define CONVERTER_KINETO_KINETO_TRACE_H_
 
@@ -30,10 +32,12 @@ enum class EventKind : uint8_t {
   kOther,
 };
 
-// What a runtime call does, from its name (CUDA runtime, driver or HIP spelling).
+// What a runtime call does, from its name (CUDA runtime, driver or HIP
+// spelling).
 enum class RuntimeCall : uint8_t {
   kNone,
-  kLaunch,  // kernel launches and async memcpy/memset: things that enqueue GPU work
+  kLaunch,  // kernel launches and async memcpy/memset: things that enqueue GPU
+            // work
   kEventRecord,
   kStreamWaitEvent,
   kStreamSynchronize,
@@ -42,7 +46,8 @@ enum class RuntimeCall : uint8_t {
 };
 RuntimeCall ClassifyRuntimeCall(absl::string_view name);
 
-// One complete event. 112 bytes: a 1M-event trace costs ~110 MB, far below its JSON.
+// One complete event. 112 bytes: a 1M-event trace costs ~110 MB, far below its
+// JSON.
 struct KinetoEvent {
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
@@ -54,8 +59,9 @@ struct KinetoEvent {
   int64_t ev_idx = -1;
   int64_t device = -1;
   int64_t stream = -1;
-  int64_t wait_on_stream = -1;              // cuda_sync
-  int64_t wait_on_record_correlation = -1;  // cuda_sync: the cudaEventRecord waited on
+  int64_t wait_on_stream = -1;  // cuda_sync
+  int64_t wait_on_record_correlation =
+      -1;  // cuda_sync: the cudaEventRecord waited on
   int64_t bytes = -1;
   uint32_t name = 0;     // id in the trace's string pool
   uint32_t pg_name = 0;  // 0 = ""
@@ -71,8 +77,10 @@ struct LaunchDims {
 
 class KinetoTrace {
  public:
-  // Parses a whole JSON text. `source` names it in error messages (usually the path).
-  static absl::StatusOr<KinetoTrace> Parse(std::string json, absl::string_view source);
+  // Parses a whole JSON text. `source` names it in error messages (usually the
+  // path).
+  static absl::StatusOr<KinetoTrace> Parse(std::string json,
+                                           absl::string_view source);
   // Reads a file, plain or gzip.
   static absl::StatusOr<KinetoTrace> Load(const std::string& path);
 
@@ -84,7 +92,9 @@ class KinetoTrace {
   std::optional<uint32_t> FindName(absl::string_view text) const;
   int64_t rank() const { return rank_; }  // distributedInfo.rank; -1 absent
   bool is_legacy_array() const { return legacy_array_; }
-  int64_t ignored_events() const { return ignored_events_; }  // M, s/f, i, B/E, ...
+  int64_t ignored_events() const {
+    return ignored_events_;
+  }  // M, s/f, i, B/E, ...
 
   // Building (the parser's interface).
   uint32_t Intern(absl::string_view text);
@@ -97,7 +107,8 @@ class KinetoTrace {
  private:
   std::vector<KinetoEvent> events_;
   std::vector<LaunchDims> dims_;
-  // Names by id, and the reverse map; a trace has a few thousand distinct names.
+  // Names by id, and the reverse map; a trace has a few thousand distinct
+  // names.
   std::vector<std::string> names_{std::string()};
   absl::flat_hash_map<std::string, uint32_t> name_ids_{{std::string(), 0}};
   int64_t rank_ = -1;

@@ -1,4 +1,5 @@
-// Greedy resynchronising alignment of two name sequences; see sequence_aligner.h.
+// Greedy resynchronising alignment of two name sequences; see
+// sequence_aligner.h.
 #include "converter/kineto/sequence_aligner.h"
 
 #include <algorithm>
@@ -6,17 +7,19 @@
 namespace et::kineto {
 namespace {
 
-// Tries per resync side: repeated names (aten::t, aten::view) can need a few looks
-// before one whose followers also agree.
+// Tries per resync side: repeated names (aten::t, aten::view) can need a few
+// looks before one whose followers also agree.
 constexpr int kMaxResyncTries = 8;
 // Names compared to anchor a candidate start.
 constexpr int64_t kAnchorLength = 8;
 
-// True when the `need` names after a[i] and b[j] agree (or a sequence ends first).
-bool Confirmed(absl::Span<const uint32_t> a, int64_t i, absl::Span<const uint32_t> b,
-               int64_t j, int need) {
+// True when the `need` names after a[i] and b[j] agree (or a sequence ends
+// first).
+bool Confirmed(absl::Span<const uint32_t> a, int64_t i,
+               absl::Span<const uint32_t> b, int64_t j, int need) {
   for (int k = 1; k <= need; ++k) {
-    if (i + k >= static_cast<int64_t>(a.size()) || j + k >= static_cast<int64_t>(b.size())) {
+    if (i + k >= static_cast<int64_t>(a.size()) ||
+        j + k >= static_cast<int64_t>(b.size())) {
       return true;
     }
     if (a[i + k] != b[j + k] || a[i + k] == kNoName) return false;
@@ -24,11 +27,13 @@ bool Confirmed(absl::Span<const uint32_t> a, int64_t i, absl::Span<const uint32_
   return true;
 }
 
-// The smallest d > 0 such that `to_find` (the symbol at from[from_pos]) occurs at
-// in_seq[in_pos + d] and the sequences agree after it; -1 when none within reach.
+// The smallest d > 0 such that `to_find` (the symbol at from[from_pos]) occurs
+// at in_seq[in_pos + d] and the sequences agree after it; -1 when none within
+// reach.
 int64_t ResyncDistance(absl::Span<const uint32_t> from_seq, int64_t from_pos,
-                       absl::Span<const uint32_t> in_seq, const SymbolPositions& in_index,
-                       int64_t in_pos, bool from_is_a, const AlignOptions& options) {
+                       absl::Span<const uint32_t> in_seq,
+                       const SymbolPositions& in_index, int64_t in_pos,
+                       bool from_is_a, const AlignOptions& options) {
   const uint32_t symbol = from_seq[from_pos];
   if (symbol == kNoName) return -1;
   int64_t q = in_index.NextAtOrAfter(symbol, in_pos + 1);
@@ -74,8 +79,8 @@ int64_t SymbolPositions::NextAtOrAfter(uint32_t symbol, int64_t from) const {
 
 int64_t AlignFrom(absl::Span<const uint32_t> a, const SymbolPositions& a_index,
                   absl::Span<const uint32_t> b, const SymbolPositions& b_index,
-                  int64_t b_start, const AlignOptions& options, int64_t give_up_below,
-                  std::vector<int32_t>* a_to_b) {
+                  int64_t b_start, const AlignOptions& options,
+                  int64_t give_up_below, std::vector<int32_t>* a_to_b) {
   const int64_t n = static_cast<int64_t>(a.size());
   const int64_t m = static_cast<int64_t>(b.size());
   a_to_b->assign(a.size(), -1);
@@ -93,10 +98,12 @@ int64_t AlignFrom(absl::Span<const uint32_t> a, const SymbolPositions& a_index,
       ++i;
       continue;
     }
-    // Skip Kineto-only ops (a[i] occurs later in b) or ET-only ops (b[j] occurs later
-    // in a), whichever skips fewer.
-    const int64_t skip_b = ResyncDistance(a, i, b, b_index, j, /*from_is_a=*/true, options);
-    const int64_t skip_a = ResyncDistance(b, j, a, a_index, i, /*from_is_a=*/false, options);
+    // Skip Kineto-only ops (a[i] occurs later in b) or ET-only ops (b[j] occurs
+    // later in a), whichever skips fewer.
+    const int64_t skip_b =
+        ResyncDistance(a, i, b, b_index, j, /*from_is_a=*/true, options);
+    const int64_t skip_a =
+        ResyncDistance(b, j, a, a_index, i, /*from_is_a=*/false, options);
     if (skip_b >= 0 && (skip_a < 0 || skip_b <= skip_a)) {
       j += skip_b;
     } else if (skip_a >= 0) {
@@ -111,7 +118,8 @@ int64_t AlignFrom(absl::Span<const uint32_t> a, const SymbolPositions& a_index,
 
 std::vector<int64_t> CandidateStarts(absl::Span<const uint32_t> a,
                                      absl::Span<const uint32_t> b,
-                                     const SymbolPositions& b_index, int max_candidates) {
+                                     const SymbolPositions& b_index,
+                                     int max_candidates) {
   const int64_t n = static_cast<int64_t>(a.size());
   const int64_t k = std::min<int64_t>(kAnchorLength, n);
   std::vector<int64_t> starts;
@@ -119,22 +127,25 @@ std::vector<int64_t> CandidateStarts(absl::Span<const uint32_t> a,
     int64_t p = n * part / 8;
     // Move the anchor past names Kineto lacks.
     int64_t limit = std::min(n - k, p + 64);
-    while (p <= limit &&
-           std::any_of(a.begin() + p, a.begin() + p + k, [](uint32_t s) { return s == kNoName; })) {
+    while (p <= limit && std::any_of(a.begin() + p, a.begin() + p + k,
+                                     [](uint32_t s) { return s == kNoName; })) {
       ++p;
     }
     if (p > limit) continue;
     for (int32_t q : b_index.Positions(a[p])) {
       if (q + k > static_cast<int64_t>(b.size())) break;
-      if (!std::equal(a.begin() + p, a.begin() + p + k, b.begin() + q)) continue;
-      // Leave room for Kineto-only ops before the anchor (about 1 in 16 in practice).
+      if (!std::equal(a.begin() + p, a.begin() + p + k, b.begin() + q))
+        continue;
+      // Leave room for Kineto-only ops before the anchor (about 1 in 16 in
+      // practice).
       starts.push_back(std::max<int64_t>(0, q - p - p / 16));
     }
   }
   if (starts.empty()) return {0};
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-  if (static_cast<int64_t>(starts.size()) > max_candidates && max_candidates > 1) {
+  if (static_cast<int64_t>(starts.size()) > max_candidates &&
+      max_candidates > 1) {
     std::vector<int64_t> sampled;
     const size_t total = starts.size();
     for (int c = 0; c < max_candidates; ++c) {

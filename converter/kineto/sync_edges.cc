@@ -23,38 +23,47 @@ struct StreamOps {
 
 class SyncEdgeBuilder {
  public:
-  SyncEdgeBuilder(const KinetoTrace& trace, const CpuOpNesting& nesting, const GpuLink& link,
-                  const std::vector<uint64_t>& event_et_id)
-      : trace_(trace), nesting_(nesting), link_(link), event_et_id_(event_et_id) {
+  SyncEdgeBuilder(const KinetoTrace& trace, const CpuOpNesting& nesting,
+                  const GpuLink& link, const std::vector<uint64_t>& event_et_id)
+      : trace_(trace),
+        nesting_(nesting),
+        link_(link),
+        event_et_id_(event_et_id) {
     for (size_t g = 0; g < link.gpu_ops.size(); ++g) {
       const GpuOp& op = link.gpu_ops[g];
       if (streams_.empty() || streams_.back().device != op.device ||
           streams_.back().stream != op.stream) {
         streams_.push_back(StreamOps{op.device, op.stream, {}});
       }
-      streams_.back().by_time.emplace_back(op.launch_ns >= 0 ? op.launch_ns : op.start_ns, g);
-      if (link.launch_event[g] >= 0) gpu_by_launch_.emplace(link.launch_event[g], g);
+      streams_.back().by_time.emplace_back(
+          op.launch_ns >= 0 ? op.launch_ns : op.start_ns, g);
+      if (link.launch_event[g] >= 0)
+        gpu_by_launch_.emplace(link.launch_event[g], g);
     }
-    for (StreamOps& s : streams_) std::stable_sort(s.by_time.begin(), s.by_time.end());
+    for (StreamOps& s : streams_)
+      std::stable_sort(s.by_time.begin(), s.by_time.end());
     const auto& events = trace.events();
     for (size_t i = 0; i < events.size(); ++i) {
       if (events[i].correlation < 0) continue;
       if (events[i].kind == EventKind::kSync) {
         sync_by_corr_.emplace(events[i].correlation, static_cast<int32_t>(i));
       } else if (events[i].kind == EventKind::kRuntime) {
-        runtime_by_corr_.emplace(events[i].correlation, static_cast<int32_t>(i));
+        runtime_by_corr_.emplace(events[i].correlation,
+                                 static_cast<int32_t>(i));
       }
     }
   }
 
-  void Run(int64_t window_start_ns, int64_t window_end_ns, std::vector<SyncEdge>* edges,
-           int64_t* unresolved);
+  void Run(int64_t window_start_ns, int64_t window_end_ns,
+           std::vector<SyncEdge>* edges, int64_t* unresolved);
 
  private:
   size_t LastOnStreamBefore(int64_t device, int64_t stream, int64_t t) const;
-  size_t FirstOnStreamAtOrAfter(int64_t device, int64_t stream, int64_t t) const;
-  void ThreadEdges(const KinetoThread& thread, int64_t window_start_ns, int64_t window_end_ns,
-                   std::vector<SyncEdge>* edges, int64_t* unresolved);
+  size_t FirstOnStreamAtOrAfter(int64_t device, int64_t stream,
+                                int64_t t) const;
+  void ThreadEdges(const KinetoThread& thread, int64_t window_start_ns,
+                   int64_t window_end_ns, std::vector<SyncEdge>* edges,
+                   int64_t* unresolved);
   void Add(SyncEdge edge, std::vector<SyncEdge>* edges);
   const KinetoEvent* SyncRecord(const KinetoEvent& call) const;
   int64_t RecordTime(const KinetoEvent* sync, int64_t fallback) const;
@@ -70,9 +79,12 @@ class SyncEdgeBuilder {
   std::set<std::tuple<int, size_t, size_t, uint64_t>> seen_;
 };
 
-size_t SyncEdgeBuilder::LastOnStreamBefore(int64_t device, int64_t stream, int64_t t) const {
+size_t SyncEdgeBuilder::LastOnStreamBefore(int64_t device, int64_t stream,
+                                           int64_t t) const {
   for (const StreamOps& s : streams_) {
-    if (s.stream != stream || (device >= 0 && s.device >= 0 && s.device != device)) continue;
+    if (s.stream != stream ||
+        (device >= 0 && s.device >= 0 && s.device != device))
+      continue;
     auto it = std::upper_bound(s.by_time.begin(), s.by_time.end(),
                                std::make_pair(t, static_cast<size_t>(-1)));
     if (it != s.by_time.begin()) return std::prev(it)->second;
@@ -80,10 +92,14 @@ size_t SyncEdgeBuilder::LastOnStreamBefore(int64_t device, int64_t stream, int64
   return kNone;
 }
 
-size_t SyncEdgeBuilder::FirstOnStreamAtOrAfter(int64_t device, int64_t stream, int64_t t) const {
+size_t SyncEdgeBuilder::FirstOnStreamAtOrAfter(int64_t device, int64_t stream,
+                                               int64_t t) const {
   for (const StreamOps& s : streams_) {
-    if (s.stream != stream || (device >= 0 && s.device >= 0 && s.device != device)) continue;
-    auto it = std::lower_bound(s.by_time.begin(), s.by_time.end(), std::make_pair(t, size_t{0}));
+    if (s.stream != stream ||
+        (device >= 0 && s.device >= 0 && s.device != device))
+      continue;
+    auto it = std::lower_bound(s.by_time.begin(), s.by_time.end(),
+                               std::make_pair(t, size_t{0}));
     if (it != s.by_time.end()) return it->second;
   }
   return kNone;
@@ -94,39 +110,49 @@ const KinetoEvent* SyncEdgeBuilder::SyncRecord(const KinetoEvent& call) const {
   return it == sync_by_corr_.end() ? nullptr : &trace_.events()[it->second];
 }
 
-// When the event waited on was recorded: its cudaEventRecord call, else `fallback`.
-int64_t SyncEdgeBuilder::RecordTime(const KinetoEvent* sync, int64_t fallback) const {
+// When the event waited on was recorded: its cudaEventRecord call, else
+// `fallback`.
+int64_t SyncEdgeBuilder::RecordTime(const KinetoEvent* sync,
+                                    int64_t fallback) const {
   if (sync == nullptr || sync->wait_on_record_correlation < 0) return fallback;
   auto it = runtime_by_corr_.find(sync->wait_on_record_correlation);
-  return it == runtime_by_corr_.end() ? fallback : trace_.events()[it->second].ts_ns;
+  return it == runtime_by_corr_.end() ? fallback
+                                      : trace_.events()[it->second].ts_ns;
 }
 
 void SyncEdgeBuilder::Add(SyncEdge edge, std::vector<SyncEdge>* edges) {
-  const auto key = std::make_tuple(static_cast<int>(edge.kind), edge.from_gpu_op, edge.to_gpu_op,
-                                   edge.to_host_et_id);
+  const auto key =
+      std::make_tuple(static_cast<int>(edge.kind), edge.from_gpu_op,
+                      edge.to_gpu_op, edge.to_host_et_id);
   if (seen_.insert(key).second) edges->push_back(std::move(edge));
 }
 
-void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread, int64_t window_start_ns,
-                                  int64_t window_end_ns, std::vector<SyncEdge>* edges,
+void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread,
+                                  int64_t window_start_ns,
+                                  int64_t window_end_ns,
+                                  std::vector<SyncEdge>* edges,
                                   int64_t* unresolved) {
   const auto& events = trace_.events();
-  // GPU ops this thread launched, in launch order; its matched host ops, by start.
+  // GPU ops this thread launched, in launch order; its matched host ops, by
+  // start.
   std::vector<std::pair<int64_t, size_t>> launched;
   for (int32_t r : thread.runtime) {
     auto it = gpu_by_launch_.find(r);
-    if (it != gpu_by_launch_.end()) launched.emplace_back(events[r].ts_ns, it->second);
+    if (it != gpu_by_launch_.end())
+      launched.emplace_back(events[r].ts_ns, it->second);
   }
   std::vector<std::pair<int64_t, uint64_t>> host;
   for (int32_t e : thread.ops) {
-    if (event_et_id_[e] != 0) host.emplace_back(events[e].ts_ns, event_et_id_[e]);
+    if (event_et_id_[e] != 0)
+      host.emplace_back(events[e].ts_ns, event_et_id_[e]);
   }
   size_t last_launched = kNone;
   size_t last_recorded = kNone;  // last_launched at the latest cudaEventRecord
   for (int32_t r : thread.runtime) {
     const KinetoEvent& call = events[r];
     auto launched_it = gpu_by_launch_.find(r);
-    if (launched_it != gpu_by_launch_.end()) last_launched = launched_it->second;
+    if (launched_it != gpu_by_launch_.end())
+      last_launched = launched_it->second;
     if (call.call == RuntimeCall::kEventRecord) last_recorded = last_launched;
     if (call.call == RuntimeCall::kNone || call.call == RuntimeCall::kLaunch ||
         call.call == RuntimeCall::kEventRecord) {
@@ -139,7 +165,8 @@ void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread, int64_t window_sta
     if (call.call == RuntimeCall::kStreamWaitEvent) {
       size_t from = kNone, to = kNone;
       if (sync != nullptr && sync->wait_on_stream >= 0 && sync->stream >= 0) {
-        from = LastOnStreamBefore(device, sync->wait_on_stream, RecordTime(sync, call.ts_ns));
+        from = LastOnStreamBefore(device, sync->wait_on_stream,
+                                  RecordTime(sync, call.ts_ns));
         to = FirstOnStreamAtOrAfter(device, sync->stream, call.ts_ns);
       } else if (last_recorded != kNone) {
         from = last_recorded;
@@ -159,9 +186,11 @@ void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread, int64_t window_sta
       Add(SyncEdge{SyncEdge::Kind::kGpuToGpu, from, to, 0, reason}, edges);
       continue;
     }
-    // A blocking wait: the host op that starts after it depends on the GPU work.
+    // A blocking wait: the host op that starts after it depends on the GPU
+    // work.
     const int64_t end_ns = call.ts_ns + call.dur_ns;
-    auto host_it = std::lower_bound(host.begin(), host.end(), std::make_pair(end_ns, uint64_t{0}));
+    auto host_it = std::lower_bound(host.begin(), host.end(),
+                                    std::make_pair(end_ns, uint64_t{0}));
     std::vector<size_t> froms;
     if (call.call == RuntimeCall::kDeviceSynchronize) {
       for (const StreamOps& s : streams_) {
@@ -177,8 +206,8 @@ void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread, int64_t window_sta
       }
     } else {  // kEventSynchronize
       if (sync != nullptr && sync->wait_on_stream >= 0) {
-        froms.push_back(
-            LastOnStreamBefore(device, sync->wait_on_stream, RecordTime(sync, call.ts_ns)));
+        froms.push_back(LastOnStreamBefore(device, sync->wait_on_stream,
+                                           RecordTime(sync, call.ts_ns)));
       } else {
         froms.push_back(last_recorded);
       }
@@ -189,7 +218,9 @@ void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread, int64_t window_sta
       continue;
     }
     for (size_t from : froms) {
-      Add(SyncEdge{SyncEdge::Kind::kGpuToHost, from, 0, host_it->second, reason}, edges);
+      Add(SyncEdge{SyncEdge::Kind::kGpuToHost, from, 0, host_it->second,
+                   reason},
+          edges);
     }
   }
 }
@@ -203,11 +234,10 @@ void SyncEdgeBuilder::Run(int64_t window_start_ns, int64_t window_end_ns,
 
 }  // namespace
 
-std::vector<SyncEdge> BuildSyncEdges(const KinetoTrace& trace, const CpuOpNesting& nesting,
-                                     const GpuLink& link,
-                                     const std::vector<uint64_t>& event_et_id,
-                                     int64_t window_start_ns, int64_t window_end_ns,
-                                     int64_t* unresolved) {
+std::vector<SyncEdge> BuildSyncEdges(
+    const KinetoTrace& trace, const CpuOpNesting& nesting, const GpuLink& link,
+    const std::vector<uint64_t>& event_et_id, int64_t window_start_ns,
+    int64_t window_end_ns, int64_t* unresolved) {
   std::vector<SyncEdge> edges;
   SyncEdgeBuilder builder(trace, nesting, link, event_et_id);
   builder.Run(window_start_ns, window_end_ns, &edges, unresolved);

@@ -53,7 +53,8 @@ void ExpectEveryThreadMatched(const LinkResult& result, double fraction) {
   }
 }
 
-// GPU ops come grouped by stream in start order, and one stream runs one op at a time.
+// GPU ops come grouped by stream in start order, and one stream runs one op at
+// a time.
 void ExpectStreamOrder(const LinkResult& result) {
   for (size_t i = 1; i < result.gpu_ops.size(); ++i) {
     const GpuOp& prev = result.gpu_ops[i - 1];
@@ -63,8 +64,8 @@ void ExpectStreamOrder(const LinkResult& result) {
   }
 }
 
-// Every GPU op was launched while its launcher ran (the launcher's measured interval
-// contains the launch call's start).
+// Every GPU op was launched while its launcher ran (the launcher's measured
+// interval contains the launch call's start).
 void ExpectLaunchInsideLauncher(const LinkResult& result) {
   absl::flat_hash_map<uint64_t, HostTiming> timing;
   for (const HostTiming& t : result.timings) timing[t.et_id] = t;
@@ -77,7 +78,8 @@ void ExpectLaunchInsideLauncher(const LinkResult& result) {
 }
 
 TEST(KinetoLinkTest, SimpleAddLinksItsFourKernels) {
-  Linked l = LinkPair("hta/simple_add_et.json.gz", "hta/simple_add_kineto.json.gz");
+  Linked l =
+      LinkPair("hta/simple_add_et.json.gz", "hta/simple_add_kineto.json.gz");
   const LinkResult& r = l.result;
   EXPECT_FALSE(r.used_record_function_id);
   ExpectEveryThreadMatched(r, 1.0);
@@ -85,8 +87,10 @@ TEST(KinetoLinkTest, SimpleAddLinksItsFourKernels) {
   EXPECT_EQ(r.orphan_gpu_ops, 0);
   // Kernel durations and streams, read independently from the file.
   std::vector<int64_t> expected_dur_ns;
-  for (const auto& e : KinetoEvents(DataPath("hta/simple_add_kineto.json.gz"))) {
-    if (e.value("cat", "") == "kernel") expected_dur_ns.push_back(DurationMicrosToNanos(e["dur"]));
+  for (const auto& e :
+       KinetoEvents(DataPath("hta/simple_add_kineto.json.gz"))) {
+    if (e.value("cat", "") == "kernel")
+      expected_dur_ns.push_back(DurationMicrosToNanos(e["dur"]));
   }
   auto by_id = ById(l.et);
   std::map<std::string, int> launchers;
@@ -99,7 +103,8 @@ TEST(KinetoLinkTest, SimpleAddLinksItsFourKernels) {
     ASSERT_NE(op.launcher_et_id, 0u);
     ++launchers[std::string(by_id.at(op.launcher_et_id)->name)];
   }
-  // Two uniform-distribution kernels from aten::rand, two add kernels from aten::add.
+  // Two uniform-distribution kernels from aten::rand, two add kernels from
+  // aten::add.
   EXPECT_EQ(launchers["aten::uniform_"], 2);
   EXPECT_EQ(launchers["aten::add"], 2);
   EXPECT_EQ(r.gpu_ops[0].grid, (std::vector<int64_t>{256, 1, 1}));
@@ -123,7 +128,8 @@ TEST(KinetoLinkTest, SimpleAddLinksItsFourKernels) {
   EXPECT_GE(host_edges, 1);
 }
 
-void ExpectMultiIterationPair(const std::string& et_path, const std::string& kineto_path) {
+void ExpectMultiIterationPair(const std::string& et_path,
+                              const std::string& kineto_path) {
   Linked l = LinkPair(et_path, kineto_path);
   const LinkResult& r = l.result;
   ExpectEveryThreadMatched(r, 0.99);
@@ -161,15 +167,18 @@ void ExpectMultiIterationPair(const std::string& et_path, const std::string& kin
 }
 
 TEST(KinetoLinkTest, ParamLinearFindsItsIteration) {
-  ExpectMultiIterationPair("param/linear_et.json.gz", "param/linear_kineto.json.gz");
+  ExpectMultiIterationPair("param/linear_et.json.gz",
+                           "param/linear_kineto.json.gz");
 }
 
 TEST(KinetoLinkTest, ParamResnetFindsItsIteration) {
-  ExpectMultiIterationPair("param/resnet_et.1.0.1.json.gz", "param/resnet_kineto.json.gz");
+  ExpectMultiIterationPair("param/resnet_et.1.0.1.json.gz",
+                           "param/resnet_kineto.json.gz");
 }
 
 // The legacy (PyTorch 1.13, CPU) pairs: durations from the trace, no GPU work.
-void ExpectCpuOnlyPair(const std::string& et_path, const std::string& trace_path,
+void ExpectCpuOnlyPair(const std::string& et_path,
+                       const std::string& trace_path,
                        const std::string& probe_name) {
   Linked l = LinkPair(et_path, trace_path);
   const LinkResult& r = l.result;
@@ -180,7 +189,8 @@ void ExpectCpuOnlyPair(const std::string& et_path, const std::string& trace_path
   // The probe op (a unique annotation) has the trace's duration.
   int64_t expected_dur_ns = -1;
   for (const auto& e : KinetoEvents(DataPath(trace_path))) {
-    if (e.value("name", "") == probe_name) expected_dur_ns = DurationMicrosToNanos(e["dur"]);
+    if (e.value("name", "") == probe_name)
+      expected_dur_ns = DurationMicrosToNanos(e["dur"]);
   }
   ASSERT_GE(expected_dur_ns, 0);
   auto by_id = ById(l.et);
@@ -201,9 +211,10 @@ TEST(KinetoLinkTest, LegacyCpuPairsNnDemo) {
 
 TEST(KinetoLinkTest, LegacyCpuPairsDdp) {
   for (int rank = 0; rank < 4; ++rank) {
-    ExpectCpuOnlyPair("pytorch-1.13-cpu/ddp_mlp_et_r" + std::to_string(rank) + ".json.gz",
-                      "pytorch-1.13-cpu/ddp_mlp_trace_r" + std::to_string(rank) + ".json.gz",
-                      "## step_1 ##");
+    ExpectCpuOnlyPair(
+        "pytorch-1.13-cpu/ddp_mlp_et_r" + std::to_string(rank) + ".json.gz",
+        "pytorch-1.13-cpu/ddp_mlp_trace_r" + std::to_string(rank) + ".json.gz",
+        "## step_1 ##");
   }
 }
 
@@ -217,7 +228,8 @@ LoadedEt HostOpsFromKineto(const KinetoTrace& trace) {
   LoadedEt et;
   uint64_t id = 1;
   for (const KinetoEvent& e : trace.events()) {
-    if (e.kind != EventKind::kCpuOp && e.kind != EventKind::kUserAnnotation) continue;
+    if (e.kind != EventKind::kCpuOp && e.kind != EventKind::kUserAnnotation)
+      continue;
     et.names.emplace_back(trace.name(e.name));
     HostOpView op;
     op.et_id = id++;
@@ -230,15 +242,17 @@ LoadedEt HostOpsFromKineto(const KinetoTrace& trace) {
 }
 
 TEST(KinetoLinkTest, StreamWaitEventBecomesCrossStreamEdge) {
-  auto trace = KinetoTrace::Load(DataPath("hta/event_sync_multi_stream_kineto.json.gz"));
+  auto trace =
+      KinetoTrace::Load(DataPath("hta/event_sync_multi_stream_kineto.json.gz"));
   ASSERT_TRUE(trace.ok()) << trace.status();
   LoadedEt et = HostOpsFromKineto(*trace);
   ASSERT_EQ(et.ops.size(), 6u);
   auto result = LinkKineto(*trace, et.ops, LinkOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   ExpectEveryThreadMatched(*result, 1.0);
-  // cudaEventRecord (corr 1385) on stream 20 then cudaStreamWaitEvent on stream 24: the
-  // sgemm on stream 20 must finish before the next work on stream 24 (a memset).
+  // cudaEventRecord (corr 1385) on stream 20 then cudaStreamWaitEvent on stream
+  // 24: the sgemm on stream 20 must finish before the next work on stream 24 (a
+  // memset).
   int cross = 0;
   for (const SyncEdge& e : result->sync_edges) {
     if (e.kind != SyncEdge::Kind::kGpuToGpu) continue;
@@ -267,11 +281,13 @@ TEST(KinetoLinkTest, StepSpansAreProfilerSteps) {
   std::map<std::string, int64_t> expected;
   for (const auto& e : KinetoEvents(DataPath(path))) {
     const std::string name = e.value("name", "");
-    if (name.rfind("ProfilerStep#", 0) == 0) expected[name] = DurationMicrosToNanos(e["dur"]);
+    if (name.rfind("ProfilerStep#", 0) == 0)
+      expected[name] = DurationMicrosToNanos(e["dur"]);
   }
   ASSERT_EQ(expected.size(), 2u);
   ASSERT_EQ(result->steps.size(), 2u);
-  for (const StepSpan& step : result->steps) EXPECT_EQ(step.dur_ns, expected.at(step.name));
+  for (const StepSpan& step : result->steps)
+    EXPECT_EQ(step.dur_ns, expected.at(step.name));
   EXPECT_EQ(result->steps[0].name, "ProfilerStep#551");
   EXPECT_GE(result->matched_step, 0);
   // NCCL kernels are flagged and tied to the collective that issued them.
@@ -282,7 +298,8 @@ TEST(KinetoLinkTest, StepSpansAreProfilerSteps) {
     ++nccl;
     ASSERT_NE(op.collective_et_id, 0u) << op.name;
     const absl::string_view issuer = by_id.at(op.collective_et_id)->name;
-    EXPECT_TRUE(issuer.rfind("nccl:", 0) == 0 || issuer.rfind("c10d::", 0) == 0 ||
+    EXPECT_TRUE(issuer.rfind("nccl:", 0) == 0 ||
+                issuer.rfind("c10d::", 0) == 0 ||
                 issuer == "record_param_comms")
         << issuer;
   }
@@ -291,8 +308,8 @@ TEST(KinetoLinkTest, StepSpansAreProfilerSteps) {
 }
 
 TEST(KinetoLinkTest, RecordFunctionIdsWinOverOrder) {
-  // Two ops with the same name: record-function ids decide which is which, even though
-  // the ET lists them in the opposite order.
+  // Two ops with the same name: record-function ids decide which is which, even
+  // though the ET lists them in the opposite order.
   const std::string json = R"({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 100, "dur": 10,
      "args": {"Record function id": 7}},

@@ -1,16 +1,16 @@
-// Test-only loaders for the Kineto linking tests and benchmark: reads a PyTorch ET JSON
-// (plain or gzip) with nlohmann::json into HostOpView records, the way the converter
-// would hand them to LinkKineto, and reads raw Kineto events for independent checks.
-// Header-only; not for production (nlohmann loads the whole DOM).
+// Test-only loaders for the Kineto linking tests and benchmark: reads a PyTorch
+// ET JSON (plain or gzip) with nlohmann::json into HostOpView records, the way
+// the converter would hand them to LinkKineto, and reads raw Kineto events for
+// independent checks. Header-only; not for production (nlohmann loads the whole
+// DOM).
 #ifndef TESTS_CONVERTER_KINETO_TEST_LOADER_H_
 #define TESTS_CONVERTER_KINETO_TEST_LOADER_H_
 
 #include <cstdint>
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "converter/kineto/link_types.h"
 #include "proto/file_util.h"
@@ -56,7 +56,8 @@ inline LoadedEt LoadEtHostOps(const std::string& path) {
   return et;
 }
 
-// The Kineto events array of a trace (object with traceEvents, or a bare array).
+// The Kineto events array of a trace (object with traceEvents, or a bare
+// array).
 inline nlohmann::json KinetoEvents(const std::string& path) {
   nlohmann::json doc = ReadJson(path);
   if (doc.is_array()) return doc;

@@ -1,4 +1,5 @@
-// Tests of the Kineto trace reader: real files of each vintage, and malformed inputs.
+// Tests of the Kineto trace reader: real files of each vintage, and malformed
+// inputs.
 #include "converter/kineto/kineto_trace.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +28,8 @@ TEST(KinetoTraceTest, ReadsSimpleAddWithKernelsAndLaunchDims) {
   auto counts = CountKinds(*trace);
   // Independent count of the same file with nlohmann.
   std::map<std::string, int> expected;
-  for (const auto& e : KinetoEvents(DataPath("hta/simple_add_kineto.json.gz"))) {
+  for (const auto& e :
+       KinetoEvents(DataPath("hta/simple_add_kineto.json.gz"))) {
     if (e.value("ph", "") == "X") ++expected[e.value("cat", "")];
   }
   EXPECT_EQ(counts[EventKind::kKernel], expected["kernel"]);
@@ -43,7 +45,8 @@ TEST(KinetoTraceTest, ReadsSimpleAddWithKernelsAndLaunchDims) {
     EXPECT_GE(e.correlation, 0);
     ASSERT_GE(e.dims, 0);
     const LaunchDims& dims = trace->dims()[e.dims];
-    EXPECT_EQ(dims.grid[0], dims.block[0]);  // 256x256 and 128x128 launches in this file
+    EXPECT_EQ(dims.grid[0],
+              dims.block[0]);  // 256x256 and 128x128 launches in this file
     ++kernels_with_dims;
   }
   EXPECT_EQ(kernels_with_dims, 4);
@@ -55,7 +58,8 @@ TEST(KinetoTraceTest, ReadsLegacyBareArrayAsCpuOps) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_TRUE(trace->is_legacy_array());
   EXPECT_EQ(trace->events().size(), KinetoEvents(path).size());
-  for (const KinetoEvent& e : trace->events()) EXPECT_EQ(e.kind, EventKind::kCpuOp);
+  for (const KinetoEvent& e : trace->events())
+    EXPECT_EQ(e.kind, EventKind::kCpuOp);
   // "pid": "CPU functions" is a string: it gets a negative id.
   EXPECT_LT(trace->events()[0].pid, 0);
   EXPECT_EQ(trace->name(trace->events()[0].name), "aten::zeros");
@@ -64,17 +68,20 @@ TEST(KinetoTraceTest, ReadsLegacyBareArrayAsCpuOps) {
 }
 
 TEST(KinetoTraceTest, ReadsCudaSyncRecords) {
-  auto trace = KinetoTrace::Load(DataPath("hta/event_sync_multi_stream_kineto.json.gz"));
+  auto trace =
+      KinetoTrace::Load(DataPath("hta/event_sync_multi_stream_kineto.json.gz"));
   ASSERT_TRUE(trace.ok()) << trace.status();
   int waits = 0;
   for (const KinetoEvent& e : trace->events()) {
-    if (e.kind == EventKind::kSync && trace->name(e.name) == "Stream Wait Event") {
+    if (e.kind == EventKind::kSync &&
+        trace->name(e.name) == "Stream Wait Event") {
       EXPECT_EQ(e.wait_on_stream, 20);
       EXPECT_EQ(e.stream, 24);
       EXPECT_EQ(e.wait_on_record_correlation, 1385);
       ++waits;
     }
-    if (e.kind == EventKind::kRuntime && trace->name(e.name) == "cudaStreamWaitEvent") {
+    if (e.kind == EventKind::kRuntime &&
+        trace->name(e.name) == "cudaStreamWaitEvent") {
       EXPECT_EQ(e.call, RuntimeCall::kStreamWaitEvent);
     }
   }
@@ -114,18 +121,24 @@ TEST(KinetoTraceTest, ClassifiesCudaDriverAndHipCalls) {
   EXPECT_EQ(ClassifyRuntimeCall("cudaMemcpyAsync"), RuntimeCall::kLaunch);
   EXPECT_EQ(ClassifyRuntimeCall("hipMemsetAsync"), RuntimeCall::kLaunch);
   EXPECT_EQ(ClassifyRuntimeCall("cudaEventRecord"), RuntimeCall::kEventRecord);
-  EXPECT_EQ(ClassifyRuntimeCall("hipStreamWaitEvent"), RuntimeCall::kStreamWaitEvent);
-  EXPECT_EQ(ClassifyRuntimeCall("cudaStreamSynchronize"), RuntimeCall::kStreamSynchronize);
-  EXPECT_EQ(ClassifyRuntimeCall("hipDeviceSynchronize"), RuntimeCall::kDeviceSynchronize);
-  EXPECT_EQ(ClassifyRuntimeCall("cuCtxSynchronize"), RuntimeCall::kDeviceSynchronize);
-  EXPECT_EQ(ClassifyRuntimeCall("cudaEventSynchronize"), RuntimeCall::kEventSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("hipStreamWaitEvent"),
+            RuntimeCall::kStreamWaitEvent);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaStreamSynchronize"),
+            RuntimeCall::kStreamSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("hipDeviceSynchronize"),
+            RuntimeCall::kDeviceSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("cuCtxSynchronize"),
+            RuntimeCall::kDeviceSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaEventSynchronize"),
+            RuntimeCall::kEventSynchronize);
   EXPECT_EQ(ClassifyRuntimeCall("cudaEventQuery"), RuntimeCall::kNone);
   EXPECT_EQ(ClassifyRuntimeCall("cudaStreamIsCapturing"), RuntimeCall::kNone);
 }
 
 TEST(KinetoTraceTest, TruncatedFileIsAClearError) {
   std::string text;
-  ASSERT_TRUE(ReadFileMaybeGzip(DataPath("hta/simple_add_kineto.json.gz"), &text).ok());
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(DataPath("hta/simple_add_kineto.json.gz"), &text).ok());
   text.resize(text.size() / 2);
   auto trace = KinetoTrace::Parse(text, "half.json");
   ASSERT_FALSE(trace.ok());
@@ -134,10 +147,22 @@ TEST(KinetoTraceTest, TruncatedFileIsAClearError) {
       << trace.status();
 }
 
-TEST(KinetoTraceTest, MissingTraceEventsIsAClearError) {
-  auto trace = KinetoTrace::Parse(R"({"schemaVersion": 1, "deviceProperties": []})", "x.json");
+TEST(KinetoTraceTest, FileCutBetweenEventsIsAClearError) {
+  auto trace = KinetoTrace::Parse(
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1},)",
+      "cut.json");
   ASSERT_FALSE(trace.ok());
-  EXPECT_NE(trace.status().message().find("no 'traceEvents'"), std::string::npos)
+  EXPECT_NE(trace.status().message().find("cut.json: truncated"),
+            std::string::npos)
+      << trace.status();
+}
+
+TEST(KinetoTraceTest, MissingTraceEventsIsAClearError) {
+  auto trace = KinetoTrace::Parse(
+      R"({"schemaVersion": 1, "deviceProperties": []})", "x.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("no 'traceEvents'"),
+            std::string::npos)
       << trace.status();
 }
 
@@ -147,7 +172,8 @@ TEST(KinetoTraceTest, EventWithoutTsIsAClearError) {
                           {"ph": "X", "cat": "kernel", "name": "gemm", "dur": 2}]})",
       "nots.json");
   ASSERT_FALSE(trace.ok());
-  EXPECT_NE(trace.status().message().find("event #1 ('gemm')"), std::string::npos)
+  EXPECT_NE(trace.status().message().find("event #1 ('gemm')"),
+            std::string::npos)
       << trace.status();
   EXPECT_NE(trace.status().message().find("without 'ts'"), std::string::npos);
 }

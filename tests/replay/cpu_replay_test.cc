@@ -1,6 +1,7 @@
-// Tests of a whole replay on one rank with the CPU backend (host timers, MPI singleton):
-// on the real 2-NPU model-parallel MLP .et, on graphs built here, and the errors for a
-// missing device, too few ranks and a process group the launch cannot form.
+// Tests of a whole replay on one rank with the CPU backend (host timers, MPI
+// singleton): on the real 2-NPU model-parallel MLP .et, on graphs built here,
+// and the errors for a missing device, too few ranks and a process group the
+// launch cannot form.
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -24,7 +25,8 @@ namespace {
 
 const std::string kData = ET_TEST_DATA;
 
-// One MPI world for the test binary: MPI can be initialised only once per process.
+// One MPI world for the test binary: MPI can be initialised only once per
+// process.
 MpiWorld* World() {
   static MpiWorld* world = [] {
     auto w = MpiWorld::Init(nullptr, nullptr);
@@ -69,8 +71,10 @@ TEST(CpuReplayTest, ModelParallelMlpRunsEveryOpForAtLeastItsRecordedTime) {
     recorded_sum_ns += node.duration_micros() * 1000;
   }
   EXPECT_EQ(report->ops_by_kind["collective"], colls);
-  EXPECT_EQ(report->comm_calls_per_iteration, colls);  // every one really called MPI
-  // The CPU backend runs ops one at a time: an iteration lasts at least the recorded sum.
+  EXPECT_EQ(report->comm_calls_per_iteration,
+            colls);  // every one really called MPI
+  // The CPU backend runs ops one at a time: an iteration lasts at least the
+  // recorded sum.
   ASSERT_EQ(report->iteration_us.size(), 1u);
   EXPECT_GE(report->iteration_us[0] * 1e3, recorded_sum_ns);
 
@@ -82,23 +86,29 @@ TEST(CpuReplayTest, ModelParallelMlpRunsEveryOpForAtLeastItsRecordedTime) {
   }
   // The Chrome trace has one complete event per replayed op.
   nlohmann::json trace = ReadJson(options.trace_path);
-  const auto events = std::count_if(trace["traceEvents"].begin(), trace["traceEvents"].end(),
-                                    [](const nlohmann::json& e) { return e["ph"] == "X"; });
+  const auto events =
+      std::count_if(trace["traceEvents"].begin(), trace["traceEvents"].end(),
+                    [](const nlohmann::json& e) { return e["ph"] == "X"; });
   EXPECT_EQ(events, static_cast<long>(graph->size()));
-  // The calibration file groups by op name and shapes; mlp0's forward ran 32291 us.
+  // The calibration file groups by op name and shapes; mlp0's forward ran 32291
+  // us.
   nlohmann::json calibration = ReadJson(options.calibration_path);
+  EXPECT_EQ(calibration["format"],
+            "et-calibration");  // docs/calibration-format.md
   EXPECT_EQ(calibration["version"], 1);
   bool found = false;
-  for (const auto& entry : calibration["ops"]) {
+  for (const auto& entry : calibration["entries"]) {
     if (entry["name"] != "COMP_NODE_layer_64_1_mlp0_FWD") continue;
     found = true;
-    EXPECT_EQ(entry["count"], 1);
+    EXPECT_EQ(entry["count"], 1);  // one op, one timed iteration
+    EXPECT_TRUE(entry["input_shapes"].is_array());
     EXPECT_GE(entry["mean_us"].get<double>(), 32291.0);
   }
   EXPECT_TRUE(found);
 }
 
-std::string WriteGraph(const std::string& name, const ChakraProtoMsg::GlobalMetadata& meta,
+std::string WriteGraph(const std::string& name,
+                       const ChakraProtoMsg::GlobalMetadata& meta,
                        const std::vector<ChakraProtoMsg::Node>& nodes) {
   const std::string path = testing::TempEtPath(name);
   EXPECT_TRUE(WriteEtFile(path, meta, nodes).ok());
@@ -110,12 +120,14 @@ TEST(CpuReplayTest, TraceNeedingMoreRanksThanLaunchedIsAClearError) {
   ChakraProtoMsg::GlobalMetadata meta;
   SetInt64(meta.mutable_attr(), attr::kWorldSize, 4);
   ReplayOptions options;
-  options.trace = WriteGraph("four_ranks.et", meta,
-                             {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 1024, {})});
+  options.trace =
+      WriteGraph("four_ranks.et", meta,
+                 {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 1024, {})});
   auto report = RunReplaySession(options, World(), nullptr);
   ASSERT_FALSE(report.ok());
-  EXPECT_NE(report.status().message().find("needs 4 ranks but the launch has 1"),
-            std::string::npos)
+  EXPECT_NE(
+      report.status().message().find("needs 4 ranks but the launch has 1"),
+      std::string::npos)
       << report.status();
 }
 
@@ -128,11 +140,13 @@ TEST(CpuReplayTest, ProcessGroupLargerThanTheLaunchIsAClearError) {
   pg.size = 8;
   EncodeProcessGroups({pg}, meta.mutable_attr());
   ReplayOptions options;
-  options.trace = WriteGraph("pg8.et", meta,
-                             {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 1024, {}, "0")});
+  options.trace = WriteGraph(
+      "pg8.et", meta,
+      {testing::CollNode(1, ChakraProtoMsg::ALL_REDUCE, 1024, {}, "0")});
   auto report = RunReplaySession(options, World(), nullptr);
   ASSERT_FALSE(report.ok());
-  EXPECT_NE(report.status().message().find("process group '0' (default_pg) has 8 members"),
+  EXPECT_NE(report.status().message().find(
+                "process group '0' (default_pg) has 8 members"),
             std::string::npos)
       << report.status();
 }
@@ -155,7 +169,8 @@ TEST(CpuReplayTest, UnknownDeviceIsRejected) {
   options.device = "tpu";
   auto report = RunReplaySession(options, World(), nullptr);
   ASSERT_FALSE(report.ok());
-  EXPECT_NE(report.status().message().find("unknown device 'tpu'"), std::string::npos);
+  EXPECT_NE(report.status().message().find("unknown device 'tpu'"),
+            std::string::npos);
 }
 
 }  // namespace

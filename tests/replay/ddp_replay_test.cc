@@ -1,9 +1,11 @@
-// The end-to-end CPU + MPI test: convert the real 4-rank DDP (gloo) trace with our
-// converter, then `mpirun -np 4 et-replay 'ddp_mlp.%d.et' --device cpu` and check that each
-// rank really ran the recorded communication. Expected values come from the recording
-// script (tests/data/pytorch-1.13-cpu/ddp.py): an MLP Linear(64,256) + Linear(256,256) +
-// Linear(256,1) has 16,640 + 65,792 + 257 = 82,689 float parameters = 330,756 bytes, the
-// one DDP bucket all-reduced once per step for 3 steps; DDP's start-up broadcasts twice.
+// The end-to-end CPU + MPI test: convert the real 4-rank DDP (gloo)
+// trace with our converter, then `mpirun -np 4 et-replay 'ddp_mlp.%d.et'
+// --device cpu` and check that each rank really ran the recorded communication.
+// Expected values come from the recording script
+// (tests/data/pytorch-1.13-cpu/ddp.py): an MLP Linear(64,256) + Linear(256,256)
+// + Linear(256,1) has 16,640 + 65,792 + 257 = 82,689 float parameters = 330,756
+// bytes, the one DDP bucket all-reduced once per step for 3 steps; DDP's
+// start-up broadcasts twice.
 #include <string>
 
 #include "converter/converter.h"
@@ -20,10 +22,13 @@ class DdpReplayTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     for (int rank = 0; rank < 4; ++rank) {
-      const std::string in = std::string(ET_TEST_DATA) + "/pytorch-1.13-cpu/ddp_mlp_et_r" +
+      const std::string in = std::string(ET_TEST_DATA) +
+                             "/pytorch-1.13-cpu/ddp_mlp_et_r" +
                              std::to_string(rank) + ".json.gz";
-      const std::string out = testing::TempEtPath("ddp_mlp." + std::to_string(rank) + ".et");
-      auto summary = et::convert::ConvertFile(in, out, et::convert::ConvertOptions{});
+      const std::string out =
+          testing::TempEtPath("ddp_mlp." + std::to_string(rank) + ".et");
+      auto summary =
+          et::convert::ConvertFile(in, out, et::convert::ConvertOptions{});
       ASSERT_TRUE(summary.ok()) << summary.status();
     }
   }
@@ -33,19 +38,24 @@ TEST_F(DdpReplayTest, FourRanksRunTheRecordedAllReducesAndBroadcasts) {
   const std::string pattern = testing::TempEtPath("ddp_mlp.%d.et");
   const std::string json = testing::TempEtPath("ddp_mlp.replay.%d.json");
   const std::string trace = testing::TempEtPath("ddp_mlp.replay.%d.trace.json");
-  auto run = testing::LaunchReplay(4, "'" + pattern + "' --device cpu --iters 2 --json '" +
+  auto run = testing::LaunchReplay(4, "'" + pattern +
+                                          "' --device cpu --iters 2 --json '" +
                                           json + "' --trace '" + trace + "'");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_NE(run.output.find("ALL_REDUCE: 3 ops"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("ALL_REDUCE: 3 ops"), std::string::npos)
+      << run.output;
   for (int rank = 0; rank < 4; ++rank) {
-    nlohmann::json report = testing::ReadJsonFile(
-        testing::TempEtPath("ddp_mlp.replay." + std::to_string(rank) + ".json"));
+    nlohmann::json report = testing::ReadJsonFile(testing::TempEtPath(
+        "ddp_mlp.replay." + std::to_string(rank) + ".json"));
     ASSERT_FALSE(report.is_discarded()) << "rank " << rank;
     EXPECT_EQ(report["ranks"], 4);
-    EXPECT_EQ(report["collectives"]["ALL_REDUCE"]["count"], 3) << "rank " << rank;
+    EXPECT_EQ(report["collectives"]["ALL_REDUCE"]["count"], 3)
+        << "rank " << rank;
     EXPECT_EQ(report["collectives"]["ALL_REDUCE"]["bytes"], 3 * kBucketBytes);
-    EXPECT_EQ(report["collectives"]["BROADCAST"]["count"], 2) << "rank " << rank;
-    EXPECT_EQ(report["comm_calls_per_iteration"], 5);  // all five really called MPI
+    EXPECT_EQ(report["collectives"]["BROADCAST"]["count"], 2)
+        << "rank " << rank;
+    EXPECT_EQ(report["comm_calls_per_iteration"],
+              5);  // all five really called MPI
     int all_reduces = 0;
     for (const auto& op : report["ops"]) {
       if (op.value("comm_type", "") != "ALL_REDUCE") continue;
@@ -55,8 +65,8 @@ TEST_F(DdpReplayTest, FourRanksRunTheRecordedAllReducesAndBroadcasts) {
       EXPECT_GT(op["busbw_gbps"].get<double>(), 0.0);
     }
     EXPECT_EQ(all_reduces, 3);
-    nlohmann::json chrome = testing::ReadJsonFile(
-        testing::TempEtPath("ddp_mlp.replay." + std::to_string(rank) + ".trace.json"));
+    nlohmann::json chrome = testing::ReadJsonFile(testing::TempEtPath(
+        "ddp_mlp.replay." + std::to_string(rank) + ".trace.json"));
     ASSERT_FALSE(chrome.is_discarded());
     EXPECT_GT(chrome["traceEvents"].size(), 0u);
   }

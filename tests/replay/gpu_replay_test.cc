@@ -1,6 +1,7 @@
-// GPU replays (label gpu: `ctest -L gpu`). Each test skips with a message where the build
-// has no CUDA backend or the machine no CUDA device; on a GPU machine they run cuBLAS
-// GEMMs, memory-bound and timed kernels across two streams, and NCCL on one rank.
+// GPU replays (label gpu: `ctest -L gpu`). Each test skips with a message where
+// the build has no CUDA backend or the machine no CUDA device; on a GPU machine
+// they run cuBLAS GEMMs, memory-bound and timed kernels across two streams, and
+// NCCL on one rank.
 #include <string>
 #include <vector>
 
@@ -19,13 +20,14 @@ namespace {
 
 // Skips the test unless a CUDA device can be used.
 #if ET_REPLAY_WITH_CUDA
-#define SKIP_WITHOUT_GPU()                                                  \
-  do {                                                                      \
-    auto count = CudaDeviceCount();                                         \
+#define SKIP_WITHOUT_GPU()                                                    \
+  do {                                                                        \
+    auto count = CudaDeviceCount();                                           \
     if (!count.ok()) GTEST_SKIP() << "skipped: " << count.status().message(); \
   } while (0)
 #else
-#define SKIP_WITHOUT_GPU() GTEST_SKIP() << "skipped: built without the CUDA toolkit"
+#define SKIP_WITHOUT_GPU() \
+  GTEST_SKIP() << "skipped: built without the CUDA toolkit"
 #endif
 
 MpiWorld* World() {
@@ -36,21 +38,24 @@ MpiWorld* World() {
   return world;
 }
 
-ChakraProtoMsg::Node Gemm(uint64_t id, int64_t m, int64_t n, int64_t k, const char* type,
-                          std::vector<uint64_t> deps, int64_t stream) {
-  ChakraProtoMsg::Node node = testing::CompNode(id, "aten::mm", 100, deps, false, stream);
-  node.mutable_inputs()->set_shapes("[[" + std::to_string(m) + ", " + std::to_string(k) +
-                                    "], [" + std::to_string(k) + ", " + std::to_string(n) +
-                                    "]]");
-  node.mutable_inputs()->set_types(std::string("['") + type + "', '" + type + "']");
+ChakraProtoMsg::Node Gemm(uint64_t id, int64_t m, int64_t n, int64_t k,
+                          const char* type, std::vector<uint64_t> deps,
+                          int64_t stream) {
+  ChakraProtoMsg::Node node =
+      testing::CompNode(id, "aten::mm", 100, deps, false, stream);
+  node.mutable_inputs()->set_shapes(
+      "[[" + std::to_string(m) + ", " + std::to_string(k) + "], [" +
+      std::to_string(k) + ", " + std::to_string(n) + "]]");
+  node.mutable_inputs()->set_types(std::string("['") + type + "', '" + type +
+                                   "']");
   return node;
 }
 
 TEST(GpuReplayTest, GemmsKernelsAndAllReduceOnTwoStreams) {
   SKIP_WITHOUT_GPU();
   ASSERT_NE(World(), nullptr);
-  ChakraProtoMsg::Node copy = testing::CompNode(3, "vectorized_elementwise_kernel", 50, {1},
-                                                false, 7);
+  ChakraProtoMsg::Node copy =
+      testing::CompNode(3, "vectorized_elementwise_kernel", 50, {1}, false, 7);
   SetUint64(copy.mutable_attr(), attr::kTensorSize, 256 << 20);
   std::vector<ChakraProtoMsg::Node> nodes = {
       Gemm(1, 4096, 4096, 4096, "Tensor(c10::Half)", {}, 7),
@@ -79,8 +84,9 @@ TEST(GpuReplayTest, TimedKernelLastsItsRecordedDuration) {
   SKIP_WITHOUT_GPU();
   ASSERT_NE(World(), nullptr);
   const std::string path = testing::TempEtPath("gpu_timed.et");
-  ASSERT_TRUE(
-      WriteEtFile(path, testing::Metadata(), {testing::CompNode(1, "kernel", 2000, {}, false, 7)}).ok());
+  ASSERT_TRUE(WriteEtFile(path, testing::Metadata(),
+                          {testing::CompNode(1, "kernel", 2000, {}, false, 7)})
+                  .ok());
   ReplayOptions options;
   options.trace = path;
   options.device = "cuda";
@@ -94,15 +100,18 @@ TEST(GpuReplayTest, MemoryCapBelowTheTraceIsAClearError) {
   SKIP_WITHOUT_GPU();
   ASSERT_NE(World(), nullptr);
   const std::string path = testing::TempEtPath("gpu_big.et");
-  ASSERT_TRUE(WriteEtFile(path, testing::Metadata(), {Gemm(1, 32768, 32768, 32768, "Tensor(float)", {}, 7)})
-                  .ok());
+  ASSERT_TRUE(
+      WriteEtFile(path, testing::Metadata(),
+                  {Gemm(1, 32768, 32768, 32768, "Tensor(float)", {}, 7)})
+          .ok());
   ReplayOptions options;
   options.trace = path;
   options.device = "cuda";
   options.memory_cap_gib = 1;
   auto report = RunReplaySession(options, World(), nullptr);
   ASSERT_FALSE(report.ok());
-  EXPECT_EQ(report.status().code(), absl::StatusCode::kResourceExhausted) << report.status();
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kResourceExhausted)
+      << report.status();
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
-// Tests of the replay's planning layer: IOInfo parsing, op classification (GEMM shapes,
-// collectives) and the dependency engine (issue order, queues, cross-queue waits), on
-// real .et files from tests/data and on small graphs built here.
+// Tests of the replay's planning layer: IOInfo parsing, op classification (GEMM
+// shapes, collectives) and the dependency engine (issue order, queues,
+// cross-queue waits), on real .et files from tests/data and on small graphs
+// built here.
+#include "replay/replay_plan.h"
+
 #include <string>
 #include <vector>
 
@@ -11,7 +14,6 @@
 #include "proto/process_group.h"
 #include "replay/io_values.h"
 #include "replay/op_classifier.h"
-#include "replay/replay_plan.h"
 #include "replay_test_graphs.h"
 
 namespace et::replay {
@@ -23,7 +25,8 @@ using testing::CompNode;
 const std::string kData = ET_TEST_DATA;
 
 TEST(IoValuesTest, ReadsTensorTuplesOfARealRecordParamComms) {
-  auto graph = LoadGraph(kData + "/chakra/reference_converter_output.allgather_2rank.et");
+  auto graph = LoadGraph(
+      kData + "/chakra/reference_converter_output.allgather_2rank.et");
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto index = graph->Find(30);  // record_param_comms of the all-gather
   ASSERT_TRUE(index.has_value());
@@ -32,7 +35,8 @@ TEST(IoValuesTest, ReadsTensorTuplesOfARealRecordParamComms) {
   std::vector<TensorRef> in, out;
   ASSERT_TRUE(CollectTensorRefs(node.inputs().values(), &in));
   ASSERT_TRUE(CollectTensorRefs(node.outputs().values(), &out));
-  // inputs "[[[14, 15, 0, 1, 4, 'cuda:0']], 12, ...]": one float tensor in storage 15.
+  // inputs "[[[14, 15, 0, 1, 4, 'cuda:0']], 12, ...]": one float tensor in
+  // storage 15.
   ASSERT_EQ(in.size(), 1u);
   EXPECT_EQ(in[0].tensor_id, 14u);
   EXPECT_EQ(in[0].storage_id, 15u);
@@ -56,7 +60,8 @@ TEST(IoValuesTest, RejectsMalformedText) {
   EXPECT_FALSE(CollectTensorRefs("[[1, 2, 3, 4, 5, 'cpu'", &refs));
 }
 
-ChakraProtoMsg::Node GemmNode(const std::string& name, const std::string& shapes,
+ChakraProtoMsg::Node GemmNode(const std::string& name,
+                              const std::string& shapes,
                               const std::string& types) {
   ChakraProtoMsg::Node n = CompNode(1, name, 10, {}, /*host=*/false, 7);
   n.mutable_inputs()->set_shapes(shapes);
@@ -66,8 +71,9 @@ ChakraProtoMsg::Node GemmNode(const std::string& name, const std::string& shapes
 
 TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
   GemmShape g;
-  ASSERT_TRUE(GemmShapeFromNode(
-      GemmNode("aten::mm", "[[64, 32], [32, 16]]", "['Tensor(float)', 'Tensor(float)']"), &g));
+  ASSERT_TRUE(GemmShapeFromNode(GemmNode("aten::mm", "[[64, 32], [32, 16]]",
+                                         "['Tensor(float)', 'Tensor(float)']"),
+                                &g));
   EXPECT_EQ(g.m, 64);
   EXPECT_EQ(g.k, 32);
   EXPECT_EQ(g.n, 16);
@@ -75,26 +81,31 @@ TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
   // addmm(bias, a, b): the operands are arguments 1 and 2.
   ASSERT_TRUE(GemmShapeFromNode(
       GemmNode("aten::addmm", "[[16], [8, 32], [32, 16], [], []]",
-               "['Tensor(c10::Half)', 'Tensor(c10::Half)', 'Tensor(c10::Half)', 'Int', "
+               "['Tensor(c10::Half)', 'Tensor(c10::Half)', "
+               "'Tensor(c10::Half)', 'Int', "
                "'Int']"),
       &g));
   EXPECT_EQ(g.m, 8);
   EXPECT_EQ(g.dtype, DataType::kFloat16);
   // linear(x[4, 8, 32], W[16, 32]): y = x W^T, the batch dims fold into M.
-  ASSERT_TRUE(GemmShapeFromNode(
-      GemmNode("aten::linear", "[[4, 8, 32], [16, 32], [16]]", "['Tensor(c10::BFloat16)']"),
-      &g));
+  ASSERT_TRUE(
+      GemmShapeFromNode(GemmNode("aten::linear", "[[4, 8, 32], [16, 32], [16]]",
+                                 "['Tensor(c10::BFloat16)']"),
+                        &g));
   EXPECT_EQ(g.m, 32);
   EXPECT_EQ(g.k, 32);
   EXPECT_EQ(g.n, 16);
   EXPECT_TRUE(g.trans_b);
   EXPECT_EQ(g.dtype, DataType::kBFloat16);
-  ASSERT_TRUE(GemmShapeFromNode(GemmNode("aten::bmm", "[[2, 3, 4], [2, 4, 5]]", "[]"), &g));
+  ASSERT_TRUE(GemmShapeFromNode(
+      GemmNode("aten::bmm", "[[2, 3, 4], [2, 4, 5]]", "[]"), &g));
   EXPECT_EQ(g.batch, 2);
   EXPECT_EQ(g.n, 5);
   // Mismatched inner dimensions are not a GEMM.
-  EXPECT_FALSE(GemmShapeFromNode(GemmNode("aten::mm", "[[64, 32], [31, 16]]", "[]"), &g));
-  EXPECT_FALSE(GemmShapeFromNode(GemmNode("aten::relu", "[[64, 32]]", "[]"), &g));
+  EXPECT_FALSE(GemmShapeFromNode(
+      GemmNode("aten::mm", "[[64, 32], [31, 16]]", "[]"), &g));
+  EXPECT_FALSE(
+      GemmShapeFromNode(GemmNode("aten::relu", "[[64, 32]]", "[]"), &g));
 }
 
 TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
@@ -118,8 +129,8 @@ TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
   EXPECT_EQ(planned_colls, colls);
   EXPECT_EQ(planned_kernels, comps);
   EXPECT_GT(colls, 0);
-  // Every dependency is issued first, and one on another queue is covered by a wait on
-  // that queue at or after it.
+  // Every dependency is issued first, and one on another queue is covered by a
+  // wait on that queue at or after it.
   for (size_t i = 0; i < plan->ops.size(); ++i) {
     for (NodeIndex dep : graph->data_deps(plan->ops[i].node)) {
       const size_t d = position[dep];
@@ -153,7 +164,8 @@ TEST(ReplayPlanTest, CrossStreamDependencyWaitsOnlyForTheLatestProducer) {
   EXPECT_EQ(plan->queues[plan->ops[0].queue].kind, QueueKind::kHostThread);
   EXPECT_EQ(plan->ops[1].queue, plan->ops[2].queue);
   EXPECT_NE(plan->ops[3].queue, plan->ops[2].queue);
-  // k_b follows k_a on its stream: no wait. k_c waits for k_b only (k_a is implied).
+  // k_b follows k_a on its stream: no wait. k_c waits for k_b only (k_a is
+  // implied).
   EXPECT_TRUE(plan->waits(2).empty());
   ASSERT_EQ(plan->waits(3).size(), 1u);
   EXPECT_EQ(plan->waits(3)[0], 2u);
@@ -180,7 +192,8 @@ TEST(ReplayPlanTest, RequiredRanksComeFromMetadataGroupsAndPeers) {
   pg.name = "1";
   pg.ranks = {0, 5};
   EncodeProcessGroups({pg}, meta.mutable_attr());
-  Graph graph = Graph::Build(meta, {CollNode(1, ChakraProtoMsg::ALL_GATHER, 64, {}, "1")});
+  Graph graph = Graph::Build(
+      meta, {CollNode(1, ChakraProtoMsg::ALL_GATHER, 64, {}, "1")});
   auto plan = BuildReplayPlan(graph, PlanOptions{});
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->RequiredRanks(), 6);

@@ -1,5 +1,6 @@
-// Small graphs for the replay tests, built node by node with the attribute names the
-// converter writes (proto/attr_names.h), and a helper that writes one to a temp .et file.
+// Small graphs for the replay tests, built node by node with the attribute
+// names the converter writes (proto/attr_names.h), and a helper that writes one
+// to a temp .et file.
 #ifndef TESTS_REPLAY_REPLAY_TEST_GRAPHS_H_
 #define TESTS_REPLAY_REPLAY_TEST_GRAPHS_H_
 
@@ -15,8 +16,9 @@
 
 namespace et::replay::testing {
 
-inline ChakraProtoMsg::Node CompNode(uint64_t id, const std::string& name, int64_t dur_us,
-                                     std::vector<uint64_t> deps, bool host, int64_t queue) {
+inline ChakraProtoMsg::Node CompNode(uint64_t id, const std::string& name,
+                                     int64_t dur_us, std::vector<uint64_t> deps,
+                                     bool host, int64_t queue) {
   ChakraProtoMsg::Node n;
   n.set_id(id);
   n.set_name(name);
@@ -33,7 +35,8 @@ inline ChakraProtoMsg::Node CompNode(uint64_t id, const std::string& name, int64
   return n;
 }
 
-inline ChakraProtoMsg::Node CollNode(uint64_t id, ChakraProtoMsg::CollectiveCommType type,
+inline ChakraProtoMsg::Node CollNode(uint64_t id,
+                                     ChakraProtoMsg::CollectiveCommType type,
                                      int64_t bytes, std::vector<uint64_t> deps,
                                      const std::string& pg = "") {
   ChakraProtoMsg::Node n;
@@ -48,7 +51,8 @@ inline ChakraProtoMsg::Node CollNode(uint64_t id, ChakraProtoMsg::CollectiveComm
   return n;
 }
 
-// Metadata with the version every .et carries (an empty one is refused by the writer).
+// Metadata with the version every .et carries (an empty one is refused by the
+// writer).
 inline ChakraProtoMsg::GlobalMetadata Metadata() {
   ChakraProtoMsg::GlobalMetadata meta;
   meta.set_version("0.0.4");

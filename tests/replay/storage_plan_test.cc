@@ -1,12 +1,14 @@
-// Tests of the device-memory plan: one buffer per storage, sized to its largest view,
-// live from first to last device use, and the cap error naming the op at the peak.
+// Tests of the device-memory plan: one buffer per storage, sized to its largest
+// view, live from first to last device use, and the cap error naming the op at
+// the peak.
+#include "replay/storage_plan.h"
+
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "proto/graph.h"
 #include "replay/replay_plan.h"
-#include "replay/storage_plan.h"
 #include "replay_test_graphs.h"
 
 namespace et::replay {
@@ -14,9 +16,12 @@ namespace {
 
 using testing::CompNode;
 
-// A device aten::mm whose inputs are storages `a`, `b` and output `c`, 64x64 float each.
-ChakraProtoMsg::Node Mm(uint64_t id, int a, int b, int c, std::vector<uint64_t> deps) {
-  ChakraProtoMsg::Node n = CompNode(id, "aten::mm", 10, deps, /*host=*/false, 7);
+// A device aten::mm whose inputs are storages `a`, `b` and output `c`, 64x64
+// float each.
+ChakraProtoMsg::Node Mm(uint64_t id, int a, int b, int c,
+                        std::vector<uint64_t> deps) {
+  ChakraProtoMsg::Node n =
+      CompNode(id, "aten::mm", 10, deps, /*host=*/false, 7);
   auto tensor = [](int storage) {
     return "[" + std::to_string(storage * 10) + ", " + std::to_string(storage) +
            ", 0, 4096, 4, 'cuda:0']";
@@ -30,7 +35,8 @@ ChakraProtoMsg::Node Mm(uint64_t id, int a, int b, int c, std::vector<uint64_t> 
 
 TEST(StoragePlanTest, FreesAfterLastUseSoThePeakIsTheLargestLiveSet) {
   // mm1: 1,2 -> 3; mm2: 3,4 -> 5; mm3: 5,5 -> 6. 16 KiB per storage.
-  Graph graph = Graph::Build({}, {Mm(1, 1, 2, 3, {}), Mm(2, 3, 4, 5, {1}), Mm(3, 5, 5, 6, {2})});
+  Graph graph = Graph::Build(
+      {}, {Mm(1, 1, 2, 3, {}), Mm(2, 3, 4, 5, {1}), Mm(3, 5, 5, 6, {2})});
   auto plan = BuildReplayPlan(graph, PlanOptions{});
   ASSERT_TRUE(plan.ok());
   ASSERT_EQ(plan->ops[0].kind, OpKind::kGemm);
@@ -47,7 +53,8 @@ TEST(StoragePlanTest, FreesAfterLastUseSoThePeakIsTheLargestLiveSet) {
   EXPECT_TRUE(sp.CheckCap(*plan, 3 * 16384).ok());
   absl::Status over = sp.CheckCap(*plan, 2 * 16384);
   EXPECT_EQ(over.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(over.message().find("node 1 (aten::mm)"), std::string::npos) << over;
+  EXPECT_NE(over.message().find("node 1 (aten::mm)"), std::string::npos)
+      << over;
 }
 
 TEST(StoragePlanTest, HostOpsHoldNoDeviceMemory) {

@@ -1,0 +1,125 @@
+// Kineto merge; see kineto_merge.h.
+#include "converter/kineto_merge.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+#include "converter/kineto/kineto_link.h"
+#include "proto/attr_names.h"
+#include "proto/status_macros.h"
+
+namespace et::convert {
+namespace {
+
+double Micros(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
+  HostOp op;
+  op.id = id;
+  op.parent = g.launcher_et_id;
+  op.name = pool->Intern(g.name);
+  op.category = pool->Intern(g.category.empty() ? "kernel" : g.category);
+  op.stream = g.stream;
+  op.device = static_cast<int32_t>(g.device);
+  op.tid = -1;
+  op.ts_us = Micros(g.start_ns);
+  op.dur_us = Micros(g.dur_ns);
+  op.inclusive_dur_us = op.dur_us;
+  auto add_int = [&](const char* name, int64_t v) {
+    ExtraAttr a;
+    a.name = pool->Intern(name);
+    a.kind = ExtraAttr::Kind::kInt;
+    a.i = v;
+    op.extra_attrs.push_back(std::move(a));
+  };
+  auto add_list = [&](const char* name, const std::vector<int64_t>& v) {
+    ExtraAttr a;
+    a.name = pool->Intern(name);
+    a.kind = ExtraAttr::Kind::kIntList;
+    a.list = v;
+    op.extra_attrs.push_back(std::move(a));
+  };
+  if (g.correlation >= 0) add_int("correlation", g.correlation);
+  if (!g.grid.empty()) add_list(attr::kGrid, g.grid);
+  if (!g.block.empty()) add_list(attr::kBlock, g.block);
+  if (g.bytes >= 0) add_int(attr::kTensorSize, g.bytes);
+  if (!g.pg_name.empty()) {
+    ExtraAttr a;
+    a.name = pool->Intern(attr::kPgName);
+    a.s = g.pg_name;
+    op.extra_attrs.push_back(std::move(a));
+  }
+  return op;
+}
+
+}  // namespace
+
+absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,
+                         std::vector<HostOp>* ops, KinetoMergeInfo* info) {
+  ASSIGN_OR_RETURN(kineto::KinetoTrace trace, kineto::KinetoTrace::Load(kineto_path));
+  std::vector<kineto::HostOpView> views;
+  views.reserve(ops->size());
+  uint64_t max_id = 0;
+  for (const HostOp& op : *ops) {
+    views.push_back({op.id, op.parent, pool->Get(op.name), op.tid, op.rf_id,
+                     op.rf_id >= 0 ? op.rf_id : static_cast<int64_t>(op.id)});
+    max_id = std::max(max_id, op.id);
+  }
+  auto linked = kineto::LinkKineto(trace, views, {});
+  if (!linked.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s", kineto_path, linked.status().message()));
+  }
+  const kineto::LinkResult& link = *linked;
+  absl::flat_hash_map<uint64_t, size_t> index;
+  index.reserve(ops->size());
+  for (size_t i = 0; i < ops->size(); ++i) index.emplace((*ops)[i].id, i);
+  for (const kineto::HostTiming& t : link.timings) {
+    HostOp& op = (*ops)[index.at(t.et_id)];
+    op.ts_us = Micros(t.start_ns);
+    op.inclusive_dur_us = Micros(t.dur_ns);
+    op.exclusive_dur_us = Micros(t.exclusive_dur_ns);
+  }
+  // GPU ops get fresh ids after every ET id, in stream order.
+  const size_t first_gpu = ops->size();
+  for (size_t k = 0; k < link.gpu_ops.size(); ++k) {
+    ops->push_back(MakeGpuOp(link.gpu_ops[k], max_id + 1 + k, pool));
+  }
+  for (const kineto::SyncEdge& e : link.sync_edges) {
+    const uint64_t from = max_id + 1 + e.from_gpu_op;
+    if (e.kind == kineto::SyncEdge::Kind::kGpuToGpu) {
+      (*ops)[first_gpu + e.to_gpu_op].sync_deps.push_back(from);
+    } else {
+      auto it = index.find(e.to_host_et_id);
+      if (it != index.end()) (*ops)[it->second].sync_deps.push_back(from);
+    }
+  }
+  info->host_ops_considered = link.host_ops_considered;
+  info->host_ops_matched = link.host_ops_matched;
+  info->gpu_ops = static_cast<int64_t>(link.gpu_ops.size());
+  info->orphan_gpu_ops = link.orphan_gpu_ops;
+  info->gpu_ops_outside_window = link.gpu_ops_outside_window;
+  info->sync_edges = static_cast<int64_t>(link.sync_edges.size());
+  info->unresolved_syncs = link.unresolved_syncs;
+  for (const kineto::StepSpan& s : link.steps) {
+    info->step_times_us.push_back(Micros(s.dur_ns));
+    info->step_names.push_back(s.name);
+  }
+  if (link.matched_step >= 0) info->measured_step_us = Micros(link.steps[link.matched_step].dur_ns);
+  for (const kineto::ThreadMatchStats& t : link.per_thread) {
+    if (t.matched_fraction() < 0.99) {
+      info->warnings.push_back(absl::StrFormat(
+          "Kineto: thread %d matched %d of %d host ops (%.1f%%)", t.tid, t.matched,
+          t.host_ops, 100.0 * t.matched_fraction()));
+    }
+  }
+  if (link.orphan_gpu_ops > 0) {
+    info->warnings.push_back(absl::StrFormat(
+        "Kineto: %d GPU ops have no launching host op; kept as GPU nodes without a launcher",
+        link.orphan_gpu_ops));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace et::convert

@@ -1,0 +1,46 @@
+// Random access to the decoded text of a trace after it has been streamed once, so that a
+// node's raw JSON (its IOInfo) can be read back only when the node is written. Plain files
+// are read in place with pread; gzip input is spilled, as it is decoded, to an anonymous
+// temporary file (page cache, not process memory). Not thread-safe.
+#ifndef CONVERTER_TRACE_TEXT_SOURCE_H_
+#define CONVERTER_TRACE_TEXT_SOURCE_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "converter/host_op.h"
+
+namespace et::convert {
+
+class TraceTextSource {
+ public:
+  TraceTextSource() = default;
+  ~TraceTextSource();
+  TraceTextSource(const TraceTextSource&) = delete;
+  TraceTextSource& operator=(const TraceTextSource&) = delete;
+
+  // Reads the original file in place (it is not compressed).
+  absl::Status OpenPlain(const std::string& path);
+  // Starts a spill file for a compressed input; Append() receives the decoded bytes.
+  absl::Status OpenSpill(const std::string& path);
+  absl::Status Append(absl::string_view bytes);
+  bool spilling() const { return spill_ != nullptr; }
+
+  // The JSON text of `op` (valid until the next call).
+  absl::StatusOr<absl::string_view> NodeText(const HostOp& op);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  FILE* spill_ = nullptr;
+  std::string buffer_;
+  bool unflushed_ = false;
+};
+
+}  // namespace et::convert
+
+#endif  // CONVERTER_TRACE_TEXT_SOURCE_H_
