@@ -67,6 +67,10 @@ std::string ConvertSummary::ToJson() const {
   j["ctrl_deps"] = ctrl_deps;
   j["wall_seconds"] = wall_seconds;
   j["input_bytes"] = input_bytes;
+  j["kineto_host_ops"] = kineto_host_ops;
+  j["kineto_host_ops_matched"] = kineto_host_ops_matched;
+  j["gpu_ops"] = gpu_ops;
+  j["orphan_gpu_ops"] = orphan_gpu_ops;
   j["warnings"] = warnings;
   return j.dump();
 }

@@ -165,6 +165,10 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
     RETURN_IF_ERROR(MergeKineto(options.kineto_path, pool.get(), &ops, &kineto));
+    summary.kineto_host_ops = kineto.host_ops_considered;
+    summary.kineto_host_ops_matched = kineto.host_ops_matched;
+    summary.gpu_ops = kineto.gpu_ops;
+    summary.orphan_gpu_ops = kineto.orphan_gpu_ops;
     summary.warnings.push_back(absl::StrFormat(
         "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a launcher, %d of "
         "other iterations left out), %d sync edges",

@@ -43,6 +43,11 @@ struct ConvertSummary {
   int64_t ctrl_deps = 0;
   double wall_seconds = 0;
   int64_t input_bytes = 0;
+  // Kineto linking (zero without --kineto).
+  int64_t kineto_host_ops = 0;          // host ops that could have a Kineto twin
+  int64_t kineto_host_ops_matched = 0;
+  int64_t gpu_ops = 0;                  // kernels, memcpys, memsets linked in
+  int64_t orphan_gpu_ops = 0;           // of which without a launching host op
   std::vector<std::string> warnings;  // e.g. Kineto match fractions
 
   std::string ToText() const;  // the human summary (several lines)

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "converter/astra_text_converter.h"
 #include "converter/converter.h"
+#include "converter/cross_rank_check.h"
 #include "converter/multi_rank.h"
 #include "proto/cli_args.h"
 #include "proto/file_util.h"
@@ -127,6 +128,15 @@ int RunRanks(const Options& o) {
   json += "]";
   if (failures > 0) {
     return Fail(absl::StrFormat("%d of %d ranks failed", failures, results.size()));
+  }
+  std::vector<et::convert::RankTrace> traces;
+  for (const auto& r : results) traces.push_back({r.job.rank, r.job.output});
+  auto mismatches = et::convert::CheckCollectivesAcrossRanks(traces);
+  if (!mismatches.ok()) return Fail(std::string(mismatches.status().message()));
+  for (const auto& m : *mismatches) fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
+  if (!o.quiet && mismatches->empty()) {
+    fprintf(stderr, "cross-rank check: every process group's members issued the same "
+                    "collectives in the same order\n");
   }
   auto s = WriteJsonSummary(o.json_summary, json);
   return s.ok() ? 0 : Fail(std::string(s.message()));

@@ -1,0 +1,105 @@
+// Cross-rank collective consistency; see cross_rank_check.h.
+#include "converter/cross_rank_check.h"
+
+#include <map>
+
+#include "absl/strings/str_format.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/comm_type.h"
+#include "proto/et_reader.h"
+#include "proto/process_group.h"
+#include "proto/status_macros.h"
+
+namespace et::convert {
+namespace {
+
+struct Issued {
+  uint64_t node_id;
+  int64_t type;
+  int64_t size_bytes;
+};
+
+struct RankCollectives {
+  std::map<std::string, std::vector<Issued>> by_group;  // pg name ("" = default)
+  std::vector<ProcessGroup> groups;
+};
+
+absl::StatusOr<RankCollectives> ReadCollectives(const std::string& path) {
+  ASSIGN_OR_RETURN(auto reader, EtReader::Open(path));
+  RankCollectives out;
+  out.groups = DecodeProcessGroups(reader->metadata().attr());
+  ChakraProtoMsg::Node node;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, reader->Next(&node));
+    if (!more) break;
+    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    out.by_group[GetString(node, attr::kPgName).value_or("")].push_back(
+        {node.id(), GetInt(node, attr::kCommType).value_or(0),
+         GetInt(node, attr::kCommSize).value_or(0)});
+  }
+  return out;
+}
+
+std::string TypeName(int64_t type) {
+  return ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(type))
+             ? std::string(CommTypeName(static_cast<ChakraProtoMsg::CollectiveCommType>(type)))
+             : absl::StrFormat("type %d", type);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> CheckCollectivesAcrossRanks(
+    const std::vector<RankTrace>& ranks, size_t max_reports) {
+  std::vector<RankCollectives> all;
+  for (const RankTrace& r : ranks) {
+    ASSIGN_OR_RETURN(RankCollectives c, ReadCollectives(r.et_path));
+    all.push_back(std::move(c));
+  }
+  std::vector<std::string> reports;
+  std::map<std::string, std::vector<size_t>> members;  // pg -> indices into `ranks`
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    for (const auto& [pg, list] : all[k].by_group) members[pg].push_back(k);
+  }
+  for (const auto& [pg, idx] : members) {
+    // Explicit membership narrows the ranks compared; empty means every rank given.
+    std::vector<size_t> compared;
+    for (size_t k = 0; k < ranks.size(); ++k) {
+      bool member = true;
+      for (const ProcessGroup& g : all[k].groups) {
+        if (g.name == pg && !g.ranks.empty()) {
+          member = std::find(g.ranks.begin(), g.ranks.end(), ranks[k].rank) != g.ranks.end();
+        }
+      }
+      if (member) compared.push_back(k);
+    }
+    if (compared.size() < 2) continue;
+    const size_t ref = compared[0];
+    const auto& ref_list = all[ref].by_group[pg];
+    for (size_t c = 1; c < compared.size() && reports.size() < max_reports; ++c) {
+      const size_t k = compared[c];
+      const auto& list = all[k].by_group[pg];
+      const size_t n = std::min(list.size(), ref_list.size());
+      for (size_t i = 0; i < n && reports.size() < max_reports; ++i) {
+        if (list[i].type == ref_list[i].type && list[i].size_bytes == ref_list[i].size_bytes) {
+          continue;
+        }
+        reports.push_back(absl::StrFormat(
+            "process group '%s', collective #%d: rank %d node %d is %s of %d bytes, rank %d "
+            "node %d is %s of %d bytes",
+            pg, i, ranks[ref].rank, ref_list[i].node_id, TypeName(ref_list[i].type),
+            ref_list[i].size_bytes, ranks[k].rank, list[i].node_id, TypeName(list[i].type),
+            list[i].size_bytes));
+        break;  // later ones are off by the same shift; one report per rank pair
+      }
+      if (list.size() != ref_list.size() && reports.size() < max_reports) {
+        reports.push_back(absl::StrFormat(
+            "process group '%s': rank %d issued %d collectives, rank %d issued %d", pg,
+            ranks[ref].rank, ref_list.size(), ranks[k].rank, list.size()));
+      }
+    }
+  }
+  return reports;
+}
+
+}  // namespace et::convert

@@ -1,0 +1,201 @@
+// et-convert --kineto on the real host/device pairs, and multi-rank conversion with the
+// cross-rank collective check.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "converter/converter.h"
+#include "converter/cross_rank_check.h"
+#include "converter/multi_rank.h"
+#include "converter_test_util.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/file_util.h"
+#include "proto/graph_validation.h"
+
+namespace et::convert {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+absl::StatusOr<Converted> Linked(const std::string& et, const std::string& kineto) {
+  ConvertOptions options;
+  options.kineto_path = DataPath(kineto);
+  return ConvertAndLoad(et, options);
+}
+
+bool IsGpu(const Node& n) { return GetBool(n, attr::kIsGpuOp).value_or(false); }
+
+TEST(LinkedConvertTest, SimpleAddKernelsAreLinkedWithStreamsDurationsAndLaunchers) {
+  auto c = Linked("hta/simple_add_et.json.gz", "hta/simple_add_kineto.json.gz");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->summary.gpu_ops, 4);
+  EXPECT_EQ(c->summary.orphan_gpu_ops, 0);
+  EXPECT_EQ(c->summary.kineto_host_ops_matched, c->summary.kineto_host_ops);
+  std::vector<NodeIndex> gpu;
+  for (NodeIndex i = 0; i < c->graph.size(); ++i) {
+    if (IsGpu(c->graph.node(i))) gpu.push_back(i);
+  }
+  ASSERT_EQ(gpu.size(), 4u);
+  for (size_t k = 0; k < gpu.size(); ++k) {
+    const Node& n = c->graph.node(gpu[k]);
+    EXPECT_FALSE(GetBool(n, attr::kIsCpuOp).value_or(true));
+    EXPECT_EQ(GetInt(n, attr::kStream), 7);
+    EXPECT_GT(GetInt(n, attr::kDurationNs).value_or(0), 0);
+    // Launched by a host node, and after the previous kernel on its stream.
+    bool launched = false, ordered = k == 0;
+    for (NodeIndex d : c->graph.ctrl_deps(gpu[k])) {
+      const Node& dep = c->graph.node(d);
+      // The launcher is the nearest node around the launch: aten::rand (its uniform_ is
+      // folded into it) or aten::add.
+      if (!IsGpu(dep) && (dep.name() == "aten::rand" || dep.name() == "aten::add")) {
+        launched = true;
+      }
+      if (k > 0 && d == gpu[k - 1]) ordered = true;
+    }
+    EXPECT_TRUE(launched) << n.name();
+    EXPECT_TRUE(ordered) << n.name();
+  }
+  // cudaDeviceSynchronize: some host node waits for a GPU node.
+  bool host_waits_for_gpu = false;
+  for (NodeIndex i = 0; i < c->graph.size(); ++i) {
+    if (IsGpu(c->graph.node(i))) continue;
+    for (NodeIndex d : c->graph.ctrl_deps(i)) host_waits_for_gpu |= IsGpu(c->graph.node(d));
+  }
+  EXPECT_TRUE(host_waits_for_gpu);
+  EXPECT_TRUE(ValidateGraph(c->graph).ok());
+}
+
+TEST(LinkedConvertTest, ResnetHostOpsMatchAndEveryKernelHasALauncher) {
+  auto c = Linked("param/resnet_et.1.0.1.json.gz", "param/resnet_kineto.json.gz");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_GT(c->summary.kineto_host_ops, 1000);
+  EXPECT_GE(c->summary.kineto_host_ops_matched, c->summary.kineto_host_ops * 99 / 100);
+  EXPECT_GT(c->summary.gpu_ops, 300);
+  EXPECT_EQ(c->summary.orphan_gpu_ops, 0);
+  int gpu = 0;
+  for (NodeIndex i = 0; i < c->graph.size(); ++i) {
+    if (!IsGpu(c->graph.node(i))) continue;
+    ++gpu;
+    bool launched = false;
+    for (NodeIndex d : c->graph.ctrl_deps(i)) launched |= !IsGpu(c->graph.node(d));
+    EXPECT_TRUE(launched) << c->graph.node(i).id();
+  }
+  EXPECT_EQ(gpu, c->summary.gpu_ops);
+  // Host nodes now carry measured times.
+  int timed = 0, host = 0;
+  for (const Node& n : c->graph.nodes()) {
+    if (IsGpu(n)) continue;
+    ++host;
+    timed += GetInt(n, attr::kDurationNs).has_value();
+  }
+  EXPECT_GE(timed, host * 99 / 100);
+  EXPECT_TRUE(ValidateGraph(c->graph).ok());
+}
+
+TEST(LinkedConvertTest, StepTimesInMetadataEqualTheProfilerStepSpans) {
+  auto c = Linked("recorded/mlp_steps_et.json.gz", "recorded/mlp_steps_trace.json.gz");
+  ASSERT_TRUE(c.ok()) << c.status();
+  // The spans, read independently from the trace JSON (a bare event array).
+  std::string text;
+  ASSERT_TRUE(ReadFileMaybeGzip(DataPath("recorded/mlp_steps_trace.json.gz"), &text).ok());
+  nlohmann::json doc = nlohmann::json::parse(text);
+  const nlohmann::json& events = doc.is_array() ? doc : doc["traceEvents"];
+  std::vector<double> spans_us;
+  for (const auto& e : events) {
+    if (e.value("name", "").rfind("ProfilerStep#", 0) == 0 && e.contains("dur")) {
+      spans_us.push_back(e["dur"].get<double>());
+    }
+  }
+  ASSERT_EQ(spans_us.size(), 3u);
+  auto recorded = GetDoubleList(c->graph.metadata().attr(), attr::kStepTimesUs);
+  ASSERT_TRUE(recorded.has_value());
+  ASSERT_EQ(recorded->size(), spans_us.size());
+  std::sort(spans_us.begin(), spans_us.end());
+  std::vector<double> got = *recorded;
+  std::sort(got.begin(), got.end());
+  for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], spans_us[k], 0.001);
+  auto measured = GetDouble(c->graph.metadata().attr(), attr::kMeasuredStepUs);
+  ASSERT_TRUE(measured.has_value());
+  EXPECT_NE(std::find_if(got.begin(), got.end(),
+                         [&](double v) { return std::abs(v - *measured) < 0.001; }),
+            got.end());
+}
+
+TEST(LinkedConvertTest, CpuOnlyPairGetsDurationsAndNoKernels) {
+  auto c = Linked("pytorch-1.13-cpu/nn_demo_et.json.gz", "pytorch-1.13-cpu/nn_demo_trace.json.gz");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->summary.gpu_ops, 0);
+  EXPECT_GE(c->summary.kineto_host_ops_matched, c->summary.kineto_host_ops * 99 / 100);
+  int timed = 0;
+  for (const Node& n : c->graph.nodes()) timed += n.duration_micros() > 0 || GetInt(n, attr::kDurationNs).value_or(0) > 0;
+  EXPECT_GE(timed, static_cast<int>(c->graph.size()) * 9 / 10);
+}
+
+TEST(LinkedConvertTest, MalformedKinetoIsAClearError) {
+  std::string text;
+  ASSERT_TRUE(ReadFileMaybeGzip(DataPath("hta/simple_add_kineto.json.gz"), &text).ok());
+  const std::string cut = TempOut("cut_kineto.json");
+  std::ofstream(cut) << text.substr(0, text.size() / 2);
+  ConvertOptions options;
+  options.kineto_path = cut;
+  const std::string out = TempOut("cut.et");
+  auto r = ConvertFile(DataPath("hta/simple_add_et.json.gz"), out, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find(cut), std::string::npos) << r.status();
+  EXPECT_FALSE(std::ifstream(out).good());
+}
+
+TEST(MultiRankTest, DdpRanksConvertInParallelAndAgreeAcrossRanks) {
+  auto jobs = JobsFromPattern(DataPath("pytorch-1.13-cpu/ddp_mlp_et_r%d.json.gz"),
+                              TempOut("ddp.%d.et"),
+                              DataPath("pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz"), 4);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  auto results = ConvertRanks(*jobs, {}, 2);
+  std::vector<RankTrace> traces;
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+    EXPECT_EQ(r.summary->collectives_by_type.at("ALL_REDUCE"), 3);
+    traces.push_back({r.job.rank, r.job.output});
+  }
+  auto mismatches = CheckCollectivesAcrossRanks(traces);
+  ASSERT_TRUE(mismatches.ok()) << mismatches.status();
+  EXPECT_TRUE(mismatches->empty()) << (*mismatches)[0];
+  // Any subset of agreeing ranks agrees too.
+  auto same_group = CheckCollectivesAcrossRanks(
+      {{0, TempOut("ddp.0.et")}, {1, TempOut("ddp.1.et")}, {2, TempOut("ddp.3.et")}});
+  ASSERT_TRUE(same_group.ok());
+  EXPECT_TRUE(same_group->empty());
+}
+
+TEST(MultiRankTest, MismatchedSizesAreReportedWithRankNodeAndBytes) {
+  // Rank 1 gets rank 0's trace with its first all-reduce shrunk: rewrite the .et.
+  ASSERT_TRUE(ConvertFile(DataPath("pytorch-1.13-cpu/ddp_mlp_et_r0.json.gz"),
+                          TempOut("m0.et"), {}).ok());
+  auto g = LoadGraph(TempOut("m0.et"));
+  ASSERT_TRUE(g.ok());
+  std::vector<Node> nodes = g->nodes();
+  uint64_t changed = 0;
+  for (Node& n : nodes) {
+    if (n.type() == ChakraProtoMsg::COMM_COLL_NODE &&
+        GetInt(n, attr::kCommType) == ChakraProtoMsg::ALL_REDUCE) {
+      SetInt64(n.mutable_attr(), attr::kCommSize, 1234);
+      changed = n.id();
+      break;
+    }
+  }
+  ASSERT_NE(changed, 0u);
+  ASSERT_TRUE(SaveGraph(Graph::Build(g->metadata(), nodes), TempOut("m1.et")).ok());
+  auto reports = CheckCollectivesAcrossRanks({{0, TempOut("m0.et")}, {1, TempOut("m1.et")}});
+  ASSERT_TRUE(reports.ok());
+  ASSERT_EQ(reports->size(), 1u);
+  const std::string& r = (*reports)[0];
+  EXPECT_NE(r.find("rank 1 node " + std::to_string(changed)), std::string::npos) << r;
+  EXPECT_NE(r.find("1234 bytes"), std::string::npos) << r;
+  EXPECT_NE(r.find("330756 bytes"), std::string::npos) << r;
+}
+
+}  // namespace
+}  // namespace et::convert
