@@ -3,6 +3,7 @@
 #include "visualizer/graph_export.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "absl/strings/ascii.h"
@@ -78,16 +79,73 @@ bool IsDrawing(GraphFormat format) {
   return format != GraphFormat::kGraphMl && format != GraphFormat::kJson;
 }
 
+int64_t EstimateLayoutSize(const VizGraph& graph) {
+  const size_t n = graph.nodes.size();
+  std::vector<uint32_t> pending(n, 0);
+  std::vector<std::vector<uint32_t>> users(n);
+  for (size_t k = 0; k < graph.edges.size(); ++k) {
+    const VizEdge& e = graph.edges[k];
+    if (!IsDrawnEdge(graph, k) || e.kind == EdgeKind::kCollective ||
+        e.kind == EdgeKind::kPeer) {
+      continue;  // drawn with constraint=false: no effect on layering
+    }
+    users[e.from].push_back(e.to);
+    ++pending[e.to];
+  }
+  // Longest-path layering by Kahn's algorithm; nodes left in cycles get span 1.
+  std::vector<int64_t> level(n, 0);
+  std::vector<uint8_t> done(n, 0);
+  std::vector<uint32_t> ready;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    const uint32_t i = ready.back();
+    ready.pop_back();
+    done[i] = 1;
+    for (uint32_t u : users[i]) {
+      level[u] = std::max(level[u], level[i] + 1);
+      if (--pending[u] == 0) ready.push_back(u);
+    }
+  }
+  int64_t size = static_cast<int64_t>(n);
+  for (const VizEdge& e : graph.edges) {
+    const bool ranked = done[e.from] && done[e.to];
+    size += ranked ? std::max<int64_t>(
+                         std::llabs(level[e.to] - level[e.from]) - 1, 0)
+                   : 0;
+  }
+  return size;
+}
+
 absl::Status CheckDrawingSize(const VizGraph& graph,
                               const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,
                               const NodeFilter& filter, int64_t max_nodes) {
+  if (max_nodes <= 0) return absl::OkStatus();
   const int64_t n = static_cast<int64_t>(graph.nodes.size());
-  if (max_nodes <= 0 || n <= max_nodes) return absl::OkStatus();
+  std::string problem;
+  int64_t fitting_nodes = max_nodes;
+  if (n > max_nodes) {
+    problem = absl::StrFormat(
+        "the graph to draw has %d nodes, above the limit of %d", n, max_nodes);
+  } else {
+    const int64_t layout = EstimateLayoutSize(graph);
+    const int64_t budget = kLayoutUnitsPerNode * max_nodes;
+    if (layout <= budget) return absl::OkStatus();
+    problem = absl::StrFormat(
+        "the graph to draw has %d nodes, but its edges span so many layers "
+        "that "
+        "Graphviz would lay out about %d nodes (virtual ones included), above "
+        "the "
+        "limit of %d",
+        n, layout, budget);
+    fitting_nodes = std::max<int64_t>(1, n * budget / layout / 2);
+  }
   std::vector<std::string> hints;
   int64_t fitting = 0;
   const int32_t depth =
-      DeepestFittingDepth(traces, selections, max_nodes, &fitting);
+      DeepestFittingDepth(traces, selections, fitting_nodes, &fitting);
   if (depth >= 0 && !filter.max_depth) {
     hints.push_back(
         absl::StrFormat("--depth %d --collapse (%d nodes)", depth, fitting));
@@ -104,16 +162,14 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
           absl::StrFormat("--step N (steps %s)", absl::StrJoin(steps, ", ")));
     }
   }
-  hints.push_back(FirstIdsHint(graph, max_nodes));
+  hints.push_back(FirstIdsHint(graph, fitting_nodes));
   hints.push_back("--name REGEX");
   hints.push_back("--type compute|collective|gpu|...");
-  return absl::ResourceExhaustedError(
-      absl::StrFormat("the graph to draw has %d nodes, above the limit of %d "
-                      "(Graphviz would take very "
-                      "long and the page would be unreadable); narrow it with "
-                      "%s, raise --max-nodes, or "
-                      "write .graphml/.json, which have no limit",
-                      n, max_nodes, absl::StrJoin(hints, ", ")));
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "%s (Graphviz would run for minutes to hours and the page would be "
+      "unreadable); narrow it with %s; or raise --max-nodes, or write "
+      ".graphml/.json, which have no limit",
+      problem, absl::StrJoin(hints, ", ")));
 }
 
 absl::Status ExportGraph(const VizGraph& graph, const std::string& path,

@@ -192,17 +192,20 @@ floor_rates() {
           rate["simdjson-dom-warm"], rate["nlohmann-sax"] }'
 }
 
-# Speed-up and memory ratio of et-convert over the reference, per input both ran.
+# Speed-up and memory ratio of et-convert (default, and --keep all: every node, like the
+# reference's output) over the reference, per input both ran.
 print_ratios() {
   [[ -n $REF_PARENT && -s $WORK/results ]] || return 0
   echo
-  echo "| input | wall speed-up | CPU speed-up | memory ratio (ref RSS / ours) |"
-  echo "|---|---|---|---|"
-  awk -F'|' '$2 == "et-convert" { w[$1] = $3; c[$1] = $4; r[$1] = $5; order[++n] = $1 }
+  echo "| input | et-convert mode | wall speed-up | CPU speed-up | memory ratio (ref RSS / ours) |"
+  echo "|---|---|---|---|---|"
+  awk -F'|' '$2 ~ /^et-convert/ { key = $1 "|" $2; w[key] = $3; c[key] = $4; r[key] = $5;
+                                   mode[key] = ($2 == "et-convert" ? "default" : "--keep all");
+                                   input[key] = $1; order[++n] = key }
        $2 == "reference (Python)" { rw[$1] = $3; rc[$1] = $4; rr[$1] = $5 }
-       END { for (i = 1; i <= n; i++) { k = order[i]; if (!(k in rw)) continue;
-               printf "| %s | %.1fx | %.1fx | %.1fx |\n", k, rw[k] / w[k],
-                      (c[k] > 0 ? rc[k] / c[k] : 0), rr[k] / r[k] } }' "$WORK/results"
+       END { for (i = 1; i <= n; i++) { k = order[i]; in_ = input[k]; if (!(in_ in rw)) continue;
+               printf "| %s | %s | %.1fx | %.1fx | %.1fx |\n", in_, mode[k], rw[in_] / w[k],
+                      (c[k] > 0 ? rc[in_] / c[k] : 0), rr[in_] / r[k] } }' "$WORK/results"
 }
 
 main() {
