@@ -213,7 +213,8 @@ main() {
   local inputs
   inputs=$(prepare_inputs)
   echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores;" \
-    "best of $REPEATS runs (reference: $REF_REPEATS); $(date -u +%Y-%m-%d)"
+    "best of $REPEATS runs (reference: $REF_REPEATS); $(date -u +%Y-%m-%d);" \
+    "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
   echo "| input | nodes | MB | tool | wall s | CPU s | MB/s (wall) | peak RSS MB |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -226,6 +227,8 @@ main() {
   echo "| input | MB | simdjson DOM (first parse) | simdjson DOM (buffers reused) | nlohmann SAX |"
   echo "|---|---|---|---|---|"
   cat "$WORK/floor_table"
+  echo
+  echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 main
