@@ -13,15 +13,19 @@ namespace {
 
 using nlohmann::json;
 
-// Namespaces of communication ops; `call` ones are what user code calls, `work` ones are
-// the backend's record of the same collective.
+// Namespaces of communication ops; `call` ones are what user code calls, `work`
+// ones are the backend's record of the same collective.
 struct CommNamespace {
   const char* prefix;
   bool work_record;
 };
 constexpr CommNamespace kNamespaces[] = {
-    {"c10d::", false},  {"_c10d_functional::", false}, {"c10d_functional::", false},
-    {"nccl:", true},    {"gloo:", true},               {"mpi:", true},
+    {"c10d::", false},
+    {"_c10d_functional::", false},
+    {"c10d_functional::", false},
+    {"nccl:", true},
+    {"gloo:", true},
+    {"mpi:", true},
     {"ucc:", true},
 };
 
@@ -37,7 +41,8 @@ struct CommArgs {
   json types = json::array();
 };
 
-const ExtraAttr* FindExtra(const HostOp& op, const StringPool& pool, absl::string_view n) {
+const ExtraAttr* FindExtra(const HostOp& op, const StringPool& pool,
+                           absl::string_view n) {
   for (const auto& a : op.extra_attrs) {
     if (pool.Get(a.name) == n) return &a;
   }
@@ -45,7 +50,8 @@ const ExtraAttr* FindExtra(const HostOp& op, const StringPool& pool, absl::strin
 }
 
 json ParseList(absl::string_view text) {
-  json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  json v = json::parse(text.begin(), text.end(), nullptr,
+                       /*allow_exceptions=*/false);
   return v.is_array() ? v : json::array();
 }
 
@@ -62,19 +68,25 @@ std::optional<Classified> Classify(const HostOp& op, const StringPool& pool,
   absl::string_view name = pool.Get(op.name);
   if (name == "record_param_comms") {
     std::optional<CommSpelling> s;
-    if (const ExtraAttr* a = FindExtra(op, pool, "collective_name")) s = ParseCommName(a->s);
+    if (const ExtraAttr* a = FindExtra(op, pool, "collective_name"))
+      s = ParseCommName(a->s);
     if (!s.has_value()) {
       for (const auto& v : args.values) {
-        if (v.is_string() && (s = ParseCommName(v.get<std::string>())).has_value()) break;
+        if (v.is_string() &&
+            (s = ParseCommName(v.get<std::string>())).has_value())
+          break;
       }
     }
-    if (!s.has_value()) s = CommSpelling{CommKind::kOther, ChakraProtoMsg::ALL_REDUCE};
+    if (!s.has_value())
+      s = CommSpelling{CommKind::kOther, ChakraProtoMsg::ALL_REDUCE};
     return Classified{*s, false, true};
   }
   for (const CommNamespace& ns : kNamespaces) {
     if (!absl::StartsWith(name, ns.prefix)) continue;
-    std::optional<CommSpelling> s = ParseCommName(name.substr(strlen(ns.prefix)));
-    if (!s.has_value()) s = CommSpelling{CommKind::kOther, ChakraProtoMsg::ALL_REDUCE};
+    std::optional<CommSpelling> s =
+        ParseCommName(name.substr(strlen(ns.prefix)));
+    if (!s.has_value())
+      s = CommSpelling{CommKind::kOther, ChakraProtoMsg::ALL_REDUCE};
     return Classified{*s, ns.work_record, false};
   }
   return std::nullopt;
@@ -82,14 +94,17 @@ std::optional<Classified> Classify(const HostOp& op, const StringPool& pool,
 
 // Which argument of a c10d call holds the input buffer.
 int InputArg(const std::string& name, ChakraProtoMsg::CollectiveCommType type) {
-  if (!absl::StartsWith(name, "c10d::")) return 0;  // functional ops and work records
+  if (!absl::StartsWith(name, "c10d::"))
+    return 0;  // functional ops and work records
   switch (type) {
     case ChakraProtoMsg::ALL_GATHER:
     case ChakraProtoMsg::GATHER:
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-    case ChakraProtoMsg::ALL_TO_ALL: return 1;
-    default: return 0;
+    case ChakraProtoMsg::ALL_TO_ALL:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -109,41 +124,50 @@ int64_t ArgBytes(const HostOp& op, int arg) {
 
 // The dtype of the tensors in input argument `arg`, from the types list.
 std::string ArgDtype(const json& types, int arg) {
-  if (!types.is_array() || static_cast<int>(types.size()) <= arg || !types[arg].is_string()) {
+  if (!types.is_array() || static_cast<int>(types.size()) <= arg ||
+      !types[arg].is_string()) {
     return "";
   }
   std::string t = types[arg].get<std::string>();
   size_t pos = t.find("Tensor(");
   if (pos == std::string::npos) return "";
   size_t end = t.find(')', pos);
-  auto info = DtypeFromName(t.substr(pos, end == std::string::npos ? end : end - pos + 1));
+  auto info = DtypeFromName(
+      t.substr(pos, end == std::string::npos ? end : end - pos + 1));
   return info.has_value() ? std::string(info->name) : "";
 }
 
-// Fills what this one record says about its collective into `rec` (fields not yet set).
+// Fills what this one record says about its collective into `rec` (fields not
+// yet set).
 void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
               const CommArgs& args, const std::vector<ProcessGroup>& groups,
               CommRecord* rec) {
   const std::string name(pool.Get(op.name));
   const json& values = args.values;
   auto int_at = [&](size_t i) -> int64_t {
-    return i < values.size() && values[i].is_number_integer() ? values[i].get<int64_t>() : -1;
+    return i < values.size() && values[i].is_number_integer()
+               ? values[i].get<int64_t>()
+               : -1;
   };
   if (c.param_comms) {
     const ExtraAttr* nelems = FindExtra(op, pool, "in_msg_nelems");
     const ExtraAttr* dtype = FindExtra(op, pool, "dtype");
     std::optional<DtypeInfo> info;
     if (dtype != nullptr) info = DtypeFromName(dtype->s);
-    if (rec->size_bytes < 0 && nelems != nullptr && info.has_value() && c.spelling.kind != CommKind::kWait) {
+    if (rec->size_bytes < 0 && nelems != nullptr && info.has_value() &&
+        c.spelling.kind != CommKind::kWait) {
       rec->size_bytes = nelems->i * info->elem_bytes;
     }
-    if (rec->dtype.empty() && info.has_value() && c.spelling.kind != CommKind::kWait) {
+    if (rec->dtype.empty() && info.has_value() &&
+        c.spelling.kind != CommKind::kWait) {
       rec->dtype = std::string(info->name);
     }
-    if (const ExtraAttr* pg = FindExtra(op, pool, "pg_name"); pg && rec->pg_name.empty()) {
+    if (const ExtraAttr* pg = FindExtra(op, pool, "pg_name");
+        pg && rec->pg_name.empty()) {
       rec->pg_name = pg->s;
     }
-    // Positional layout: [tensors, seq, pg, ...] for collectives, [seq, pg, ...] for waits.
+    // Positional layout: [tensors, seq, pg, ...] for collectives, [seq, pg,
+    // ...] for waits.
     const bool has_tensors = !values.empty() && values[0].is_array();
     if (rec->seq < 0) rec->seq = has_tensors ? int_at(1) : int_at(0);
     const size_t pg_pos = has_tensors ? 2 : 1;
@@ -155,7 +179,8 @@ void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
         rec->pg_name = pg.get<std::string>();
       } else if (pg.is_number_integer()) {
         for (const ProcessGroup& g : groups) {
-          if (g.backend_id != 0 && g.backend_id == pg.get<int64_t>()) rec->pg_name = g.name;
+          if (g.backend_id != 0 && g.backend_id == pg.get<int64_t>())
+            rec->pg_name = g.name;
         }
       }
     }
@@ -163,9 +188,11 @@ void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
   if (c.spelling.kind == CommKind::kWait) return;
   const int arg = InputArg(name, c.spelling.type);
   if (rec->size_bytes < 0) rec->size_bytes = ArgBytes(op, arg);
-  if (rec->dtype.empty()) rec->dtype = ArgDtype(args.types, c.param_comms ? 0 : arg);
+  if (rec->dtype.empty())
+    rec->dtype = ArgDtype(args.types, c.param_comms ? 0 : arg);
   if (absl::StartsWith(name, "c10d::")) {
-    if (c.spelling.kind == CommKind::kSend || c.spelling.kind == CommKind::kRecv) {
+    if (c.spelling.kind == CommKind::kSend ||
+        c.spelling.kind == CommKind::kRecv) {
       if (rec->peer < 0) rec->peer = int_at(2);
       if (rec->tag < 0) rec->tag = int_at(3);
     } else if (c.spelling.type == ChakraProtoMsg::BROADCAST ||
@@ -181,7 +208,8 @@ void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
 bool SharesTensor(const HostOp& a, const HostOp& b) {
   for (const TensorRef& x : a.inputs) {
     for (const TensorRef& y : b.inputs) {
-      if (x.tensor_id == y.tensor_id || x.storage_id == y.storage_id) return true;
+      if (x.tensor_id == y.tensor_id || x.storage_id == y.storage_id)
+        return true;
     }
   }
   return false;
@@ -190,7 +218,8 @@ bool SharesTensor(const HostOp& a, const HostOp& b) {
 }  // namespace
 
 bool IsNcclKernelName(absl::string_view name) {
-  return absl::StartsWith(name, "ncclKernel") || absl::StartsWith(name, "ncclDevKernel");
+  return absl::StartsWith(name, "ncclKernel") ||
+         absl::StartsWith(name, "ncclDevKernel");
 }
 
 std::optional<CommSpelling> ParseNcclKernelName(absl::string_view name) {
@@ -199,13 +228,14 @@ std::optional<CommSpelling> ParseNcclKernelName(absl::string_view name) {
   if (start == absl::string_view::npos) return std::nullopt;
   absl::string_view rest = name.substr(start + 1);
   absl::string_view op = rest.substr(0, rest.find('_'));
-  if (op == "SendRecv") return CommSpelling{CommKind::kSend, ChakraProtoMsg::ALL_REDUCE};
+  if (op == "SendRecv")
+    return CommSpelling{CommKind::kSend, ChakraProtoMsg::ALL_REDUCE};
   return ParseCommName(op);
 }
 
-absl::Status CollectiveResolver::Resolve(const OpTable& table,
-                                         const std::vector<ProcessGroup>& groups,
-                                         TraceTextSource* text) {
+absl::Status CollectiveResolver::Resolve(
+    const OpTable& table, const std::vector<ProcessGroup>& groups,
+    TraceTextSource* text) {
   const uint32_t n = static_cast<uint32_t>(table.size());
   records_.clear();
   record_of_.assign(n, -1);
@@ -221,8 +251,9 @@ absl::Status CollectiveResolver::Resolve(const OpTable& table,
     a.types = ParseList(op.io(*node_text, kInTypes));
     cls[i] = Classify(op, table.pool(), a);
   }
-  // Owners: the outermost op of each nested chain of communication ops (pre-order visits
-  // parents first, so a parent's record exists when its child is seen).
+  // Owners: the outermost op of each nested chain of communication ops
+  // (pre-order visits parents first, so a parent's record exists when its child
+  // is seen).
   for (uint32_t i : table.preorder()) {
     if (!cls[i].has_value()) continue;
     const uint32_t p = table.parent(i);
@@ -236,8 +267,8 @@ absl::Status CollectiveResolver::Resolve(const OpTable& table,
     rec.owner = i;
     records_.push_back(std::move(rec));
   }
-  // Work records standing alone: fold into the latest earlier call of the same kind and
-  // type that shares a tensor and has no work record yet.
+  // Work records standing alone: fold into the latest earlier call of the same
+  // kind and type that shares a tensor and has no work record yet.
   std::vector<bool> has_work(records_.size(), false);
   for (const CommRecord& r : records_) {
     for (uint32_t m : r.members) {
@@ -264,7 +295,8 @@ absl::Status CollectiveResolver::Resolve(const OpTable& table,
       break;
     }
   }
-  // Compact, then describe each collective from its owner first, then its members.
+  // Compact, then describe each collective from its owner first, then its
+  // members.
   std::vector<CommRecord> kept;
   for (size_t r = 0; r < records_.size(); ++r) {
     if (!dissolved[r]) kept.push_back(std::move(records_[r]));
@@ -275,15 +307,16 @@ absl::Status CollectiveResolver::Resolve(const OpTable& table,
     std::sort(rec.members.begin(), rec.members.end());
     record_of_[rec.owner] = static_cast<int32_t>(r);
     for (uint32_t m : rec.members) record_of_[m] = static_cast<int32_t>(r);
-    // The most specific spelling wins: a record_param_comms name over a c10d one.
+    // The most specific spelling wins: a record_param_comms name over a c10d
+    // one.
     const Classified* best = &*cls[rec.owner];
     for (uint32_t m : rec.members) {
       if (best->spelling.kind == CommKind::kOther) best = &*cls[m];
     }
     rec.kind = best->spelling.kind;
     rec.type = best->spelling.type;
-    Describe(table.op(rec.owner), table.pool(), *cls[rec.owner], args[rec.owner], groups,
-             &rec);
+    Describe(table.op(rec.owner), table.pool(), *cls[rec.owner],
+             args[rec.owner], groups, &rec);
     for (uint32_t m : rec.members) {
       Describe(table.op(m), table.pool(), *cls[m], args[m], groups, &rec);
     }

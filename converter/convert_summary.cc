@@ -12,7 +12,8 @@ namespace {
 
 std::string Counts(const std::map<std::string, int64_t>& m) {
   std::string out;
-  for (const auto& [k, v] : m) absl::StrAppendFormat(&out, "%s%s %d", out.empty() ? "" : ", ", k, v);
+  for (const auto& [k, v] : m)
+    absl::StrAppendFormat(&out, "%s%s %d", out.empty() ? "" : ", ", k, v);
   return out.empty() ? "none" : out;
 }
 
@@ -20,17 +21,20 @@ std::string Counts(const std::map<std::string, int64_t>& m) {
 
 std::string ConvertSummary::ToText() const {
   std::string out = absl::StrFormat(
-      "%s -> %s: schema %s, %d ET nodes -> %d nodes (%d data deps, %d ctrl deps) in %.3f s\n",
-      input_path, output_path, schema, et_nodes, written_nodes, data_deps, ctrl_deps,
-      wall_seconds);
+      "%s -> %s: schema %s, %d ET nodes -> %d nodes (%d data deps, %d ctrl "
+      "deps) in %.3f s\n",
+      input_path, output_path, schema, et_nodes, written_nodes, data_deps,
+      ctrl_deps, wall_seconds);
   absl::StrAppend(&out, "  nodes: ", Counts(nodes_by_type), "\n");
   std::string colls;
   for (const auto& [type, count] : collectives_by_type) {
     auto bytes = collective_bytes_by_type.find(type);
-    absl::StrAppendFormat(&colls, "%s%s %d (%d bytes)", colls.empty() ? "" : ", ", type,
-                          count, bytes == collective_bytes_by_type.end() ? 0 : bytes->second);
+    absl::StrAppendFormat(
+        &colls, "%s%s %d (%d bytes)", colls.empty() ? "" : ", ", type, count,
+        bytes == collective_bytes_by_type.end() ? 0 : bytes->second);
   }
-  absl::StrAppend(&out, "  communication: ", colls.empty() ? "none" : colls, "\n");
+  absl::StrAppend(&out, "  communication: ", colls.empty() ? "none" : colls,
+                  "\n");
   absl::StrAppend(&out, "  not made nodes: ", Counts(skipped_by_reason), "\n");
   if (!unknown_ops.empty()) {
     std::vector<std::pair<int64_t, std::string>> top;
@@ -42,12 +46,16 @@ std::string ConvertSummary::ToText() const {
     std::sort(top.begin(), top.end());
     std::string names;
     for (size_t k = 0; k < top.size() && k < 5; ++k) {
-      absl::StrAppendFormat(&names, "%s%s %d", k ? ", " : "", top[k].second, -top[k].first);
+      absl::StrAppendFormat(&names, "%s%s %d", k ? ", " : "", top[k].second,
+                            -top[k].first);
     }
-    absl::StrAppendFormat(&out, "  ops without a cost model (kept, 0 FLOPs): %d of %d kinds; top: %s\n",
-                          total, unknown_ops.size(), names);
+    absl::StrAppendFormat(
+        &out,
+        "  ops without a cost model (kept, 0 FLOPs): %d of %d kinds; top: %s\n",
+        total, unknown_ops.size(), names);
   }
-  for (const std::string& w : warnings) absl::StrAppend(&out, "  warning: ", w, "\n");
+  for (const std::string& w : warnings)
+    absl::StrAppend(&out, "  warning: ", w, "\n");
   return out;
 }
 

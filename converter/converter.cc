@@ -1,5 +1,5 @@
-// ConvertFile: tokenizer -> node parser -> op table -> collectives -> keep plan ->
-// dependencies -> node emitter -> .et writer. See converter.h.
+// ConvertFile: tokenizer -> node parser -> op table -> collectives -> keep plan
+// -> dependencies -> node emitter -> .et writer. See converter.h.
 #include "converter/converter.h"
 
 #include <sys/stat.h>
@@ -29,31 +29,36 @@
 namespace et::convert {
 namespace {
 
-absl::Status CheckSchema(const std::string& path, const std::string& schema, bool force) {
+absl::Status CheckSchema(const std::string& path, const std::string& schema,
+                         bool force) {
   if (IsSupportedSchema(schema) || force) return absl::OkStatus();
   if (schema.empty()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: no `schema` field: not a PyTorch execution trace? (--force-schema tries anyway)",
-        path));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: no `schema` field: not a PyTorch execution trace? "
+                        "(--force-schema tries anyway)",
+                        path));
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s: unknown execution-trace schema '%s' (supported: %s; --force-schema tries anyway)",
-      path, schema, absl::StrJoin(SupportedSchemas(), ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: unknown execution-trace schema '%s' (supported: %s; "
+                      "--force-schema tries anyway)",
+                      path, schema, absl::StrJoin(SupportedSchemas(), ", ")));
 }
 
 // The process-group table of the `## process_group:init ##` op(s).
-absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(const std::string& path,
-                                                            const OpTable& table,
-                                                            TraceTextSource* source) {
+absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(
+    const std::string& path, const OpTable& table, TraceTextSource* source) {
   std::vector<ProcessGroup> groups;
   for (uint32_t i = 0; i < table.size(); ++i) {
     if (!IsProcessGroupInitName(table.name(i))) continue;
-    ASSIGN_OR_RETURN(absl::string_view node_text, source->NodeText(table.op(i)));
+    ASSIGN_OR_RETURN(absl::string_view node_text,
+                     source->NodeText(table.op(i)));
     absl::string_view text = table.op(i).io(node_text, kInValues);
-    nlohmann::json values = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    nlohmann::json values =
+        nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (!values.is_array() || values.empty() || !values[0].is_string()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: node %d: process-group table is not a JSON string", path, table.op(i).id));
+          "%s: node %d: process-group table is not a JSON string", path,
+          table.op(i).id));
     }
     auto parsed = ParseProcessGroupJson(values[0].get<std::string>());
     if (!parsed.ok()) {
@@ -68,7 +73,8 @@ absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(const std::string& p
 // Progress on stderr, at most a few times a second.
 class ProgressLine {
  public:
-  ProgressLine(bool enabled, const std::string& path) : enabled_(enabled), path_(path) {
+  ProgressLine(bool enabled, const std::string& path)
+      : enabled_(enabled), path_(path) {
     struct stat st;
     if (stat(path.c_str(), &st) == 0) total_bytes_ = st.st_size;
   }
@@ -81,7 +87,8 @@ class ProgressLine {
             total_bytes_ > 0 ? 100.0 * bytes / total_bytes_ : 0.0);
   }
   void Stage(const char* what) {
-    if (enabled_) fprintf(stderr, "\ret-convert: %s: %-20s", path_.c_str(), what);
+    if (enabled_)
+      fprintf(stderr, "\ret-convert: %s: %-20s", path_.c_str(), what);
   }
   ~ProgressLine() {
     if (enabled_) fprintf(stderr, "\r\033[K");
@@ -95,10 +102,9 @@ class ProgressLine {
   std::chrono::steady_clock::time_point last_{};
 };
 
-ChakraProtoMsg::GlobalMetadata MakeMetadata(const EtJsonTokenizer& tokenizer,
-                                            const std::string& input_path,
-                                            const std::vector<ProcessGroup>& groups,
-                                            const ConvertOptions& options) {
+ChakraProtoMsg::GlobalMetadata MakeMetadata(
+    const EtJsonTokenizer& tokenizer, const std::string& input_path,
+    const std::vector<ProcessGroup>& groups, const ConvertOptions& options) {
   ChakraProtoMsg::GlobalMetadata meta;
   meta.set_version("0.0.4");
   auto* attrs = meta.mutable_attr();
@@ -106,7 +112,8 @@ ChakraProtoMsg::GlobalMetadata MakeMetadata(const EtJsonTokenizer& tokenizer,
   SetString(attrs, attr::kSourceFile, input_path);
   auto pid = tokenizer.top_level_fields().find("pid");
   int64_t pid_value = 0;
-  if (pid != tokenizer.top_level_fields().end() && absl::SimpleAtoi(pid->second, &pid_value)) {
+  if (pid != tokenizer.top_level_fields().end() &&
+      absl::SimpleAtoi(pid->second, &pid_value)) {
     SetInt64(attrs, attr::kPid, pid_value);
   }
   if (options.rank >= 0) SetInt64(attrs, attr::kRank, options.rank);
@@ -134,13 +141,16 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   EtJsonTokenizer tokenizer(input_path);
   EtNodeParser parser(input_path, pool.get());
   std::vector<HostOp> ops;
-  ops.reserve(static_cast<size_t>(summary.input_bytes / 600));  // ~500 B per node in 1.0.1
+  ops.reserve(static_cast<size_t>(summary.input_bytes /
+                                  600));  // ~500 B per node in 1.0.1
   TraceTextSource text;
   bool schema_checked = false;
   RETURN_IF_ERROR(tokenizer.Run(
-      [&](absl::string_view json, int64_t index, uint64_t offset) -> absl::Status {
+      [&](absl::string_view json, int64_t index,
+          uint64_t offset) -> absl::Status {
         if (!schema_checked && tokenizer.top_level_fields().count("schema")) {
-          RETURN_IF_ERROR(CheckSchema(input_path, tokenizer.TopLevelString("schema"),
+          RETURN_IF_ERROR(CheckSchema(input_path,
+                                      tokenizer.TopLevelString("schema"),
                                       options.force_schema));
           schema_checked = true;
         }
@@ -157,35 +167,42 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   summary.schema = tokenizer.TopLevelString("schema");
   summary.et_nodes = static_cast<int64_t>(ops.size());
   if (ops.empty()) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: the trace has no nodes", input_path));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: the trace has no nodes", input_path));
   }
 
-  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync, steps.
+  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
+  // steps.
   KinetoMergeInfo kineto;
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(MergeKineto(options.kineto_path, pool.get(), &ops, &kineto));
+    RETURN_IF_ERROR(
+        MergeKineto(options.kineto_path, pool.get(), &ops, &kineto));
     summary.kineto_host_ops = kineto.host_ops_considered;
     summary.kineto_host_ops_matched = kineto.host_ops_matched;
     summary.gpu_ops = kineto.gpu_ops;
     summary.orphan_gpu_ops = kineto.orphan_gpu_ops;
     summary.warnings.push_back(absl::StrFormat(
-        "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a launcher, %d of "
+        "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
+        "launcher, %d of "
         "other iterations left out), %d sync edges",
         kineto.host_ops_matched, kineto.host_ops_considered,
-        kineto.host_ops_considered ? 100.0 * kineto.host_ops_matched / kineto.host_ops_considered
-                                   : 0.0,
+        kineto.host_ops_considered
+            ? 100.0 * kineto.host_ops_matched / kineto.host_ops_considered
+            : 0.0,
         kineto.gpu_ops, kineto.orphan_gpu_ops, kineto.gpu_ops_outside_window,
         kineto.sync_edges));
     for (auto& w : kineto.warnings) summary.warnings.push_back(std::move(w));
   }
 
-  // 3. Structure: call tree, process groups, collectives, granularity, dependencies.
+  // 3. Structure: call tree, process groups, collectives, granularity,
+  // dependencies.
   progress.Stage("building graph");
   OpTable table;
   table.set_pool(std::move(pool));
   RETURN_IF_ERROR(table.Build(input_path, std::move(ops)));
-  ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups, ReadProcessGroups(input_path, table, &text));
+  ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups,
+                   ReadProcessGroups(input_path, table, &text));
   CollectiveResolver comms;
   RETURN_IF_ERROR(comms.Resolve(table, groups, &text));
   KeepPlan plan;
@@ -199,22 +216,25 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
         dep_builder.stats().missing_targets));
   }
   if (dep_builder.stats().unresolved > 0) {
-    summary.warnings.push_back(absl::StrFormat(
-        "%d dependencies on ops with no node standing for them (profiler roots, empty "
-        "containers) were not written",
-        dep_builder.stats().unresolved));
+    summary.warnings.push_back(
+        absl::StrFormat("%d dependencies on ops with no node standing for them "
+                        "(profiler roots, empty "
+                        "containers) were not written",
+                        dep_builder.stats().unresolved));
   }
   summary.skipped_by_reason = plan.skipped();
 
   // 4. Emit nodes in ascending id order.
   progress.Stage("writing");
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
-  ChakraProtoMsg::GlobalMetadata metadata = MakeMetadata(tokenizer, input_path, groups, options);
+  ChakraProtoMsg::GlobalMetadata metadata =
+      MakeMetadata(tokenizer, input_path, groups, options);
   if (!kineto.step_times_us.empty()) {
     auto* attrs = metadata.mutable_attr();
     SetStringList(attrs, attr::kStepNames, kineto.step_names);
     SetDoubleList(attrs, attr::kStepTimesUs, kineto.step_times_us);
-    if (kineto.measured_step_us >= 0) SetDouble(attrs, attr::kMeasuredStepUs, kineto.measured_step_us);
+    if (kineto.measured_step_us >= 0)
+      SetDouble(attrs, attr::kMeasuredStepUs, kineto.measured_step_us);
   }
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
   NodeEmitter emitter(table, comms, plan, deps, groups, options);
@@ -228,7 +248,8 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   }
   RETURN_IF_ERROR(writer->Close());
   summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return summary;
 }
 

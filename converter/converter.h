@@ -1,6 +1,7 @@
-// The converter's public entry points: PyTorch execution trace (ET JSON, plain or gzip,
-// optionally linked with a Kineto trace) -> Chakra .et. et_convert_main.cc is a thin CLI
-// over these; tests of other components use ConvertFile() to make .et inputs.
+// The converter's public entry points: PyTorch execution trace (ET JSON, plain
+// or gzip, optionally linked with a Kineto trace) -> Chakra .et.
+// et_convert_main.cc is a thin CLI over these; tests of other components use
+// ConvertFile() to make .et inputs.
 #ifndef CONVERTER_CONVERTER_H_
 #define CONVERTER_CONVERTER_H_
 
@@ -21,10 +22,11 @@ enum class Granularity {
 
 struct ConvertOptions {
   Granularity granularity = Granularity::kSimulation;
-  bool force_schema = false;   // try unknown schema versions anyway
-  std::string kineto_path;     // optional Kineto trace of the same run
-  int rank = -1;               // -1: from the trace (distributedInfo / pg table) or 0
-  bool show_progress = false;  // progress on stderr (the CLI sets it for a terminal)
+  bool force_schema = false;  // try unknown schema versions anyway
+  std::string kineto_path;    // optional Kineto trace of the same run
+  int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
+  bool show_progress =
+      false;  // progress on stderr (the CLI sets it for a terminal)
 };
 
 // What a conversion did; printed as the summary and as --json-summary.
@@ -32,22 +34,22 @@ struct ConvertSummary {
   std::string input_path;
   std::string output_path;
   std::string schema;
-  int64_t et_nodes = 0;        // nodes in the input
-  int64_t written_nodes = 0;   // nodes in the output
-  std::map<std::string, int64_t> nodes_by_type;         // "COMP_NODE" -> count
-  std::map<std::string, int64_t> collectives_by_type;   // "ALL_REDUCE" -> count
+  int64_t et_nodes = 0;                                // nodes in the input
+  int64_t written_nodes = 0;                           // nodes in the output
+  std::map<std::string, int64_t> nodes_by_type;        // "COMP_NODE" -> count
+  std::map<std::string, int64_t> collectives_by_type;  // "ALL_REDUCE" -> count
   std::map<std::string, int64_t> collective_bytes_by_type;
-  std::map<std::string, int64_t> skipped_by_reason;     // reason -> count
-  std::map<std::string, int64_t> unknown_ops;           // op name -> count (became COMP)
+  std::map<std::string, int64_t> skipped_by_reason;  // reason -> count
+  std::map<std::string, int64_t> unknown_ops;  // op name -> count (became COMP)
   int64_t data_deps = 0;
   int64_t ctrl_deps = 0;
   double wall_seconds = 0;
   int64_t input_bytes = 0;
   // Kineto linking (zero without --kineto).
-  int64_t kineto_host_ops = 0;          // host ops that could have a Kineto twin
+  int64_t kineto_host_ops = 0;  // host ops that could have a Kineto twin
   int64_t kineto_host_ops_matched = 0;
-  int64_t gpu_ops = 0;                  // kernels, memcpys, memsets linked in
-  int64_t orphan_gpu_ops = 0;           // of which without a launching host op
+  int64_t gpu_ops = 0;                // kernels, memcpys, memsets linked in
+  int64_t orphan_gpu_ops = 0;         // of which without a launching host op
   std::vector<std::string> warnings;  // e.g. Kineto match fractions
 
   std::string ToText() const;  // the human summary (several lines)

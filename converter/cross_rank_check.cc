@@ -21,7 +21,8 @@ struct Issued {
 };
 
 struct RankCollectives {
-  std::map<std::string, std::vector<Issued>> by_group;  // pg name ("" = default)
+  std::map<std::string, std::vector<Issued>>
+      by_group;  // pg name ("" = default)
   std::vector<ProcessGroup> groups;
 };
 
@@ -43,7 +44,8 @@ absl::StatusOr<RankCollectives> ReadCollectives(const std::string& path) {
 
 std::string TypeName(int64_t type) {
   return ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(type))
-             ? std::string(CommTypeName(static_cast<ChakraProtoMsg::CollectiveCommType>(type)))
+             ? std::string(CommTypeName(
+                   static_cast<ChakraProtoMsg::CollectiveCommType>(type)))
              : absl::StrFormat("type %d", type);
 }
 
@@ -57,18 +59,21 @@ absl::StatusOr<std::vector<std::string>> CheckCollectivesAcrossRanks(
     all.push_back(std::move(c));
   }
   std::vector<std::string> reports;
-  std::map<std::string, std::vector<size_t>> members;  // pg -> indices into `ranks`
+  std::map<std::string, std::vector<size_t>>
+      members;  // pg -> indices into `ranks`
   for (size_t k = 0; k < ranks.size(); ++k) {
     for (const auto& [pg, list] : all[k].by_group) members[pg].push_back(k);
   }
   for (const auto& [pg, idx] : members) {
-    // Explicit membership narrows the ranks compared; empty means every rank given.
+    // Explicit membership narrows the ranks compared; empty means every rank
+    // given.
     std::vector<size_t> compared;
     for (size_t k = 0; k < ranks.size(); ++k) {
       bool member = true;
       for (const ProcessGroup& g : all[k].groups) {
         if (g.name == pg && !g.ranks.empty()) {
-          member = std::find(g.ranks.begin(), g.ranks.end(), ranks[k].rank) != g.ranks.end();
+          member = std::find(g.ranks.begin(), g.ranks.end(), ranks[k].rank) !=
+                   g.ranks.end();
         }
       }
       if (member) compared.push_back(k);
@@ -76,26 +81,31 @@ absl::StatusOr<std::vector<std::string>> CheckCollectivesAcrossRanks(
     if (compared.size() < 2) continue;
     const size_t ref = compared[0];
     const auto& ref_list = all[ref].by_group[pg];
-    for (size_t c = 1; c < compared.size() && reports.size() < max_reports; ++c) {
+    for (size_t c = 1; c < compared.size() && reports.size() < max_reports;
+         ++c) {
       const size_t k = compared[c];
       const auto& list = all[k].by_group[pg];
       const size_t n = std::min(list.size(), ref_list.size());
       for (size_t i = 0; i < n && reports.size() < max_reports; ++i) {
-        if (list[i].type == ref_list[i].type && list[i].size_bytes == ref_list[i].size_bytes) {
+        if (list[i].type == ref_list[i].type &&
+            list[i].size_bytes == ref_list[i].size_bytes) {
           continue;
         }
         reports.push_back(absl::StrFormat(
-            "process group '%s', collective #%d: rank %d node %d is %s of %d bytes, rank %d "
+            "process group '%s', collective #%d: rank %d node %d is %s of %d "
+            "bytes, rank %d "
             "node %d is %s of %d bytes",
-            pg, i, ranks[ref].rank, ref_list[i].node_id, TypeName(ref_list[i].type),
-            ref_list[i].size_bytes, ranks[k].rank, list[i].node_id, TypeName(list[i].type),
-            list[i].size_bytes));
-        break;  // later ones are off by the same shift; one report per rank pair
+            pg, i, ranks[ref].rank, ref_list[i].node_id,
+            TypeName(ref_list[i].type), ref_list[i].size_bytes, ranks[k].rank,
+            list[i].node_id, TypeName(list[i].type), list[i].size_bytes));
+        break;  // later ones are off by the same shift; one report per rank
+                // pair
       }
       if (list.size() != ref_list.size() && reports.size() < max_reports) {
         reports.push_back(absl::StrFormat(
-            "process group '%s': rank %d issued %d collectives, rank %d issued %d", pg,
-            ranks[ref].rank, ref_list.size(), ranks[k].rank, list.size()));
+            "process group '%s': rank %d issued %d collectives, rank %d issued "
+            "%d",
+            pg, ranks[ref].rank, ref_list.size(), ranks[k].rank, list.size()));
       }
     }
   }

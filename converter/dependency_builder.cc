@@ -18,9 +18,11 @@ void SortUnique(std::vector<uint64_t>* v) {
 
 }  // namespace
 
-absl::Status DependencyBuilder::Build(const std::string& path, const OpTable& table,
+absl::Status DependencyBuilder::Build(const std::string& path,
+                                      const OpTable& table,
                                       const CollectiveResolver& comms,
-                                      const KeepPlan& plan, std::vector<NodeDeps>* deps) {
+                                      const KeepPlan& plan,
+                                      std::vector<NodeDeps>* deps) {
   const uint32_t n = static_cast<uint32_t>(table.size());
   deps->assign(n, {});
   stats_ = {};
@@ -35,7 +37,8 @@ absl::Status DependencyBuilder::Build(const std::string& path, const OpTable& ta
       return;
     }
     if (s == node) return;
-    ((*deps)[node].*(data ? &NodeDeps::data : &NodeDeps::ctrl)).push_back(table.op(s).id);
+    ((*deps)[node].*(data ? &NodeDeps::data : &NodeDeps::ctrl))
+        .push_back(table.op(s).id);
   };
   // Control: caller, issue order per thread, stream order per GPU stream.
   absl::flat_hash_map<int64_t, uint32_t> last_on_thread, last_on_stream;
@@ -45,7 +48,8 @@ absl::Status DependencyBuilder::Build(const std::string& path, const OpTable& ta
     const HostOp& op = table.op(i);
     if (plan.caller(i) != kNoOp) add(i, plan.caller(i), false);
     if (op.is_gpu()) {
-      auto [it, fresh] = last_on_stream.try_emplace((int64_t{op.device} << 32) ^ op.stream, i);
+      auto [it, fresh] =
+          last_on_stream.try_emplace((int64_t{op.device} << 32) ^ op.stream, i);
       if (!fresh) add(i, it->second, false);
       it->second = i;
     } else {
@@ -74,9 +78,11 @@ absl::Status DependencyBuilder::Build(const std::string& path, const OpTable& ta
       }
     }
   }
-  // Data: sweep starts in id order; publish an op's outputs once its subtree has ended.
+  // Data: sweep starts in id order; publish an op's outputs once its subtree
+  // has ended.
   using Pending = std::pair<uint64_t, uint32_t>;  // (subtree max id, op)
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> open;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>>
+      open;
   absl::flat_hash_map<int64_t, uint32_t> last_writer;
   last_writer.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
@@ -143,12 +149,13 @@ absl::Status DependencyBuilder::Build(const std::string& path, const OpTable& ta
     walk.push_back(cur);
   }
   std::vector<uint64_t> cycle;
-  for (auto it = std::find(walk.begin(), walk.end(), cur); it != walk.end(); ++it) {
+  for (auto it = std::find(walk.begin(), walk.end(), cur); it != walk.end();
+       ++it) {
     cycle.push_back(table.op(*it).id);
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s: node %d: dependency cycle through nodes %s", path, cycle.front(),
-      absl::StrJoin(cycle, " <- ")));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: node %d: dependency cycle through nodes %s", path,
+                      cycle.front(), absl::StrJoin(cycle, " <- ")));
 }
 
 }  // namespace et::convert

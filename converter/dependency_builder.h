@@ -1,12 +1,16 @@
 // Computes the dependencies of every node of a KeepPlan:
-//  ctrl: the caller (nearest enclosing node), the previous node on the same thread (issue
-//        order), for GPU nodes the previous GPU node on the same stream, and the linked
-//        trace's inter_thread_dep / sync_dep; waits depend on the collective they wait for.
-//  data: producer -> consumer through tensor ids. An op's outputs are published when it
-//        ends, i.e. once an op with a larger id than any in its subtree has started, so a
-//        consumer depends on the op that last wrote the tensor before it began.
-// Every dependency points at a node (through KeepPlan::stand_in); none is dropped
-// silently: dependencies on ops with no stand-in are counted.
+//  ctrl: the caller (nearest enclosing node), the previous node on the same
+//  thread (issue
+//        order), for GPU nodes the previous GPU node on the same stream, and
+//        the linked trace's inter_thread_dep / sync_dep; waits depend on the
+//        collective they wait for.
+//  data: producer -> consumer through tensor ids. An op's outputs are published
+//  when it
+//        ends, i.e. once an op with a larger id than any in its subtree has
+//        started, so a consumer depends on the op that last wrote the tensor
+//        before it began.
+// Every dependency points at a node (through KeepPlan::stand_in); none is
+// dropped silently: dependencies on ops with no stand-in are counted.
 #ifndef CONVERTER_DEPENDENCY_BUILDER_H_
 #define CONVERTER_DEPENDENCY_BUILDER_H_
 
@@ -27,13 +31,15 @@ struct NodeDeps {
 
 struct DependencyStats {
   int64_t unresolved = 0;  // deps whose target has no node standing for it
-  int64_t missing_targets = 0;  // inter_thread_dep / sync_dep ids absent from the trace
+  int64_t missing_targets =
+      0;  // inter_thread_dep / sync_dep ids absent from the trace
 };
 
 class DependencyBuilder {
  public:
-  // Fills `deps` (indexed by op; empty for non-nodes). Fails with the ids of a cycle if
-  // the resulting graph is cyclic (only possible through linked-trace deps).
+  // Fills `deps` (indexed by op; empty for non-nodes). Fails with the ids of a
+  // cycle if the resulting graph is cyclic (only possible through linked-trace
+  // deps).
   absl::Status Build(const std::string& path, const OpTable& table,
                      const CollectiveResolver& comms, const KeepPlan& plan,
                      std::vector<NodeDeps>* deps);

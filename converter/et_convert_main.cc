@@ -1,5 +1,6 @@
-// et-convert: PyTorch execution trace (+ Kineto) -> Chakra .et; also .et -> JSON and
-// ASTRA-sim text workloads -> .et. Flags are parsed here only; the work is in the library.
+// et-convert: PyTorch execution trace (+ Kineto) -> Chakra .et; also .et ->
+// JSON and ASTRA-sim text workloads -> .et. Flags are parsed here only; the
+// work is in the library.
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,20 +20,30 @@
 #include "proto/file_util.h"
 #include "proto/graph_json.h"
 
-ABSL_FLAG(std::string, kineto, "", "Kineto trace of the same run (a %d pattern with --ranks)");
+ABSL_FLAG(std::string, kineto, "",
+          "Kineto trace of the same run (a %d pattern with --ranks)");
 ABSL_FLAG(std::string, keep, "simulation",
-          "operator granularity: 'simulation' (no time counted twice) or 'all' (every node)");
+          "operator granularity: 'simulation' (no time counted twice) or 'all' "
+          "(every node)");
 ABSL_FLAG(bool, force_schema, false, "try an unknown ET schema version anyway");
-ABSL_FLAG(int, ranks, 0, "convert ranks 0..N-1: input and output paths hold a %d");
-ABSL_FLAG(int, rank, -1, "rank of a single input, recorded in the graph metadata");
-ABSL_FLAG(int, jobs, 0, "parallel conversions for several ranks (0: one per core)");
-ABSL_FLAG(std::string, json_summary, "", "write the summary as JSON to this file ('-': stdout)");
-ABSL_FLAG(bool, to_json, false, "convert a .et to one JSON document: et-convert --to-json in.et out.json");
+ABSL_FLAG(int, ranks, 0,
+          "convert ranks 0..N-1: input and output paths hold a %d");
+ABSL_FLAG(int, rank, -1,
+          "rank of a single input, recorded in the graph metadata");
+ABSL_FLAG(int, jobs, 0,
+          "parallel conversions for several ranks (0: one per core)");
+ABSL_FLAG(std::string, json_summary, "",
+          "write the summary as JSON to this file ('-': stdout)");
+ABSL_FLAG(
+    bool, to_json, false,
+    "convert a .et to one JSON document: et-convert --to-json in.et out.json");
 ABSL_FLAG(bool, quiet, false, "no summary on stderr");
 ABSL_FLAG(bool, astra_text, false,
-          "convert an ASTRA-sim text workload: et-convert --astra-text w.txt 'out.%d.et' --ranks N");
+          "convert an ASTRA-sim text workload: et-convert --astra-text w.txt "
+          "'out.%d.et' --ranks N");
 ABSL_FLAG(int, passes, 1, "with --astra-text: training iterations to unroll");
-ABSL_FLAG(double, cycle_ns, 1.0, "with --astra-text: nanoseconds per ASTRA-sim cycle");
+ABSL_FLAG(double, cycle_ns, 1.0,
+          "with --astra-text: nanoseconds per ASTRA-sim cycle");
 
 namespace {
 
@@ -60,7 +71,8 @@ absl::StatusOr<Options> ParseOptions(const std::vector<char*>& args) {
   Options o;
   if (args.size() != 3) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "expected an input and an output path, got %d arguments (try --help)", args.size() - 1));
+        "expected an input and an output path, got %d arguments (try --help)",
+        args.size() - 1));
   }
   o.input = args[1];
   o.output = args[2];
@@ -85,12 +97,14 @@ absl::StatusOr<Options> ParseOptions(const std::vector<char*>& args) {
   o.astra.num_passes = absl::GetFlag(FLAGS_passes);
   o.astra.cycle_ns = absl::GetFlag(FLAGS_cycle_ns);
   if (o.astra_text && o.ranks <= 0) {
-    return absl::InvalidArgumentError("--astra-text needs --ranks N (the number of NPUs)");
+    return absl::InvalidArgumentError(
+        "--astra-text needs --ranks N (the number of NPUs)");
   }
   return o;
 }
 
-absl::Status WriteJsonSummary(const std::string& path, const std::string& json) {
+absl::Status WriteJsonSummary(const std::string& path,
+                              const std::string& json) {
   if (path.empty()) return absl::OkStatus();
   if (path == "-") {
     printf("%s\n", json.c_str());
@@ -108,9 +122,10 @@ int RunSingle(const Options& o) {
 }
 
 int RunRanks(const Options& o) {
-  auto jobs = o.ranks > 0 ? et::convert::JobsFromPattern(o.input, o.output,
-                                                         o.convert.kineto_path, o.ranks)
-                          : et::convert::JobsFromDirectory(o.input, o.output);
+  auto jobs = o.ranks > 0
+                  ? et::convert::JobsFromPattern(o.input, o.output,
+                                                 o.convert.kineto_path, o.ranks)
+                  : et::convert::JobsFromDirectory(o.input, o.output);
   if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
   auto results = et::convert::ConvertRanks(*jobs, o.convert, o.jobs);
   int failures = 0;
@@ -122,36 +137,44 @@ int RunRanks(const Options& o) {
               std::string(r.summary.status().message()).c_str());
       continue;
     }
-    if (!o.quiet) fprintf(stderr, "rank %d: %s", r.job.rank, r.summary->ToText().c_str());
+    if (!o.quiet)
+      fprintf(stderr, "rank %d: %s", r.job.rank, r.summary->ToText().c_str());
     json += (json.size() > 1 ? "," : "") + r.summary->ToJson();
   }
   json += "]";
   if (failures > 0) {
-    return Fail(absl::StrFormat("%d of %d ranks failed", failures, results.size()));
+    return Fail(
+        absl::StrFormat("%d of %d ranks failed", failures, results.size()));
   }
   std::vector<et::convert::RankTrace> traces;
   for (const auto& r : results) traces.push_back({r.job.rank, r.job.output});
   auto mismatches = et::convert::CheckCollectivesAcrossRanks(traces);
   if (!mismatches.ok()) return Fail(std::string(mismatches.status().message()));
-  for (const auto& m : *mismatches) fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
+  for (const auto& m : *mismatches)
+    fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
   if (!o.quiet && mismatches->empty()) {
-    fprintf(stderr, "cross-rank check: every process group's members issued the same "
-                    "collectives in the same order\n");
+    fprintf(stderr,
+            "cross-rank check: every process group's members issued the same "
+            "collectives in the same order\n");
   }
   auto s = WriteJsonSummary(o.json_summary, json);
   return s.ok() ? 0 : Fail(std::string(s.message()));
 }
 
 int RunAstraText(const Options& o) {
-  auto summary = et::convert::ConvertAstraText(o.input, o.output, o.ranks, o.astra);
+  auto summary =
+      et::convert::ConvertAstraText(o.input, o.output, o.ranks, o.astra);
   if (!summary.ok()) return Fail(std::string(summary.status().message()));
   if (!o.quiet) {
-    fprintf(stderr, "%s: %s, %d layers -> %d ranks x %d nodes (%d compute, %d communication)\n",
+    fprintf(stderr,
+            "%s: %s, %d layers -> %d ranks x %d nodes (%d compute, %d "
+            "communication)\n",
             o.input.c_str(), summary->parallelism.c_str(), summary->num_layers,
             summary->num_ranks, static_cast<int>(summary->nodes_per_rank),
             static_cast<int>(summary->comp_nodes_per_rank),
             static_cast<int>(summary->comm_nodes_per_rank));
-    for (const auto& w : summary->warnings) fprintf(stderr, "  warning: %s\n", w.c_str());
+    for (const auto& w : summary->warnings)
+      fprintf(stderr, "  warning: %s\n", w.c_str());
   }
   return 0;
 }
@@ -162,14 +185,16 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "PyTorch execution trace -> Chakra .et\n"
       "  et-convert in.json[.gz] out.et [--kineto trace.json] [--keep all]\n"
-      "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto 'kineto_%d.json']\n"
+      "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto "
+      "'kineto_%d.json']\n"
       "  et-convert traces_dir/ out_dir/\n"
       "  et-convert --to-json in.et out.json\n"
       "  et-convert --astra-text workload.txt 'out.%d.et' --ranks 8");
   std::vector<std::string> arg_storage;
-  std::vector<char*> normalized = et::NormalizeFlagSpelling(argc, argv, &arg_storage);
-  std::vector<char*> args =
-      absl::ParseCommandLine(static_cast<int>(normalized.size() - 1), normalized.data());
+  std::vector<char*> normalized =
+      et::NormalizeFlagSpelling(argc, argv, &arg_storage);
+  std::vector<char*> args = absl::ParseCommandLine(
+      static_cast<int>(normalized.size() - 1), normalized.data());
   auto options = ParseOptions(args);
   if (!options.ok()) return Fail(std::string(options.status().message()));
   const Options& o = *options;

@@ -14,12 +14,15 @@
 namespace et::convert {
 namespace {
 
-constexpr size_t kChunkBytes = 4 << 20;  // 4 MiB: large enough that refills are rare
-constexpr size_t kMaxFieldBytes = 1 << 20;  // top-level fields kept only when small
+constexpr size_t kChunkBytes =
+    4 << 20;  // 4 MiB: large enough that refills are rare
+constexpr size_t kMaxFieldBytes =
+    1 << 20;  // top-level fields kept only when small
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Result of scanning one JSON value: its end offset, or "need more input", or malformed.
+// Result of scanning one JSON value: its end offset, or "need more input", or
+// malformed.
 enum class Scan { kDone, kNeedMore, kBad };
 
 // Byte classes for the structural scan; everything else is kPlain.
@@ -36,9 +39,9 @@ struct ByteClasses {
 };
 constexpr ByteClasses kClasses;
 
-// Scans past a string starting at `p` (which is '"'). Sets *end past the closing quote.
-// Jumps between quotes with memchr; a quote preceded by an odd run of backslashes is
-// escaped and skipped.
+// Scans past a string starting at `p` (which is '"'). Sets *end past the
+// closing quote. Jumps between quotes with memchr; a quote preceded by an odd
+// run of backslashes is escaped and skipped.
 Scan ScanString(const char* buf, size_t p, size_t n, size_t* end) {
   size_t i = p + 1;
   while (i < n) {
@@ -46,7 +49,8 @@ Scan ScanString(const char* buf, size_t p, size_t n, size_t* end) {
     if (q == nullptr) return Scan::kNeedMore;
     size_t pos = static_cast<size_t>(static_cast<const char*>(q) - buf);
     size_t backslashes = 0;
-    while (pos - backslashes > p + 1 && buf[pos - backslashes - 1] == '\\') ++backslashes;
+    while (pos - backslashes > p + 1 && buf[pos - backslashes - 1] == '\\')
+      ++backslashes;
     if (backslashes % 2 == 0) {
       *end = pos + 1;
       return Scan::kDone;
@@ -56,8 +60,9 @@ Scan ScanString(const char* buf, size_t p, size_t n, size_t* end) {
   return Scan::kNeedMore;
 }
 
-// Scans past one JSON value starting at `p` (no leading whitespace). Brackets are matched
-// and strings skipped; scalars end at the next structural character.
+// Scans past one JSON value starting at `p` (no leading whitespace). Brackets
+// are matched and strings skipped; scalars end at the next structural
+// character.
 Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
   const char c0 = buf[p];
   if (c0 == '"') return ScanString(buf, p, n, end);
@@ -69,7 +74,8 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
           break;
         case kQuote: {
           size_t s_end;
-          if (ScanString(buf, i, n, &s_end) == Scan::kNeedMore) return Scan::kNeedMore;
+          if (ScanString(buf, i, n, &s_end) == Scan::kNeedMore)
+            return Scan::kNeedMore;
           i = s_end - 1;
           break;
         }
@@ -102,7 +108,8 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
 
 std::string EtJsonTokenizer::TopLevelString(const std::string& key) const {
   auto it = fields_.find(key);
-  if (it == fields_.end() || it->second.size() < 2 || it->second.front() != '"') return "";
+  if (it == fields_.end() || it->second.size() < 2 || it->second.front() != '"')
+    return "";
   return it->second.substr(1, it->second.size() - 2);
 }
 
@@ -110,7 +117,8 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
                                   const ProgressCallback& on_progress,
                                   TraceTextSource* text) {
   if (IsDirectory(path_)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path_));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: is a directory", path_));
   }
   gzFile file = gzopen(path_.c_str(), "rb");
   if (file == nullptr) {
@@ -129,7 +137,8 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
   int64_t consumed_before = 0;  // decoded bytes dropped from the front of buf
   bool text_opened = false;
 
-  // Moves the unconsumed tail to the front and appends a chunk; grows for huge values.
+  // Moves the unconsumed tail to the front and appends a chunk; grows for huge
+  // values.
   auto refill = [&]() -> absl::Status {
     if (begin > 0) {
       memmove(buf.data(), buf.data() + begin, n - begin);
@@ -145,17 +154,20 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
     int errnum = Z_OK;
     const char* msg = gzerror(file, &errnum);
     if (got < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR)) {
-      return absl::DataLossError(absl::StrFormat(
-          "%s: corrupt gzip stream near byte %d: %s", path_, consumed_before + n, msg));
+      return absl::DataLossError(
+          absl::StrFormat("%s: corrupt gzip stream near byte %d: %s", path_,
+                          consumed_before + n, msg));
     }
     if (got == 0) eof = true;
     if (text != nullptr && got > 0) {
       if (!text_opened) {
         text_opened = true;
-        RETURN_IF_ERROR(gzdirect(file) ? text->OpenPlain(path_) : text->OpenSpill(path_));
+        RETURN_IF_ERROR(gzdirect(file) ? text->OpenPlain(path_)
+                                       : text->OpenSpill(path_));
       }
       if (text->spilling()) {
-        RETURN_IF_ERROR(text->Append(absl::string_view(buf.data() + n, static_cast<size_t>(got))));
+        RETURN_IF_ERROR(text->Append(
+            absl::string_view(buf.data() + n, static_cast<size_t>(got))));
       }
     }
     n += static_cast<size_t>(got);
@@ -164,11 +176,13 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
     if (on_progress) on_progress(gzoffset(file));
     return absl::OkStatus();
   };
-  auto where = [&](size_t p) { return consumed_before + static_cast<int64_t>(p); };
+  auto where = [&](size_t p) {
+    return consumed_before + static_cast<int64_t>(p);
+  };
   auto malformed = [&](size_t p, absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: invalid JSON at byte %d (after node #%d): %s", path_, where(p), nodes_seen_,
-        what));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: invalid JSON at byte %d (after node #%d): %s",
+                        path_, where(p), nodes_seen_, what));
   };
   // Skips whitespace, refilling as needed; false at end of input.
   auto skip_space = [&]() -> absl::StatusOr<bool> {
@@ -186,9 +200,10 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       if (s == Scan::kDone) return absl::OkStatus();
       if (s == Scan::kBad) return malformed(begin, "unexpected character");
       if (eof) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: truncated JSON: input ends inside a value at byte %d (after node #%d)",
-            path_, where(n), nodes_seen_));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: truncated JSON: input ends inside a value at "
+                            "byte %d (after node #%d)",
+                            path_, where(n), nodes_seen_));
       }
       RETURN_IF_ERROR(refill());
     }
@@ -196,17 +211,20 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
   auto expect_more = [&](absl::string_view what) -> absl::Status {
     ASSIGN_OR_RETURN(bool more, skip_space());
     if (!more) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: truncated JSON: input ends where %s was expected (after node #%d)", path_,
-          what, nodes_seen_));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: truncated JSON: input ends where %s was "
+                          "expected (after node #%d)",
+                          path_, what, nodes_seen_));
     }
     return absl::OkStatus();
   };
 
   RETURN_IF_ERROR(refill());
   ASSIGN_OR_RETURN(bool any, skip_space());
-  if (!any) return absl::InvalidArgumentError(absl::StrFormat("%s: empty file", path_));
-  if (buf[begin] != '{') return malformed(begin, "the trace is not a JSON object");
+  if (!any)
+    return absl::InvalidArgumentError(absl::StrFormat("%s: empty file", path_));
+  if (buf[begin] != '{')
+    return malformed(begin, "the trace is not a JSON object");
   ++begin;
   bool saw_nodes = false;
   while (true) {
@@ -231,11 +249,13 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
           ++begin;
           break;
         }
-        if (buf[begin] != '{') return malformed(begin, "a node is not a JSON object");
+        if (buf[begin] != '{')
+          return malformed(begin, "a node is not a JSON object");
         size_t end;
         RETURN_IF_ERROR(scan_value(&end));
-        RETURN_IF_ERROR(on_node(absl::string_view(buf.data() + begin, end - begin),
-                                nodes_seen_, static_cast<uint64_t>(where(begin))));
+        RETURN_IF_ERROR(
+            on_node(absl::string_view(buf.data() + begin, end - begin),
+                    nodes_seen_, static_cast<uint64_t>(where(begin))));
         ++nodes_seen_;
         begin = end;
         RETURN_IF_ERROR(expect_more("',' or ']'"));
@@ -248,7 +268,8 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
     } else {
       size_t end;
       RETURN_IF_ERROR(scan_value(&end));
-      if (end - begin <= kMaxFieldBytes) fields_[key].assign(buf.data() + begin, end - begin);
+      if (end - begin <= kMaxFieldBytes)
+        fields_[key].assign(buf.data() + begin, end - begin);
       begin = end;
     }
     RETURN_IF_ERROR(expect_more("',' or '}'"));

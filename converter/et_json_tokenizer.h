@@ -1,8 +1,9 @@
-// Splits a PyTorch execution-trace JSON file into its top-level fields and the raw text of
-// each element of its `nodes` array, reading the file in chunks (plain or gzip) so that
-// memory stays at one chunk plus one node whatever the file size. Partial nodes at a chunk
-// boundary are carried over to the next chunk. The tokenizer checks structure only (strings,
-// brackets); the node parser validates each node. Not thread-safe.
+// Splits a PyTorch execution-trace JSON file into its top-level fields and the
+// raw text of each element of its `nodes` array, reading the file in chunks
+// (plain or gzip) so that memory stays at one chunk plus one node whatever the
+// file size. Partial nodes at a chunk boundary are carried over to the next
+// chunk. The tokenizer checks structure only (strings, brackets); the node
+// parser validates each node. Not thread-safe.
 #ifndef CONVERTER_ET_JSON_TOKENIZER_H_
 #define CONVERTER_ET_JSON_TOKENIZER_H_
 
@@ -22,26 +23,31 @@ inline constexpr size_t kSpanPadding = 64;
 
 class EtJsonTokenizer {
  public:
-  // Called once per element of `nodes`, in file order. `node_json` points into the
-  // tokenizer's buffer (valid during the call only); at least kSpanPadding bytes after
-  // its end are readable. `index` counts nodes from 0. A non-OK status stops the run.
-  // `offset` is the node's position in the decoded trace (for TraceTextSource).
-  using NodeCallback = std::function<absl::Status(absl::string_view node_json,
-                                                  int64_t index, uint64_t offset)>;
+  // Called once per element of `nodes`, in file order. `node_json` points into
+  // the tokenizer's buffer (valid during the call only); at least kSpanPadding
+  // bytes after its end are readable. `index` counts nodes from 0. A non-OK
+  // status stops the run. `offset` is the node's position in the decoded trace
+  // (for TraceTextSource).
+  using NodeCallback = std::function<absl::Status(
+      absl::string_view node_json, int64_t index, uint64_t offset)>;
   // Called for progress with (compressed or plain) bytes consumed so far.
   using ProgressCallback = std::function<void(int64_t bytes_read)>;
 
   explicit EtJsonTokenizer(std::string path) : path_(std::move(path)) {}
 
-  // Reads the whole file. Fails with the path and byte offset on malformed structure,
-  // a truncated file, a corrupt gzip stream, a missing `nodes` array or an empty file.
-  // When `text` is given it is opened on the file (plain) or fed the decoded bytes (gzip),
-  // so that node texts can be read back later.
-  absl::Status Run(const NodeCallback& on_node, const ProgressCallback& on_progress = {},
+  // Reads the whole file. Fails with the path and byte offset on malformed
+  // structure, a truncated file, a corrupt gzip stream, a missing `nodes` array
+  // or an empty file. When `text` is given it is opened on the file (plain) or
+  // fed the decoded bytes (gzip), so that node texts can be read back later.
+  absl::Status Run(const NodeCallback& on_node,
+                   const ProgressCallback& on_progress = {},
                    TraceTextSource* text = nullptr);
 
-  // Raw JSON text of the top-level fields other than `nodes` (e.g. "schema" -> "\"1.0.1\"").
-  const std::map<std::string, std::string>& top_level_fields() const { return fields_; }
+  // Raw JSON text of the top-level fields other than `nodes` (e.g. "schema" ->
+  // "\"1.0.1\"").
+  const std::map<std::string, std::string>& top_level_fields() const {
+    return fields_;
+  }
   // Top-level string field without its quotes, or "" if absent / not a string.
   std::string TopLevelString(const std::string& key) const;
   int64_t nodes_seen() const { return nodes_seen_; }

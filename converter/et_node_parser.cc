@@ -14,7 +14,9 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-absl::string_view ToAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+absl::string_view ToAbsl(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -50,18 +52,22 @@ struct EtNodeParser::Impl {
   std::string scratch;
   HostOp* current = nullptr;  // the op being filled: RawText ranges go into it
 
-  absl::Status Error(const HostOp& op, int64_t index, absl::string_view what) const {
+  absl::Status Error(const HostOp& op, int64_t index,
+                     absl::string_view what) const {
     uint64_t id = op.id != 0 ? op.id : IdFromText();
     if (id != 0) {
-      return absl::InvalidArgumentError(absl::StrFormat("%s: node %d: %s", path, id, what));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: node %d: %s", path, id, what));
     }
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: node #%d (no id yet): %s", path, index, what));
   }
 
-  // The node's `"id": N` found by a plain text search, for errors met before the id field.
+  // The node's `"id": N` found by a plain text search, for errors met before
+  // the id field.
   uint64_t IdFromText() const {
-    absl::string_view text(node_begin, static_cast<size_t>(node_end - node_begin));
+    absl::string_view text(node_begin,
+                           static_cast<size_t>(node_end - node_begin));
     size_t pos = text.find("\"id\"");
     if (pos == absl::string_view::npos) return 0;
     pos = text.find_first_not_of(" \t\r\n:", pos + 4);
@@ -86,11 +92,13 @@ struct EtNodeParser::Impl {
     current->io_len[part] = static_cast<uint32_t>(text.size());
   }
 
-  // Walks an argument value collecting tensors ([id, storage, offset, numel, elem_bytes,
-  // device]) from any nesting depth (tensor lists, lists of lists).
-  void CollectTensors(od::value v, uint16_t arg, int depth, std::vector<TensorRef>* out) {
+  // Walks an argument value collecting tensors ([id, storage, offset, numel,
+  // elem_bytes, device]) from any nesting depth (tensor lists, lists of lists).
+  void CollectTensors(od::value v, uint16_t arg, int depth,
+                      std::vector<TensorRef>* out) {
     od::json_type type;
-    if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::array) return;
+    if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::array)
+      return;
     od::array arr;
     if (v.get_array().get(arr) != simdjson::SUCCESS) return;
     int64_t ints[5] = {0, 0, 0, 0, 0};
@@ -115,7 +123,8 @@ struct EtNodeParser::Impl {
       } else if (t == od::json_type::string) {
         std::string_view s;
         if (el.get_string().get(s) == simdjson::SUCCESS) {
-          gpu = absl::StartsWith(ToAbsl(s), "cuda") || absl::StartsWith(ToAbsl(s), "hip");
+          gpu = absl::StartsWith(ToAbsl(s), "cuda") ||
+                absl::StartsWith(ToAbsl(s), "hip");
         }
         ++n_strings;
       } else {
@@ -135,7 +144,8 @@ struct EtNodeParser::Impl {
   }
 
   // A values list: keeps its text and collects tensors per argument.
-  absl::Status ParseValues(od::value v, IoPart part, std::vector<TensorRef>* tensors) {
+  absl::Status ParseValues(od::value v, IoPart part,
+                           std::vector<TensorRef>* tensors) {
     Keep(v, part);
     od::array arr;
     if (v.get_array().get(arr) != simdjson::SUCCESS) {
@@ -157,8 +167,9 @@ struct EtNodeParser::Impl {
   absl::Status ParseIoObject(od::value v, bool input, HostOp* op) {
     od::object obj;
     if (v.get_object().get(obj) != simdjson::SUCCESS) {
-      return absl::InvalidArgumentError(input ? "`inputs` is neither a list nor an object"
-                                              : "`outputs` is neither a list nor an object");
+      return absl::InvalidArgumentError(
+          input ? "`inputs` is neither a list nor an object"
+                : "`outputs` is neither a list nor an object");
     }
     for (auto field_result : obj) {
       od::field field;
@@ -204,28 +215,33 @@ struct EtNodeParser::Impl {
         }
         if (key == "name") {
           if (f.value().get_string().get(name) != simdjson::SUCCESS) {
-            return absl::InvalidArgumentError("`attrs` entry name is not a string");
+            return absl::InvalidArgumentError(
+                "`attrs` entry name is not a string");
           }
         } else if (key == "type") {
           if (f.value().get_string().get(type) != simdjson::SUCCESS) {
-            return absl::InvalidArgumentError("`attrs` entry type is not a string");
+            return absl::InvalidArgumentError(
+                "`attrs` entry type is not a string");
           }
         } else if (key == "value") {
-          // `name` precedes `value` in every writer we know; keep the value for below.
+          // `name` precedes `value` in every writer we know; keep the value for
+          // below.
           value = f.value();
           has_value = true;
           RETURN_IF_ERROR(StoreAttr(ToAbsl(name), ToAbsl(type), value, op));
         }
       }
-      if (!has_value) return absl::InvalidArgumentError("`attrs` entry without value");
+      if (!has_value)
+        return absl::InvalidArgumentError("`attrs` entry without value");
     }
     return absl::OkStatus();
   }
 
-  absl::Status StoreAttr(absl::string_view name, absl::string_view type, od::value& value,
-                         HostOp* op) {
+  absl::Status StoreAttr(absl::string_view name, absl::string_view type,
+                         od::value& value, HostOp* op) {
     auto get_int = [&](int64_t* out) -> absl::Status {
-      if (value.get_int64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+      if (value.get_int64().get(*out) == simdjson::SUCCESS)
+        return absl::OkStatus();
       uint64_t u;
       if (value.get_uint64().get(u) == simdjson::SUCCESS) {
         *out = static_cast<int64_t>(u);
@@ -243,7 +259,8 @@ struct EtNodeParser::Impl {
     if (name == "op_schema") {
       std::string_view s;
       if (value.get_string().get(s) != simdjson::SUCCESS) {
-        return absl::InvalidArgumentError("attribute `op_schema` is not a string");
+        return absl::InvalidArgumentError(
+            "attribute `op_schema` is not a string");
       }
       op->op_schema = pool->Intern(ToAbsl(s));
       return absl::OkStatus();
@@ -252,7 +269,8 @@ struct EtNodeParser::Impl {
     extra.name = pool->Intern(name);
     od::json_type t;
     if (value.type().get(t) != simdjson::SUCCESS) {
-      return absl::InvalidArgumentError(absl::StrFormat("attribute `%s` is malformed", name));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("attribute `%s` is malformed", name));
     }
     if (t == od::json_type::number && absl::StartsWith(type, "uint")) {
       uint64_t u;
@@ -268,7 +286,8 @@ struct EtNodeParser::Impl {
     } else if (t == od::json_type::number) {
       extra.kind = ExtraAttr::Kind::kDouble;
       if (value.get_double().get(extra.d) != simdjson::SUCCESS) {
-        return absl::InvalidArgumentError(absl::StrFormat("attribute `%s` is malformed", name));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("attribute `%s` is malformed", name));
       }
     } else if (t == od::json_type::boolean) {
       extra.kind = ExtraAttr::Kind::kBool;
@@ -276,7 +295,8 @@ struct EtNodeParser::Impl {
       if (value.get_bool().get(b) == simdjson::SUCCESS) extra.i = b;
     } else if (t == od::json_type::string) {
       std::string_view s;
-      if (value.get_string().get(s) == simdjson::SUCCESS) extra.s.assign(s.data(), s.size());
+      if (value.get_string().get(s) == simdjson::SUCCESS)
+        extra.s.assign(s.data(), s.size());
     } else {
       extra.s.assign(RawText(value));
     }
@@ -293,15 +313,17 @@ EtNodeParser::EtNodeParser(std::string path, StringPool* pool)
 
 EtNodeParser::~EtNodeParser() = default;
 
-absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* op) {
+absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
+                                 HostOp* op) {
   Impl& m = *impl_;
   *op = HostOp();
   m.current = op;
   m.node_begin = json.data();
   m.node_end = json.data() + json.size();
   od::document doc;
-  if (m.parser.iterate(simdjson::padded_string_view(json.data(), json.size(),
-                                                   json.size() + kSpanPadding))
+  if (m.parser
+          .iterate(simdjson::padded_string_view(json.data(), json.size(),
+                                                json.size() + kSpanPadding))
           .get(doc) != simdjson::SUCCESS) {
     return m.Error(*op, index, "malformed JSON");
   }
@@ -321,19 +343,25 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* 
     od::value v = field.value();
     auto int_field = [&](int64_t* out) -> absl::Status {
       if (v.get_int64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
-      return m.Error(*op, index, absl::StrFormat("`%s` is not an integer", key));
+      return m.Error(*op, index,
+                     absl::StrFormat("`%s` is not an integer", key));
     };
     auto id_field = [&](uint64_t* out) -> absl::Status {
-      if (v.get_uint64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
-      return m.Error(*op, index, absl::StrFormat("`%s` is not a non-negative integer", key));
+      if (v.get_uint64().get(*out) == simdjson::SUCCESS)
+        return absl::OkStatus();
+      return m.Error(
+          *op, index,
+          absl::StrFormat("`%s` is not a non-negative integer", key));
     };
     auto double_field = [&](double* out) -> absl::Status {
-      if (v.get_double().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+      if (v.get_double().get(*out) == simdjson::SUCCESS)
+        return absl::OkStatus();
       return m.Error(*op, index, absl::StrFormat("`%s` is not a number", key));
     };
     auto id_list = [&](std::vector<uint64_t>* out) -> absl::Status {
       od::json_type t;
-      if (v.type().get(t) != simdjson::SUCCESS) return m.Error(*op, index, "malformed JSON");
+      if (v.type().get(t) != simdjson::SUCCESS)
+        return m.Error(*op, index, "malformed JSON");
       if (t == od::json_type::number) {
         uint64_t u;
         RETURN_IF_ERROR(id_field(&u));
@@ -342,12 +370,14 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* 
       }
       od::array arr;
       if (v.get_array().get(arr) != simdjson::SUCCESS) {
-        return m.Error(*op, index, absl::StrFormat("`%s` is not a list of ids", key));
+        return m.Error(*op, index,
+                       absl::StrFormat("`%s` is not a list of ids", key));
       }
       for (auto el : arr) {
         uint64_t u;
         if (el.get_uint64().get(u) != simdjson::SUCCESS) {
-          return m.Error(*op, index, absl::StrFormat("`%s` holds a non-id", key));
+          return m.Error(*op, index,
+                         absl::StrFormat("`%s` holds a non-id", key));
         }
         out->push_back(u);
       }
@@ -386,7 +416,8 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index, HostOp* 
     } else if (key == "inputs" || key == "outputs") {
       const bool input = key == "inputs";
       od::json_type t;
-      if (v.type().get(t) != simdjson::SUCCESS) return m.Error(*op, index, "malformed JSON");
+      if (v.type().get(t) != simdjson::SUCCESS)
+        return m.Error(*op, index, "malformed JSON");
       if (t == od::json_type::array) {
         s = m.ParseValues(v, input ? kInValues : kOutValues,
                           input ? &op->inputs : &op->outputs);

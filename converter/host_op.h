@@ -1,7 +1,8 @@
-// The converter's compact record of one ET node, filled by EtNodeParser and read by every
-// later stage. Strings that repeat across nodes (names, schemas) are interned in a
-// StringPool as 32-bit ids; the IOInfo texts are kept verbatim in one string per node,
-// since they are written to the output unchanged.
+// The converter's compact record of one ET node, filled by EtNodeParser and
+// read by every later stage. Strings that repeat across nodes (names, schemas)
+// are interned in a StringPool as 32-bit ids; the IOInfo texts are kept
+// verbatim in one string per node, since they are written to the output
+// unchanged.
 #ifndef CONVERTER_HOST_OP_H_
 #define CONVERTER_HOST_OP_H_
 
@@ -16,8 +17,8 @@
 
 namespace et::convert {
 
-// Interns strings as dense 32-bit ids. Views returned stay valid for the pool's lifetime.
-// Not thread-safe.
+// Interns strings as dense 32-bit ids. Views returned stay valid for the pool's
+// lifetime. Not thread-safe.
 class StringPool {
  public:
   using Id = uint32_t;
@@ -31,14 +32,15 @@ class StringPool {
   absl::flat_hash_map<absl::string_view, Id> ids_;
 };
 
-// One tensor argument: [tensor_id, storage_id, offset, num_elem, elem_bytes, device].
+// One tensor argument: [tensor_id, storage_id, offset, num_elem, elem_bytes,
+// device].
 struct TensorRef {
   int64_t tensor_id = 0;
   int64_t storage_id = 0;
   int64_t num_elem = 0;
   int32_t elem_bytes = 0;
-  uint16_t arg = 0;      // position of the argument holding it
-  bool on_gpu = false;   // device string starts with "cuda" / "hip"
+  uint16_t arg = 0;     // position of the argument holding it
+  bool on_gpu = false;  // device string starts with "cuda" / "hip"
   int64_t bytes() const { return num_elem * elem_bytes; }
 };
 
@@ -53,16 +55,25 @@ struct ExtraAttr {
   std::vector<int64_t> list;
 };
 
-// Raw JSON texts of a node kept as byte ranges of the trace, not copied: most ops are folded
-// and never written, so their text is never read again (style.md rule 10).
+// Raw JSON texts of a node kept as byte ranges of the trace, not copied: most
+// ops are folded and never written, so their text is never read again (style.md
+// rule 10).
 enum IoPart {
-  kInValues, kInShapes, kInTypes, kOutValues, kOutShapes, kOutTypes, kInStrides, kOutStrides,
+  kInValues,
+  kInShapes,
+  kInTypes,
+  kOutValues,
+  kOutShapes,
+  kOutTypes,
+  kInStrides,
+  kOutStrides,
   kIoParts
 };
 
 struct HostOp {
   uint64_t id = 0;
-  uint64_t parent = 0;  // enclosing op (1.0.1 `parent`, nested `ctrl_deps`); 0 = none
+  uint64_t parent =
+      0;  // enclosing op (1.0.1 `parent`, nested `ctrl_deps`); 0 = none
   StringPool::Id name = 0;
   StringPool::Id op_schema = 0;
   int64_t rf_id = -1;
@@ -72,11 +83,12 @@ struct HostOp {
   int64_t tid = 0;
   int64_t fw_tid = 0;
 
-  uint64_t text_offset = 0;                 // the node's JSON in the decoded trace
+  uint64_t text_offset = 0;  // the node's JSON in the decoded trace
   uint32_t text_length = 0;
-  std::array<uint32_t, kIoParts> io_begin{};  // each part's range within the node's JSON
+  std::array<uint32_t, kIoParts>
+      io_begin{};  // each part's range within the node's JSON
   std::array<uint32_t, kIoParts> io_len{};
-  std::vector<TensorRef> inputs;            // tensors among the inputs, flattened
+  std::vector<TensorRef> inputs;  // tensors among the inputs, flattened
   std::vector<TensorRef> outputs;
 
   // Linked ("ET+") fields; negative when absent.
@@ -85,14 +97,16 @@ struct HostOp {
   double exclusive_dur_us = -1;
   double dur_us = -1;  // GPU nodes
   int64_t stream = -1;
-  int32_t device = -1;          // GPU nodes
-  StringPool::Id category = 0;  // `cat` of GPU nodes ("kernel", "gpu_memcpy", ...)
+  int32_t device = -1;  // GPU nodes
+  StringPool::Id category =
+      0;  // `cat` of GPU nodes ("kernel", "gpu_memcpy", ...)
   std::vector<uint64_t> inter_thread_deps;
   std::vector<uint64_t> sync_deps;
 
   std::vector<ExtraAttr> extra_attrs;
 
-  // Part `part` of the node's JSON text `node_text` (as loaded by TraceTextSource).
+  // Part `part` of the node's JSON text `node_text` (as loaded by
+  // TraceTextSource).
   absl::string_view io(absl::string_view node_text, IoPart part) const {
     return node_text.substr(io_begin[part], io_len[part]);
   }

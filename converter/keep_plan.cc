@@ -32,7 +32,8 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
   skipped_.clear();
   absl::flat_hash_map<StringPool::Id, OpKind> kind_by_name;
   for (uint32_t i = 0; i < n; ++i) {
-    auto [it, fresh] = kind_by_name.try_emplace(table.op(i).name, OpKind::kOther);
+    auto [it, fresh] =
+        kind_by_name.try_emplace(table.op(i).name, OpKind::kOther);
     if (fresh) it->second = OpKindFromName(table.name(i));
     kind_[i] = it->second;
   }
@@ -44,8 +45,10 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
     if (p != kNoOp) {
       caller_[i] = is_node(p) ? p : caller_[p];
     }
-    if (op.is_gpu()) continue;  // GPU ops are always nodes, launched by their caller
-    if (all) continue;  // every op is a node; profiler roots become METADATA nodes
+    if (op.is_gpu())
+      continue;  // GPU ops are always nodes, launched by their caller
+    if (all)
+      continue;  // every op is a node; profiler roots become METADATA nodes
     if (IsProfilerRootName(table.name(i))) {
       disposition_[i] = Disposition::kProfilerRoot;
       ++skipped_["profiler root"];
@@ -55,13 +58,15 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
       ++skipped_["record of a collective, folded into its call"];
     } else if (rec >= 0) {
       // A collective's call is a node wherever it sits.
-    } else if (p != kNoOp && (disposition_[p] == Disposition::kFolded ||
-                              (is_node(p) && !table.op(p).is_gpu() &&
-                               (comms.is_owner(p) || FoldsChildren(kind_[p]))))) {
+    } else if (p != kNoOp &&
+               (disposition_[p] == Disposition::kFolded ||
+                (is_node(p) && !table.op(p).is_gpu() &&
+                 (comms.is_owner(p) || FoldsChildren(kind_[p]))))) {
       disposition_[i] = Disposition::kFolded;
       stand_in_[i] = disposition_[p] == Disposition::kFolded ? stand_in_[p] : p;
       ++skipped_["child of an op that carries its cost, folded into it"];
-    } else if (!IsProcessGroupInitName(table.name(i)) && !FoldsChildren(kind_[i])) {
+    } else if (!IsProcessGroupInitName(table.name(i)) &&
+               !FoldsChildren(kind_[i])) {
       for (uint32_t c : table.children(i)) {
         if (!table.op(c).is_gpu()) {
           disposition_[i] = Disposition::kContainer;
@@ -71,17 +76,20 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
       }
     }
   }
-  // A container stands in as the last node of its subtree (largest id): post-order.
+  // A container stands in as the last node of its subtree (largest id):
+  // post-order.
   const auto& pre = table.preorder();
   std::vector<uint32_t> last_node(n, kNoOp);
   for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
     const uint32_t i = *it;
-    if (is_node(i) && (last_node[i] == kNoOp || table.op(i).id > table.op(last_node[i]).id)) {
+    if (is_node(i) &&
+        (last_node[i] == kNoOp || table.op(i).id > table.op(last_node[i]).id)) {
       last_node[i] = i;
     }
     const uint32_t p = table.parent(i);
     if (p != kNoOp && last_node[i] != kNoOp &&
-        (last_node[p] == kNoOp || table.op(last_node[i]).id > table.op(last_node[p]).id)) {
+        (last_node[p] == kNoOp ||
+         table.op(last_node[i]).id > table.op(last_node[p]).id)) {
       last_node[p] = last_node[i];
     }
   }

@@ -1,12 +1,13 @@
-// Decides which ops become Chakra nodes (the operator-granularity policy, documented in
-// docs/et-convert.md) and, for every op that does not, which node stands for it when
-// something depends on it.
+// Decides which ops become Chakra nodes (the operator-granularity policy,
+// documented in docs/et-convert.md) and, for every op that does not, which node
+// stands for it when something depends on it.
 //
-// Simulation granularity (default): a collective is one node at its outermost call with
-// every record and child op folded into it; an op with a cost model (GEMM, convolution,
-// attention, elementwise, reduction, memory) is one node with its children folded into it;
-// any other op with children is a container whose time is carried by its children; leaves
-// are nodes. No time or FLOP is counted twice. `kAll` keeps every op.
+// Simulation granularity (default): a collective is one node at its outermost
+// call with every record and child op folded into it; an op with a cost model
+// (GEMM, convolution, attention, elementwise, reduction, memory) is one node
+// with its children folded into it; any other op with children is a container
+// whose time is carried by its children; leaves are nodes. No time or FLOP is
+// counted twice. `kAll` keeps every op.
 #ifndef CONVERTER_KEEP_PLAN_H_
 #define CONVERTER_KEEP_PLAN_H_
 
@@ -25,16 +26,20 @@ namespace et::convert {
 enum class Disposition : uint8_t {
   kNode,          // becomes a node
   kFolded,        // its time belongs to another node (`stand_in`)
-  kContainer,     // its children carry its time; stand-in: its last node in the subtree
+  kContainer,     // its children carry its time; stand-in: its last node in the
+                  // subtree
   kProfilerRoot,  // the profiler's process/thread roots
 };
 
 class KeepPlan {
  public:
-  void Build(const OpTable& table, const CollectiveResolver& comms, Granularity granularity);
+  void Build(const OpTable& table, const CollectiveResolver& comms,
+             Granularity granularity);
 
   Disposition disposition(uint32_t op) const { return disposition_[op]; }
-  bool is_node(uint32_t op) const { return disposition_[op] == Disposition::kNode; }
+  bool is_node(uint32_t op) const {
+    return disposition_[op] == Disposition::kNode;
+  }
   // The node that represents `op` in dependencies, or kNoOp when none does.
   uint32_t stand_in(uint32_t op) const { return stand_in_[op]; }
   // The nearest ancestor that is a node (the caller), or kNoOp.
@@ -52,7 +57,8 @@ class KeepPlan {
   std::map<std::string, int64_t> skipped_;
 };
 
-// True for `[pytorch|profiler|execution_trace|process]` and its thread/graph variants.
+// True for `[pytorch|profiler|execution_trace|process]` and its thread/graph
+// variants.
 bool IsProfilerRootName(absl::string_view name);
 bool IsProcessGroupInitName(absl::string_view name);
 

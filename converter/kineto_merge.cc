@@ -57,7 +57,8 @@ HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
 
 absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,
                          std::vector<HostOp>* ops, KinetoMergeInfo* info) {
-  ASSIGN_OR_RETURN(kineto::KinetoTrace trace, kineto::KinetoTrace::Load(kineto_path));
+  ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
+                   kineto::KinetoTrace::Load(kineto_path));
   std::vector<kineto::HostOpView> views;
   views.reserve(ops->size());
   uint64_t max_id = 0;
@@ -106,18 +107,20 @@ absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,
     info->step_times_us.push_back(Micros(s.dur_ns));
     info->step_names.push_back(s.name);
   }
-  if (link.matched_step >= 0) info->measured_step_us = Micros(link.steps[link.matched_step].dur_ns);
+  if (link.matched_step >= 0)
+    info->measured_step_us = Micros(link.steps[link.matched_step].dur_ns);
   for (const kineto::ThreadMatchStats& t : link.per_thread) {
     if (t.matched_fraction() < 0.99) {
       info->warnings.push_back(absl::StrFormat(
-          "Kineto: thread %d matched %d of %d host ops (%.1f%%)", t.tid, t.matched,
-          t.host_ops, 100.0 * t.matched_fraction()));
+          "Kineto: thread %d matched %d of %d host ops (%.1f%%)", t.tid,
+          t.matched, t.host_ops, 100.0 * t.matched_fraction()));
     }
   }
   if (link.orphan_gpu_ops > 0) {
-    info->warnings.push_back(absl::StrFormat(
-        "Kineto: %d GPU ops have no launching host op; kept as GPU nodes without a launcher",
-        link.orphan_gpu_ops));
+    info->warnings.push_back(
+        absl::StrFormat("Kineto: %d GPU ops have no launching host op; kept as "
+                        "GPU nodes without a launcher",
+                        link.orphan_gpu_ops));
   }
   return absl::OkStatus();
 }

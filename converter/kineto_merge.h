@@ -1,8 +1,9 @@
-// Merges a Kineto trace of the same run into the parsed host ops before the graph is
-// built: host ops get measured start and duration, every kernel/memcpy/memset becomes a
-// GPU op (a child of the host op that launched it, so that it is launched by that op's
-// node), synchronisation becomes sync deps, and ProfilerStep spans become step times.
-// The matching itself is converter/kineto's LinkKineto.
+// Merges a Kineto trace of the same run into the parsed host ops before the
+// graph is built: host ops get measured start and duration, every
+// kernel/memcpy/memset becomes a GPU op (a child of the host op that launched
+// it, so that it is launched by that op's node), synchronisation becomes sync
+// deps, and ProfilerStep spans become step times. The matching itself is
+// converter/kineto's LinkKineto.
 #ifndef CONVERTER_KINETO_MERGE_H_
 #define CONVERTER_KINETO_MERGE_H_
 
@@ -24,8 +25,9 @@ struct KinetoMergeInfo {
   int64_t unresolved_syncs = 0;
   std::vector<double> step_times_us;  // every ProfilerStep#N span of the trace
   std::vector<std::string> step_names;
-  double measured_step_us = -1;       // the step the ET was recorded in, if found
-  std::vector<std::string> warnings;  // per-thread match fractions below 99%, ...
+  double measured_step_us = -1;  // the step the ET was recorded in, if found
+  std::vector<std::string>
+      warnings;  // per-thread match fractions below 99%, ...
 };
 
 absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,

@@ -20,7 +20,8 @@ int LastNumber(const std::string& name) {
   size_t end = name.find_last_of("0123456789");
   if (end == std::string::npos) return -1;
   size_t begin = end;
-  while (begin > 0 && isdigit(static_cast<unsigned char>(name[begin - 1]))) --begin;
+  while (begin > 0 && isdigit(static_cast<unsigned char>(name[begin - 1])))
+    --begin;
   int value = -1;
   if (!absl::SimpleAtoi(name.substr(begin, end - begin + 1), &value)) return -1;
   return value;
@@ -28,64 +29,73 @@ int LastNumber(const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<RankJob>> JobsFromPattern(const std::string& input_pattern,
-                                                     const std::string& output_pattern,
-                                                     const std::string& kineto_pattern,
-                                                     int ranks) {
+absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
+    const std::string& input_pattern, const std::string& output_pattern,
+    const std::string& kineto_pattern, int ranks) {
   if (ranks <= 0) return absl::InvalidArgumentError("--ranks must be positive");
   for (const auto* p : {&input_pattern, &output_pattern}) {
     if (!absl::StrContains(*p, "%d")) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("'%s': with --ranks, paths need a %%d for the rank", *p));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "'%s': with --ranks, paths need a %%d for the rank", *p));
     }
   }
   if (!kineto_pattern.empty() && !absl::StrContains(kineto_pattern, "%d")) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "'%s': with --ranks, the Kineto path needs a %%d for the rank", kineto_pattern));
+        "'%s': with --ranks, the Kineto path needs a %%d for the rank",
+        kineto_pattern));
   }
   std::vector<RankJob> jobs;
   for (int r = 0; r < ranks; ++r) {
-    jobs.push_back({r, ExpandRankPattern(input_pattern, r), ExpandRankPattern(output_pattern, r),
-                    kineto_pattern.empty() ? "" : ExpandRankPattern(kineto_pattern, r)});
+    jobs.push_back(
+        {r, ExpandRankPattern(input_pattern, r),
+         ExpandRankPattern(output_pattern, r),
+         kineto_pattern.empty() ? "" : ExpandRankPattern(kineto_pattern, r)});
   }
   return jobs;
 }
 
-absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(const std::string& input_dir,
-                                                       const std::string& output_dir) {
+absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
+    const std::string& input_dir, const std::string& output_dir) {
   DIR* dir = opendir(input_dir.c_str());
   if (dir == nullptr) {
-    return absl::NotFoundError(absl::StrFormat("%s: cannot open directory", input_dir));
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open directory", input_dir));
   }
   std::vector<std::string> names;
   while (dirent* e = readdir(dir)) {
     std::string name = e->d_name;
-    if (absl::EndsWith(name, ".json") || absl::EndsWith(name, ".json.gz")) names.push_back(name);
+    if (absl::EndsWith(name, ".json") || absl::EndsWith(name, ".json.gz"))
+      names.push_back(name);
   }
   closedir(dir);
   std::sort(names.begin(), names.end());
   if (names.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: no *.json or *.json.gz traces in the directory", input_dir));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: no *.json or *.json.gz traces in the directory", input_dir));
   }
   if (!IsDirectory(output_dir)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: with a directory of traces, the output must be an existing directory", output_dir));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: with a directory of traces, the output must be an "
+                        "existing directory",
+                        output_dir));
   }
   std::vector<RankJob> jobs;
   for (size_t k = 0; k < names.size(); ++k) {
     std::string stem = names[k].substr(0, names[k].find(".json"));
     int rank = LastNumber(stem);
-    jobs.push_back({rank >= 0 ? rank : static_cast<int>(k), input_dir + "/" + names[k],
-                    output_dir + "/" + stem + ".et", ""});
+    jobs.push_back({rank >= 0 ? rank : static_cast<int>(k),
+                    input_dir + "/" + names[k], output_dir + "/" + stem + ".et",
+                    ""});
   }
   return jobs;
 }
 
 std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
-                                     const ConvertOptions& options, int threads) {
+                                     const ConvertOptions& options,
+                                     int threads) {
   std::vector<RankResult> results;
-  for (const RankJob& job : jobs) results.push_back({job, absl::UnknownError("not run")});
+  for (const RankJob& job : jobs)
+    results.push_back({job, absl::UnknownError("not run")});
   std::atomic<size_t> next{0};
   auto worker = [&]() {
     for (size_t k = next++; k < jobs.size(); k = next++) {
@@ -97,7 +107,8 @@ std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
     }
   };
   std::vector<std::thread> pool;
-  const int n = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
+  const int n =
+      std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
   for (int t = 0; t < n; ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   return results;

@@ -1,5 +1,6 @@
-// Converts the traces of several ranks, in parallel where cores allow: an input pattern
-// with %d and --ranks N ('rank_%d.json' -> 'out.%d.et'), or a directory of traces.
+// Converts the traces of several ranks, in parallel where cores allow: an input
+// pattern with %d and --ranks N ('rank_%d.json' -> 'out.%d.et'), or a directory
+// of traces.
 #ifndef CONVERTER_MULTI_RANK_H_
 #define CONVERTER_MULTI_RANK_H_
 
@@ -19,14 +20,14 @@ struct RankJob {
 };
 
 // Jobs for a pattern: input, output and kineto patterns each with %d.
-absl::StatusOr<std::vector<RankJob>> JobsFromPattern(const std::string& input_pattern,
-                                                     const std::string& output_pattern,
-                                                     const std::string& kineto_pattern,
-                                                     int ranks);
-// Jobs for every *.json / *.json.gz in `input_dir`, written to `output_dir` as NAME.et;
-// the rank is the last number in the file name, else the position in name order.
-absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(const std::string& input_dir,
-                                                       const std::string& output_dir);
+absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
+    const std::string& input_pattern, const std::string& output_pattern,
+    const std::string& kineto_pattern, int ranks);
+// Jobs for every *.json / *.json.gz in `input_dir`, written to `output_dir` as
+// NAME.et; the rank is the last number in the file name, else the position in
+// name order.
+absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
+    const std::string& input_dir, const std::string& output_dir);
 
 struct RankResult {
   RankJob job;
@@ -35,7 +36,8 @@ struct RankResult {
 
 // Runs the jobs on up to `threads` threads; results in job order.
 std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
-                                     const ConvertOptions& options, int threads);
+                                     const ConvertOptions& options,
+                                     int threads);
 
 }  // namespace et::convert
 

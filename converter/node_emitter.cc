@@ -13,17 +13,27 @@ namespace {
 
 using ChakraProtoMsg::Node;
 
-uint64_t WholeMicros(double us) { return us <= 0 ? 0 : static_cast<uint64_t>(std::llround(us)); }
-int64_t Nanos(double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); }
+uint64_t WholeMicros(double us) {
+  return us <= 0 ? 0 : static_cast<uint64_t>(std::llround(us));
+}
+int64_t Nanos(double us) {
+  return static_cast<int64_t>(std::llround(us * 1000.0));
+}
 
 }  // namespace
 
 NodeEmitter::NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
-                         const KeepPlan& plan, const std::vector<NodeDeps>& deps,
+                         const KeepPlan& plan,
+                         const std::vector<NodeDeps>& deps,
                          const std::vector<ProcessGroup>& groups,
                          const ConvertOptions& options)
-    : table_(table), comms_(comms), plan_(plan), deps_(deps), groups_(groups),
-      options_(options), launches_gpu_collective_(table.size(), false) {
+    : table_(table),
+      comms_(comms),
+      plan_(plan),
+      deps_(deps),
+      groups_(groups),
+      options_(options),
+      launches_gpu_collective_(table.size(), false) {
   for (uint32_t i = 0; i < table.size(); ++i) {
     if (!table.op(i).is_gpu() || !IsNcclKernelName(table.name(i))) continue;
     for (uint32_t a = table.parent(i); a != kNoOp; a = table.parent(a)) {
@@ -51,39 +61,48 @@ const OpCost& NodeEmitter::CostOf(uint32_t i, absl::string_view text) {
     cost_.kind = kind;
     if (kind == OpKind::kOther) {
       for (const TensorRef& t : op.inputs) cost_.tensor_size_bytes += t.bytes();
-      for (const TensorRef& t : op.outputs) cost_.tensor_size_bytes += t.bytes();
+      for (const TensorRef& t : op.outputs)
+        cost_.tensor_size_bytes += t.bytes();
     }
     return cost_;
   }
   key_.clear();
-  absl::StrAppend(&key_, op.name, "|", op.io(text, kInShapes), "|", op.io(text, kInTypes),
-                  "|", op.io(text, kOutShapes), "|", op.io(text, kOutTypes));
+  absl::StrAppend(&key_, op.name, "|", op.io(text, kInShapes), "|",
+                  op.io(text, kInTypes), "|", op.io(text, kOutShapes), "|",
+                  op.io(text, kOutTypes));
   auto [it, fresh] = cost_cache_.try_emplace(key_);
   if (fresh) {
-    it->second = EstimateOpCost(table_.name(i),
-                                ParseIoInfo(op.io(text, kInShapes), op.io(text, kInTypes)),
-                                ParseIoInfo(op.io(text, kOutShapes), op.io(text, kOutTypes)));
+    it->second = EstimateOpCost(
+        table_.name(i),
+        ParseIoInfo(op.io(text, kInShapes), op.io(text, kInTypes)),
+        ParseIoInfo(op.io(text, kOutShapes), op.io(text, kOutTypes)));
   }
   return it->second;
 }
 
-void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node, ConvertSummary* summary) {
+void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
+                               ConvertSummary* summary) {
   auto* attrs = node->mutable_attr();
   if (rec.kind == CommKind::kCollective) {
     node->set_type(ChakraProtoMsg::COMM_COLL_NODE);
     SetInt64(attrs, attr::kCommType, rec.type);
     const std::string type_name(CommTypeName(rec.type));
     ++summary->collectives_by_type[type_name];
-    summary->collective_bytes_by_type[type_name] += std::max<int64_t>(rec.size_bytes, 0);
+    summary->collective_bytes_by_type[type_name] +=
+        std::max<int64_t>(rec.size_bytes, 0);
   } else {
-    node->set_type(rec.kind == CommKind::kSend ? ChakraProtoMsg::COMM_SEND_NODE
-                                                : ChakraProtoMsg::COMM_RECV_NODE);
+    node->set_type(rec.kind == CommKind::kSend
+                       ? ChakraProtoMsg::COMM_SEND_NODE
+                       : ChakraProtoMsg::COMM_RECV_NODE);
     if (rec.peer >= 0) {
-      SetInt32(attrs, rec.kind == CommKind::kSend ? attr::kCommDst : attr::kCommSrc,
+      SetInt32(attrs,
+               rec.kind == CommKind::kSend ? attr::kCommDst : attr::kCommSrc,
                static_cast<int32_t>(rec.peer));
     }
-    if (rec.tag >= 0) SetInt32(attrs, attr::kCommTag, static_cast<int32_t>(rec.tag));
-    ++summary->collectives_by_type[rec.kind == CommKind::kSend ? "SEND" : "RECV"];
+    if (rec.tag >= 0)
+      SetInt32(attrs, attr::kCommTag, static_cast<int32_t>(rec.tag));
+    ++summary
+          ->collectives_by_type[rec.kind == CommKind::kSend ? "SEND" : "RECV"];
   }
   SetInt64(attrs, attr::kCommSize, std::max<int64_t>(rec.size_bytes, 0));
   if (!rec.dtype.empty()) SetString(attrs, attr::kDtype, rec.dtype);
@@ -113,19 +132,23 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   io_out->set_shapes(part(kOutShapes));
   io_out->set_types(part(kOutTypes));
 
-  // Times: a node that carries folded children keeps its inclusive time (see keep_plan.h).
+  // Times: a node that carries folded children keeps its inclusive time (see
+  // keep_plan.h).
   const bool carries_children =
-      options_.granularity == Granularity::kSimulation && !table_.children(i).empty();
+      options_.granularity == Granularity::kSimulation &&
+      !table_.children(i).empty();
   double dur_us = op.is_gpu() ? op.dur_us
-                  : (carries_children || op.exclusive_dur_us < 0) ? op.inclusive_dur_us
-                                                                  : op.exclusive_dur_us;
+                  : (carries_children || op.exclusive_dur_us < 0)
+                      ? op.inclusive_dur_us
+                      : op.exclusive_dur_us;
   if (op.ts_us >= 0) node->set_start_time_micros(WholeMicros(op.ts_us));
   auto* attrs = node->mutable_attr();
   if (dur_us >= 0) {
     node->set_duration_micros(WholeMicros(dur_us));
     SetInt64(attrs, attr::kDurationNs, Nanos(dur_us));
   }
-  if (op.inclusive_dur_us >= 0) SetInt64(attrs, attr::kInclusiveDurNs, Nanos(op.inclusive_dur_us));
+  if (op.inclusive_dur_us >= 0)
+    SetInt64(attrs, attr::kInclusiveDurNs, Nanos(op.inclusive_dur_us));
 
   // Chakra's attributes, then ours.
   SetInt64(attrs, attr::kRfId, op.rf_id);
@@ -141,33 +164,50 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
     SetBool(attrs, attr::kIsGpuOp, true);
     SetInt64(attrs, attr::kStream, op.stream);
     if (op.device >= 0) SetInt64(attrs, attr::kDevice, op.device);
-    if (op.category != 0) SetString(attrs, attr::kGpuCategory, pool.Get(op.category));
+    if (op.category != 0)
+      SetString(attrs, attr::kGpuCategory, pool.Get(op.category));
   }
   for (auto [p, name] : {std::pair{kInStrides, "input_strides"},
                          std::pair{kOutStrides, "output_strides"}}) {
-    if (op.io_len[p] > 2) SetString(attrs, name, op.io(text, p));  // not "" or "[]"
+    if (op.io_len[p] > 2)
+      SetString(attrs, name, op.io(text, p));  // not "" or "[]"
   }
   for (const ExtraAttr& a : op.extra_attrs) {
     switch (a.kind) {
-      case ExtraAttr::Kind::kInt: SetInt64(attrs, pool.Get(a.name), a.i); break;
-      case ExtraAttr::Kind::kUint: SetUint64(attrs, pool.Get(a.name), a.i); break;
-      case ExtraAttr::Kind::kDouble: SetDouble(attrs, pool.Get(a.name), a.d); break;
-      case ExtraAttr::Kind::kBool: SetBool(attrs, pool.Get(a.name), a.i != 0); break;
-      case ExtraAttr::Kind::kString: SetString(attrs, pool.Get(a.name), a.s); break;
-      case ExtraAttr::Kind::kIntList: SetInt64List(attrs, pool.Get(a.name), a.list); break;
+      case ExtraAttr::Kind::kInt:
+        SetInt64(attrs, pool.Get(a.name), a.i);
+        break;
+      case ExtraAttr::Kind::kUint:
+        SetUint64(attrs, pool.Get(a.name), a.i);
+        break;
+      case ExtraAttr::Kind::kDouble:
+        SetDouble(attrs, pool.Get(a.name), a.d);
+        break;
+      case ExtraAttr::Kind::kBool:
+        SetBool(attrs, pool.Get(a.name), a.i != 0);
+        break;
+      case ExtraAttr::Kind::kString:
+        SetString(attrs, pool.Get(a.name), a.s);
+        break;
+      case ExtraAttr::Kind::kIntList:
+        SetInt64List(attrs, pool.Get(a.name), a.list);
+        break;
     }
   }
 
   node->set_type(ChakraProtoMsg::COMP_NODE);
   const int32_t rec = comms_.record_of(i);
-  if (IsProcessGroupInitName(table_.name(i)) || IsProfilerRootName(table_.name(i))) {
+  if (IsProcessGroupInitName(table_.name(i)) ||
+      IsProfilerRootName(table_.name(i))) {
     node->set_type(ChakraProtoMsg::METADATA_NODE);
-    if (IsProcessGroupInitName(table_.name(i))) EncodeProcessGroups(groups_, attrs);
+    if (IsProcessGroupInitName(table_.name(i)))
+      EncodeProcessGroups(groups_, attrs);
   } else if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
     const CommRecord* host = LaunchingCollective(i);
     CommRecord rec_copy;
     if (host != nullptr) rec_copy = *host;
-    if (auto s = ParseNcclKernelName(table_.name(i)); s.has_value() && host == nullptr) {
+    if (auto s = ParseNcclKernelName(table_.name(i));
+        s.has_value() && host == nullptr) {
       rec_copy.kind = s->kind;
       rec_copy.type = s->type;
     }
@@ -183,19 +223,22 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
     }
   } else if (rec >= 0) {
     // --keep all: another record of a collective counted once at its call.
-    SetUint64(attrs, attr::kCollectiveId, table_.op(comms_.records()[rec].owner).id);
+    SetUint64(attrs, attr::kCollectiveId,
+              table_.op(comms_.records()[rec].owner).id);
   }
   if (node->type() == ChakraProtoMsg::COMP_NODE) {
     const OpCost& cost = CostOf(i, text);
     SetInt64(attrs, attr::kNumOps, cost.num_ops);
-    SetUint64(attrs, attr::kTensorSize, static_cast<uint64_t>(cost.tensor_size_bytes));
+    SetUint64(attrs, attr::kTensorSize,
+              static_cast<uint64_t>(cost.tensor_size_bytes));
     SetString(attrs, attr::kOpKind, OpKindName(cost.kind));
     if (cost.kind == OpKind::kOther && !op.is_gpu() && rec < 0) {
       ++summary->unknown_ops[std::string(table_.name(i))];
     }
   } else if (node->type() != ChakraProtoMsg::METADATA_NODE) {
     SetUint64(attrs, attr::kTensorSize,
-              static_cast<uint64_t>(std::max<int64_t>(GetInt(*node, attr::kCommSize).value_or(0), 0)));
+              static_cast<uint64_t>(std::max<int64_t>(
+                  GetInt(*node, attr::kCommSize).value_or(0), 0)));
   }
   ++summary->nodes_by_type[ChakraProtoMsg::NodeType_Name(node->type())];
 }

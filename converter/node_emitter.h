@@ -1,7 +1,8 @@
-// Turns the nodes of a KeepPlan into Chakra protobuf nodes: type, name, times, IOInfo,
-// the attributes consumers read (is_cpu_op, num_ops, tensor_size, comm_type, comm_size,
-// pg_name, ...; names in proto/attr_names.h) and dependencies. Costs are derived from
-// shapes once per distinct (op, shapes, types) and cached: training steps repeat shapes.
+// Turns the nodes of a KeepPlan into Chakra protobuf nodes: type, name, times,
+// IOInfo, the attributes consumers read (is_cpu_op, num_ops, tensor_size,
+// comm_type, comm_size, pg_name, ...; names in proto/attr_names.h) and
+// dependencies. Costs are derived from shapes once per distinct (op, shapes,
+// types) and cached: training steps repeat shapes.
 #ifndef CONVERTER_NODE_EMITTER_H_
 #define CONVERTER_NODE_EMITTER_H_
 
@@ -22,11 +23,13 @@ namespace et::convert {
 
 class NodeEmitter {
  public:
-  NodeEmitter(const OpTable& table, const CollectiveResolver& comms, const KeepPlan& plan,
-              const std::vector<NodeDeps>& deps, const std::vector<ProcessGroup>& groups,
+  NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
+              const KeepPlan& plan, const std::vector<NodeDeps>& deps,
+              const std::vector<ProcessGroup>& groups,
               const ConvertOptions& options);
 
-  // Fills `node` for op `i` (which must be a node; `text` is its JSON) and counts it.
+  // Fills `node` for op `i` (which must be a node; `text` is its JSON) and
+  // counts it.
   void Emit(uint32_t i, absl::string_view text, ChakraProtoMsg::Node* node,
             ConvertSummary* summary);
 
@@ -43,7 +46,8 @@ class NodeEmitter {
   const std::vector<NodeDeps>& deps_;
   const std::vector<ProcessGroup>& groups_;
   const ConvertOptions& options_;
-  std::vector<bool> launches_gpu_collective_;  // by op: host call with an NCCL kernel node
+  std::vector<bool>
+      launches_gpu_collective_;  // by op: host call with an NCCL kernel node
   absl::flat_hash_map<std::string, OpCost> cost_cache_;
   std::string key_;
   OpCost cost_;

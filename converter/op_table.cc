@@ -9,9 +9,9 @@
 namespace et::convert {
 namespace {
 
-// Sorts ops by id moving each op at most once: an index sort, then the permutation applied
-// in place by following its cycles. Ops are a few hundred bytes; sorting them directly
-// cost 15% of a conversion.
+// Sorts ops by id moving each op at most once: an index sort, then the
+// permutation applied in place by following its cycles. Ops are a few hundred
+// bytes; sorting them directly cost 15% of a conversion.
 void SortById(std::vector<HostOp>* ops) {
   const size_t n = ops->size();
   std::vector<std::pair<uint64_t, uint32_t>> order(n);
@@ -54,8 +54,9 @@ absl::Status OpTable::Build(std::string path, std::vector<HostOp> ops) {
   index_.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
     if (!index_.emplace(ops_[i].id, i).second) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: node %d: id repeated (node ids must be unique)", path, ops_[i].id));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: node %d: id repeated (node ids must be unique)",
+                          path, ops_[i].id));
     }
   }
   parent_.assign(n, kNoOp);
@@ -81,7 +82,8 @@ absl::Status OpTable::Build(std::string path, std::vector<HostOp> ops) {
   for (uint32_t i = 0; i < n; ++i) {  // ascending i: siblings in id order
     if (parent_[i] != kNoOp) child_list_[cursor[parent_[i]]++] = i;
   }
-  // Iterative pre-order from the roots; ops never reached sit on a parent cycle.
+  // Iterative pre-order from the roots; ops never reached sit on a parent
+  // cycle.
   preorder_.clear();
   preorder_.reserve(n);
   std::vector<uint32_t> stack(roots.rbegin(), roots.rend());
@@ -103,9 +105,9 @@ absl::Status OpTable::Build(std::string path, std::vector<HostOp> ops) {
       on_path[cur] = true;
       cycle.push_back(ops_[cur].id);
     }
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: node %d: parent cycle through nodes %s", path, ops_[start].id,
-        absl::StrJoin(cycle, " -> ")));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: node %d: parent cycle through nodes %s", path,
+                        ops_[start].id, absl::StrJoin(cycle, " -> ")));
   }
   subtree_max_id_.resize(n);
   for (uint32_t i = 0; i < n; ++i) subtree_max_id_[i] = ops_[i].id;

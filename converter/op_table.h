@@ -1,7 +1,7 @@
-// All host ops of one trace, sorted by id, with the call tree built over them: parent
-// index, children, a pre-order (parents before children) and the largest id in each
-// subtree (an op has finished once an op with a larger id has started). Built iteratively:
-// traces nest deeply and hold 10^6 ops.
+// All host ops of one trace, sorted by id, with the call tree built over them:
+// parent index, children, a pre-order (parents before children) and the largest
+// id in each subtree (an op has finished once an op with a larger id has
+// started). Built iteratively: traces nest deeply and hold 10^6 ops.
 #ifndef CONVERTER_OP_TABLE_H_
 #define CONVERTER_OP_TABLE_H_
 
@@ -26,8 +26,8 @@ class OpTable {
   OpTable(OpTable&&) = default;
   OpTable& operator=(OpTable&&) = default;
 
-  // Takes the parsed ops (any order). Fails, naming the node, on repeated ids, on a parent
-  // id absent from the trace and on parent cycles.
+  // Takes the parsed ops (any order). Fails, naming the node, on repeated ids,
+  // on a parent id absent from the trace and on parent cycles.
   absl::Status Build(std::string path, std::vector<HostOp> ops);
 
   size_t size() const { return ops_.size(); }
@@ -53,7 +53,8 @@ class OpTable {
   std::vector<HostOp> ops_;
   absl::flat_hash_map<uint64_t, uint32_t> index_;
   std::vector<uint32_t> parent_;
-  std::vector<uint32_t> child_begin_;  // CSR: children of i are child_list_[begin[i], begin[i+1])
+  std::vector<uint32_t>
+      child_begin_;  // CSR: children of i are child_list_[begin[i], begin[i+1])
   std::vector<uint32_t> child_list_;
   std::vector<uint32_t> preorder_;
   std::vector<uint64_t> subtree_max_id_;

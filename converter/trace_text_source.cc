@@ -20,7 +20,8 @@ absl::Status TraceTextSource::OpenPlain(const std::string& path) {
   path_ = path;
   fd_ = open(path.c_str(), O_RDONLY);
   if (fd_ < 0) {
-    return absl::NotFoundError(absl::StrFormat("%s: cannot open: %s", path, strerror(errno)));
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open: %s", path, strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -30,7 +31,8 @@ absl::Status TraceTextSource::OpenSpill(const std::string& path) {
   spill_ = tmpfile();
   if (spill_ == nullptr) {
     return absl::InternalError(absl::StrFormat(
-        "%s: cannot create a temporary file for the decoded trace: %s", path, strerror(errno)));
+        "%s: cannot create a temporary file for the decoded trace: %s", path,
+        strerror(errno)));
   }
   fd_ = fileno(spill_);
   return absl::OkStatus();
@@ -40,7 +42,8 @@ absl::Status TraceTextSource::Append(absl::string_view bytes) {
   unflushed_ = true;
   if (fwrite(bytes.data(), 1, bytes.size(), spill_) != bytes.size()) {
     return absl::InternalError(absl::StrFormat(
-        "%s: cannot write the decoded trace to a temporary file (disk full?)", path_));
+        "%s: cannot write the decoded trace to a temporary file (disk full?)",
+        path_));
   }
   return absl::OkStatus();
 }
@@ -49,7 +52,8 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
   if (unflushed_) {
     unflushed_ = false;
     if (fflush(spill_) != 0) {
-      return absl::InternalError(absl::StrFormat("%s: temporary file write failed", path_));
+      return absl::InternalError(
+          absl::StrFormat("%s: temporary file write failed", path_));
     }
   }
   buffer_.resize(op.text_length);
@@ -58,8 +62,9 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
     ssize_t n = pread(fd_, buffer_.data() + done, op.text_length - done,
                       static_cast<off_t>(op.text_offset + done));
     if (n <= 0) {
-      return absl::DataLossError(absl::StrFormat(
-          "%s: node %d: cannot read its text back at byte %d", path_, op.id, op.text_offset));
+      return absl::DataLossError(
+          absl::StrFormat("%s: node %d: cannot read its text back at byte %d",
+                          path_, op.id, op.text_offset));
     }
     done += static_cast<size_t>(n);
   }

@@ -1,7 +1,8 @@
-// Random access to the decoded text of a trace after it has been streamed once, so that a
-// node's raw JSON (its IOInfo) can be read back only when the node is written. Plain files
-// are read in place with pread; gzip input is spilled, as it is decoded, to an anonymous
-// temporary file (page cache, not process memory). Not thread-safe.
+// Random access to the decoded text of a trace after it has been streamed once,
+// so that a node's raw JSON (its IOInfo) can be read back only when the node is
+// written. Plain files are read in place with pread; gzip input is spilled, as
+// it is decoded, to an anonymous temporary file (page cache, not process
+// memory). Not thread-safe.
 #ifndef CONVERTER_TRACE_TEXT_SOURCE_H_
 #define CONVERTER_TRACE_TEXT_SOURCE_H_
 
@@ -25,7 +26,8 @@ class TraceTextSource {
 
   // Reads the original file in place (it is not compressed).
   absl::Status OpenPlain(const std::string& path);
-  // Starts a spill file for a compressed input; Append() receives the decoded bytes.
+  // Starts a spill file for a compressed input; Append() receives the decoded
+  // bytes.
   absl::Status OpenSpill(const std::string& path);
   absl::Status Append(absl::string_view bytes);
   bool spilling() const { return spill_ != nullptr; }

@@ -1,65 +1,77 @@
-// Names of the node and metadata attributes that the tools agree on. The first block is
-// Chakra's convention (ASTRA-sim and Chakra's feeder read these names); the rest is ours,
-// documented in docs/et_format.md. Use these constants, never string literals.
+// Names of the node and metadata attributes that the tools agree on. The first
+// block is Chakra's convention (ASTRA-sim and Chakra's feeder read these
+// names); the rest is ours, documented in docs/et_format.md. Use these
+// constants, never string literals.
 #ifndef PROTO_ATTR_NAMES_H_
 #define PROTO_ATTR_NAMES_H_
 
 namespace et::attr {
 
 // Chakra / ASTRA-sim conventions.
-inline constexpr char kIsCpuOp[] = "is_cpu_op";        // bool
-inline constexpr char kNumOps[] = "num_ops";           // int64, FLOPs
-inline constexpr char kTensorSize[] = "tensor_size";   // uint64, bytes touched
-inline constexpr char kCommType[] = "comm_type";       // int64, CollectiveCommType
-inline constexpr char kCommSize[] = "comm_size";       // int64, bytes per rank (input)
+inline constexpr char kIsCpuOp[] = "is_cpu_op";       // bool
+inline constexpr char kNumOps[] = "num_ops";          // int64, FLOPs
+inline constexpr char kTensorSize[] = "tensor_size";  // uint64, bytes touched
+inline constexpr char kCommType[] = "comm_type";  // int64, CollectiveCommType
+inline constexpr char kCommSize[] =
+    "comm_size";  // int64, bytes per rank (input)
 inline constexpr char kCommPriority[] = "comm_priority";  // int64
-inline constexpr char kPgName[] = "pg_name";           // string
-inline constexpr char kCommSrc[] = "comm_src";         // int32, peer rank (recv)
-inline constexpr char kCommDst[] = "comm_dst";         // int32, peer rank (send)
-inline constexpr char kCommTag[] = "comm_tag";         // int32
-inline constexpr char kInvolvedDim[] = "involved_dim"; // bool list
-inline constexpr char kRfId[] = "rf_id";               // int64
-inline constexpr char kFwParent[] = "fw_parent";       // int64
-inline constexpr char kSeqId[] = "seq_id";             // int64
-inline constexpr char kScope[] = "scope";              // int64
-inline constexpr char kTid[] = "tid";                  // int64
-inline constexpr char kFwTid[] = "fw_tid";             // int64
-inline constexpr char kStream[] = "stream";            // int64
-inline constexpr char kOpSchema[] = "op_schema";       // string
+inline constexpr char kPgName[] = "pg_name";              // string
+inline constexpr char kCommSrc[] = "comm_src";  // int32, peer rank (recv)
+inline constexpr char kCommDst[] = "comm_dst";  // int32, peer rank (send)
+inline constexpr char kCommTag[] = "comm_tag";  // int32
+inline constexpr char kInvolvedDim[] = "involved_dim";  // bool list
+inline constexpr char kRfId[] = "rf_id";                // int64
+inline constexpr char kFwParent[] = "fw_parent";        // int64
+inline constexpr char kSeqId[] = "seq_id";              // int64
+inline constexpr char kScope[] = "scope";               // int64
+inline constexpr char kTid[] = "tid";                   // int64
+inline constexpr char kFwTid[] = "fw_tid";              // int64
+inline constexpr char kStream[] = "stream";             // int64
+inline constexpr char kOpSchema[] = "op_schema";        // string
 
 // Ours (docs/et_format.md).
-inline constexpr char kDtype[] = "dtype";              // string, e.g. "float32"
-inline constexpr char kCommSeq[] = "comm_seq";         // int64, collective sequence number
-inline constexpr char kPgDesc[] = "pg_desc";           // string
-inline constexpr char kPgSize[] = "pg_size";           // int64
-inline constexpr char kDurationNs[] = "duration_ns";   // int64, sub-microsecond duration
-inline constexpr char kStartNs[] = "start_ns";         // int64, sub-microsecond start
+inline constexpr char kDtype[] = "dtype";  // string, e.g. "float32"
+inline constexpr char kCommSeq[] =
+    "comm_seq";  // int64, collective sequence number
+inline constexpr char kPgDesc[] = "pg_desc";  // string
+inline constexpr char kPgSize[] = "pg_size";  // int64
+inline constexpr char kDurationNs[] =
+    "duration_ns";  // int64, sub-microsecond duration
+inline constexpr char kStartNs[] = "start_ns";  // int64, sub-microsecond start
 inline constexpr char kInclusiveDurNs[] = "inclusive_dur_ns";  // int64
-inline constexpr char kParentId[] = "parent_id";       // uint64, enclosing op (ET parent)
-inline constexpr char kDevice[] = "device";            // int64, GPU index
-inline constexpr char kIsGpuOp[] = "is_gpu_op";        // bool
-inline constexpr char kGpuCategory[] = "gpu_category"; // string: kernel, gpu_memcpy, gpu_memset
-inline constexpr char kGrid[] = "grid";                // int64 list
-inline constexpr char kBlock[] = "block";              // int64 list
-inline constexpr char kOpKind[] = "op_kind";           // string: gemm, conv, attention, ...
-inline constexpr char kWaitSeq[] = "wait_seq";         // int64, seq of the collective waited on
-inline constexpr char kCommRoot[] = "comm_root";       // int64, root rank of bcast/reduce/...
-inline constexpr char kCollectiveId[] = "collective_id";  // uint64, --keep all: the call node
-inline constexpr char kMeasuredStepUs[] = "measured_step_us";  // double, metadata
+inline constexpr char kParentId[] =
+    "parent_id";                             // uint64, enclosing op (ET parent)
+inline constexpr char kDevice[] = "device";  // int64, GPU index
+inline constexpr char kIsGpuOp[] = "is_gpu_op";  // bool
+inline constexpr char kGpuCategory[] =
+    "gpu_category";  // string: kernel, gpu_memcpy, gpu_memset
+inline constexpr char kGrid[] = "grid";    // int64 list
+inline constexpr char kBlock[] = "block";  // int64 list
+inline constexpr char kOpKind[] =
+    "op_kind";  // string: gemm, conv, attention, ...
+inline constexpr char kWaitSeq[] =
+    "wait_seq";  // int64, seq of the collective waited on
+inline constexpr char kCommRoot[] =
+    "comm_root";  // int64, root rank of bcast/reduce/...
+inline constexpr char kCollectiveId[] =
+    "collective_id";  // uint64, --keep all: the call node
+inline constexpr char kMeasuredStepUs[] =
+    "measured_step_us";  // double, metadata
 
 // Global metadata.
-inline constexpr char kSchema[] = "schema";            // string, source ET schema
-inline constexpr char kRank[] = "rank";                // int64
-inline constexpr char kWorldSize[] = "world_size";     // int64
-inline constexpr char kPid[] = "pid";                  // int64
+inline constexpr char kSchema[] = "schema";         // string, source ET schema
+inline constexpr char kRank[] = "rank";             // int64
+inline constexpr char kWorldSize[] = "world_size";  // int64
+inline constexpr char kPid[] = "pid";               // int64
 inline constexpr char kSourceFile[] = "source_file";   // string
 inline constexpr char kPgNames[] = "pg_names";         // string list
 inline constexpr char kPgDescs[] = "pg_descs";         // string list
 inline constexpr char kPgBackends[] = "pg_backends";   // string list
 inline constexpr char kPgSizes[] = "pg_sizes";         // int64 list
 inline constexpr char kPgRanksPrefix[] = "pg_ranks:";  // + pg name: int64 list
-inline constexpr char kStepTimesUs[] = "step_times_us";  // double list, measured steps
-inline constexpr char kStepNames[] = "step_names";     // string list
+inline constexpr char kStepTimesUs[] =
+    "step_times_us";  // double list, measured steps
+inline constexpr char kStepNames[] = "step_names";  // string list
 
 }  // namespace et::attr
 

@@ -33,18 +33,30 @@ std::optional<int64_t> GetInt(const AttrList& attrs, absl::string_view name) {
   const AttributeProto* a = FindAttr(attrs, name);
   if (a == nullptr) return std::nullopt;
   switch (a->value_case()) {
-    case AttributeProto::kInt32Val: return a->int32_val();
-    case AttributeProto::kInt64Val: return a->int64_val();
-    case AttributeProto::kUint32Val: return a->uint32_val();
-    case AttributeProto::kUint64Val: return static_cast<int64_t>(a->uint64_val());
-    case AttributeProto::kSint32Val: return a->sint32_val();
-    case AttributeProto::kSint64Val: return a->sint64_val();
-    case AttributeProto::kFixed32Val: return a->fixed32_val();
-    case AttributeProto::kFixed64Val: return static_cast<int64_t>(a->fixed64_val());
-    case AttributeProto::kSfixed32Val: return a->sfixed32_val();
-    case AttributeProto::kSfixed64Val: return a->sfixed64_val();
-    case AttributeProto::kBoolVal: return a->bool_val() ? 1 : 0;
-    default: return std::nullopt;
+    case AttributeProto::kInt32Val:
+      return a->int32_val();
+    case AttributeProto::kInt64Val:
+      return a->int64_val();
+    case AttributeProto::kUint32Val:
+      return a->uint32_val();
+    case AttributeProto::kUint64Val:
+      return static_cast<int64_t>(a->uint64_val());
+    case AttributeProto::kSint32Val:
+      return a->sint32_val();
+    case AttributeProto::kSint64Val:
+      return a->sint64_val();
+    case AttributeProto::kFixed32Val:
+      return a->fixed32_val();
+    case AttributeProto::kFixed64Val:
+      return static_cast<int64_t>(a->fixed64_val());
+    case AttributeProto::kSfixed32Val:
+      return a->sfixed32_val();
+    case AttributeProto::kSfixed64Val:
+      return a->sfixed64_val();
+    case AttributeProto::kBoolVal:
+      return a->bool_val() ? 1 : 0;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -67,7 +79,8 @@ std::optional<bool> GetBool(const AttrList& attrs, absl::string_view name) {
   return std::nullopt;
 }
 
-std::optional<std::string> GetString(const AttrList& attrs, absl::string_view name) {
+std::optional<std::string> GetString(const AttrList& attrs,
+                                     absl::string_view name) {
   const AttributeProto* a = FindAttr(attrs, name);
   if (a == nullptr) return std::nullopt;
   if (a->value_case() == AttributeProto::kStringVal) return a->string_val();
@@ -81,17 +94,39 @@ std::optional<std::vector<int64_t>> GetIntList(const AttrList& attrs,
   if (a == nullptr) return std::nullopt;
   std::vector<int64_t> out;
   switch (a->value_case()) {
-    case AttributeProto::kInt32List: AppendInts(a->int32_list(), &out); break;
-    case AttributeProto::kInt64List: AppendInts(a->int64_list(), &out); break;
-    case AttributeProto::kUint32List: AppendInts(a->uint32_list(), &out); break;
-    case AttributeProto::kUint64List: AppendInts(a->uint64_list(), &out); break;
-    case AttributeProto::kSint32List: AppendInts(a->sint32_list(), &out); break;
-    case AttributeProto::kSint64List: AppendInts(a->sint64_list(), &out); break;
-    case AttributeProto::kFixed32List: AppendInts(a->fixed32_list(), &out); break;
-    case AttributeProto::kFixed64List: AppendInts(a->fixed64_list(), &out); break;
-    case AttributeProto::kSfixed32List: AppendInts(a->sfixed32_list(), &out); break;
-    case AttributeProto::kSfixed64List: AppendInts(a->sfixed64_list(), &out); break;
-    case AttributeProto::kBoolList: AppendInts(a->bool_list(), &out); break;
+    case AttributeProto::kInt32List:
+      AppendInts(a->int32_list(), &out);
+      break;
+    case AttributeProto::kInt64List:
+      AppendInts(a->int64_list(), &out);
+      break;
+    case AttributeProto::kUint32List:
+      AppendInts(a->uint32_list(), &out);
+      break;
+    case AttributeProto::kUint64List:
+      AppendInts(a->uint64_list(), &out);
+      break;
+    case AttributeProto::kSint32List:
+      AppendInts(a->sint32_list(), &out);
+      break;
+    case AttributeProto::kSint64List:
+      AppendInts(a->sint64_list(), &out);
+      break;
+    case AttributeProto::kFixed32List:
+      AppendInts(a->fixed32_list(), &out);
+      break;
+    case AttributeProto::kFixed64List:
+      AppendInts(a->fixed64_list(), &out);
+      break;
+    case AttributeProto::kSfixed32List:
+      AppendInts(a->sfixed32_list(), &out);
+      break;
+    case AttributeProto::kSfixed64List:
+      AppendInts(a->sfixed64_list(), &out);
+      break;
+    case AttributeProto::kBoolList:
+      AppendInts(a->bool_list(), &out);
+      break;
     default: {
       std::optional<int64_t> single = GetInt(attrs, name);
       if (!single.has_value()) return std::nullopt;
@@ -141,7 +176,8 @@ void SetDouble(AttrList* attrs, absl::string_view name, double value) {
 void SetBool(AttrList* attrs, absl::string_view name, bool value) {
   FindOrAdd(attrs, name)->set_bool_val(value);
 }
-void SetString(AttrList* attrs, absl::string_view name, absl::string_view value) {
+void SetString(AttrList* attrs, absl::string_view name,
+               absl::string_view value) {
   FindOrAdd(attrs, name)->set_string_val(std::string(value));
 }
 void SetInt64List(AttrList* attrs, absl::string_view name,

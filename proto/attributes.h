@@ -1,33 +1,38 @@
 // Typed access to Chakra node and metadata attributes (AttributeProto lists).
-// Writers over the years used different integer widths for the same attribute, so the
-// getters accept any integer kind of the oneof and convert; setters write the width that
-// Chakra's feeder and ASTRA-sim expect for the well-known names (see attr_names.h).
+// Writers over the years used different integer widths for the same attribute,
+// so the getters accept any integer kind of the oneof and convert; setters
+// write the width that Chakra's feeder and ASTRA-sim expect for the well-known
+// names (see attr_names.h).
 #ifndef PROTO_ATTRIBUTES_H_
 #define PROTO_ATTRIBUTES_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "google/protobuf/repeated_field.h"
 #include "proto/et_def.pb.h"
 
 namespace et {
 
-using AttrList = google::protobuf::RepeatedPtrField<ChakraProtoMsg::AttributeProto>;
+using AttrList =
+    google::protobuf::RepeatedPtrField<ChakraProtoMsg::AttributeProto>;
 
-// Returns the attribute named `name`, or nullptr. Linear: nodes carry few attributes.
+// Returns the attribute named `name`, or nullptr. Linear: nodes carry few
+// attributes.
 const ChakraProtoMsg::AttributeProto* FindAttr(const AttrList& attrs,
                                                absl::string_view name);
 
-// Integer value of any integer (or bool) kind; nullopt if absent or not an integer.
+// Integer value of any integer (or bool) kind; nullopt if absent or not an
+// integer.
 std::optional<int64_t> GetInt(const AttrList& attrs, absl::string_view name);
 // Any numeric kind as a double (integers included).
 std::optional<double> GetDouble(const AttrList& attrs, absl::string_view name);
 std::optional<bool> GetBool(const AttrList& attrs, absl::string_view name);
-std::optional<std::string> GetString(const AttrList& attrs, absl::string_view name);
+std::optional<std::string> GetString(const AttrList& attrs,
+                                     absl::string_view name);
 // Any integer list kind (or a single integer, as a one-element list).
 std::optional<std::vector<int64_t>> GetIntList(const AttrList& attrs,
                                                absl::string_view name);
@@ -60,7 +65,8 @@ void SetUint64(AttrList* attrs, absl::string_view name, uint64_t value);
 void SetInt32(AttrList* attrs, absl::string_view name, int32_t value);
 void SetDouble(AttrList* attrs, absl::string_view name, double value);
 void SetBool(AttrList* attrs, absl::string_view name, bool value);
-void SetString(AttrList* attrs, absl::string_view name, absl::string_view value);
+void SetString(AttrList* attrs, absl::string_view name,
+               absl::string_view value);
 void SetInt64List(AttrList* attrs, absl::string_view name,
                   const std::vector<int64_t>& values);
 void SetStringList(AttrList* attrs, absl::string_view name,

@@ -1,6 +1,8 @@
-// Command-line spelling shared by every tool's main: users type `--json-summary` and
-// `--force-schema`, Abseil flags are declared as `json_summary`. This rewrites hyphens in
-// flag names (before any '=') to underscores, leaving values and positionals untouched.
+// Command-line spelling shared by every tool's main: users type
+// `--json-summary` and
+// `--force-schema`, Abseil flags are declared as `json_summary`. This rewrites
+// hyphens in flag names (before any '=') to underscores, leaving values and
+// positionals untouched.
 #ifndef PROTO_CLI_ARGS_H_
 #define PROTO_CLI_ARGS_H_
 

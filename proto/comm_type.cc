@@ -28,10 +28,12 @@ struct Entry {
   CollectiveCommType type;
 };
 
-// Longer spellings first where one is a prefix of another (reducescatter before reduce).
+// Longer spellings first where one is a prefix of another (reducescatter before
+// reduce).
 constexpr Entry kEntries[] = {
     {"allreduce", CommKind::kCollective, ChakraProtoMsg::ALL_REDUCE},
-    {"reducescatterblock", CommKind::kCollective, ChakraProtoMsg::REDUCE_SCATTER_BLOCK},
+    {"reducescatterblock", CommKind::kCollective,
+     ChakraProtoMsg::REDUCE_SCATTER_BLOCK},
     {"reducescatter", CommKind::kCollective, ChakraProtoMsg::REDUCE_SCATTER},
     {"allgather", CommKind::kCollective, ChakraProtoMsg::ALL_GATHER},
     {"alltoall", CommKind::kCollective, ChakraProtoMsg::ALL_TO_ALL},
@@ -50,27 +52,32 @@ constexpr Entry kEntries[] = {
 
 std::optional<CommSpelling> ParseCommName(absl::string_view name) {
   std::string c = Canonical(name);
-  // Strip the namespaces and decorations PyTorch adds: c10d::allreduce_, nccl:all_reduce,
-  // gloo:broadcast, _allgather_base, allgather_into_tensor_coalesced, alltoall_base.
+  // Strip the namespaces and decorations PyTorch adds: c10d::allreduce_,
+  // nccl:all_reduce, gloo:broadcast, _allgather_base,
+  // allgather_into_tensor_coalesced, alltoall_base.
   for (const char* prefix : {"c10d", "nccl", "gloo", "mpi", "ucc"}) {
     if (absl::StartsWith(c, prefix)) {
       c.erase(0, std::char_traits<char>::length(prefix));
       break;
     }
   }
-  for (const char* suffix : {"coalesced", "intotensor", "tensor", "base", "multigpu"}) {
-    if (absl::EndsWith(c, suffix) && c.size() > std::char_traits<char>::length(suffix)) {
+  for (const char* suffix :
+       {"coalesced", "intotensor", "tensor", "base", "multigpu"}) {
+    if (absl::EndsWith(c, suffix) &&
+        c.size() > std::char_traits<char>::length(suffix)) {
       c.erase(c.size() - std::char_traits<char>::length(suffix));
     }
   }
   for (const Entry& e : kEntries) {
     if (c == e.canonical) return CommSpelling{e.kind, e.type};
   }
-  if (c == "allgatherv") return CommSpelling{CommKind::kCollective, ChakraProtoMsg::ALL_GATHER};
+  if (c == "allgatherv")
+    return CommSpelling{CommKind::kCollective, ChakraProtoMsg::ALL_GATHER};
   if (c == "alltoallv") {
     return CommSpelling{CommKind::kCollective, ChakraProtoMsg::ALL_TO_ALL};
   }
-  if (c == "isend") return CommSpelling{CommKind::kSend, ChakraProtoMsg::ALL_REDUCE};
+  if (c == "isend")
+    return CommSpelling{CommKind::kSend, ChakraProtoMsg::ALL_REDUCE};
   if (c == "irecv" || c == "recvanysource") {
     return CommSpelling{CommKind::kRecv, ChakraProtoMsg::ALL_REDUCE};
   }
@@ -88,16 +95,20 @@ double BusBandwidthFactor(CollectiveCommType type, int ranks) {
   if (ranks <= 1) return 0.0;
   const double n = ranks;
   switch (type) {
-    case ChakraProtoMsg::ALL_REDUCE: return 2.0 * (n - 1) / n;
+    case ChakraProtoMsg::ALL_REDUCE:
+      return 2.0 * (n - 1) / n;
     case ChakraProtoMsg::ALL_GATHER:
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
     case ChakraProtoMsg::ALL_TO_ALL:
     case ChakraProtoMsg::GATHER:
-    case ChakraProtoMsg::SCATTER: return (n - 1) / n;
+    case ChakraProtoMsg::SCATTER:
+      return (n - 1) / n;
     case ChakraProtoMsg::BROADCAST:
-    case ChakraProtoMsg::REDUCE: return 1.0;
-    default: return 0.0;
+    case ChakraProtoMsg::REDUCE:
+      return 1.0;
+    default:
+      return 0.0;
   }
 }
 

@@ -31,7 +31,8 @@ class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
       eof_checked_ = true;
       int errnum = 0;
       gzerror(file_, &errnum);
-      if (errnum != Z_OK && errnum != Z_BUF_ERROR) error_ = "corrupt gzip stream";
+      if (errnum != Z_OK && errnum != Z_BUF_ERROR)
+        error_ = "corrupt gzip stream";
     }
     return n;
   }
@@ -56,9 +57,11 @@ EtReader::EtReader(std::string path, std::unique_ptr<Stream> stream)
 
 EtReader::~EtReader() = default;
 
-absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(
+    const std::string& path) {
   if (IsDirectory(path)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: is a directory", path));
   }
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) {
@@ -66,7 +69,8 @@ absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(const std::string& path
         absl::StrFormat("%s: cannot open: %s", path, strerror(errno)));
   }
   gzbuffer(f, 1 << 17);
-  std::unique_ptr<EtReader> reader(new EtReader(path, std::make_unique<Stream>(f)));
+  std::unique_ptr<EtReader> reader(
+      new EtReader(path, std::make_unique<Stream>(f)));
   ASSIGN_OR_RETURN(bool has_metadata,
                    reader->ReadMessage(&reader->metadata_, "global metadata"));
   if (!has_metadata) {
@@ -78,18 +82,19 @@ absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(const std::string& path
 
 absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
                                            const char* what) {
-  // A fresh CodedInputStream per message keeps its 2 GB byte limit per message, not per
-  // file; its destructor hands unread buffer back to the adaptor.
+  // A fresh CodedInputStream per message keeps its 2 GB byte limit per message,
+  // not per file; its destructor hands unread buffer back to the adaptor.
   google::protobuf::io::CodedInputStream coded(&stream_->adaptor);
   uint32_t size = 0;
   if (!coded.ReadVarint32(&size)) {
     if (!stream_->raw.error().empty()) {
-      return absl::DataLossError(absl::StrFormat("%s: %s after %d nodes", path_,
-                                                 stream_->raw.error(), nodes_read_));
+      return absl::DataLossError(absl::StrFormat(
+          "%s: %s after %d nodes", path_, stream_->raw.error(), nodes_read_));
     }
     if (coded.CurrentPosition() == 0) return false;  // clean end of stream
-    return absl::DataLossError(absl::StrFormat(
-        "%s: truncated length prefix of %s after %d nodes", path_, what, nodes_read_));
+    return absl::DataLossError(
+        absl::StrFormat("%s: truncated length prefix of %s after %d nodes",
+                        path_, what, nodes_read_));
   }
   if (size == 0) return false;  // Chakra's reader stops here too.
   auto limit = coded.PushLimit(static_cast<int>(size));
@@ -97,8 +102,8 @@ absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
   if (!msg->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
       coded.BytesUntilLimit() != 0) {
     if (!stream_->raw.error().empty()) {
-      return absl::DataLossError(absl::StrFormat("%s: %s after %d nodes", path_,
-                                                 stream_->raw.error(), nodes_read_));
+      return absl::DataLossError(absl::StrFormat(
+          "%s: %s after %d nodes", path_, stream_->raw.error(), nodes_read_));
     }
     return absl::DataLossError(absl::StrFormat(
         "%s: %s #%d: truncated or malformed message of %u bytes", path_, what,

@@ -1,6 +1,7 @@
-// Streams a Chakra .et file: a varint-length-prefixed GlobalMetadata followed by one
-// varint-length-prefixed Node per message. Gzip (1f 8b) is detected and inflated on the
-// fly; memory use is one message at a time, whatever the file size. Not thread-safe.
+// Streams a Chakra .et file: a varint-length-prefixed GlobalMetadata followed
+// by one varint-length-prefixed Node per message. Gzip (1f 8b) is detected and
+// inflated on the fly; memory use is one message at a time, whatever the file
+// size. Not thread-safe.
 #ifndef PROTO_ET_READER_H_
 #define PROTO_ET_READER_H_
 
@@ -17,7 +18,8 @@ namespace et {
 class EtReader {
  public:
   // Opens `path` and reads its GlobalMetadata. Errors name the file.
-  static absl::StatusOr<std::unique_ptr<EtReader>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<EtReader>> Open(
+      const std::string& path);
   ~EtReader();
   EtReader(const EtReader&) = delete;
   EtReader& operator=(const EtReader&) = delete;
@@ -25,8 +27,8 @@ class EtReader {
   const ChakraProtoMsg::GlobalMetadata& metadata() const { return metadata_; }
   const std::string& path() const { return path_; }
 
-  // Reads the next node into `node`. Returns false at the end of the stream (a clean
-  // end, or a zero-length message, where Chakra's own reader stops too).
+  // Reads the next node into `node`. Returns false at the end of the stream (a
+  // clean end, or a zero-length message, where Chakra's own reader stops too).
   absl::StatusOr<bool> Next(ChakraProtoMsg::Node* node);
 
   // Nodes read so far.

@@ -22,7 +22,8 @@ struct EtWriter::Sink {
 
   bool Write(const void* data, size_t n) {
     if (n == 0) return true;
-    if (gz != nullptr) return gzwrite(gz, data, static_cast<unsigned>(n)) == static_cast<int>(n);
+    if (gz != nullptr)
+      return gzwrite(gz, data, static_cast<unsigned>(n)) == static_cast<int>(n);
     return fwrite(data, 1, n, plain) == n;
   }
   bool Close() {
@@ -36,8 +37,11 @@ struct EtWriter::Sink {
   ~Sink() { Close(); }
 };
 
-EtWriter::EtWriter(std::string path, std::string tmp_path, std::unique_ptr<Sink> sink)
-    : path_(std::move(path)), tmp_path_(std::move(tmp_path)), sink_(std::move(sink)) {}
+EtWriter::EtWriter(std::string path, std::string tmp_path,
+                   std::unique_ptr<Sink> sink)
+    : path_(std::move(path)),
+      tmp_path_(std::move(tmp_path)),
+      sink_(std::move(sink)) {}
 
 EtWriter::~EtWriter() {
   if (!closed_) {
@@ -46,9 +50,11 @@ EtWriter::~EtWriter() {
   }
 }
 
-absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(
+    const std::string& path) {
   if (IsDirectory(path)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: is a directory", path));
   }
   std::string tmp = TempPathFor(path);
   auto sink = std::make_unique<Sink>();
@@ -59,10 +65,11 @@ absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(const std::string& path
     sink->plain = fopen(tmp.c_str(), "wb");
   }
   if (sink->gz == nullptr && sink->plain == nullptr) {
-    return absl::NotFoundError(
-        absl::StrFormat("%s: cannot open for writing: %s", path, strerror(errno)));
+    return absl::NotFoundError(absl::StrFormat(
+        "%s: cannot open for writing: %s", path, strerror(errno)));
   }
-  return std::unique_ptr<EtWriter>(new EtWriter(path, std::move(tmp), std::move(sink)));
+  return std::unique_ptr<EtWriter>(
+      new EtWriter(path, std::move(tmp), std::move(sink)));
 }
 
 absl::Status EtWriter::WriteSerialized(absl::string_view bytes) {
@@ -76,12 +83,15 @@ absl::Status EtWriter::WriteSerialized(absl::string_view bytes) {
   return absl::OkStatus();
 }
 
-absl::Status EtWriter::WriteMetadata(const ChakraProtoMsg::GlobalMetadata& metadata) {
+absl::Status EtWriter::WriteMetadata(
+    const ChakraProtoMsg::GlobalMetadata& metadata) {
   scratch_.clear();
   metadata.SerializeToString(&scratch_);
   if (scratch_.empty()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: global metadata is empty (set its version); readers would stop there", path_));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: global metadata is empty (set its version); "
+                        "readers would stop there",
+                        path_));
   }
   return WriteSerialized(scratch_);
 }
@@ -91,8 +101,8 @@ absl::Status EtWriter::WriteNode(const ChakraProtoMsg::Node& node) {
   node.SerializeToString(&scratch_);
   if (scratch_.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: node %d serialises to 0 bytes; Chakra's reader would stop there", path_,
-        node.id()));
+        "%s: node %d serialises to 0 bytes; Chakra's reader would stop there",
+        path_, node.id()));
   }
   if (scratch_.size() > (1u << 31)) {
     return absl::InvalidArgumentError(
@@ -106,7 +116,8 @@ absl::Status EtWriter::Close() {
   closed_ = true;
   if (!sink_->Close()) {
     std::remove(tmp_path_.c_str());
-    return absl::InternalError(absl::StrFormat("%s: write failed on close", path_));
+    return absl::InternalError(
+        absl::StrFormat("%s: write failed on close", path_));
   }
   return CommitTempFile(tmp_path_, path_);
 }

@@ -1,7 +1,7 @@
-// Writes a Chakra .et stream: GlobalMetadata, then nodes, each prefixed by its varint
-// length. Output goes to a temporary sibling file that Close() renames over the target, so
-// an error leaves no partial file. A path ending in ".gz" is gzip-compressed.
-// Not thread-safe.
+// Writes a Chakra .et stream: GlobalMetadata, then nodes, each prefixed by its
+// varint length. Output goes to a temporary sibling file that Close() renames
+// over the target, so an error leaves no partial file. A path ending in ".gz"
+// is gzip-compressed. Not thread-safe.
 #ifndef PROTO_ET_WRITER_H_
 #define PROTO_ET_WRITER_H_
 
@@ -17,14 +17,16 @@ namespace et {
 
 class EtWriter {
  public:
-  static absl::StatusOr<std::unique_ptr<EtWriter>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<EtWriter>> Open(
+      const std::string& path);
   // Abandons (deletes) the temporary file unless Close() succeeded.
   ~EtWriter();
   EtWriter(const EtWriter&) = delete;
   EtWriter& operator=(const EtWriter&) = delete;
 
   absl::Status WriteMetadata(const ChakraProtoMsg::GlobalMetadata& metadata);
-  // Refuses a node that would serialise to zero bytes: Chakra's reader stops there.
+  // Refuses a node that would serialise to zero bytes: Chakra's reader stops
+  // there.
   absl::Status WriteNode(const ChakraProtoMsg::Node& node);
   // Writes a node already serialised by the caller (hot path of the converter).
   absl::Status WriteSerialized(absl::string_view bytes);

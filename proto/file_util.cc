@@ -25,19 +25,20 @@ absl::Status CommitTempFile(const std::string& tmp, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     std::remove(tmp.c_str());
-    return absl::InternalError(
-        absl::StrFormat("%s: cannot rename output into place: %s", path, strerror(err)));
+    return absl::InternalError(absl::StrFormat(
+        "%s: cannot rename output into place: %s", path, strerror(err)));
   }
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view contents) {
   std::string tmp = TempPathFor(path);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      return absl::NotFoundError(
-          absl::StrFormat("%s: cannot open for writing: %s", path, strerror(errno)));
+      return absl::NotFoundError(absl::StrFormat(
+          "%s: cannot open for writing: %s", path, strerror(errno)));
     }
     out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     out.close();
@@ -56,7 +57,8 @@ bool IsDirectory(const std::string& path) {
 
 absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents) {
   if (IsDirectory(path)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: is a directory", path));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: is a directory", path));
   }
   // gzopen reads plain files as they are, and inflates gzip ones.
   gzFile f = gzopen(path.c_str(), "rb");
@@ -84,11 +86,14 @@ absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents) {
   if (errnum != Z_OK && errnum != Z_BUF_ERROR) {
     std::string m = msg;
     gzclose(f);
-    return absl::DataLossError(absl::StrFormat("%s: corrupt gzip stream: %s", path, m));
+    return absl::DataLossError(
+        absl::StrFormat("%s: corrupt gzip stream: %s", path, m));
   }
-  // A gzip stream cut short reads as a clean end: gzclose_r reports Z_BUF_ERROR.
+  // A gzip stream cut short reads as a clean end: gzclose_r reports
+  // Z_BUF_ERROR.
   if (gzclose_r(f) == Z_BUF_ERROR) {
-    return absl::DataLossError(absl::StrFormat("%s: truncated gzip stream", path));
+    return absl::DataLossError(
+        absl::StrFormat("%s: truncated gzip stream", path));
   }
   return absl::OkStatus();
 }

@@ -1,12 +1,13 @@
-// Whole-output-or-nothing file writing: every tool writes to `path.tmp.<pid>` and renames
-// over `path` only when the output is complete, so a failed run leaves no half-written file.
+// Whole-output-or-nothing file writing: every tool writes to `path.tmp.<pid>`
+// and renames over `path` only when the output is complete, so a failed run
+// leaves no half-written file.
 #ifndef PROTO_FILE_UTIL_H_
 #define PROTO_FILE_UTIL_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace et {
 
@@ -17,7 +18,8 @@ std::string TempPathFor(absl::string_view path);
 absl::Status CommitTempFile(const std::string& tmp, const std::string& path);
 
 // Writes `contents` to `path` atomically (temp file + rename).
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view contents);
 
 // Reads a whole file, gunzipping transparently when it starts with 1f 8b.
 absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents);

@@ -17,13 +17,15 @@ Graph Graph::Build(ChakraProtoMsg::GlobalMetadata metadata,
   Graph g;
   g.metadata_ = std::move(metadata);
   g.nodes_ = std::move(nodes);
-  std::stable_sort(g.nodes_.begin(), g.nodes_.end(),
-                   [](const ChakraProtoMsg::Node& a, const ChakraProtoMsg::Node& b) {
-                     return a.id() < b.id();
-                   });
+  std::stable_sort(
+      g.nodes_.begin(), g.nodes_.end(),
+      [](const ChakraProtoMsg::Node& a, const ChakraProtoMsg::Node& b) {
+        return a.id() < b.id();
+      });
   g.index_.reserve(g.nodes_.size());
   for (NodeIndex i = 0; i < g.nodes_.size(); ++i) {
-    g.index_.try_emplace(g.nodes_[i].id(), i);  // first copy of a duplicate wins
+    g.index_.try_emplace(g.nodes_[i].id(),
+                         i);  // first copy of a duplicate wins
   }
   g.BuildAdjacency();
   return g;
@@ -35,8 +37,12 @@ std::optional<NodeIndex> Graph::Find(uint64_t id) const {
   return it->second;
 }
 
-absl::Span<const NodeIndex> Graph::data_deps(NodeIndex i) const { return data_deps_.row(i); }
-absl::Span<const NodeIndex> Graph::ctrl_deps(NodeIndex i) const { return ctrl_deps_.row(i); }
+absl::Span<const NodeIndex> Graph::data_deps(NodeIndex i) const {
+  return data_deps_.row(i);
+}
+absl::Span<const NodeIndex> Graph::ctrl_deps(NodeIndex i) const {
+  return ctrl_deps_.row(i);
+}
 absl::Span<const NodeIndex> Graph::data_users(NodeIndex i) const {
   return data_users_.row(i);
 }
@@ -75,7 +81,8 @@ void Graph::BuildAdjacency() {
   build(/*data=*/false, &ctrl_deps_, &ctrl_users_);
 }
 
-absl::StatusOr<std::vector<NodeIndex>> Graph::TopologicalOrder(DepSelection deps) const {
+absl::StatusOr<std::vector<NodeIndex>> Graph::TopologicalOrder(
+    DepSelection deps) const {
   const size_t n = nodes_.size();
   const bool use_data = deps != DepSelection::kCtrlOnly;
   const bool use_ctrl = deps != DepSelection::kDataOnly;
@@ -85,7 +92,9 @@ absl::StatusOr<std::vector<NodeIndex>> Graph::TopologicalOrder(DepSelection deps
     if (use_ctrl) pending[i] += ctrl_deps_.row(i).size();
   }
   // Min-heap on index == min on id, since nodes are sorted by id.
-  std::priority_queue<NodeIndex, std::vector<NodeIndex>, std::greater<NodeIndex>> ready;
+  std::priority_queue<NodeIndex, std::vector<NodeIndex>,
+                      std::greater<NodeIndex>>
+      ready;
   for (NodeIndex i = 0; i < n; ++i) {
     if (pending[i] == 0) ready.push(i);
   }
@@ -104,7 +113,8 @@ absl::StatusOr<std::vector<NodeIndex>> Graph::TopologicalOrder(DepSelection deps
     if (use_ctrl) release(ctrl_users_.row(i));
   }
   if (order.size() == n) return order;
-  // Walk back from any unfinished node through unfinished deps until a node repeats.
+  // Walk back from any unfinished node through unfinished deps until a node
+  // repeats.
   std::vector<int64_t> seen_at(n, -1);
   std::vector<NodeIndex> path;
   NodeIndex cur = 0;
@@ -132,9 +142,9 @@ absl::StatusOr<std::vector<NodeIndex>> Graph::TopologicalOrder(DepSelection deps
     cycle.push_back(nodes_[path[k]].id());
   }
   std::reverse(cycle.begin(), cycle.end());
-  return absl::FailedPreconditionError(
-      absl::StrFormat("dependency cycle through nodes %s (%d nodes not orderable)",
-                      absl::StrJoin(cycle, " -> "), n - order.size()));
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "dependency cycle through nodes %s (%d nodes not orderable)",
+      absl::StrJoin(cycle, " -> "), n - order.size()));
 }
 
 absl::StatusOr<Graph> LoadGraph(const std::string& path) {

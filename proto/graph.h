@@ -1,8 +1,9 @@
-// The in-memory Chakra graph every tool works on: nodes in ascending id order under dense
-// indices, an id -> index map, and CSR adjacency for data and control dependencies in both
-// directions (deps and users). Deps to ids absent from the graph are kept on the node but
-// left out of the adjacency and counted, so that a graph with dangling deps still loads.
-// Immutable after Build(); safe to read from several threads.
+// The in-memory Chakra graph every tool works on: nodes in ascending id order
+// under dense indices, an id -> index map, and CSR adjacency for data and
+// control dependencies in both directions (deps and users). Deps to ids absent
+// from the graph are kept on the node but left out of the adjacency and
+// counted, so that a graph with dangling deps still loads. Immutable after
+// Build(); safe to read from several threads.
 #ifndef PROTO_GRAPH_H_
 #define PROTO_GRAPH_H_
 
@@ -27,8 +28,8 @@ enum class DepSelection { kAll, kDataOnly, kCtrlOnly };
 
 class Graph {
  public:
-  // Takes the nodes in any order; sorts them by id. Duplicate ids are kept (both copies)
-  // and reported by Validate(); Find() returns the first.
+  // Takes the nodes in any order; sorts them by id. Duplicate ids are kept
+  // (both copies) and reported by Validate(); Find() returns the first.
   static Graph Build(ChakraProtoMsg::GlobalMetadata metadata,
                      std::vector<ChakraProtoMsg::Node> nodes);
 
@@ -47,8 +48,9 @@ class Graph {
   // Dependencies naming ids that are not in the graph (counted, not followed).
   int64_t missing_dep_count() const { return missing_dep_count_; }
 
-  // Kahn's algorithm, ties broken by ascending id (deterministic). Fails with the ids of
-  // one cycle when the selected deps are cyclic. Iterative: safe on 10^6-node chains.
+  // Kahn's algorithm, ties broken by ascending id (deterministic). Fails with
+  // the ids of one cycle when the selected deps are cyclic. Iterative: safe on
+  // 10^6-node chains.
   absl::StatusOr<std::vector<NodeIndex>> TopologicalOrder(
       DepSelection deps = DepSelection::kAll) const;
 

@@ -25,12 +25,14 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& msg) {
 
 }  // namespace
 
-absl::Status EtToJsonFile(const std::string& et_path, const std::string& json_path) {
+absl::Status EtToJsonFile(const std::string& et_path,
+                          const std::string& json_path) {
   ASSIGN_OR_RETURN(auto reader, EtReader::Open(et_path));
   std::string tmp = TempPathFor(json_path);
   FILE* out = fopen(tmp.c_str(), "wb");
   if (out == nullptr) {
-    return absl::NotFoundError(absl::StrFormat("%s: cannot open for writing", json_path));
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open for writing", json_path));
   }
   auto fail = [&](absl::Status s) {
     fclose(out);

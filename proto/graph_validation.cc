@@ -10,8 +10,9 @@
 namespace et {
 namespace {
 
-// Finds up to `max_cycles` distinct cycles among the nodes Kahn's algorithm cannot order.
-// Each residual node is walked at most once, so this is linear in the graph.
+// Finds up to `max_cycles` distinct cycles among the nodes Kahn's algorithm
+// cannot order. Each residual node is walked at most once, so this is linear in
+// the graph.
 std::vector<std::vector<uint64_t>> FindCycles(const Graph& g, DepSelection sel,
                                               size_t max_cycles) {
   const size_t n = g.size();
@@ -64,7 +65,8 @@ std::vector<std::vector<uint64_t>> FindCycles(const Graph& g, DepSelection sel,
     if (state[cur] == 1) {  // closed a new cycle on this walk
       auto pos = std::find(path.begin(), path.end(), cur);
       std::vector<uint64_t> cycle;
-      for (auto it = pos; it != path.end(); ++it) cycle.push_back(g.node(*it).id());
+      for (auto it = pos; it != path.end(); ++it)
+        cycle.push_back(g.node(*it).id());
       std::reverse(cycle.begin(), cycle.end());
       cycles.push_back(std::move(cycle));
     }
@@ -77,16 +79,19 @@ std::string CycleText(const std::vector<uint64_t>& cycle) {
   constexpr size_t kShown = 12;
   if (cycle.size() <= kShown) return absl::StrJoin(cycle, " -> ");
   std::vector<uint64_t> head(cycle.begin(), cycle.begin() + kShown);
-  return absl::StrCat(absl::StrJoin(head, " -> "), " -> ... (", cycle.size(), " nodes)");
+  return absl::StrCat(absl::StrJoin(head, " -> "), " -> ... (", cycle.size(),
+                      " nodes)");
 }
 
 }  // namespace
 
-ValidationReport ValidateGraph(const Graph& graph, const ValidationOptions& options) {
+ValidationReport ValidateGraph(const Graph& graph,
+                               const ValidationOptions& options) {
   ValidationReport r;
   for (NodeIndex i = 1; i < graph.size(); ++i) {
     if (graph.node(i).id() == graph.node(i - 1).id() &&
-        (r.duplicate_ids.empty() || r.duplicate_ids.back() != graph.node(i).id())) {
+        (r.duplicate_ids.empty() ||
+         r.duplicate_ids.back() != graph.node(i).id())) {
       r.duplicate_ids.push_back(graph.node(i).id());
     }
   }
@@ -103,7 +108,8 @@ ValidationReport ValidateGraph(const Graph& graph, const ValidationOptions& opti
     for (uint64_t d : node.data_deps()) check(d, DepKind::kData);
     for (uint64_t d : node.ctrl_deps()) check(d, DepKind::kCtrl);
   }
-  r.data_cycles = FindCycles(graph, DepSelection::kDataOnly, options.max_listed);
+  r.data_cycles =
+      FindCycles(graph, DepSelection::kDataOnly, options.max_listed);
   r.all_dep_cycles = FindCycles(graph, DepSelection::kAll, options.max_listed);
   return r;
 }
@@ -115,21 +121,24 @@ std::string ValidationReport::ToString() const {
                     duplicate_ids.front(), "\n");
   }
   if (missing_data_deps + missing_ctrl_deps > 0) {
-    absl::StrAppendFormat(&out, "%d data deps and %d ctrl deps name missing nodes",
+    absl::StrAppendFormat(&out,
+                          "%d data deps and %d ctrl deps name missing nodes",
                           missing_data_deps, missing_ctrl_deps);
     if (!missing_deps.empty()) {
-      absl::StrAppendFormat(&out, ", first: node %d -> %d", missing_deps[0].node_id,
-                            missing_deps[0].dep_id);
+      absl::StrAppendFormat(&out, ", first: node %d -> %d",
+                            missing_deps[0].node_id, missing_deps[0].dep_id);
     }
     out += "\n";
   }
-  if (self_deps > 0) absl::StrAppend(&out, self_deps, " nodes depend on themselves\n");
+  if (self_deps > 0)
+    absl::StrAppend(&out, self_deps, " nodes depend on themselves\n");
   for (const auto& c : data_cycles) {
     absl::StrAppend(&out, "data-dep cycle: ", CycleText(c), "\n");
   }
   if (data_cycles.empty()) {
     for (const auto& c : all_dep_cycles) {
-      absl::StrAppend(&out, "dependency cycle (data+ctrl): ", CycleText(c), "\n");
+      absl::StrAppend(&out, "dependency cycle (data+ctrl): ", CycleText(c),
+                      "\n");
     }
   }
   if (out.empty()) out = "graph is valid\n";

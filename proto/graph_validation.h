@@ -1,5 +1,6 @@
-// Structural checks of a Graph: duplicate ids, dependencies on missing ids, and cycles
-// (with the ids of each cycle found). Reports problems instead of failing on the first.
+// Structural checks of a Graph: duplicate ids, dependencies on missing ids, and
+// cycles (with the ids of each cycle found). Reports problems instead of
+// failing on the first.
 #ifndef PROTO_GRAPH_VALIDATION_H_
 #define PROTO_GRAPH_VALIDATION_H_
 
@@ -19,13 +20,16 @@ struct MissingDep {
 
 struct ValidationReport {
   std::vector<uint64_t> duplicate_ids;
-  std::vector<MissingDep> missing_deps;   // at most `max_listed`, see counts below
+  std::vector<MissingDep>
+      missing_deps;  // at most `max_listed`, see counts below
   int64_t missing_data_deps = 0;
   int64_t missing_ctrl_deps = 0;
   int64_t self_deps = 0;
-  // Each entry is one cycle: node ids in dependency order (a -> b means b depends on a).
+  // Each entry is one cycle: node ids in dependency order (a -> b means b
+  // depends on a).
   std::vector<std::vector<uint64_t>> data_cycles;
-  // Cycles when data and control deps are followed together (includes the data cycles).
+  // Cycles when data and control deps are followed together (includes the data
+  // cycles).
   std::vector<std::vector<uint64_t>> all_dep_cycles;
 
   bool ok() const {
@@ -40,7 +44,8 @@ struct ValidationOptions {
   size_t max_listed = 20;  // missing deps and cycles listed individually
 };
 
-ValidationReport ValidateGraph(const Graph& graph, const ValidationOptions& options = {});
+ValidationReport ValidateGraph(const Graph& graph,
+                               const ValidationOptions& options = {});
 
 }  // namespace et
 

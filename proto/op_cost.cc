@@ -729,25 +729,33 @@ OpKind OpKindFromName(absl::string_view op_name) {
     case Rule::kAddmm:
     case Rule::kMatmul:
     case Rule::kLinear:
-    case Rule::kLinearBackward: return OpKind::kGemm;
+    case Rule::kLinearBackward:
+      return OpKind::kGemm;
     case Rule::kBmm:
-    case Rule::kBaddbmm: return OpKind::kBatchedGemm;
+    case Rule::kBaddbmm:
+      return OpKind::kBatchedGemm;
     case Rule::kConv:
     case Rule::kConvGeneric:
     case Rule::kConvTranspose:
-    case Rule::kConvBackward: return OpKind::kConv;
+    case Rule::kConvBackward:
+      return OpKind::kConv;
     case Rule::kSdpa:
     case Rule::kSdpaBackward:
     case Rule::kFlashForward:
-    case Rule::kFlashBackward: return OpKind::kAttention;
+    case Rule::kFlashBackward:
+      return OpKind::kAttention;
     case Rule::kElementwise:
     case Rule::kCopy:
-    case Rule::kFill: return OpKind::kElementwise;
+    case Rule::kFill:
+      return OpKind::kElementwise;
     case Rule::kReduction:
-    case Rule::kPool: return OpKind::kReduction;
+    case Rule::kPool:
+      return OpKind::kReduction;
     case Rule::kMemory:
-    case Rule::kGather: return OpKind::kMemory;
-    case Rule::kView: return OpKind::kView;
+    case Rule::kGather:
+      return OpKind::kMemory;
+    case Rule::kView:
+      return OpKind::kView;
   }
   return OpKind::kOther;
 }

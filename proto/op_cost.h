@@ -47,8 +47,8 @@ struct OpCost {
 OpCost EstimateOpCost(absl::string_view op_name, const IoParseResult& inputs,
                       const IoParseResult& outputs);
 
-// The kind of work `op_name` does, from its name alone (kOther when unknown). GEMM-like
-// ops report kGemm (batching needs shapes).
+// The kind of work `op_name` does, from its name alone (kOther when unknown).
+// GEMM-like ops report kGemm (batching needs shapes).
 OpKind OpKindFromName(absl::string_view op_name);
 
 }  // namespace et

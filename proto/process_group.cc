@@ -14,11 +14,13 @@ int64_t ProcessGroup::MemberCount(int64_t world_size) const {
   return world_size;
 }
 
-absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(absl::string_view text) {
+absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(
+    absl::string_view text) {
   nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr,
                                              /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_array()) {
-    return absl::InvalidArgumentError("process-group table is not a JSON array");
+    return absl::InvalidArgumentError(
+        "process-group table is not a JSON array");
   }
   std::vector<ProcessGroup> groups;
   for (const auto& item : doc) {
@@ -34,13 +36,16 @@ absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(absl::string_vie
     if (auto it = item.find("pg_desc"); it != item.end() && it->is_string()) {
       pg.desc = it->get<std::string>();
     }
-    if (auto it = item.find("backend_config"); it != item.end() && it->is_string()) {
+    if (auto it = item.find("backend_config");
+        it != item.end() && it->is_string()) {
       pg.backend = it->get<std::string>();
     }
-    if (auto it = item.find("group_size"); it != item.end() && it->is_number_integer()) {
+    if (auto it = item.find("group_size");
+        it != item.end() && it->is_number_integer()) {
       pg.size = it->get<int64_t>();
     }
-    if (auto it = item.find("backend_id"); it != item.end() && it->is_number_integer()) {
+    if (auto it = item.find("backend_id");
+        it != item.end() && it->is_number_integer()) {
       pg.backend_id = it->get<int64_t>();
     }
     if (auto it = item.find("ranks"); it != item.end()) {
@@ -48,8 +53,8 @@ absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(absl::string_vie
       if (it->is_array()) {
         for (const auto& r : *it) {
           if (!r.is_number_integer()) {
-            return absl::InvalidArgumentError(
-                absl::StrFormat("process group '%s': non-integer rank", pg.name));
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "process group '%s': non-integer rank", pg.name));
           }
           pg.ranks.push_back(r.get<int64_t>());
         }
@@ -57,8 +62,8 @@ absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(absl::string_vie
         for (const auto& [key, value] : it->items()) {
           int64_t rank = 0;
           if (!absl::SimpleAtoi(key, &rank)) {
-            return absl::InvalidArgumentError(
-                absl::StrFormat("process group '%s': bad rank '%s'", pg.name, key));
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "process group '%s': bad rank '%s'", pg.name, key));
           }
           (void)value;
           pg.ranks.push_back(rank);
@@ -70,7 +75,8 @@ absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(absl::string_vie
   return groups;
 }
 
-void EncodeProcessGroups(const std::vector<ProcessGroup>& groups, AttrList* attrs) {
+void EncodeProcessGroups(const std::vector<ProcessGroup>& groups,
+                         AttrList* attrs) {
   std::vector<std::string> names, descs, backends;
   std::vector<int64_t> sizes;
   for (const ProcessGroup& pg : groups) {
@@ -92,10 +98,12 @@ std::vector<ProcessGroup> DecodeProcessGroups(const AttrList& attrs) {
   std::vector<ProcessGroup> groups;
   auto names = GetStringList(attrs, attr::kPgNames);
   if (!names.has_value()) return groups;
-  auto descs = GetStringList(attrs, attr::kPgDescs).value_or(std::vector<std::string>{});
-  auto backends =
-      GetStringList(attrs, attr::kPgBackends).value_or(std::vector<std::string>{});
-  auto sizes = GetIntList(attrs, attr::kPgSizes).value_or(std::vector<int64_t>{});
+  auto descs =
+      GetStringList(attrs, attr::kPgDescs).value_or(std::vector<std::string>{});
+  auto backends = GetStringList(attrs, attr::kPgBackends)
+                      .value_or(std::vector<std::string>{});
+  auto sizes =
+      GetIntList(attrs, attr::kPgSizes).value_or(std::vector<int64_t>{});
   for (size_t i = 0; i < names->size(); ++i) {
     ProcessGroup pg;
     pg.name = (*names)[i];

@@ -1,16 +1,17 @@
-// A process group as recorded in a trace (`## process_group:init ##`), and its encoding in
-// Chakra attributes: parallel lists pg_names/pg_descs/pg_backends/pg_sizes plus one
-// `pg_ranks:<name>` int64 list per group (empty = all ranks), on the global metadata and on
-// the METADATA node. Typed lists, not a JSON string, so consumers need no parser.
+// A process group as recorded in a trace (`## process_group:init ##`), and its
+// encoding in Chakra attributes: parallel lists
+// pg_names/pg_descs/pg_backends/pg_sizes plus one `pg_ranks:<name>` int64 list
+// per group (empty = all ranks), on the global metadata and on the METADATA
+// node. Typed lists, not a JSON string, so consumers need no parser.
 #ifndef PROTO_PROCESS_GROUP_H_
 #define PROTO_PROCESS_GROUP_H_
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/attributes.h"
 
 namespace et {
@@ -28,9 +29,11 @@ struct ProcessGroup {
 };
 
 // Parses the JSON string of a `## process_group:init ##` node's first input.
-absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(absl::string_view json);
+absl::StatusOr<std::vector<ProcessGroup>> ParseProcessGroupJson(
+    absl::string_view json);
 
-void EncodeProcessGroups(const std::vector<ProcessGroup>& groups, AttrList* attrs);
+void EncodeProcessGroups(const std::vector<ProcessGroup>& groups,
+                         AttrList* attrs);
 std::vector<ProcessGroup> DecodeProcessGroups(const AttrList& attrs);
 
 }  // namespace et

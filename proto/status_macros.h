@@ -12,14 +12,15 @@
 #define ET_STATUS_CONCAT_INNER_(a, b) a##b
 #define ET_STATUS_CONCAT_(a, b) ET_STATUS_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    ::absl::Status et_status_ = (expr);        \
-    if (!et_status_.ok()) return et_status_;   \
+#define RETURN_IF_ERROR(expr)                \
+  do {                                       \
+    ::absl::Status et_status_ = (expr);      \
+    if (!et_status_.ok()) return et_status_; \
   } while (0)
 
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ET_ASSIGN_OR_RETURN_IMPL_(ET_STATUS_CONCAT_(et_statusor_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr)                                         \
+  ET_ASSIGN_OR_RETURN_IMPL_(ET_STATUS_CONCAT_(et_statusor_, __LINE__), lhs, \
+                            expr)
 
 #define ET_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
   auto statusor = (expr);                              \

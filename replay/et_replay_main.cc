@@ -1,6 +1,7 @@
-// et-replay: re-executes a Chakra .et graph on this machine (CPU + MPI, or CUDA GPUs) and
-// reports the measured times against the recorded ones. Flags are parsed here only (Abseil
-// flags into ReplayOptions); the work is in replay_session.cc.
+// et-replay: re-executes a Chakra .et graph on this machine (CPU + MPI, or CUDA
+// GPUs) and reports the measured times against the recorded ones. Flags are
+// parsed here only (Abseil flags into ReplayOptions); the work is in
+// replay_session.cc.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -19,14 +20,19 @@ ABSL_FLAG(int, world, 0, "run the one TRACE on every one of N ranks");
 ABSL_FLAG(int, warmup, 1, "warm-up iterations");
 ABSL_FLAG(int, iters, 3, "timed iterations");
 ABSL_FLAG(std::string, host_ops, "on", "on|off: replay CPU ops' recorded time");
-ABSL_FLAG(std::string, host_wait, "hybrid", "hybrid|spin|sleep: how host time is held");
-ABSL_FLAG(double, memory_cap_gib, 0, "device memory the replay may use (0: free memory)");
-ABSL_FLAG(std::string, json, "", "the report as JSON (%d: one per rank; else rank 0)");
-ABSL_FLAG(std::string, trace, "", "Chrome/Perfetto trace of the replay (%d as above)");
+ABSL_FLAG(std::string, host_wait, "hybrid",
+          "hybrid|spin|sleep: how host time is held");
+ABSL_FLAG(double, memory_cap_gib, 0,
+          "device memory the replay may use (0: free memory)");
+ABSL_FLAG(std::string, json, "",
+          "the report as JSON (%d: one per rank; else rank 0)");
+ABSL_FLAG(std::string, trace, "",
+          "Chrome/Perfetto trace of the replay (%d as above)");
 ABSL_FLAG(std::string, calibration, "",
           "measured times by op and shapes for et-sim (%d as above)");
 ABSL_FLAG(int, top, 10, "ops listed in the text report");
-ABSL_FLAG(bool, all_ranks, false, "print the text report of every rank, not only rank 0");
+ABSL_FLAG(bool, all_ranks, false,
+          "print the text report of every rank, not only rank 0");
 
 namespace {
 
@@ -40,34 +46,41 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<char*>& positional) {
   et::replay::ReplayOptions& o = flags.options;
   if (positional.size() != 2) {
     return absl::InvalidArgumentError(
-        positional.size() < 2 ? "no trace given (try --help)"
-                              : absl::StrFormat("unexpected argument '%s'", positional[2]));
+        positional.size() < 2
+            ? "no trace given (try --help)"
+            : absl::StrFormat("unexpected argument '%s'", positional[2]));
   }
   o.trace = positional[1];
   o.device = absl::GetFlag(FLAGS_device);
   o.world = absl::GetFlag(FLAGS_world);
   o.warmup_iterations = absl::GetFlag(FLAGS_warmup);
   o.timed_iterations = absl::GetFlag(FLAGS_iters);
-  if (o.world < 0) return absl::InvalidArgumentError("--world needs a positive integer");
-  if (o.warmup_iterations < 0) return absl::InvalidArgumentError("--warmup needs an integer >= 0");
-  if (o.timed_iterations < 1) return absl::InvalidArgumentError("--iters needs an integer >= 1");
+  if (o.world < 0)
+    return absl::InvalidArgumentError("--world needs a positive integer");
+  if (o.warmup_iterations < 0)
+    return absl::InvalidArgumentError("--warmup needs an integer >= 0");
+  if (o.timed_iterations < 1)
+    return absl::InvalidArgumentError("--iters needs an integer >= 1");
   const std::string host_ops = absl::GetFlag(FLAGS_host_ops);
   if (host_ops != "on" && host_ops != "off") {
     return absl::InvalidArgumentError("--host-ops is on or off");
   }
   o.host_ops = host_ops == "on";
-  if (!et::replay::ParseHostWaitMode(absl::GetFlag(FLAGS_host_wait), &o.host_wait)) {
+  if (!et::replay::ParseHostWaitMode(absl::GetFlag(FLAGS_host_wait),
+                                     &o.host_wait)) {
     return absl::InvalidArgumentError("--host-wait is hybrid, spin or sleep");
   }
   o.memory_cap_gib = absl::GetFlag(FLAGS_memory_cap_gib);
   if (o.memory_cap_gib < 0) {
-    return absl::InvalidArgumentError("--memory-cap-gib needs a positive number");
+    return absl::InvalidArgumentError(
+        "--memory-cap-gib needs a positive number");
   }
   o.json_path = absl::GetFlag(FLAGS_json);
   o.trace_path = absl::GetFlag(FLAGS_trace);
   o.calibration_path = absl::GetFlag(FLAGS_calibration);
   o.top_ops = absl::GetFlag(FLAGS_top);
-  if (o.top_ops < 0) return absl::InvalidArgumentError("--top needs an integer >= 0");
+  if (o.top_ops < 0)
+    return absl::InvalidArgumentError("--top needs an integer >= 0");
   flags.all_ranks = absl::GetFlag(FLAGS_all_ranks);
   return flags;
 }
@@ -81,26 +94,32 @@ int main(int argc, char** argv) {
       "  mpirun -np 8 et-replay 'out.%d.et' --device cuda\n"
       "  mpirun -np 4 et-replay 'ddp.%d.et' --device cpu");
   std::vector<std::string> storage;
-  std::vector<char*> normalized = et::NormalizeFlagSpelling(argc, argv, &storage);
-  auto flags = ParseFlags(
-      absl::ParseCommandLine(static_cast<int>(normalized.size() - 1), normalized.data()));
+  std::vector<char*> normalized =
+      et::NormalizeFlagSpelling(argc, argv, &storage);
+  auto flags = ParseFlags(absl::ParseCommandLine(
+      static_cast<int>(normalized.size() - 1), normalized.data()));
   if (!flags.ok()) {
-    fprintf(stderr, "et-replay: error: %s\n", std::string(flags.status().message()).c_str());
+    fprintf(stderr, "et-replay: error: %s\n",
+            std::string(flags.status().message()).c_str());
     return 2;
   }
   auto world = et::replay::MpiWorld::Init(&argc, &argv);
   if (!world.ok()) {
-    fprintf(stderr, "et-replay: error: %s\n", std::string(world.status().message()).c_str());
+    fprintf(stderr, "et-replay: error: %s\n",
+            std::string(world.status().message()).c_str());
     return 1;
   }
   const int rank = (*world)->rank();
   std::string text;
-  auto report = et::replay::RunReplaySession(flags->options, world->get(), &text);
+  auto report =
+      et::replay::RunReplaySession(flags->options, world->get(), &text);
   if (!report.ok()) {
-    fprintf(stderr, "et-replay: error: %s\n", std::string(report.status().message()).c_str());
+    fprintf(stderr, "et-replay: error: %s\n",
+            std::string(report.status().message()).c_str());
     fflush(stderr);
-    // An error in the middle of the iterations is this rank's alone: the others may be
-    // waiting in a collective for it, so end the whole job rather than hang.
+    // An error in the middle of the iterations is this rank's alone: the others
+    // may be waiting in a collective for it, so end the whole job rather than
+    // hang.
     if ((*world)->size() > 1 && absl::IsAborted(report.status())) {
       MPI_Abort(MPI_COMM_WORLD, 1);
     }

@@ -1,5 +1,6 @@
-// et-sim: predicts step time and communication cost of Chakra traces on N ranks. Flag
-// parsing only (Abseil flags into SimOptions); the work lives in the et_simulator library.
+// et-sim: predicts step time and communication cost of Chakra traces on N
+// ranks. Flag parsing only (Abseil flags into SimOptions); the work lives in
+// the et_simulator library.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -13,27 +14,40 @@
 #include "proto/cli_args.h"
 #include "simulator/simulation.h"
 
-ABSL_FLAG(int64_t, world, 0, "ranks for a single input (every rank runs it; default 1)");
+ABSL_FLAG(int64_t, world, 0,
+          "ranks for a single input (every rank runs it; default 1)");
 ABSL_FLAG(int64_t, ranks, 0, "ranks for a pattern input 'out.%d.et'");
 ABSL_FLAG(std::string, schedule, "stream",
-          "stream (a queue per CPU thread and GPU stream) or astra (one CPU op, one GPU op, "
+          "stream (a queue per CPU thread and GPU stream) or astra (one CPU "
+          "op, one GPU op, "
           "one collective at a time per rank)");
-ABSL_FLAG(std::string, compute, "recorded", "compute model: recorded, roofline, calibrated");
-ABSL_FLAG(std::string, calibration, "", "measured op times (docs/calibration-format.md)");
-ABSL_FLAG(std::string, device, "H100", "roofline device preset: V100, A100, H100, H200");
-ABSL_FLAG(std::string, device_file, "", "device presets file (default: the shipped presets)");
-ABSL_FLAG(double, compute_scale, 1.0, "compute runs this many times faster (what-if)");
+ABSL_FLAG(std::string, compute, "recorded",
+          "compute model: recorded, roofline, calibrated");
+ABSL_FLAG(std::string, calibration, "",
+          "measured op times (docs/calibration-format.md)");
+ABSL_FLAG(std::string, device, "H100",
+          "roofline device preset: V100, A100, H100, H200");
+ABSL_FLAG(std::string, device_file, "",
+          "device presets file (default: the shipped presets)");
+ABSL_FLAG(double, compute_scale, 1.0,
+          "compute runs this many times faster (what-if)");
 ABSL_FLAG(std::vector<std::string>, slow_rank, {},
           "R:F[,R:F...]: rank R computes F times slower (stragglers)");
-ABSL_FLAG(std::string, comm, "model", "communication model: model, recorded, astra, astra-aware");
-ABSL_FLAG(std::string, algorithm, "auto", "auto, ring, tree, direct, hierarchical");
-ABSL_FLAG(bool, nccl_efficiency, false, "scale bandwidth by NCCL's size-dependent efficiency");
+ABSL_FLAG(std::string, comm, "model",
+          "communication model: model, recorded, astra, astra-aware");
+ABSL_FLAG(std::string, algorithm, "auto",
+          "auto, ring, tree, direct, hierarchical");
+ABSL_FLAG(bool, nccl_efficiency, false,
+          "scale bandwidth by NCCL's size-dependent efficiency");
 ABSL_FLAG(std::string, topology, "HGX-H100",
-          "DGX-A100, HGX-H100, DGX-V100, or a YAML/JSON file (ours or ASTRA-sim's network)");
-ABSL_FLAG(std::string, astra_system, "", "ASTRA-sim system JSON (with --comm astra|astra-aware)");
+          "DGX-A100, HGX-H100, DGX-V100, or a YAML/JSON file (ours or "
+          "ASTRA-sim's network)");
+ABSL_FLAG(std::string, astra_system, "",
+          "ASTRA-sim system JSON (with --comm astra|astra-aware)");
 ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
-ABSL_FLAG(std::string, timeline, "", "write a Chrome/Perfetto trace of the simulated run");
+ABSL_FLAG(std::string, timeline, "",
+          "write a Chrome/Perfetto trace of the simulated run");
 ABSL_FLAG(int64_t, top, 15, "rows per table in the text report");
 
 namespace {
@@ -65,7 +79,8 @@ T Choose(const char* flag, const std::string& value,
     if (value == name) return v;
     names += names.empty() ? name : std::string(", ") + name;
   }
-  Fail(std::string("--") + flag + ": expected " + names + ", got '" + value + "'");
+  Fail(std::string("--") + flag + ": expected " + names + ", got '" + value +
+       "'");
 }
 
 Flags ParseFlags(const std::vector<char*>& positional) {
@@ -79,13 +94,15 @@ Flags ParseFlags(const std::vector<char*>& positional) {
   f.input.path = positional[1];
   o.world_size = absl::GetFlag(FLAGS_world);
   f.input.pattern_ranks = absl::GetFlag(FLAGS_ranks);
-  o.scheduling = Choose<SchedulingMode>("schedule", absl::GetFlag(FLAGS_schedule),
-                                        {{"stream", SchedulingMode::kStreamAware},
-                                         {"astra", SchedulingMode::kAstraCompat}});
-  o.compute_model = Choose<ComputeModel>("compute", absl::GetFlag(FLAGS_compute),
-                                         {{"recorded", ComputeModel::kRecorded},
-                                          {"roofline", ComputeModel::kRoofline},
-                                          {"calibrated", ComputeModel::kCalibrated}});
+  o.scheduling =
+      Choose<SchedulingMode>("schedule", absl::GetFlag(FLAGS_schedule),
+                             {{"stream", SchedulingMode::kStreamAware},
+                              {"astra", SchedulingMode::kAstraCompat}});
+  o.compute_model =
+      Choose<ComputeModel>("compute", absl::GetFlag(FLAGS_compute),
+                           {{"recorded", ComputeModel::kRecorded},
+                            {"roofline", ComputeModel::kRoofline},
+                            {"calibrated", ComputeModel::kCalibrated}});
   o.comm_model = Choose<CommModel>("comm", absl::GetFlag(FLAGS_comm),
                                    {{"model", CommModel::kModel},
                                     {"recorded", CommModel::kRecorded},
@@ -130,23 +147,26 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "predicts step time and communication cost of Chakra traces\n"
       "  et-sim out.et --world 8\n"
-      "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] [--timeline t.json]\n"
+      "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
+      "[--timeline t.json]\n"
       "  et-sim traces_dir/");
   std::vector<std::string> storage;
-  std::vector<char*> normalized = et::NormalizeFlagSpelling(argc, argv, &storage);
-  std::vector<char*> positional =
-      absl::ParseCommandLine(static_cast<int>(normalized.size() - 1), normalized.data());
+  std::vector<char*> normalized =
+      et::NormalizeFlagSpelling(argc, argv, &storage);
+  std::vector<char*> positional = absl::ParseCommandLine(
+      static_cast<int>(normalized.size() - 1), normalized.data());
   Flags flags = ParseFlags(positional);
   flags.options.keep_timeline = !flags.timeline.empty();
   auto sim = et::sim::Simulation::Run(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
   const et::sim::Report& report = (*sim)->report();
-  const std::string text = flags.json ? et::sim::FormatReportJson(report) + "\n"
-                                      : et::sim::FormatReportText(report, flags.top);
+  const std::string text = flags.json
+                               ? et::sim::FormatReportJson(report) + "\n"
+                               : et::sim::FormatReportText(report, flags.top);
   std::fputs(text.c_str(), stdout);
   if (!flags.timeline.empty()) {
-    absl::Status s =
-        et::sim::WriteTimeline((*sim)->classes(), (*sim)->result(), flags.timeline);
+    absl::Status s = et::sim::WriteTimeline((*sim)->classes(), (*sim)->result(),
+                                            flags.timeline);
     if (!s.ok()) Fail(flags.timeline + ": " + std::string(s.message()));
   }
   return 0;

@@ -1,5 +1,5 @@
-// et-convert on damaged and hostile inputs: each gets one error naming the file (and the
-// node where there is one), and no output file is left behind.
+// et-convert on damaged and hostile inputs: each gets one error naming the file
+// (and the node where there is one), and no output file is left behind.
 #include <zlib.h>
 
 #include <cstdio>
@@ -20,9 +20,10 @@ std::string WriteInput(const std::string& name, const std::string& text) {
   return path;
 }
 
-// Converts `input`; expects failure whose message holds every string in `needles`, and
-// checks that no output (or temp file) was created.
-void ExpectRejected(const std::string& input, std::vector<std::string> needles) {
+// Converts `input`; expects failure whose message holds every string in
+// `needles`, and checks that no output (or temp file) was created.
+void ExpectRejected(const std::string& input,
+                    std::vector<std::string> needles) {
   const std::string out = input + ".out.et";
   std::remove(out.c_str());
   auto result = ConvertFile(input, out, {});
@@ -30,63 +31,74 @@ void ExpectRejected(const std::string& input, std::vector<std::string> needles) 
   const std::string message(result.status().message());
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;  // one line
   needles.push_back(input);
-  for (const auto& n : needles) EXPECT_NE(message.find(n), std::string::npos) << message;
+  for (const auto& n : needles)
+    EXPECT_NE(message.find(n), std::string::npos) << message;
   EXPECT_FALSE(std::ifstream(out).good()) << "partial output left: " << out;
   EXPECT_FALSE(std::ifstream(TempPathFor(out)).good()) << "temp file left";
 }
 
 const char kHeader[] = R"({"schema": "1.0.1", "pid": 1, "nodes": [)";
 std::string Node(int id, int parent, const std::string& name = "aten::relu") {
-  return R"({"name": ")" + name + R"(", "id": )" + std::to_string(id) + R"(, "parent": )" +
-         std::to_string(parent) +
+  return R"({"name": ")" + name + R"(", "id": )" + std::to_string(id) +
+         R"(, "parent": )" + std::to_string(parent) +
          R"(, "rf_id": 0, "tid": 1, "inputs": [], "input_shapes": [], "input_types": [],)"
          R"( "outputs": [], "output_shapes": [], "output_types": []})";
 }
 
 TEST(BadInputTest, Truncated) {
   std::string text = std::string(kHeader) + Node(1, 0) + ", " + Node(2, 1);
-  ExpectRejected(WriteInput("trunc.json", text.substr(0, text.size() - 10)), {"truncated"});
+  ExpectRejected(WriteInput("trunc.json", text.substr(0, text.size() - 10)),
+                 {"truncated"});
 }
 
 TEST(BadInputTest, InvalidJson) {
-  ExpectRejected(WriteInput("invalid.json", std::string(kHeader) + Node(1, 0) + ", {\"id\": 2,,}]}"),
+  ExpectRejected(WriteInput("invalid.json", std::string(kHeader) + Node(1, 0) +
+                                                ", {\"id\": 2,,}]}"),
                  {"node"});
-  ExpectRejected(WriteInput("garbage.json", "this is not json"), {"not a JSON object"});
+  ExpectRejected(WriteInput("garbage.json", "this is not json"),
+                 {"not a JSON object"});
 }
 
 TEST(BadInputTest, MissingNodes) {
-  ExpectRejected(WriteInput("nonodes.json", R"({"schema": "1.0.1", "pid": 3})"), {"nodes"});
+  ExpectRejected(WriteInput("nonodes.json", R"({"schema": "1.0.1", "pid": 3})"),
+                 {"nodes"});
 }
 
 TEST(BadInputTest, WrongFieldTypes) {
-  ExpectRejected(WriteInput("types.json", std::string(kHeader) +
-                                              R"({"name": "x", "id": 5, "parent": "seven"}]})"),
-                 {"node 5", "parent"});
-  ExpectRejected(WriteInput("types2.json", std::string(kHeader) + R"({"name": 12, "id": 6}]})"),
+  ExpectRejected(
+      WriteInput("types.json",
+                 std::string(kHeader) +
+                     R"({"name": "x", "id": 5, "parent": "seven"}]})"),
+      {"node 5", "parent"});
+  ExpectRejected(WriteInput("types2.json", std::string(kHeader) +
+                                               R"({"name": 12, "id": 6}]})"),
                  {"node 6", "name"});
 }
 
 TEST(BadInputTest, NodeWithoutId) {
-  ExpectRejected(WriteInput("noid.json", std::string(kHeader) + Node(1, 0) + R"(, {"name": "x"}]})"),
+  ExpectRejected(WriteInput("noid.json", std::string(kHeader) + Node(1, 0) +
+                                             R"(, {"name": "x"}]})"),
                  {"node #1", "no `id`"});
 }
 
 TEST(BadInputTest, RepeatedIds) {
-  ExpectRejected(WriteInput("dup.json", std::string(kHeader) + Node(1, 0) + ", " + Node(4, 1) +
-                                            ", " + Node(4, 1) + "]}"),
-                 {"node 4", "repeated"});
+  ExpectRejected(
+      WriteInput("dup.json", std::string(kHeader) + Node(1, 0) + ", " +
+                                 Node(4, 1) + ", " + Node(4, 1) + "]}"),
+      {"node 4", "repeated"});
 }
 
 TEST(BadInputTest, DependencyOnMissingNode) {
-  ExpectRejected(WriteInput("missing.json", std::string(kHeader) + Node(1, 0) + ", " +
-                                                Node(2, 77) + "]}"),
+  ExpectRejected(WriteInput("missing.json", std::string(kHeader) + Node(1, 0) +
+                                                ", " + Node(2, 77) + "]}"),
                  {"node 2", "77"});
 }
 
 TEST(BadInputTest, ParentCycle) {
-  ExpectRejected(WriteInput("cycle.json", std::string(kHeader) + Node(1, 0) + ", " + Node(2, 3) +
-                                              ", " + Node(3, 2) + "]}"),
-                 {"cycle"});
+  ExpectRejected(
+      WriteInput("cycle.json", std::string(kHeader) + Node(1, 0) + ", " +
+                                   Node(2, 3) + ", " + Node(3, 2) + "]}"),
+      {"cycle"});
 }
 
 TEST(BadInputTest, EmptyFileDirectoryAndMissingFile) {
@@ -94,12 +106,14 @@ TEST(BadInputTest, EmptyFileDirectoryAndMissingFile) {
   ExpectRejected(WriteInput("blank.json", "  \n "), {"empty"});
   auto dir = ConvertFile(::testing::TempDir(), TempOut("dir.et"), {});
   ASSERT_FALSE(dir.ok());
-  EXPECT_NE(std::string(dir.status().message()).find("directory"), std::string::npos);
+  EXPECT_NE(std::string(dir.status().message()).find("directory"),
+            std::string::npos);
   EXPECT_FALSE(ConvertFile(TempOut("nope.json"), TempOut("nope.et"), {}).ok());
 }
 
 TEST(BadInputTest, CorruptGzip) {
-  // A real gzip of a valid trace, with bytes in the middle flipped, then one cut short.
+  // A real gzip of a valid trace, with bytes in the middle flipped, then one
+  // cut short.
   std::string text = std::string(kHeader) + Node(1, 0);
   for (int i = 2; i < 400; ++i) text += ", " + Node(i, 1);
   text += "]}";
@@ -116,11 +130,13 @@ TEST(BadInputTest, CorruptGzip) {
   std::string corrupt = bytes;
   for (size_t k = 40; k < 60 && k < corrupt.size(); ++k) corrupt[k] ^= 0x5a;
   ExpectRejected(WriteInput("corrupt.json.gz", corrupt), {"gzip"});
-  ExpectRejected(WriteInput("cut.json.gz", bytes.substr(0, bytes.size() / 2)), {"truncated"});
+  ExpectRejected(WriteInput("cut.json.gz", bytes.substr(0, bytes.size() / 2)),
+                 {"truncated"});
 }
 
 TEST(BadInputTest, UnknownSchemaNamesItAndForceTriesAnyway) {
-  std::string text = R"({"schema": "9.9.9-future", "nodes": [)" + Node(1, 0) + "]}";
+  std::string text =
+      R"({"schema": "9.9.9-future", "nodes": [)" + Node(1, 0) + "]}";
   const std::string in = WriteInput("future.json", text);
   ExpectRejected(in, {"9.9.9-future", "--force-schema"});
   ConvertOptions force;

@@ -1,10 +1,12 @@
-// et-convert on the real traces in tests/data: every schema converts, collectives are
-// found once each with their sizes and groups, and the graphs are valid.
+// et-convert on the real traces in tests/data: every schema converts,
+// collectives are found once each with their sizes and groups, and the graphs
+// are valid.
+#include "converter/converter.h"
+
 #include <map>
 #include <string>
 #include <vector>
 
-#include "converter/converter.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -20,7 +22,8 @@ namespace {
 
 using ChakraProtoMsg::Node;
 
-std::vector<const Node*> NodesOfType(const Graph& g, ChakraProtoMsg::NodeType type) {
+std::vector<const Node*> NodesOfType(const Graph& g,
+                                     ChakraProtoMsg::NodeType type) {
   std::vector<const Node*> out;
   for (const Node& n : g.nodes()) {
     if (n.type() == type) out.push_back(&n);
@@ -29,22 +32,31 @@ std::vector<const Node*> NodesOfType(const Graph& g, ChakraProtoMsg::NodeType ty
 }
 
 // Collectives of one type as (comm_size bytes) in id order.
-std::vector<int64_t> CollectiveSizes(const Graph& g, ChakraProtoMsg::CollectiveCommType t) {
+std::vector<int64_t> CollectiveSizes(const Graph& g,
+                                     ChakraProtoMsg::CollectiveCommType t) {
   std::vector<int64_t> sizes;
   for (const Node* n : NodesOfType(g, ChakraProtoMsg::COMM_COLL_NODE)) {
-    if (GetInt(*n, attr::kCommType) == t) sizes.push_back(GetInt(*n, attr::kCommSize).value());
+    if (GetInt(*n, attr::kCommType) == t)
+      sizes.push_back(GetInt(*n, attr::kCommSize).value());
   }
   return sizes;
 }
 
 const std::vector<std::string> kEveryEt = {
-    "pytorch-1.13-cpu/nn_demo_et.json.gz",     "pytorch-1.13-cpu/ddp_mlp_et_r0.json.gz",
-    "pytorch-1.13-cpu/ddp_mlp_et_r1.json.gz",  "pytorch-1.13-cpu/ddp_mlp_et_r2.json.gz",
-    "pytorch-1.13-cpu/ddp_mlp_et_r3.json.gz",  "pytorch-1.13-cpu/tfm_small_et.json.gz",
-    "param/resnet_1gpu_et.1.0.3.json.gz",      "param/resnet_1gpu_et.1.1.1.json.gz",
-    "param/resnet_2gpu_et.1.1.0.json.gz",      "param/pt2_et.1.1.1.json.gz",
-    "param/linear_et.json.gz",                 "param/resnet_et.1.0.1.json.gz",
-    "hta/simple_add_et.json.gz",               "chakra/allgather_2rank_et.1.0.2.json.gz",
+    "pytorch-1.13-cpu/nn_demo_et.json.gz",
+    "pytorch-1.13-cpu/ddp_mlp_et_r0.json.gz",
+    "pytorch-1.13-cpu/ddp_mlp_et_r1.json.gz",
+    "pytorch-1.13-cpu/ddp_mlp_et_r2.json.gz",
+    "pytorch-1.13-cpu/ddp_mlp_et_r3.json.gz",
+    "pytorch-1.13-cpu/tfm_small_et.json.gz",
+    "param/resnet_1gpu_et.1.0.3.json.gz",
+    "param/resnet_1gpu_et.1.1.1.json.gz",
+    "param/resnet_2gpu_et.1.1.0.json.gz",
+    "param/pt2_et.1.1.1.json.gz",
+    "param/linear_et.json.gz",
+    "param/resnet_et.1.0.1.json.gz",
+    "hta/simple_add_et.json.gz",
+    "chakra/allgather_2rank_et.1.0.2.json.gz",
 };
 
 TEST(ConvertTest, EveryTraceConvertsToAValidGraphInBothGranularities) {
@@ -54,7 +66,8 @@ TEST(ConvertTest, EveryTraceConvertsToAValidGraphInBothGranularities) {
       options.granularity = g;
       auto c = ConvertAndLoad(rel, options);
       ASSERT_TRUE(c.ok()) << rel << ": " << c.status();
-      EXPECT_EQ(c->summary.written_nodes, static_cast<int64_t>(c->graph.size())) << rel;
+      EXPECT_EQ(c->summary.written_nodes, static_cast<int64_t>(c->graph.size()))
+          << rel;
       ValidationReport r = ValidateGraph(c->graph);
       EXPECT_TRUE(r.ok()) << rel << ": " << r.ToString();
       EXPECT_TRUE(c->graph.TopologicalOrder().ok()) << rel;
@@ -63,9 +76,11 @@ TEST(ConvertTest, EveryTraceConvertsToAValidGraphInBothGranularities) {
         EXPECT_EQ(c->summary.written_nodes, c->summary.et_nodes) << rel;
       } else {
         int64_t skipped = 0;
-        for (const auto& [reason, count] : c->summary.skipped_by_reason) skipped += count;
+        for (const auto& [reason, count] : c->summary.skipped_by_reason)
+          skipped += count;
         // Every ET node is either a node or counted with a reason.
-        EXPECT_EQ(c->summary.written_nodes + skipped, c->summary.et_nodes) << rel;
+        EXPECT_EQ(c->summary.written_nodes + skipped, c->summary.et_nodes)
+            << rel;
       }
     }
   }
@@ -73,7 +88,8 @@ TEST(ConvertTest, EveryTraceConvertsToAValidGraphInBothGranularities) {
 
 TEST(ConvertTest, DdpMlpEveryRankHasThreeAllReducesAndTwoBroadcastsOnceEach) {
   for (int rank = 0; rank < 4; ++rank) {
-    auto c = ConvertAndLoad("pytorch-1.13-cpu/ddp_mlp_et_r" + std::to_string(rank) + ".json.gz");
+    auto c = ConvertAndLoad("pytorch-1.13-cpu/ddp_mlp_et_r" +
+                            std::to_string(rank) + ".json.gz");
     ASSERT_TRUE(c.ok()) << c.status();
     // 82,689 floats: the gradient bucket of the 64-256-256-1 MLP.
     EXPECT_EQ(CollectiveSizes(c->graph, ChakraProtoMsg::ALL_REDUCE),
@@ -85,10 +101,13 @@ TEST(ConvertTest, DdpMlpEveryRankHasThreeAllReducesAndTwoBroadcastsOnceEach) {
         << "rank " << rank;
     EXPECT_EQ(NodesOfType(c->graph, ChakraProtoMsg::COMM_COLL_NODE).size(), 5u);
     // The gloo work records were folded, not made collectives, nested or not.
-    for (const Node* n : NodesOfType(c->graph, ChakraProtoMsg::COMM_COLL_NODE)) {
+    for (const Node* n :
+         NodesOfType(c->graph, ChakraProtoMsg::COMM_COLL_NODE)) {
       EXPECT_EQ(n->name().rfind("c10d::", 0), 0u) << n->name();
       EXPECT_EQ(GetString(*n, attr::kDtype).value_or(""),
-                GetInt(*n, attr::kCommType) == ChakraProtoMsg::ALL_REDUCE ? "float32" : "int32");
+                GetInt(*n, attr::kCommType) == ChakraProtoMsg::ALL_REDUCE
+                    ? "float32"
+                    : "int32");
     }
   }
 }
@@ -114,7 +133,8 @@ TEST(ConvertTest, KeepAllMakesNoExtraCollectivesFromWorkRecords) {
   EXPECT_EQ(gloo_records, 5);
 }
 
-TEST(ConvertTest, Resnet2GpuCollectivesInProcessGroupZeroAndWaitsOrderAfterThem) {
+TEST(ConvertTest,
+     Resnet2GpuCollectivesInProcessGroupZeroAndWaitsOrderAfterThem) {
   auto c = ConvertAndLoad("param/resnet_2gpu_et.1.1.0.json.gz");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(CollectiveSizes(c->graph, ChakraProtoMsg::ALL_REDUCE).size(), 15u);
@@ -122,7 +142,8 @@ TEST(ConvertTest, Resnet2GpuCollectivesInProcessGroupZeroAndWaitsOrderAfterThem)
   for (const Node* n : NodesOfType(c->graph, ChakraProtoMsg::COMM_COLL_NODE)) {
     EXPECT_EQ(GetString(*n, attr::kPgName).value_or("?"), "0") << n->id();
   }
-  std::vector<ProcessGroup> groups = DecodeProcessGroups(c->graph.metadata().attr());
+  std::vector<ProcessGroup> groups =
+      DecodeProcessGroups(c->graph.metadata().attr());
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].name, "0");
   EXPECT_EQ(groups[0].desc, "default_pg");
@@ -131,7 +152,8 @@ TEST(ConvertTest, Resnet2GpuCollectivesInProcessGroupZeroAndWaitsOrderAfterThem)
   auto meta_nodes = NodesOfType(c->graph, ChakraProtoMsg::METADATA_NODE);
   ASSERT_EQ(meta_nodes.size(), 1u);
   EXPECT_EQ(DecodeProcessGroups(meta_nodes[0]->attr()).size(), 1u);
-  // Six waits: plain compute nodes that depend on the collective with their sequence number.
+  // Six waits: plain compute nodes that depend on the collective with their
+  // sequence number.
   int waits = 0;
   for (NodeIndex i = 0; i < c->graph.size(); ++i) {
     const Node& n = c->graph.node(i);
@@ -142,7 +164,8 @@ TEST(ConvertTest, Resnet2GpuCollectivesInProcessGroupZeroAndWaitsOrderAfterThem)
     bool waits_on_collective = false;
     for (NodeIndex d : c->graph.ctrl_deps(i)) {
       const Node& dep = c->graph.node(d);
-      if (dep.type() == ChakraProtoMsg::COMM_COLL_NODE && GetInt(dep, attr::kCommSeq) == seq) {
+      if (dep.type() == ChakraProtoMsg::COMM_COLL_NODE &&
+          GetInt(dep, attr::kCommSeq) == seq) {
         waits_on_collective = true;
       }
     }
@@ -173,8 +196,9 @@ TEST(ConvertTest, GemmCostsAreDerivedFromShapes) {
     EXPECT_EQ(GetString(n, attr::kOpKind).value_or(""), "gemm");
   }
   EXPECT_GT(gemms, 0);
-  // FLOPs are counted once: no node is nested inside another node (aten::linear is a GEMM
-  // node and its aten::addmm is folded into it, or the reverse, never both).
+  // FLOPs are counted once: no node is nested inside another node (aten::linear
+  // is a GEMM node and its aten::addmm is folded into it, or the reverse, never
+  // both).
   for (const Node& n : c->graph.nodes()) {
     auto parent = GetInt(n, attr::kParentId);
     if (parent.has_value()) {
@@ -184,8 +208,8 @@ TEST(ConvertTest, GemmCostsAreDerivedFromShapes) {
 }
 
 TEST(ConvertTest, ControlDepsFollowTheCallerNotJsonOrder) {
-  // 1.0.1 lists children before their parents; --keep all must still link each child
-  // to its caller.
+  // 1.0.1 lists children before their parents; --keep all must still link each
+  // child to its caller.
   ConvertOptions options;
   options.granularity = Granularity::kAll;
   auto c = ConvertAndLoad("hta/simple_add_et.json.gz", options);
@@ -194,9 +218,11 @@ TEST(ConvertTest, ControlDepsFollowTheCallerNotJsonOrder) {
   for (NodeIndex i = 0; i < c->graph.size(); ++i) {
     auto parent = GetInt(c->graph.node(i), attr::kParentId);
     auto pidx = parent ? c->graph.Find(*parent) : std::nullopt;
-    if (!pidx.has_value() || *pidx == i) continue;  // the process root is its own parent
+    if (!pidx.has_value() || *pidx == i)
+      continue;  // the process root is its own parent
     auto deps = c->graph.ctrl_deps(i);
-    EXPECT_NE(std::find(deps.begin(), deps.end(), *pidx), deps.end()) << c->graph.node(i).id();
+    EXPECT_NE(std::find(deps.begin(), deps.end(), *pidx), deps.end())
+        << c->graph.node(i).id();
     ++linked;
   }
   EXPECT_GT(linked, 30);
@@ -218,7 +244,8 @@ TEST(ConvertTest, EtToJsonRoundTripKeepsEveryNodeAndDependency) {
     if (n.contains("ctrl_deps")) deps += n["ctrl_deps"].size();
     if (n.value("type", "") == "COMM_COLL_NODE") ++colls;
   }
-  EXPECT_EQ(deps, static_cast<size_t>(c->summary.data_deps + c->summary.ctrl_deps));
+  EXPECT_EQ(deps,
+            static_cast<size_t>(c->summary.data_deps + c->summary.ctrl_deps));
   EXPECT_EQ(colls, 21u);
   EXPECT_EQ(doc["metadata"]["version"], "0.0.4");
 }

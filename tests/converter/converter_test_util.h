@@ -1,5 +1,5 @@
-// Test helpers for converter tests: convert a file from tests/data into a temp .et and
-// load it back as a Graph.
+// Test helpers for converter tests: convert a file from tests/data into a temp
+// .et and load it back as a Graph.
 #ifndef TESTS_CONVERTER_CONVERTER_TEST_UTIL_H_
 #define TESTS_CONVERTER_CONVERTER_TEST_UTIL_H_
 

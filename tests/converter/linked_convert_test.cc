@@ -1,5 +1,5 @@
-// et-convert --kineto on the real host/device pairs, and multi-rank conversion with the
-// cross-rank collective check.
+// et-convert --kineto on the real host/device pairs, and multi-rank conversion
+// with the cross-rank collective check.
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,7 +20,8 @@ namespace {
 
 using ChakraProtoMsg::Node;
 
-absl::StatusOr<Converted> Linked(const std::string& et, const std::string& kineto) {
+absl::StatusOr<Converted> Linked(const std::string& et,
+                                 const std::string& kineto) {
   ConvertOptions options;
   options.kineto_path = DataPath(kineto);
   return ConvertAndLoad(et, options);
@@ -28,7 +29,8 @@ absl::StatusOr<Converted> Linked(const std::string& et, const std::string& kinet
 
 bool IsGpu(const Node& n) { return GetBool(n, attr::kIsGpuOp).value_or(false); }
 
-TEST(LinkedConvertTest, SimpleAddKernelsAreLinkedWithStreamsDurationsAndLaunchers) {
+TEST(LinkedConvertTest,
+     SimpleAddKernelsAreLinkedWithStreamsDurationsAndLaunchers) {
   auto c = Linked("hta/simple_add_et.json.gz", "hta/simple_add_kineto.json.gz");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->summary.gpu_ops, 4);
@@ -48,9 +50,10 @@ TEST(LinkedConvertTest, SimpleAddKernelsAreLinkedWithStreamsDurationsAndLauncher
     bool launched = false, ordered = k == 0;
     for (NodeIndex d : c->graph.ctrl_deps(gpu[k])) {
       const Node& dep = c->graph.node(d);
-      // The launcher is the nearest node around the launch: aten::rand (its uniform_ is
-      // folded into it) or aten::add.
-      if (!IsGpu(dep) && (dep.name() == "aten::rand" || dep.name() == "aten::add")) {
+      // The launcher is the nearest node around the launch: aten::rand (its
+      // uniform_ is folded into it) or aten::add.
+      if (!IsGpu(dep) &&
+          (dep.name() == "aten::rand" || dep.name() == "aten::add")) {
         launched = true;
       }
       if (k > 0 && d == gpu[k - 1]) ordered = true;
@@ -62,17 +65,20 @@ TEST(LinkedConvertTest, SimpleAddKernelsAreLinkedWithStreamsDurationsAndLauncher
   bool host_waits_for_gpu = false;
   for (NodeIndex i = 0; i < c->graph.size(); ++i) {
     if (IsGpu(c->graph.node(i))) continue;
-    for (NodeIndex d : c->graph.ctrl_deps(i)) host_waits_for_gpu |= IsGpu(c->graph.node(d));
+    for (NodeIndex d : c->graph.ctrl_deps(i))
+      host_waits_for_gpu |= IsGpu(c->graph.node(d));
   }
   EXPECT_TRUE(host_waits_for_gpu);
   EXPECT_TRUE(ValidateGraph(c->graph).ok());
 }
 
 TEST(LinkedConvertTest, ResnetHostOpsMatchAndEveryKernelHasALauncher) {
-  auto c = Linked("param/resnet_et.1.0.1.json.gz", "param/resnet_kineto.json.gz");
+  auto c =
+      Linked("param/resnet_et.1.0.1.json.gz", "param/resnet_kineto.json.gz");
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_GT(c->summary.kineto_host_ops, 1000);
-  EXPECT_GE(c->summary.kineto_host_ops_matched, c->summary.kineto_host_ops * 99 / 100);
+  EXPECT_GE(c->summary.kineto_host_ops_matched,
+            c->summary.kineto_host_ops * 99 / 100);
   EXPECT_GT(c->summary.gpu_ops, 300);
   EXPECT_EQ(c->summary.orphan_gpu_ops, 0);
   int gpu = 0;
@@ -80,7 +86,8 @@ TEST(LinkedConvertTest, ResnetHostOpsMatchAndEveryKernelHasALauncher) {
     if (!IsGpu(c->graph.node(i))) continue;
     ++gpu;
     bool launched = false;
-    for (NodeIndex d : c->graph.ctrl_deps(i)) launched |= !IsGpu(c->graph.node(d));
+    for (NodeIndex d : c->graph.ctrl_deps(i))
+      launched |= !IsGpu(c->graph.node(d));
     EXPECT_TRUE(launched) << c->graph.node(i).id();
   }
   EXPECT_EQ(gpu, c->summary.gpu_ops);
@@ -96,16 +103,20 @@ TEST(LinkedConvertTest, ResnetHostOpsMatchAndEveryKernelHasALauncher) {
 }
 
 TEST(LinkedConvertTest, StepTimesInMetadataEqualTheProfilerStepSpans) {
-  auto c = Linked("recorded/mlp_steps_et.json.gz", "recorded/mlp_steps_trace.json.gz");
+  auto c = Linked("recorded/mlp_steps_et.json.gz",
+                  "recorded/mlp_steps_trace.json.gz");
   ASSERT_TRUE(c.ok()) << c.status();
   // The spans, read independently from the trace JSON (a bare event array).
   std::string text;
-  ASSERT_TRUE(ReadFileMaybeGzip(DataPath("recorded/mlp_steps_trace.json.gz"), &text).ok());
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(DataPath("recorded/mlp_steps_trace.json.gz"), &text)
+          .ok());
   nlohmann::json doc = nlohmann::json::parse(text);
   const nlohmann::json& events = doc.is_array() ? doc : doc["traceEvents"];
   std::vector<double> spans_us;
   for (const auto& e : events) {
-    if (e.value("name", "").rfind("ProfilerStep#", 0) == 0 && e.contains("dur")) {
+    if (e.value("name", "").rfind("ProfilerStep#", 0) == 0 &&
+        e.contains("dur")) {
       spans_us.push_back(e["dur"].get<double>());
     }
   }
@@ -116,27 +127,34 @@ TEST(LinkedConvertTest, StepTimesInMetadataEqualTheProfilerStepSpans) {
   std::sort(spans_us.begin(), spans_us.end());
   std::vector<double> got = *recorded;
   std::sort(got.begin(), got.end());
-  for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], spans_us[k], 0.001);
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_NEAR(got[k], spans_us[k], 0.001);
   auto measured = GetDouble(c->graph.metadata().attr(), attr::kMeasuredStepUs);
   ASSERT_TRUE(measured.has_value());
-  EXPECT_NE(std::find_if(got.begin(), got.end(),
-                         [&](double v) { return std::abs(v - *measured) < 0.001; }),
-            got.end());
+  EXPECT_NE(
+      std::find_if(got.begin(), got.end(),
+                   [&](double v) { return std::abs(v - *measured) < 0.001; }),
+      got.end());
 }
 
 TEST(LinkedConvertTest, CpuOnlyPairGetsDurationsAndNoKernels) {
-  auto c = Linked("pytorch-1.13-cpu/nn_demo_et.json.gz", "pytorch-1.13-cpu/nn_demo_trace.json.gz");
+  auto c = Linked("pytorch-1.13-cpu/nn_demo_et.json.gz",
+                  "pytorch-1.13-cpu/nn_demo_trace.json.gz");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->summary.gpu_ops, 0);
-  EXPECT_GE(c->summary.kineto_host_ops_matched, c->summary.kineto_host_ops * 99 / 100);
+  EXPECT_GE(c->summary.kineto_host_ops_matched,
+            c->summary.kineto_host_ops * 99 / 100);
   int timed = 0;
-  for (const Node& n : c->graph.nodes()) timed += n.duration_micros() > 0 || GetInt(n, attr::kDurationNs).value_or(0) > 0;
+  for (const Node& n : c->graph.nodes())
+    timed +=
+        n.duration_micros() > 0 || GetInt(n, attr::kDurationNs).value_or(0) > 0;
   EXPECT_GE(timed, static_cast<int>(c->graph.size()) * 9 / 10);
 }
 
 TEST(LinkedConvertTest, MalformedKinetoIsAClearError) {
   std::string text;
-  ASSERT_TRUE(ReadFileMaybeGzip(DataPath("hta/simple_add_kineto.json.gz"), &text).ok());
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(DataPath("hta/simple_add_kineto.json.gz"), &text).ok());
   const std::string cut = TempOut("cut_kineto.json");
   std::ofstream(cut) << text.substr(0, text.size() / 2);
   ConvertOptions options;
@@ -144,14 +162,15 @@ TEST(LinkedConvertTest, MalformedKinetoIsAClearError) {
   const std::string out = TempOut("cut.et");
   auto r = ConvertFile(DataPath("hta/simple_add_et.json.gz"), out, options);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(std::string(r.status().message()).find(cut), std::string::npos) << r.status();
+  EXPECT_NE(std::string(r.status().message()).find(cut), std::string::npos)
+      << r.status();
   EXPECT_FALSE(std::ifstream(out).good());
 }
 
 TEST(MultiRankTest, DdpRanksConvertInParallelAndAgreeAcrossRanks) {
-  auto jobs = JobsFromPattern(DataPath("pytorch-1.13-cpu/ddp_mlp_et_r%d.json.gz"),
-                              TempOut("ddp.%d.et"),
-                              DataPath("pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz"), 4);
+  auto jobs = JobsFromPattern(
+      DataPath("pytorch-1.13-cpu/ddp_mlp_et_r%d.json.gz"), TempOut("ddp.%d.et"),
+      DataPath("pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz"), 4);
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   auto results = ConvertRanks(*jobs, {}, 2);
   std::vector<RankTrace> traces;
@@ -164,16 +183,19 @@ TEST(MultiRankTest, DdpRanksConvertInParallelAndAgreeAcrossRanks) {
   ASSERT_TRUE(mismatches.ok()) << mismatches.status();
   EXPECT_TRUE(mismatches->empty()) << (*mismatches)[0];
   // Any subset of agreeing ranks agrees too.
-  auto same_group = CheckCollectivesAcrossRanks(
-      {{0, TempOut("ddp.0.et")}, {1, TempOut("ddp.1.et")}, {2, TempOut("ddp.3.et")}});
+  auto same_group = CheckCollectivesAcrossRanks({{0, TempOut("ddp.0.et")},
+                                                 {1, TempOut("ddp.1.et")},
+                                                 {2, TempOut("ddp.3.et")}});
   ASSERT_TRUE(same_group.ok());
   EXPECT_TRUE(same_group->empty());
 }
 
 TEST(MultiRankTest, MismatchedSizesAreReportedWithRankNodeAndBytes) {
-  // Rank 1 gets rank 0's trace with its first all-reduce shrunk: rewrite the .et.
+  // Rank 1 gets rank 0's trace with its first all-reduce shrunk: rewrite the
+  // .et.
   ASSERT_TRUE(ConvertFile(DataPath("pytorch-1.13-cpu/ddp_mlp_et_r0.json.gz"),
-                          TempOut("m0.et"), {}).ok());
+                          TempOut("m0.et"), {})
+                  .ok());
   auto g = LoadGraph(TempOut("m0.et"));
   ASSERT_TRUE(g.ok());
   std::vector<Node> nodes = g->nodes();
@@ -187,12 +209,15 @@ TEST(MultiRankTest, MismatchedSizesAreReportedWithRankNodeAndBytes) {
     }
   }
   ASSERT_NE(changed, 0u);
-  ASSERT_TRUE(SaveGraph(Graph::Build(g->metadata(), nodes), TempOut("m1.et")).ok());
-  auto reports = CheckCollectivesAcrossRanks({{0, TempOut("m0.et")}, {1, TempOut("m1.et")}});
+  ASSERT_TRUE(
+      SaveGraph(Graph::Build(g->metadata(), nodes), TempOut("m1.et")).ok());
+  auto reports = CheckCollectivesAcrossRanks(
+      {{0, TempOut("m0.et")}, {1, TempOut("m1.et")}});
   ASSERT_TRUE(reports.ok());
   ASSERT_EQ(reports->size(), 1u);
   const std::string& r = (*reports)[0];
-  EXPECT_NE(r.find("rank 1 node " + std::to_string(changed)), std::string::npos) << r;
+  EXPECT_NE(r.find("rank 1 node " + std::to_string(changed)), std::string::npos)
+      << r;
   EXPECT_NE(r.find("1234 bytes"), std::string::npos) << r;
   EXPECT_NE(r.find("330756 bytes"), std::string::npos) << r;
 }

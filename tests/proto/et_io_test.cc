@@ -1,5 +1,5 @@
-// Tests of the .et reader and writer: round trips (plain and gzip), Chakra's own files,
-// and damaged inputs.
+// Tests of the .et reader and writer: round trips (plain and gzip), Chakra's
+// own files, and damaged inputs.
 #include <unistd.h>
 
 #include <cstdio>
@@ -75,8 +75,10 @@ TEST(EtIoTest, TruncatedFileIsAnErrorNamingTheFile) {
   }
   auto graph = LoadGraph(path);
   ASSERT_FALSE(graph.ok());
-  EXPECT_NE(std::string(graph.status().message()).find(path), std::string::npos);
-  EXPECT_NE(std::string(graph.status().message()).find("truncated"), std::string::npos);
+  EXPECT_NE(std::string(graph.status().message()).find(path),
+            std::string::npos);
+  EXPECT_NE(std::string(graph.status().message()).find("truncated"),
+            std::string::npos);
 }
 
 TEST(EtIoTest, EmptyFileAndDirectoryAreErrors) {
@@ -96,7 +98,8 @@ TEST(EtIoTest, WriterRefusesZeroByteNodeAndLeavesNoFile) {
     ASSERT_TRUE((*writer)->WriteMetadata(Meta()).ok());
     ChakraProtoMsg::Node empty;  // id 0, no fields: serialises to nothing
     EXPECT_FALSE((*writer)->WriteNode(empty).ok());
-    // Destroyed without Close(): the temporary file is removed, the target never made.
+    // Destroyed without Close(): the temporary file is removed, the target
+    // never made.
   }
   std::ifstream in(path);
   EXPECT_FALSE(in.good());

@@ -1,10 +1,12 @@
-// Tests of the in-memory graph and its validation, on built graphs and on every .et file
-// in tests/data (Chakra's converters of 2023 and today, its text converter, ASTRA-sim).
+// Tests of the in-memory graph and its validation, on built graphs and on every
+// .et file in tests/data (Chakra's converters of 2023 and today, its text
+// converter, ASTRA-sim).
+#include "proto/graph.h"
+
 #include <dirent.h>
 
 #include <fstream>
 #include <iterator>
-
 #include <string>
 #include <vector>
 
@@ -12,7 +14,6 @@
 #include "gtest/gtest.h"
 #include "proto/et_reader.h"
 #include "proto/et_writer.h"
-#include "proto/graph.h"
 #include "proto/graph_validation.h"
 
 namespace et {
@@ -45,11 +46,11 @@ TEST(GraphTest, TopologicalOrderOfAMillionNodeChainDoesNotRecurse) {
 
 TEST(GraphTest, ValidationReportsDuplicatesMissingDepsAndCycles) {
   std::vector<ChakraProtoMsg::Node> nodes = {
-      MakeNode(1, {}),         MakeNode(2, {1, 99}),  // 99 is missing
-      MakeNode(3, {5}),        MakeNode(4, {3}),
-      MakeNode(5, {4}),                                 // 3 -> 4 -> 5 -> 3
-      MakeNode(6, {}, {7}),    MakeNode(7, {}, {6}),  // a ctrl-only cycle
-      MakeNode(2, {}),                                  // duplicate id
+      MakeNode(1, {}),      MakeNode(2, {1, 99}),  // 99 is missing
+      MakeNode(3, {5}),     MakeNode(4, {3}),
+      MakeNode(5, {4}),                            // 3 -> 4 -> 5 -> 3
+      MakeNode(6, {}, {7}), MakeNode(7, {}, {6}),  // a ctrl-only cycle
+      MakeNode(2, {}),                             // duplicate id
   };
   Graph g = Graph::Build({}, nodes);
   ValidationReport r = ValidateGraph(g);
@@ -67,8 +68,10 @@ TEST(GraphTest, ValidationReportsDuplicatesMissingDepsAndCycles) {
   auto order = g.TopologicalOrder();
   ASSERT_FALSE(order.ok());
   EXPECT_TRUE(absl::StrContains(order.status().message(), "cycle"));
-  EXPECT_TRUE(g.TopologicalOrder(DepSelection::kCtrlOnly).status().message().find("6") !=
-              std::string::npos);
+  EXPECT_TRUE(g.TopologicalOrder(DepSelection::kCtrlOnly)
+                  .status()
+                  .message()
+                  .find("6") != std::string::npos);
 }
 
 std::vector<std::string> EtFilesUnder(const std::string& dir) {
@@ -96,21 +99,24 @@ std::vector<std::string> EtFilesUnder(const std::string& dir) {
 
 TEST(GraphTest, LoadsEveryEtFileOfTheReferenceTools) {
   std::vector<std::string> files = EtFilesUnder(ET_TEST_DATA);
-  ASSERT_GE(files.size(), 40u);  // 36 ASTRA-sim microbenchmarks + 4 Chakra files
+  ASSERT_GE(files.size(),
+            40u);  // 36 ASTRA-sim microbenchmarks + 4 Chakra files
   for (const std::string& path : files) {
     auto g = LoadGraph(path);
     ASSERT_TRUE(g.ok()) << path << ": " << g.status();
     EXPECT_GT(g->size(), 0u) << path;
     ValidationReport r = ValidateGraph(*g);
     EXPECT_TRUE(r.duplicate_ids.empty()) << path;
-    // Data deps are acyclic in every file (the 2023 feeder file's ctrl deps are not).
+    // Data deps are acyclic in every file (the 2023 feeder file's ctrl deps are
+    // not).
     EXPECT_TRUE(r.data_cycles.empty()) << path;
     EXPECT_TRUE(g->TopologicalOrder(DepSelection::kDataOnly).ok()) << path;
   }
 }
 
 TEST(GraphTest, The2023FeederTraceHasDanglingDepsAndCtrlCyclesAndStillLoads) {
-  auto g = LoadGraph(std::string(ET_TEST_DATA) + "/chakra/feeder_tests_chakra.0.et");
+  auto g =
+      LoadGraph(std::string(ET_TEST_DATA) + "/chakra/feeder_tests_chakra.0.et");
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->size(), 3664u);
   ValidationReport r = ValidateGraph(*g);
@@ -131,12 +137,14 @@ std::string ReadBytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Our writer reproduces files of Chakra's converters byte for byte: same framing, same
-// field order, nothing lost or added on the way through our reader.
+// Our writer reproduces files of Chakra's converters byte for byte: same
+// framing, same field order, nothing lost or added on the way through our
+// reader.
 TEST(GraphTest, ReferenceFilesRoundTripByteForByte) {
-  for (const char* rel : {"chakra/reference_converter_output.allgather_2rank.et",
-                          "chakra/mlp_mp.0.et", "chakra/feeder_tests_chakra.0.et",
-                          "astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce.0.et"}) {
+  for (const char* rel :
+       {"chakra/reference_converter_output.allgather_2rank.et",
+        "chakra/mlp_mp.0.et", "chakra/feeder_tests_chakra.0.et",
+        "astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce.0.et"}) {
     const std::string in = std::string(ET_TEST_DATA) + "/" + rel;
     auto reader = EtReader::Open(in);
     ASSERT_TRUE(reader.ok()) << reader.status();
