@@ -54,6 +54,16 @@ std::string ConvertSummary::ToText() const {
         "  ops without a cost model (kept, 0 FLOPs): %d of %d kinds; top: %s\n",
         total, unknown_ops.size(), names);
   }
+  if (!kineto_by_thread.empty()) {
+    std::string threads;
+    for (const auto& [tid, mt] : kineto_by_thread) {
+      absl::StrAppendFormat(&threads, "%sthread %d %d/%d (%.1f%%)",
+                            threads.empty() ? "" : ", ", tid, mt.first,
+                            mt.second,
+                            mt.second ? 100.0 * mt.first / mt.second : 100.0);
+    }
+    absl::StrAppend(&out, "  Kineto matches by thread: ", threads, "\n");
+  }
   for (const std::string& w : warnings)
     absl::StrAppend(&out, "  warning: ", w, "\n");
   return out;
@@ -79,6 +89,12 @@ std::string ConvertSummary::ToJson() const {
   j["kineto_host_ops_matched"] = kineto_host_ops_matched;
   j["gpu_ops"] = gpu_ops;
   j["orphan_gpu_ops"] = orphan_gpu_ops;
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& [tid, mt] : kineto_by_thread) {
+    threads.push_back(
+        {{"tid", tid}, {"matched", mt.first}, {"host_ops", mt.second}});
+  }
+  j["kineto_by_thread"] = threads;
   j["warnings"] = warnings;
   return j.dump();
 }

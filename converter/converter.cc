@@ -182,6 +182,9 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     summary.kineto_host_ops_matched = kineto.host_ops_matched;
     summary.gpu_ops = kineto.gpu_ops;
     summary.orphan_gpu_ops = kineto.orphan_gpu_ops;
+    for (const auto& t : kineto.per_thread) {
+      summary.kineto_by_thread[t.tid] = {t.matched, t.host_ops};
+    }
     summary.warnings.push_back(absl::StrFormat(
         "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
         "launcher, %d of "

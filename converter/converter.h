@@ -48,8 +48,10 @@ struct ConvertSummary {
   // Kineto linking (zero without --kineto).
   int64_t kineto_host_ops = 0;  // host ops that could have a Kineto twin
   int64_t kineto_host_ops_matched = 0;
-  int64_t gpu_ops = 0;                // kernels, memcpys, memsets linked in
-  int64_t orphan_gpu_ops = 0;         // of which without a launching host op
+  int64_t gpu_ops = 0;         // kernels, memcpys, memsets linked in
+  int64_t orphan_gpu_ops = 0;  // of which without a launching host op
+  std::map<int64_t, std::pair<int64_t, int64_t>>
+      kineto_by_thread;               // tid -> (matched, host ops)
   std::vector<std::string> warnings;  // e.g. Kineto match fractions
 
   std::string ToText() const;  // the human summary (several lines)

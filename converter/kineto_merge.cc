@@ -110,6 +110,7 @@ absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,
   if (link.matched_step >= 0)
     info->measured_step_us = Micros(link.steps[link.matched_step].dur_ns);
   for (const kineto::ThreadMatchStats& t : link.per_thread) {
+    info->per_thread.push_back({t.tid, t.host_ops, t.matched});
     if (t.matched_fraction() < 0.99) {
       info->warnings.push_back(absl::StrFormat(
           "Kineto: thread %d matched %d of %d host ops (%.1f%%)", t.tid,

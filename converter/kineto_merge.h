@@ -26,6 +26,12 @@ struct KinetoMergeInfo {
   std::vector<double> step_times_us;  // every ProfilerStep#N span of the trace
   std::vector<std::string> step_names;
   double measured_step_us = -1;  // the step the ET was recorded in, if found
+  struct ThreadMatch {
+    int64_t tid = 0;
+    int64_t host_ops = 0;
+    int64_t matched = 0;
+  };
+  std::vector<ThreadMatch> per_thread;
   std::vector<std::string>
       warnings;  // per-thread match fractions below 99%, ...
 };
