@@ -8,9 +8,11 @@
 namespace et {
 namespace {
 
+// string_view, not const char*: a lookup compares sizes first and never calls
+// strlen (7% of a ParseIoInfo profile with const char*).
 struct DtypeRow {
   Dtype id;
-  const char* name;
+  absl::string_view name;
   int bytes;
 };
 
@@ -41,9 +43,12 @@ constexpr DtypeRow kDtypes[] = {
     {Dtype::kQUInt8, "quint8", 1},
     {Dtype::kQInt32, "qint32", 4},
 };
+static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) ==
+                  static_cast<size_t>(Dtype::kQInt32) + 1,
+              "one row per Dtype, in enum order");
 
 struct DtypeAlias {
-  const char* spelling;  // compared ignoring case
+  absl::string_view spelling;  // compared ignoring case
   Dtype id;
 };
 
@@ -110,11 +115,12 @@ std::optional<DtypeInfo> DtypeFromName(absl::string_view name) {
   ConsumePrefixIgnoreCase(&s, "c10::");
   ConsumePrefixIgnoreCase(&s, "at::");
   if (s.empty()) return std::nullopt;
-  for (const DtypeRow& row : kDtypes) {
-    if (absl::EqualsIgnoreCase(s, row.name)) return DtypeInfoOf(row.id);
-  }
+  // Aliases first: they hold the common ET spellings ("float", "c10::Half").
   for (const DtypeAlias& alias : kAliases) {
     if (absl::EqualsIgnoreCase(s, alias.spelling)) return DtypeInfoOf(alias.id);
+  }
+  for (const DtypeRow& row : kDtypes) {
+    if (absl::EqualsIgnoreCase(s, row.name)) return DtypeInfoOf(row.id);
   }
   return std::nullopt;
 }

@@ -9,7 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/comm_type.h"
 #include "proto/file_util.h"
-#include "replay/io_values.h"
+#include "proto/io_shapes.h"
 
 namespace et::replay {
 namespace {
@@ -24,13 +24,11 @@ nlohmann::json ShapesJson(const std::string& text) {
   return j.is_array() ? j : nlohmann::json::array();
 }
 
-// Types are JSON in our converter's output and Python literals in older files.
+// Types are JSON in our converter's output and Python literals in Chakra's
+// reference converter's; either becomes a JSON list of strings ([] if neither).
 nlohmann::json TypesJson(const std::string& text) {
-  nlohmann::json j =
-      nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_array()) return j;
   std::vector<std::string> types;
-  if (ParseTypes(text, &types)) return types;
+  if (ParseTypeList(text, &types)) return types;
   return nlohmann::json::array();
 }
 

@@ -23,13 +23,13 @@ struct CublasTypes {
   bool double_scalars;
 };
 
-CublasTypes CublasTypesFor(DataType type) {
+CublasTypes CublasTypesFor(Dtype type) {
   switch (type) {
-    case DataType::kFloat16:
+    case Dtype::kFloat16:
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
-    case DataType::kBFloat16:
+    case Dtype::kBFloat16:
       return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};
-    case DataType::kFloat64:
+    case Dtype::kFloat64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
     default:
       return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};

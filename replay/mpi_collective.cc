@@ -13,30 +13,31 @@ namespace {
 // MPI has no 16-bit float type; reductions over fp16/bf16 payloads use 16-bit
 // integers, which move and add the same number of bytes (the values are zeros
 // anyway).
-MPI_Datatype MpiType(DataType type) {
+MPI_Datatype MpiType(Dtype type) {
   switch (type) {
-    case DataType::kFloat32:
+    case Dtype::kFloat32:
       return MPI_FLOAT;
-    case DataType::kFloat64:
+    case Dtype::kFloat64:
       return MPI_DOUBLE;
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
+    case Dtype::kFloat16:
+    case Dtype::kBFloat16:
       return MPI_SHORT;
-    case DataType::kInt8:
+    case Dtype::kInt8:
       return MPI_SIGNED_CHAR;
-    case DataType::kUInt8:
-    case DataType::kBool:
+    case Dtype::kUInt8:
+    case Dtype::kBool:
       return MPI_UNSIGNED_CHAR;
-    case DataType::kInt32:
+    case Dtype::kInt32:
       return MPI_INT;
-    case DataType::kInt64:
+    case Dtype::kInt64:
       return MPI_LONG_LONG;
+    default:  // not in a plan: op_classifier.cc keeps replayable types only
+      return MPI_BYTE;
   }
-  return MPI_BYTE;
 }
 
 // Elements for `bytes`, rounded up so that no recorded byte is dropped.
-int Count(int64_t bytes, DataType type) {
+int Count(int64_t bytes, Dtype type) {
   const int64_t elem = ElementBytes(type);
   return static_cast<int>((bytes + elem - 1) / elem);
 }

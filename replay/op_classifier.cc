@@ -1,13 +1,16 @@
 // Node -> ReplayOp rules; see op_classifier.h.
 #include "replay/op_classifier.h"
 
-#include "absl/strings/match.h"
+#include <cstdint>
+#include <optional>
+#include <vector>
+
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/comm_type.h"
-#include "replay/io_values.h"
+#include "proto/io_shapes.h"
 
 namespace et::replay {
 namespace {
@@ -29,14 +32,16 @@ GemmForm GemmFormOf(absl::string_view name) {
   return GemmForm::kNone;
 }
 
-int64_t Product(const Shape& shape, size_t begin, size_t end) {
+using Dims = std::vector<int64_t>;
+
+int64_t Product(const Dims& shape, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= shape[i];
   return p;
 }
 
 // a: [..., M, K] (or [K] for a vector), b: [K, N] or [..., K, N] (or [K]).
-bool MatmulShape(const Shape& a, const Shape& b, GemmShape* g) {
+bool MatmulShape(const Dims& a, const Dims& b, GemmShape* g) {
   if (a.empty() || b.empty()) return false;
   g->k = a.back();
   g->m = a.size() >= 2 ? a[a.size() - 2] : 1;
@@ -54,17 +59,52 @@ bool MatmulShape(const Shape& a, const Shape& b, GemmShape* g) {
   return true;
 }
 
-DataType TensorType(const ChakraProtoMsg::Node& node) {
-  DataType type = DataType::kFloat32;
-  if (auto d = GetString(node, attr::kDtype); d && ParseDataType(*d, &type))
-    return type;
-  std::vector<std::string> types;
-  if (ParseTypes(node.inputs().types(), &types)) {
-    for (const std::string& t : types) {
-      if (absl::StartsWith(t, "Tensor") && ParseDataType(t, &type)) return type;
-    }
+// The element types the backends implement (NcclType, MpiType and
+// CublasTypesFor switch over these). A trace's other types (complex, float8,
+// int16, ...) replay as the float32 default, moving the same bytes.
+bool IsReplayable(Dtype type) {
+  switch (type) {
+    case Dtype::kFloat32:
+    case Dtype::kFloat16:
+    case Dtype::kBFloat16:
+    case Dtype::kFloat64:
+    case Dtype::kInt8:
+    case Dtype::kUInt8:
+    case Dtype::kInt32:
+    case Dtype::kInt64:
+    case Dtype::kBool:
+      return true;
+    default:
+      return false;
   }
-  return type;
+}
+
+// The node's `dtype` attr when it names a replayable type.
+std::optional<Dtype> DtypeAttr(const ChakraProtoMsg::Node& node) {
+  auto name = GetString(node, attr::kDtype);
+  if (!name) return std::nullopt;
+  auto info = DtypeFromName(*name);
+  if (!info || !IsReplayable(info->id)) return std::nullopt;
+  return info->id;
+}
+
+// The `dtype` attr, else the first replayable tensor input's, else float32.
+Dtype TensorType(const ChakraProtoMsg::Node& node, const IoParseResult& in) {
+  if (auto d = DtypeAttr(node)) return *d;
+  for (const IoEntry& e : in.entries) {
+    if (e.kind == IoKind::kTensor && IsReplayable(e.dtype.id))
+      return e.dtype.id;
+  }
+  return Dtype::kFloat32;
+}
+
+// An operand's dims: a tensor's, or a tensor list's first tensor's; empty for
+// anything else.
+Dims OperandDims(const IoEntry& e) {
+  if (e.kind == IoKind::kTensor) return e.dims;
+  if (e.kind == IoKind::kTensorList && !e.list_dims.empty())
+    return e.list_dims.front();
+  return {};
 }
 
 }  // namespace
@@ -80,15 +120,15 @@ bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
     if (GetString(node, attr::kOpKind).value_or("") != "gemm") return false;
     form = GemmForm::kMatmul;  // a kernel tagged gemm: its first two inputs
   }
-  std::vector<Shape> shapes;
-  if (!ParseShapes(node.inputs().shapes(), &shapes)) return false;
+  const IoParseResult in =
+      ParseIoInfo(node.inputs().shapes(), node.inputs().types());
   const size_t first =
       (form == GemmForm::kAddmm || form == GemmForm::kBaddbmm) ? 1 : 0;
-  if (shapes.size() < first + 2) return false;
-  const Shape& a = shapes[first];
-  const Shape& b = shapes[first + 1];
+  if (in.entries.size() < first + 2) return false;
+  const Dims a = OperandDims(in.entries[first]);
+  const Dims b = OperandDims(in.entries[first + 1]);
   GemmShape g;
-  g.dtype = TensorType(node);
+  g.dtype = TensorType(node, in);
   switch (form) {
     case GemmForm::kMm:
     case GemmForm::kAddmm:
@@ -127,7 +167,7 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node,
                                 ReplayOp* op) {
   CommSpec& c = op->comm;
   c.bytes = GetInt(node, attr::kCommSize).value_or(0);
-  if (auto d = GetString(node, attr::kDtype)) ParseDataType(*d, &c.dtype);
+  if (auto d = DtypeAttr(node)) c.dtype = *d;
   c.tag = static_cast<int>(GetInt(node, attr::kCommTag).value_or(0));
   if (auto pg = GetString(node, attr::kPgName); pg && !pg->empty()) {
     auto it = group_index_.find(*pg);

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
+#include "proto/dtype.h"
 #include "proto/et_def.pb.h"
 #include "proto/graph.h"
-#include "replay/data_type.h"
 
 namespace et::replay {
 
@@ -35,7 +35,8 @@ struct GemmShape {
   int64_t k = 0;
   bool trans_a = false;  // A is stored k x m (e.g. a transposed view)
   bool trans_b = false;  // B is stored n x k (aten::linear's weight)
-  DataType dtype = DataType::kFloat32;
+  // One of the types the backends implement (IsReplayable, op_classifier.cc).
+  Dtype dtype = Dtype::kFloat32;
 
   double flops() const { return 2.0 * batch * m * n * k; }
   int64_t bytes() const {
@@ -46,7 +47,7 @@ struct GemmShape {
 struct CommSpec {
   ChakraProtoMsg::CollectiveCommType type = ChakraProtoMsg::ALL_REDUCE;
   int64_t bytes = 0;  // comm_size: bytes each rank contributes (its input)
-  DataType dtype = DataType::kFloat32;
+  Dtype dtype = Dtype::kFloat32;
   int group = -1;  // index into ReplayPlan::groups; -1 = every rank
   int peer =
       -1;  // send: destination, recv: source; root for rooted collectives

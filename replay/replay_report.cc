@@ -196,7 +196,7 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
                    {"m", op.gemm.m},
                    {"n", op.gemm.n},
                    {"k", op.gemm.k},
-                   {"dtype", std::string(DataTypeName(op.gemm.dtype))}};
+                   {"dtype", std::string(DtypeName(op.gemm.dtype))}};
     }
     ops.push_back(std::move(o));
   }

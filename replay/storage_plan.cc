@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
-#include "replay/io_values.h"
+#include "proto/io_shapes.h"
 
 namespace et::replay {
 namespace {
@@ -22,16 +22,16 @@ StoragePlan StoragePlan::Build(const Graph& graph, const ReplayPlan& plan) {
   StoragePlan sp;
   absl::flat_hash_map<uint64_t, uint32_t> dense;
   std::vector<size_t> first_use, last_use;
-  std::vector<TensorRef> refs;
+  std::vector<IoTensor> refs;
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const ReplayOp& op = plan.ops[i];
     if (HoldsDeviceMemory(op.kind)) {
       const ChakraProtoMsg::Node& node = graph.node(op.node);
       for (int side = 0; side < 2; ++side) {
         const auto& io = side == 0 ? node.inputs() : node.outputs();
-        if (!CollectTensorRefs(io.values(), &refs))
+        if (!CollectIoTensors(io.values(), &refs))
           continue;  // no tensors recorded
-        for (const TensorRef& t : refs) {
+        for (const IoTensor& t : refs) {
           if (t.elem_bytes == 0 || t.num_elems == 0) continue;
           auto [it, inserted] = dense.emplace(
               t.storage_id, static_cast<uint32_t>(sp.storage_bytes_.size()));

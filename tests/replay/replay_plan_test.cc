@@ -1,5 +1,5 @@
-// Tests of the replay's planning layer: IOInfo parsing, op classification (GEMM
-// shapes, collectives) and the dependency engine (issue order, queues,
+// Tests of the replay's planning layer: op classification (GEMM shapes,
+// collectives) and the dependency engine (issue order, queues,
 // cross-queue waits), on real .et files from tests/data and on small graphs
 // built here.
 #include "replay/replay_plan.h"
@@ -12,7 +12,6 @@
 #include "proto/attributes.h"
 #include "proto/graph.h"
 #include "proto/process_group.h"
-#include "replay/io_values.h"
 #include "replay/op_classifier.h"
 #include "replay_test_graphs.h"
 
@@ -23,42 +22,6 @@ using testing::CollNode;
 using testing::CompNode;
 
 const std::string kData = ET_TEST_DATA;
-
-TEST(IoValuesTest, ReadsTensorTuplesOfARealRecordParamComms) {
-  auto graph = LoadGraph(
-      kData + "/chakra/reference_converter_output.allgather_2rank.et");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto index = graph->Find(30);  // record_param_comms of the all-gather
-  ASSERT_TRUE(index.has_value());
-  const auto& node = graph->node(*index);
-  ASSERT_EQ(node.name(), "record_param_comms");
-  std::vector<TensorRef> in, out;
-  ASSERT_TRUE(CollectTensorRefs(node.inputs().values(), &in));
-  ASSERT_TRUE(CollectTensorRefs(node.outputs().values(), &out));
-  // inputs "[[[14, 15, 0, 1, 4, 'cuda:0']], 12, ...]": one float tensor in
-  // storage 15.
-  ASSERT_EQ(in.size(), 1u);
-  EXPECT_EQ(in[0].tensor_id, 14u);
-  EXPECT_EQ(in[0].storage_id, 15u);
-  EXPECT_EQ(in[0].extent_bytes(), 4u);
-  // outputs: the gathered list of two tensors, storages 20 and 23.
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0].storage_id, 20u);
-  EXPECT_EQ(out[1].storage_id, 23u);
-  std::vector<Shape> shapes;
-  ASSERT_TRUE(ParseShapes(node.inputs().shapes(), &shapes));
-  ASSERT_EQ(shapes.size(), 8u);
-  EXPECT_EQ(shapes[0], Shape({1}));  // the shape of the list's first tensor
-  EXPECT_TRUE(shapes[1].empty());
-}
-
-TEST(IoValuesTest, RejectsMalformedText) {
-  std::vector<Shape> shapes;
-  EXPECT_FALSE(ParseShapes("[[1, 2]", &shapes));
-  EXPECT_FALSE(ParseShapes("", &shapes));
-  std::vector<TensorRef> refs;
-  EXPECT_FALSE(CollectTensorRefs("[[1, 2, 3, 4, 5, 'cpu'", &refs));
-}
 
 ChakraProtoMsg::Node GemmNode(const std::string& name,
                               const std::string& shapes,
@@ -86,7 +49,7 @@ TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
                "'Int']"),
       &g));
   EXPECT_EQ(g.m, 8);
-  EXPECT_EQ(g.dtype, DataType::kFloat16);
+  EXPECT_EQ(g.dtype, Dtype::kFloat16);
   // linear(x[4, 8, 32], W[16, 32]): y = x W^T, the batch dims fold into M.
   ASSERT_TRUE(
       GemmShapeFromNode(GemmNode("aten::linear", "[[4, 8, 32], [16, 32], [16]]",
@@ -96,7 +59,7 @@ TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
   EXPECT_EQ(g.k, 32);
   EXPECT_EQ(g.n, 16);
   EXPECT_TRUE(g.trans_b);
-  EXPECT_EQ(g.dtype, DataType::kBFloat16);
+  EXPECT_EQ(g.dtype, Dtype::kBFloat16);
   ASSERT_TRUE(GemmShapeFromNode(
       GemmNode("aten::bmm", "[[2, 3, 4], [2, 4, 5]]", "[]"), &g));
   EXPECT_EQ(g.batch, 2);
@@ -106,6 +69,27 @@ TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
       GemmNode("aten::mm", "[[64, 32], [31, 16]]", "[]"), &g));
   EXPECT_FALSE(
       GemmShapeFromNode(GemmNode("aten::relu", "[[64, 32]]", "[]"), &g));
+}
+
+// The GEMM's dtype comes from attr `dtype`, else its first tensor input; a type
+// no backend implements (complex, float8) leaves the float32 default. JSON
+// types (our converter) read like Python ones (Chakra's reference converter).
+TEST(OpClassifierTest, GemmDtypeIsOneTheBackendsImplement) {
+  GemmShape g;
+  ChakraProtoMsg::Node mm =
+      GemmNode("aten::mm", "[[64, 32], [32, 16]]",
+               R"j(["Tensor(c10::complex<float>)", "Tensor(double)"])j");
+  ASSERT_TRUE(GemmShapeFromNode(mm, &g));
+  EXPECT_EQ(g.dtype, Dtype::kFloat64);  // the first replayable tensor type
+  SetString(mm.mutable_attr(), attr::kDtype, "bfloat16");
+  ASSERT_TRUE(GemmShapeFromNode(mm, &g));
+  EXPECT_EQ(g.dtype, Dtype::kBFloat16);
+  ASSERT_TRUE(GemmShapeFromNode(
+      GemmNode("aten::mm", "[[64, 32], [32, 16]]",
+               "['Tensor(c10::Float8_e4m3fn)', 'Tensor(c10::Float8_e4m3fn)']"),
+      &g));
+  EXPECT_EQ(g.dtype, Dtype::kFloat32);
+  EXPECT_EQ(g.bytes(), (64 * 32 + 32 * 16 + 64 * 16) * 4);
 }
 
 TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
