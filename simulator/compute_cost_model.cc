@@ -13,6 +13,8 @@
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/io_shapes.h"
+#include "proto/op_cost.h"
 #include "proto/status_macros.h"
 
 #ifndef ET_SIM_PRESETS_DIR
@@ -31,31 +33,6 @@ absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
   if (j.is_discarded())
     return absl::InvalidArgumentError(absl::StrCat(path, ": bad JSON"));
   return j;
-}
-
-using Shape = std::vector<double>;
-
-std::vector<Shape> ParseShapes(absl::string_view shapes) {
-  std::vector<Shape> out;
-  nlohmann::json j =
-      nlohmann::json::parse(shapes.begin(), shapes.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_array()) return out;
-  for (const auto& s : j) {
-    Shape shape;
-    if (s.is_array()) {
-      for (const auto& d : s) {
-        if (d.is_number()) shape.push_back(d.get<double>());
-      }
-    }
-    out.push_back(std::move(shape));
-  }
-  return out;
-}
-
-double Product(const Shape& s, size_t begin, size_t end) {
-  double p = 1;
-  for (size_t i = begin; i < end && i < s.size(); ++i) p *= s[i];
-  return p;
 }
 
 }  // namespace
@@ -123,47 +100,6 @@ absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path) {
   return table;
 }
 
-std::optional<double> FlopsFromShapes(absl::string_view name,
-                                      absl::string_view shapes) {
-  const std::vector<Shape> in = ParseShapes(shapes);
-  auto has = [&](size_t i, size_t rank) {
-    return in.size() > i && in[i].size() >= rank;
-  };
-  if (absl::EndsWith(name, "::mm") && has(0, 2) && has(1, 2)) {
-    return 2 * in[0][0] * in[0][1] * in[1][1];
-  }
-  if (absl::EndsWith(name, "::addmm") && has(1, 2) && has(2, 2)) {
-    return 2 * in[1][0] * in[1][1] * in[2][1];
-  }
-  if ((absl::EndsWith(name, "::bmm") || absl::EndsWith(name, "::baddbmm")) &&
-      has(in.size() >= 3 ? 1 : 0, 3)) {
-    const size_t a = in.size() >= 3 && absl::EndsWith(name, "baddbmm") ? 1 : 0;
-    if (!has(a + 1, 3)) return std::nullopt;
-    return 2 * in[a][0] * in[a][1] * in[a][2] * in[a + 1][2];
-  }
-  if (absl::EndsWith(name, "::linear") && has(0, 1) && has(1, 2)) {
-    const Shape& x = in[0];
-    return 2 * Product(x, 0, x.size() - 1) * x.back() * in[1][0];
-  }
-  if (absl::EndsWith(name, "::matmul") && has(0, 2) && has(1, 2)) {
-    const Shape& a = in[0];
-    return 2 * Product(a, 0, a.size() - 1) * a.back() * in[1].back();
-  }
-  if (absl::StrContains(name, "convolution") ||
-      absl::EndsWith(name, "::conv2d")) {
-    if (!has(0, 3) || !has(1, 3)) return std::nullopt;
-    // Output spatial size taken equal to the input's (stride 1, same padding).
-    const Shape& x = in[0];
-    const Shape& w = in[1];
-    return 2 * x[0] * w[0] * Product(x, 2, x.size()) * Product(w, 1, w.size());
-  }
-  if (absl::StrContains(name, "attention") && has(0, 4) && has(1, 4)) {
-    const Shape& q = in[0];
-    return 4 * q[0] * q[1] * q[2] * q[3] * in[1][2];
-  }
-  return std::nullopt;
-}
-
 absl::StatusOr<ComputeCostModel> ComputeCostModel::Create(
     const SimOptions& options) {
   ComputeCostModel m;
@@ -198,14 +134,22 @@ std::optional<int64_t> ComputeCostModel::RecordedNs(
 std::optional<int64_t> ComputeCostModel::RooflineNs(
     const ChakraProtoMsg::Node& n) const {
   std::optional<double> flops;
+  std::optional<double> bytes;
   if (std::optional<int64_t> ops = GetInt(n, attr::kNumOps); ops && *ops > 0) {
     flops = static_cast<double>(*ops);
-  } else {
-    flops = FlopsFromShapes(n.name(), n.inputs().shapes());
   }
-  std::optional<double> bytes;
   if (std::optional<int64_t> b = GetInt(n, attr::kTensorSize); b && *b > 0) {
     bytes = static_cast<double>(*b);
+  }
+  if (!flops && !bytes) {
+    // A graph from another converter: derive both from the shapes, as
+    // et-convert does.
+    const OpCost cost = EstimateOpCost(
+        n.name(), ParseIoInfo(n.inputs().shapes(), n.inputs().types()),
+        ParseIoInfo(n.outputs().shapes(), n.outputs().types()));
+    if (cost.num_ops > 0) flops = static_cast<double>(cost.num_ops);
+    if (cost.tensor_size_bytes > 0)
+      bytes = static_cast<double>(cost.tensor_size_bytes);
   }
   if (!flops && !bytes) return std::nullopt;
   const double compute_ns = flops ? *flops / device_.peak_flops_per_ns : 0;

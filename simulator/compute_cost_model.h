@@ -38,10 +38,6 @@ using CalibrationTable = absl::flat_hash_map<std::string, double>;
 absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path);
 std::string CalibrationKey(absl::string_view name, absl::string_view shapes);
 
-// FLOPs of an op from its name and the JSON list of its input shapes, if known.
-std::optional<double> FlopsFromShapes(absl::string_view name,
-                                      absl::string_view shapes);
-
 class ComputeCostModel {
  public:
   static absl::StatusOr<ComputeCostModel> Create(const SimOptions& options);
@@ -49,6 +45,8 @@ class ComputeCostModel {
   // Duration in ns before what-if scaling.
   int64_t DurationNs(const ChakraProtoMsg::Node& node) const;
   double compute_scale() const { return compute_scale_; }
+
+  const DeviceProfile& device() const { return device_; }
 
  private:
   std::optional<int64_t> RecordedNs(const ChakraProtoMsg::Node& node) const;

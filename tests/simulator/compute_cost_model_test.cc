@@ -22,18 +22,27 @@ ChakraProtoMsg::Node Mm(int64_t dur_us) {
   return n;
 }
 
-TEST(ComputeCostModelTest, FlopsFromShapes) {
-  EXPECT_DOUBLE_EQ(*FlopsFromShapes("aten::mm", "[[1024, 2048], [2048, 512]]"),
-                   2.0 * 1024 * 2048 * 512);
-  EXPECT_DOUBLE_EQ(
-      *FlopsFromShapes("aten::addmm", "[[512], [64, 128], [128, 512]]"),
-      2.0 * 64 * 128 * 512);
-  EXPECT_DOUBLE_EQ(*FlopsFromShapes("aten::bmm", "[[4, 8, 16], [4, 16, 32]]"),
-                   2.0 * 4 * 8 * 16 * 32);
-  EXPECT_DOUBLE_EQ(
-      *FlopsFromShapes("aten::linear", "[[32, 10, 64], [128, 64], [128]]"),
-      2.0 * 320 * 64 * 128);
-  EXPECT_FALSE(FlopsFromShapes("aten::relu", "[[10]]").has_value());
+TEST(ComputeCostModelTest,
+     RooflineDerivesFlopsFromShapesWhenAttributesAreMissing) {
+  SimOptions o;
+  o.compute_model = ComputeModel::kRoofline;
+  auto m = ComputeCostModel::Create(o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ChakraProtoMsg::Node n = Mm(0);
+  n.mutable_inputs()->set_types("[\"Tensor(float)\", \"Tensor(float)\"]");
+  n.mutable_outputs()->set_shapes("[[1024, 512]]");
+  n.mutable_outputs()->set_types("[\"Tensor(float)\"]");
+  const double flops =
+      2.0 * 1024 * 2048 * 512;  // no num_ops attribute: from shapes
+  const double bytes = 4.0 * (1024 * 2048 + 2048 * 512 + 1024 * 512);
+  const double expected = std::max(flops / m->device().peak_flops_per_ns,
+                                   bytes / m->device().mem_bytes_per_ns);
+  EXPECT_NEAR(m->DurationNs(n), expected, 1.0);
+  // Python-repr shapes and types, as Chakra's reference converter writes them,
+  // work too.
+  n.mutable_inputs()->set_types("['Tensor(float)', 'Tensor(float)']");
+  n.mutable_outputs()->set_types("['Tensor(float)']");
+  EXPECT_NEAR(m->DurationNs(n), expected, 1.0);
 }
 
 TEST(ComputeCostModelTest, RecordedPrefersNanoseconds) {
