@@ -18,6 +18,7 @@
 #include "converter/kineto_merge.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
+#include "converter/pipelined_parse.h"
 #include "converter/schema_version.h"
 #include "converter/trace_text_source.h"
 #include "nlohmann/json.hpp"
@@ -103,17 +104,17 @@ class ProgressLine {
 };
 
 ChakraProtoMsg::GlobalMetadata MakeMetadata(
-    const EtJsonTokenizer& tokenizer, const std::string& input_path,
-    const std::vector<ProcessGroup>& groups, const ConvertOptions& options) {
+    const std::map<std::string, std::string>& fields,
+    const std::string& input_path, const std::vector<ProcessGroup>& groups,
+    const ConvertOptions& options) {
   ChakraProtoMsg::GlobalMetadata meta;
   meta.set_version("0.0.4");
   auto* attrs = meta.mutable_attr();
-  SetString(attrs, attr::kSchema, tokenizer.TopLevelString("schema"));
+  SetString(attrs, attr::kSchema, TopLevelString(fields, "schema"));
   SetString(attrs, attr::kSourceFile, input_path);
-  auto pid = tokenizer.top_level_fields().find("pid");
+  auto pid = fields.find("pid");
   int64_t pid_value = 0;
-  if (pid != tokenizer.top_level_fields().end() &&
-      absl::SimpleAtoi(pid->second, &pid_value)) {
+  if (pid != fields.end() && absl::SimpleAtoi(pid->second, &pid_value)) {
     SetInt64(attrs, attr::kPid, pid_value);
   }
   if (options.rank >= 0) SetInt64(attrs, attr::kRank, options.rank);
@@ -138,33 +139,30 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
 
   // 1. Tokenize and parse every node into a compact HostOp.
   auto pool = std::make_unique<StringPool>();
-  EtJsonTokenizer tokenizer(input_path);
   EtNodeParser parser(input_path, pool.get());
-  std::vector<HostOp> ops;
-  ops.reserve(static_cast<size_t>(summary.input_bytes /
-                                  600));  // ~500 B per node in 1.0.1
+  ParsedTrace parsed;
+  parsed.ops.reserve(
+      static_cast<size_t>(summary.input_bytes / 600));  // ~500 B/node
   TraceTextSource text;
   bool schema_checked = false;
-  RETURN_IF_ERROR(tokenizer.Run(
-      [&](absl::string_view json, int64_t index,
-          uint64_t offset) -> absl::Status {
-        if (!schema_checked && tokenizer.top_level_fields().count("schema")) {
-          RETURN_IF_ERROR(CheckSchema(input_path,
-                                      tokenizer.TopLevelString("schema"),
-                                      options.force_schema));
-          schema_checked = true;
-        }
-        ops.emplace_back();
-        RETURN_IF_ERROR(parser.Parse(json, index, &ops.back()));
-        ops.back().text_offset = offset;
-        return absl::OkStatus();
+  RETURN_IF_ERROR(ParseTracePipelined(
+      input_path, &parser, &text,
+      [&](int64_t bytes) { progress.Update(bytes); },
+      [&](const std::map<std::string, std::string>& fields) -> absl::Status {
+        if (fields.count("schema") == 0)
+          return absl::OkStatus();  // checked at the end
+        schema_checked = true;
+        return CheckSchema(input_path, TopLevelString(fields, "schema"),
+                           options.force_schema);
       },
-      [&](int64_t bytes) { progress.Update(bytes); }, &text));
+      &parsed));
   if (!schema_checked) {
-    RETURN_IF_ERROR(CheckSchema(input_path, tokenizer.TopLevelString("schema"),
+    RETURN_IF_ERROR(CheckSchema(input_path,
+                                TopLevelString(parsed.fields, "schema"),
                                 options.force_schema));
   }
-  summary.schema = tokenizer.TopLevelString("schema");
+  summary.schema = TopLevelString(parsed.fields, "schema");
+  std::vector<HostOp>& ops = parsed.ops;
   summary.et_nodes = static_cast<int64_t>(ops.size());
   if (ops.empty()) {
     return absl::InvalidArgumentError(
@@ -231,7 +229,7 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   progress.Stage("writing");
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
   ChakraProtoMsg::GlobalMetadata metadata =
-      MakeMetadata(tokenizer, input_path, groups, options);
+      MakeMetadata(parsed.fields, input_path, groups, options);
   if (!kineto.step_times_us.empty()) {
     auto* attrs = metadata.mutable_attr();
     SetStringList(attrs, attr::kStepNames, kineto.step_names);

@@ -106,9 +106,10 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
 
 }  // namespace
 
-std::string EtJsonTokenizer::TopLevelString(const std::string& key) const {
-  auto it = fields_.find(key);
-  if (it == fields_.end() || it->second.size() < 2 || it->second.front() != '"')
+std::string TopLevelString(const std::map<std::string, std::string>& fields,
+                           const std::string& key) {
+  auto it = fields.find(key);
+  if (it == fields.end() || it->second.size() < 2 || it->second.front() != '"')
     return "";
   return it->second.substr(1, it->second.size() - 2);
 }

@@ -48,8 +48,6 @@ class EtJsonTokenizer {
   const std::map<std::string, std::string>& top_level_fields() const {
     return fields_;
   }
-  // Top-level string field without its quotes, or "" if absent / not a string.
-  std::string TopLevelString(const std::string& key) const;
   int64_t nodes_seen() const { return nodes_seen_; }
   int64_t bytes_decoded() const { return bytes_decoded_; }
 
@@ -59,6 +57,10 @@ class EtJsonTokenizer {
   int64_t nodes_seen_ = 0;
   int64_t bytes_decoded_ = 0;
 };
+
+// Top-level string field without its quotes, or "" if absent / not a string.
+std::string TopLevelString(const std::map<std::string, std::string>& fields,
+                           const std::string& key);
 
 }  // namespace et::convert
 

@@ -207,9 +207,13 @@ absl::Status Run(const Options& o) {
     export_options.title = DrawingTitle(o.inputs);
     RETURN_IF_ERROR(
         et::viz::ExportGraph(graph, o.graph_output, export_options));
-    std::fprintf(stderr, "et-viz: wrote %s (%zu nodes, %zu edges)\n",
-                 o.graph_output.c_str(), graph.nodes.size(),
-                 graph.edges.size());
+    std::fprintf(stderr, "et-viz: wrote %s (%zu nodes, %zu edges%s)\n",
+                 o.graph_output.c_str(), graph.nodes.size(), graph.edges.size(),
+                 et::viz::IsDrawing(format)
+                     ? absl::StrFormat(", layout size %d",
+                                       et::viz::EstimateLayoutSize(graph))
+                           .c_str()
+                     : "");
   }
   if (!o.timeline_output.empty()) {
     ASSIGN_OR_RETURN(auto summary, et::viz::WriteTimelineFile(

@@ -38,10 +38,22 @@ struct ExportOptions {
   std::string title;
 };
 
-// Fails (ResourceExhausted) when a drawing would exceed options.max_nodes,
-// suggesting a
-// --depth or --step that fits, computed from the traces and the current
-// selection.
+// Graphviz's dot cost grows with the nodes plus the "virtual nodes" it inserts
+// where an edge spans several layers; in real traces long data edges (weights
+// read again in the backward pass) dominate: 811 resnet nodes with 2,109 edges
+// made ~290,000 virtual nodes and took over 5 minutes. This estimate = drawn
+// nodes + the sum over drawn edges of their layer distance minus one in a
+// longest-path layering (dot's ranking without extra constraints). Edges in
+// cycles count as span 1.
+int64_t EstimateLayoutSize(const VizGraph& graph);
+
+// Layout units allowed per --max-nodes unit (see docs/benchmarks.md for the
+// dot times behind it).
+inline constexpr int64_t kLayoutUnitsPerNode = 5;
+
+// Fails (ResourceExhausted) when a drawing would exceed max_nodes nodes or
+// kLayoutUnitsPerNode * max_nodes layout units, suggesting filters that fit,
+// computed from the traces and the current selection.
 absl::Status CheckDrawingSize(const VizGraph& graph,
                               const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,

@@ -73,6 +73,11 @@ int64_t DurationNs(const Node& node) {
   return static_cast<int64_t>(node.duration_micros()) * 1000;
 }
 
+int64_t InclusiveDurationNs(const Node& node) {
+  if (auto ns = GetInt(node, attr::kInclusiveDurNs)) return *ns;
+  return DurationNs(node);
+}
+
 std::optional<int64_t> StartNs(const Node& node) {
   if (auto ns = GetInt(node, attr::kStartNs)) return *ns;
   if (node.start_time_micros() != 0) {

@@ -37,6 +37,11 @@ absl::string_view DeviceName(Device device);
 
 // Duration in ns: attr duration_ns, else duration_micros * 1000.
 int64_t DurationNs(const ChakraProtoMsg::Node& node);
+// Duration including nested ops: attr inclusive_dur_ns when the writer recorded
+// it (our converter does, and then writes the exclusive time as the duration
+// for ops whose children are nodes too), else DurationNs (Chakra's convention:
+// the recorded duration includes nested ops).
+int64_t InclusiveDurationNs(const ChakraProtoMsg::Node& node);
 // Start in ns: attr start_ns, else start_time_micros * 1000; nullopt when
 // neither is recorded (start_time_micros == 0 means "not recorded" in every
 // writer we know).

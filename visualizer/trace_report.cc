@@ -47,10 +47,10 @@ struct TrackAccumulator {
 int64_t SelfTimeNs(const RankTrace& trace, NodeIndex i, bool* clamped) {
   const auto& node = trace.graph.node(i);
   const Device device = DeviceOf(node);
-  int64_t self = DurationNs(node);
+  int64_t self = InclusiveDurationNs(node);
   for (NodeIndex child : trace.hierarchy.children(i)) {
     const auto& c = trace.graph.node(child);
-    if (DeviceOf(c) == device) self -= DurationNs(c);
+    if (DeviceOf(c) == device) self -= InclusiveDurationNs(c);
   }
   *clamped = self < 0;
   return std::max<int64_t>(self, 0);
@@ -70,6 +70,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
       if (!selections[t].shown[i]) continue;
       const auto& node = trace.graph.node(i);
       const int64_t dur = DurationNs(node);
+      const int64_t inclusive = InclusiveDurationNs(node);
       bool clamped = false;
       const int64_t self = SelfTimeNs(trace, i, &clamped);
       ++report.nodes;
@@ -81,7 +82,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
                 options.by_input_shapes ? node.inputs().shapes() : ""};
       OpGroupStats& op = ops[key];
       ++op.calls;
-      op.total_ns += dur;
+      op.total_ns += inclusive;
       op.self_ns += self;
 
       const std::string comm_type = CommTypeLabel(node);
@@ -90,13 +91,13 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
         CommGroupStats& c = comms[{comm_type, pg}];
         ++c.calls;
         c.bytes += BytesOf(node);
-        c.total_ns += dur;
+        c.total_ns += inclusive;
       }
 
       TrackAccumulator& acc = tracks[{trace.rank, TrackOf(node)}];
       ++acc.ops;
       if (auto start = StartNs(node)) {
-        acc.intervals.push_back({*start, *start + dur});
+        acc.intervals.push_back({*start, *start + inclusive});
       } else {
         ++acc.untimed;
       }

@@ -1,11 +1,15 @@
 // Where the time goes in a trace, like a profiler's summary: ops grouped by
 // name (and device, and optionally input shapes) with calls, total and self
 // time, mean and share; communication by type and process group with bytes;
-// busy time per CPU thread and GPU stream. Self time = an op's duration minus
-// the durations of the ops nested directly in it on the same device (a GPU
-// kernel does not eat its CPU launcher's time); when the children add up to
-// more than the parent (clock skew, overlap) self time is 0 and the node is
-// counted in self_clamped_nodes. Pure computation; the result is plain data.
+// busy time per CPU thread and GPU stream. Total time of an op = its inclusive
+// duration (InclusiveDurationNs: attr inclusive_dur_ns, else the recorded
+// duration). Self time = total minus the totals of the ops nested directly in
+// it on the same device (a GPU kernel does not eat its CPU launcher's time);
+// with our converter's --keep all output this equals the recorded (exclusive)
+// duration. When the children add up to more than the parent (clock skew,
+// overlap) self time is 0 and the node is counted in self_clamped_nodes.
+// total_duration_ns is the plain sum of the recorded durations.
+// Pure computation; the result is plain data.
 #ifndef VISUALIZER_TRACE_REPORT_H_
 #define VISUALIZER_TRACE_REPORT_H_
 

@@ -37,7 +37,7 @@ void AppendOps(const TraceReport& r, int top, std::string* out) {
     absl::StrAppendFormat(
         out, "  %-10s %6s  %-10s %6s  %7d  %-10s %-4s  %s\n",
         HumanDuration(op.self_ns), Percent(op.self_ns, r.total_self_ns),
-        HumanDuration(op.total_ns), Percent(op.total_ns, r.total_duration_ns),
+        HumanDuration(op.total_ns), Percent(op.total_ns, r.total_self_ns),
         op.calls, HumanDuration(op.calls ? op.total_ns / op.calls : 0),
         op.device.substr(0, 4), name);
   }

@@ -13,6 +13,8 @@
 #   REF_PYTHON         interpreter for the reference and the recorder (default /usr/bin/python3)
 #   REPEATS            runs per C++ measurement, best wall kept (default 3)
 #   REF_REPEATS        runs per reference measurement (default 1)
+#   REF_NO_LOG=1       also time the reference's PyTorchConverter.convert() called directly,
+#                      without the CLI's DEBUG log file (two records per node)
 #   INPUTS             subset of: param medium large (default all three)
 #   ET_CONVERT_BIN, FLOOR_BIN  override the two programs taken from BUILD_DIR
 #
@@ -143,6 +145,14 @@ run_reference() {
     --log-filename "$WORK/ref.log" PyTorch --input "$in" --output "$WORK/ref.et"
 }
 
+# The same conversion without the CLI's logging set-up (DEBUG records are then dropped).
+run_reference_no_log() {
+  local in=$1
+  PYTHONPATH=$REF_PARENT measure "$REF_REPEATS" "$PYTHON" -c \
+    'import sys; from chakra.src.converter.pytorch_converter import PyTorchConverter as C
+C().convert(sys.argv[1], sys.argv[2], False)' "$in" "$WORK/ref.et"
+}
+
 # Prints one table row and remembers the numbers for the ratio table.
 row() {
   local input=$1 nodes=$2 mb=$3 tool=$4 wall=$5 cpu=$6 rss_kb=$7 rc=$8
@@ -182,6 +192,9 @@ bench_input() {
   fi
   read -r w c r rc < <(run_reference "$in")
   row "$name" "$nodes" "$mb" "reference (Python)" "$w" "$c" "$r" "$rc"
+  [[ ${REF_NO_LOG:-0} == 1 ]] || return 0
+  read -r w c r rc < <(run_reference_no_log "$in")
+  row "$name" "$nodes" "$mb" "reference, no debug log" "$w" "$c" "$r" "$rc"
 }
 
 # Turns json_parse_floor's output into a row of parse-only MB/s (no process start, no read).

@@ -1,0 +1,322 @@
+// End-to-end tests of et-viz on real traces converted by
+// et::convert::ConvertFile: nn_demo (PyTorch 1.13 CPU, with its Kineto-style
+// trace for times) and resnet_1gpu (PARAM, ET 1.1.1, GPU). Renders every format
+// and checks the files with independent tools (pdfinfo, xmllint) and the CLI's
+// errors. Tools that are not installed skip their checks (CI installs graphviz,
+// poppler-utils and libxml2-utils).
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "converter/converter.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/file_util.h"
+#include "proto/graph.h"
+#include "visualizer/dot_renderer.h"
+#include "visualizer/dot_writer.h"
+#include "visualizer/graph_export.h"
+#include "visualizer/graph_filter.h"
+#include "visualizer/rank_traces.h"
+#include "visualizer/timeline_writer.h"
+#include "visualizer/trace_report.h"
+#include "visualizer/viz_graph.h"
+
+namespace et::viz {
+namespace {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+CommandResult RunCommand(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool HaveTool(const std::string& name) { return FindProgram(name).ok(); }
+
+int64_t XPathCount(const std::string& file, const std::string& xpath) {
+  CommandResult r = RunCommand("xmllint --xpath \"" + xpath + "\" " + file);
+  return r.exit_code == 0 ? std::stoll(r.output) : -1;
+}
+
+class RealTraceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = ::testing::TempDir() + "/et_viz_real";
+    std::system(("mkdir -p " + dir_).c_str());
+    const std::string data = ET_TEST_DATA;
+    convert::ConvertOptions nn_options;
+    nn_options.kineto_path = data + "/pytorch-1.13-cpu/nn_demo_trace.json.gz";
+    nn_demo_ = dir_ + "/nn_demo.et";
+    auto nn = convert::ConvertFile(
+        data + "/pytorch-1.13-cpu/nn_demo_et.json.gz", nn_demo_, nn_options);
+    ASSERT_TRUE(nn.ok()) << nn.status();
+    convert::ConvertOptions all_options = nn_options;
+    all_options.granularity = convert::Granularity::kAll;
+    nn_demo_all_ = dir_ + "/nn_demo_all.et";
+    auto nn_all =
+        convert::ConvertFile(data + "/pytorch-1.13-cpu/nn_demo_et.json.gz",
+                             nn_demo_all_, all_options);
+    ASSERT_TRUE(nn_all.ok()) << nn_all.status();
+    resnet_ = dir_ + "/resnet.et";
+    auto rn = convert::ConvertFile(data + "/param/resnet_1gpu_et.1.1.1.json.gz",
+                                   resnet_, convert::ConvertOptions());
+    ASSERT_TRUE(rn.ok()) << rn.status();
+  }
+
+  static std::vector<RankTrace> Load(const std::string& path) {
+    auto traces = LoadRankTraces({path});
+    EXPECT_TRUE(traces.ok()) << traces.status();
+    return traces.ok() ? std::move(*traces) : std::vector<RankTrace>{};
+  }
+
+  static std::string dir_, nn_demo_, nn_demo_all_, resnet_;
+};
+std::string RealTraceTest::dir_, RealTraceTest::nn_demo_,
+    RealTraceTest::nn_demo_all_, RealTraceTest::resnet_;
+
+// Every format from one selection; the files are checked with independent
+// tools.
+void RenderAndCheckEveryFormat(const std::vector<RankTrace>& traces,
+                               const NodeFilter& filter,
+                               const std::string& stem) {
+  auto sel = SelectNodes(traces, filter);
+  ASSERT_TRUE(sel.ok()) << sel.status();
+  VizGraph g = BuildVizGraph(traces, *sel);
+  ASSERT_TRUE(
+      CheckDrawingSize(g, traces, *sel, filter, kDefaultMaxDrawnNodes).ok());
+  const int64_t nodes = static_cast<int64_t>(g.nodes.size());
+  const int64_t edges = static_cast<int64_t>(g.edges.size());
+
+  // DOT: every selected node of the trace, found by reading the trace itself.
+  ASSERT_TRUE(ExportGraph(g, stem + ".dot", {}).ok());
+  std::string dot;
+  ASSERT_TRUE(ReadFileMaybeGzip(stem + ".dot", &dot).ok());
+  int64_t expected_nodes = 0;
+  for (NodeIndex i = 0; i < traces[0].graph.size(); ++i) {
+    if (!(*sel)[0].shown[i]) continue;
+    ++expected_nodes;
+    const std::string key =
+        "\"r0_" + std::to_string(traces[0].graph.node(i).id()) + "\" [";
+    EXPECT_NE(dot.find(key), std::string::npos) << key;
+  }
+  EXPECT_EQ(expected_nodes, nodes);
+
+  // GraphML and JSON need no Graphviz.
+  ASSERT_TRUE(ExportGraph(g, stem + ".graphml", {}).ok());
+  ASSERT_TRUE(ExportGraph(g, stem + ".json", {}).ok());
+  std::string json_text;
+  ASSERT_TRUE(ReadFileMaybeGzip(stem + ".json", &json_text).ok());
+  auto json = nlohmann::json::parse(json_text);
+  EXPECT_EQ(static_cast<int64_t>(json["nodes"].size()), nodes);
+  EXPECT_EQ(static_cast<int64_t>(json["links"].size()), edges);
+  if (HaveTool("xmllint")) {
+    EXPECT_EQ(RunCommand("xmllint --noout " + stem + ".graphml").exit_code, 0);
+    EXPECT_EQ(XPathCount(stem + ".graphml", "count(//*[local-name()='node'])"),
+              nodes);
+    EXPECT_EQ(XPathCount(stem + ".graphml", "count(//*[local-name()='edge'])"),
+              edges);
+  }
+
+  if (!HaveTool("dot")) GTEST_SKIP() << "Graphviz dot not installed";
+  ASSERT_TRUE(ExportGraph(g, stem + ".svg", {}).ok());
+  ASSERT_TRUE(ExportGraph(g, stem + ".pdf", {}).ok());
+  ASSERT_TRUE(ExportGraph(g, stem + ".png", {}).ok());
+  if (HaveTool("xmllint")) {
+    EXPECT_EQ(RunCommand("xmllint --noout " + stem + ".svg").exit_code, 0);
+    EXPECT_EQ(XPathCount(stem + ".svg", "count(//*[@class='node'])"), nodes);
+    EXPECT_EQ(XPathCount(stem + ".svg", "count(//*[@class='edge'])"),
+              static_cast<int64_t>(DrawnEdgeCount(g)));
+  }
+  if (HaveTool("pdfinfo")) {
+    CommandResult info = RunCommand("pdfinfo " + stem + ".pdf");
+    EXPECT_EQ(info.exit_code, 0) << info.output;
+    const size_t at = info.output.find("Pages:");
+    ASSERT_NE(at, std::string::npos) << info.output;
+    EXPECT_GE(std::atoi(info.output.c_str() + at + 6), 1) << info.output;
+  }
+  std::string png;
+  ASSERT_TRUE(ReadFileMaybeGzip(stem + ".png", &png).ok());
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+}
+
+TEST_F(RealTraceTest, NnDemoRendersToEveryFormat) {
+  auto traces = Load(nn_demo_);
+  ASSERT_EQ(traces.size(), 1u);
+  RenderAndCheckEveryFormat(traces, {}, dir_ + "/nn_demo");
+}
+
+TEST_F(RealTraceTest, NnDemoAllOpsCollapsedToDepth2) {
+  auto traces = Load(nn_demo_all_);
+  NodeFilter f;
+  f.max_depth = 3;
+  f.collapse = true;
+  RenderAndCheckEveryFormat(traces, f, dir_ + "/nn_demo_depth3");
+}
+
+TEST_F(RealTraceTest, ResnetFilteredRendersToEveryFormat) {
+  auto traces = Load(resnet_);
+  NodeFilter f;
+  ASSERT_TRUE(ParseNodeTypes("collective", &f).ok());
+  RenderAndCheckEveryFormat(traces, f, dir_ + "/resnet_collectives");
+  f = {};
+  f.name_pattern = "^aten::(conv|batch_norm|relu)";
+  ASSERT_TRUE(ParseIdRange(":2000", &f).ok());
+  RenderAndCheckEveryFormat(traces, f, dir_ + "/resnet_convs");
+}
+
+TEST_F(RealTraceTest, ResnetWithoutFilterHitsTheSizeLimit) {
+  auto traces = Load(resnet_);
+  auto sel = SelectNodes(traces, {});
+  ASSERT_TRUE(sel.ok());
+  VizGraph g = BuildVizGraph(traces, *sel);
+  EXPECT_GT(g.nodes.size(), 2000u);
+  absl::Status s = CheckDrawingSize(g, traces, *sel, {}, kDefaultMaxDrawnNodes);
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("--ids"), std::string::npos) << s;
+  // And through the CLI: non-zero exit, one error line, no output file.
+  const std::string out = dir_ + "/resnet_all.pdf";
+  CommandResult r =
+      RunCommand(std::string(ET_VIZ_BINARY) + " " + resnet_ + " -o " + out);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(
+      r.output.rfind("et-viz: error: " + out + ": the graph to draw has", 0),
+      0u)
+      << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1);
+  EXPECT_EQ(std::fopen(out.c_str(), "r"), nullptr);
+}
+
+TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
+  const std::string viz = std::string(ET_VIZ_BINARY) + " " + nn_demo_;
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"--name '(' -o x.dot",
+       "et-viz: error: --name '(': invalid regular expression"},
+      {"--step 9 --report",
+       "et-viz: error: --step 9: no node named ProfilerStep#9"},
+      {"--type kernels --report",
+       "et-viz: error: --type 'kernels': unknown type"},
+      {"--ids 50:10 --report",
+       "et-viz: error: --ids '50:10': the range is empty"},
+      {"--rank 2 --report", "et-viz: error: --rank 2: no input has rank 2"},
+      {"--depth -1 --report",
+       "et-viz: error: --depth '-1': expected an integer >= 0"},
+      {"--name zzz_no_op --report",
+       "et-viz: error: the filters select none of the"},
+      {"graph.pdf", "et-viz: error: graph.pdf: looks like an output file"},
+      {"--frobnicate 1", "et-viz: error: unknown flag --frobnicate"},
+      {"-o x.jpeg", "et-viz: error: x.jpeg: unknown output format"},
+      {"-o x.svg --dot /nonexistent/dot",
+       "not found on PATH; install Graphviz"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = RunCommand(viz + " " + c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_NE(r.output.find(c.message), std::string::npos)
+        << c.args << ": " << r.output;
+  }
+}
+
+TEST_F(RealTraceTest, ReportTotalsEqualTheSumOfNodeDurations) {
+  for (const std::string& path : {nn_demo_, nn_demo_all_, resnet_}) {
+    auto traces = Load(path);
+    auto sel = SelectNodes(traces, {});
+    ASSERT_TRUE(sel.ok());
+    TraceReport r = BuildReport(traces, *sel, {});
+    // Independently from the nodes: the exact duration attr, else whole
+    // microseconds.
+    int64_t sum_ns = 0;
+    int64_t sum_inclusive_ns = 0;
+    for (const auto& n : traces[0].graph.nodes()) {
+      const int64_t ns =
+          GetInt(n, attr::kDurationNs)
+              .value_or(static_cast<int64_t>(n.duration_micros()) * 1000);
+      sum_ns += ns;
+      sum_inclusive_ns += GetInt(n, attr::kInclusiveDurNs).value_or(ns);
+    }
+    EXPECT_EQ(r.total_duration_ns, sum_ns) << path;
+    EXPECT_EQ(r.nodes, static_cast<int64_t>(traces[0].graph.size()));
+    int64_t total = 0;
+    int64_t self = 0;
+    for (const auto& op : r.ops) {
+      total += op.total_ns;
+      self += op.self_ns;
+    }
+    EXPECT_EQ(total, sum_inclusive_ns) << path;
+    EXPECT_EQ(self, r.total_self_ns) << path;
+    if (path == nn_demo_) {
+      // Converted with its trace: times are recorded, and no op has nested op
+      // nodes in the default granularity, so self time is the whole recorded
+      // time.
+      EXPECT_GT(sum_ns, 0);
+      EXPECT_EQ(r.total_self_ns, sum_ns);
+    }
+  }
+}
+
+TEST_F(RealTraceTest, ResnetReportCountsItsCollectives) {
+  auto traces = Load(resnet_);
+  int64_t collectives = 0;
+  for (const auto& n : traces[0].graph.nodes()) {
+    collectives += n.type() == ChakraProtoMsg::COMM_COLL_NODE;
+  }
+  ASSERT_GT(collectives, 0);
+  auto sel = SelectNodes(traces, {});
+  ASSERT_TRUE(sel.ok());
+  TraceReport r = BuildReport(traces, *sel, {});
+  int64_t reported = 0;
+  for (const auto& c : r.collectives) reported += c.calls;
+  EXPECT_EQ(reported, collectives);
+}
+
+TEST_F(RealTraceTest, NnDemoTimelineHasAnEventPerTimedNode) {
+  auto traces = Load(nn_demo_);
+  int64_t timed = 0;
+  for (const auto& n : traces[0].graph.nodes()) {
+    timed +=
+        n.start_time_micros() != 0 || GetInt(n, attr::kStartNs).has_value();
+  }
+  ASSERT_GT(timed, 0);
+  auto sel = SelectNodes(traces, {});
+  ASSERT_TRUE(sel.ok());
+  const std::string path = dir_ + "/nn_demo_timeline.json";
+  auto summary = WriteTimelineFile(traces, *sel, path);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  std::string text;
+  ASSERT_TRUE(ReadFileMaybeGzip(path, &text).ok());
+  auto json = nlohmann::json::parse(text);
+  int64_t complete = 0;
+  std::set<std::string> tracks;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "X") ++complete;
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      tracks.insert(e["args"]["name"].get<std::string>());
+    }
+  }
+  EXPECT_EQ(complete, timed);
+  EXPECT_EQ(tracks, (std::set<std::string>{"thread 1"}));
+}
+
+}  // namespace
+}  // namespace et::viz

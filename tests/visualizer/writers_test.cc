@@ -1,0 +1,187 @@
+// Tests of et-viz's output writers (DOT, GraphML, node-link JSON), text
+// escaping and the Graphviz renderer's errors, on small graphs built here.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/graph.h"
+#include "visualizer/dot_renderer.h"
+#include "visualizer/dot_writer.h"
+#include "visualizer/graph_export.h"
+#include "visualizer/graphml_writer.h"
+#include "visualizer/node_link_json_writer.h"
+#include "visualizer/text_escape.h"
+#include "visualizer/viz_graph.h"
+
+namespace et::viz {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+// A CPU op on thread 1 feeding (data + ctrl) a GPU kernel on stream 7 and an
+// all-reduce; a name with XML/JSON/DOT specials and an invalid UTF-8 byte.
+VizGraph SmallGraph() {
+  std::vector<Node> nodes(3);
+  nodes[0].set_id(10);
+  nodes[0].set_name("aten::add<\"&\\\xff>");
+  nodes[0].set_type(ChakraProtoMsg::COMP_NODE);
+  nodes[0].set_duration_micros(12);
+  SetBool(nodes[0].mutable_attr(), attr::kIsCpuOp, true);
+  SetInt64(nodes[0].mutable_attr(), attr::kTid, 1);
+  nodes[1].set_id(11);
+  nodes[1].set_name("kernel");
+  nodes[1].set_type(ChakraProtoMsg::COMP_NODE);
+  SetBool(nodes[1].mutable_attr(), attr::kIsGpuOp, true);
+  SetInt64(nodes[1].mutable_attr(), attr::kStream, 7);
+  nodes[1].add_data_deps(10);
+  nodes[1].add_ctrl_deps(10);
+  nodes[2].set_id(12);
+  nodes[2].set_name("all_reduce");
+  nodes[2].set_type(ChakraProtoMsg::COMM_COLL_NODE);
+  SetInt64(nodes[2].mutable_attr(), attr::kCommType,
+           ChakraProtoMsg::ALL_REDUCE);
+  SetInt64(nodes[2].mutable_attr(), attr::kCommSize, 1 << 20);
+  SetInt64(nodes[2].mutable_attr(), attr::kTid, 1);
+  nodes[2].add_ctrl_deps(10);
+  std::vector<RankTrace> traces;
+  traces.push_back(MakeRankTrace(Graph::Build({}, nodes), 0, "small.et"));
+  auto sel = SelectNodes(traces, {});
+  EXPECT_TRUE(sel.ok());
+  return BuildVizGraph(traces, *sel);
+}
+
+TEST(TextEscapeTest, InvalidUtf8AndSpecialsAreMadeSafe) {
+  EXPECT_EQ(ValidUtf8("a\xff"
+                      "b\xc3\xa9"),
+            "a?b\xc3\xa9");
+  EXPECT_EQ(ValidUtf8("\xc0\x80"), "??");  // overlong NUL
+  EXPECT_EQ(JsonQuote("q\"\\\n\x01"), "\"q\\\"\\\\\\n\\u0001\"");
+  EXPECT_EQ(XmlEscape("<a & 'b'>\x01"), "&lt;a &amp; &apos;b&apos;&gt;");
+  EXPECT_EQ(DotEscape("say \"hi\"\\\n"), "say \\\"hi\\\"\\\\\\n");
+  EXPECT_EQ(HumanDuration(1500), "1.5 us");
+  EXPECT_EQ(HumanBytes(1 << 20), "1 MiB");
+  EXPECT_EQ(Abbreviate("abcdefgh", 6), "abc...");
+}
+
+TEST(DotWriterTest, ShapesColoursClustersAndEdgeStyles) {
+  VizGraph g = SmallGraph();
+  ASSERT_EQ(g.nodes.size(), 3u);
+  ASSERT_EQ(g.edges.size(), 3u);  // data 10->11, ctrl 10->11, ctrl 10->12
+  const std::string dot = WriteDot(g, {"small"});
+  EXPECT_NE(dot.find("\"r0_10\" ["), std::string::npos);
+  EXPECT_NE(dot.find("\"r0_11\" ["), std::string::npos);
+  EXPECT_NE(dot.find("\"r0_12\" ["), std::string::npos);
+  EXPECT_EQ(Count(dot, "subgraph"), 2u);  // thread 1, stream 7
+  EXPECT_NE(dot.find("label=\"thread 1\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"stream 7\""), std::string::npos);
+  EXPECT_NE(dot.find("shape=hexagon"), std::string::npos);
+  EXPECT_NE(dot.find("ALL_REDUCE"), std::string::npos);
+  EXPECT_NE(dot.find("1 MiB"), std::string::npos);
+  EXPECT_NE(dot.find("12 us"), std::string::npos);
+  // The ctrl edge doubling the data edge is not drawn; the other one is dashed.
+  EXPECT_EQ(DrawnEdgeCount(g), 2u);
+  EXPECT_EQ(Count(dot, " -> "), 2u);
+  EXPECT_EQ(Count(dot, "style=dashed"), 1u);
+  EXPECT_EQ(dot.find('\xff'), std::string::npos);
+}
+
+TEST(GraphMlWriterTest, DeclaresKeysAndEscapes) {
+  VizGraph g = SmallGraph();
+  const std::string xml = WriteGraphMl(g);
+  EXPECT_EQ(Count(xml, "<node id="), 3u);
+  EXPECT_EQ(Count(xml, "<edge id="), 3u);
+  EXPECT_NE(xml.find("attr.name=\"kind\" attr.type=\"string\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("<data key=\"edge_kind\">ctrl</data>"), std::string::npos);
+  EXPECT_NE(xml.find("aten::add&lt;&quot;&amp;\\?&gt;"), std::string::npos);
+  // Every key used is declared.
+  for (const char* key :
+       {"et_id", "rank", "name", "type", "kind", "device", "track",
+        "duration_us", "bytes", "comm_type", "edge_kind"}) {
+    EXPECT_NE(xml.find(std::string("<key id=\"") + key + "\""),
+              std::string::npos)
+        << key;
+  }
+}
+
+TEST(NodeLinkJsonTest, ParsesWithTheSameNodesAndLinks) {
+  VizGraph g = SmallGraph();
+  auto json = nlohmann::json::parse(WriteNodeLinkJson(g));
+  ASSERT_EQ(json["nodes"].size(), 3u);
+  ASSERT_EQ(json["links"].size(), 3u);
+  EXPECT_EQ(json["nodes"][0]["name"], "aten::add<\"&\\?>");
+  EXPECT_EQ(json["nodes"][1]["device"], "gpu");
+  EXPECT_EQ(json["nodes"][2]["bytes"], 1 << 20);
+  EXPECT_EQ(json["links"][0]["source"], "r0_10");
+}
+
+TEST(GraphExportTest, FormatsByExtension) {
+  EXPECT_EQ(*GraphFormatFromPath("a/b.PDF"), GraphFormat::kPdf);
+  EXPECT_EQ(*GraphFormatFromPath("g.graphml"), GraphFormat::kGraphMl);
+  EXPECT_EQ(*GraphFormatFromPath("g.gv"), GraphFormat::kDot);
+  auto bad = GraphFormatFromPath("g.jpeg");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(".graphml"), std::string::npos);
+}
+
+TEST(GraphExportTest, LayoutSizeCountsLongEdges) {
+  // A chain 0..9 plus one edge 0 -> 9 spanning 9 layers: 8 virtual nodes.
+  std::vector<Node> nodes(10);
+  for (int k = 0; k < 10; ++k) {
+    nodes[k].set_id(k);
+    nodes[k].set_type(ChakraProtoMsg::COMP_NODE);
+    if (k > 0) nodes[k].add_data_deps(k - 1);
+  }
+  nodes[9].add_data_deps(0);
+  std::vector<RankTrace> traces;
+  traces.push_back(MakeRankTrace(Graph::Build({}, nodes), 0, "chain.et"));
+  auto sel = SelectNodes(traces, {});
+  ASSERT_TRUE(sel.ok());
+  VizGraph g = BuildVizGraph(traces, *sel);
+  EXPECT_EQ(EstimateLayoutSize(g), 10 + 8);
+  NodeFilter none;
+  EXPECT_TRUE(
+      CheckDrawingSize(g, traces, *sel, none, 10).ok());  // 18 <= 5 * 10
+  auto refused = CheckDrawingSize(g, traces, *sel, none, 3);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("above the limit of 3"), std::string::npos);
+  EXPECT_NE(refused.message().find("--ids 0:2"), std::string::npos) << refused;
+}
+
+TEST(DotRendererTest, MissingGraphvizIsAClearError) {
+  auto found = FindProgram("et-viz-no-such-dot-program");
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.status().message().find("apt-get install graphviz"),
+            std::string::npos);
+  const std::string out = ::testing::TempDir() + "/never.svg";
+  absl::Status s =
+      RenderDot("digraph {}", "svg", out, "et-viz-no-such-dot-program");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(s.message().find(".graphml"), std::string::npos);
+}
+
+TEST(DotRendererTest, GraphvizSyntaxErrorsComeBackAsStatus) {
+  if (!FindProgram("dot").ok()) GTEST_SKIP() << "Graphviz dot not installed";
+  const std::string out = ::testing::TempDir() + "/bad.svg";
+  absl::Status s = RenderDot("digraph { a -> }", "svg", out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("syntax error"), std::string::npos) << s;
+  EXPECT_NE(std::fopen(out.c_str(), "r") == nullptr,
+            false);  // nothing left behind
+}
+
+}  // namespace
+}  // namespace et::viz
