@@ -1,8 +1,12 @@
 // Operator-granularity policy; see keep_plan.h.
 #include "converter/keep_plan.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 
 namespace et::convert {
 namespace {
@@ -22,6 +26,37 @@ bool IsProcessGroupInitName(absl::string_view name) {
   return name == "## process_group:init ##";
 }
 
+// Ops on other threads (the autograd engine's) are not nested under the main
+// thread's ProfilerStep#N span, but ET ids are a global start order: an op
+// started while step N was open has an id within [span id, largest id in the
+// span's subtree].
+void KeepPlan::AssignStepsByIdRange(const OpTable& table) {
+  struct Span {
+    uint64_t first, last;
+    int64_t step;
+  };
+  std::vector<Span> spans;
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    absl::string_view name = table.name(i);
+    int64_t step = 0;
+    if (absl::ConsumePrefix(&name, "ProfilerStep#") &&
+        absl::SimpleAtoi(name, &step)) {
+      spans.push_back({table.op(i).id, table.subtree_max_id(i), step});
+    }
+  }
+  if (spans.empty())
+    return;  // ids ascend with i, so spans are sorted by `first`
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    if (step_[i] >= 0) continue;
+    const uint64_t id = table.op(i).id;
+    auto it =
+        std::upper_bound(spans.begin(), spans.end(), id,
+                         [](uint64_t v, const Span& s) { return v < s.first; });
+    if (it != spans.begin() && id <= std::prev(it)->last)
+      step_[i] = std::prev(it)->step;
+  }
+}
+
 void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
                      Granularity granularity) {
   const uint32_t n = static_cast<uint32_t>(table.size());
@@ -29,6 +64,7 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
   stand_in_.assign(n, kNoOp);
   caller_.assign(n, kNoOp);
   kind_.assign(n, OpKind::kOther);
+  step_.assign(n, -1);
   skipped_.clear();
   absl::flat_hash_map<StringPool::Id, OpKind> kind_by_name;
   for (uint32_t i = 0; i < n; ++i) {
@@ -44,6 +80,13 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
     const int32_t rec = comms.record_of(i);
     if (p != kNoOp) {
       caller_[i] = is_node(p) ? p : caller_[p];
+      step_[i] = step_[p];
+    }
+    absl::string_view name = table.name(i);
+    int64_t step = 0;
+    if (absl::ConsumePrefix(&name, "ProfilerStep#") &&
+        absl::SimpleAtoi(name, &step)) {
+      step_[i] = step;
     }
     if (op.is_gpu())
       continue;  // GPU ops are always nodes, launched by their caller
@@ -76,6 +119,7 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
       }
     }
   }
+  AssignStepsByIdRange(table);
   // A container stands in as the last node of its subtree (largest id):
   // post-order.
   const auto& pre = table.preorder();

@@ -44,16 +44,21 @@ class KeepPlan {
   uint32_t stand_in(uint32_t op) const { return stand_in_[op]; }
   // The nearest ancestor that is a node (the caller), or kNoOp.
   uint32_t caller(uint32_t op) const { return caller_[op]; }
+  // N of the enclosing `ProfilerStep#N` span, or -1.
+  int64_t step(uint32_t op) const { return step_[op]; }
   // Kind of work, by op name (cached per name).
   OpKind kind(uint32_t op) const { return kind_[op]; }
   // Why ops were not made nodes: reason -> count.
   const std::map<std::string, int64_t>& skipped() const { return skipped_; }
 
  private:
+  void AssignStepsByIdRange(const OpTable& table);
+
   std::vector<Disposition> disposition_;
   std::vector<uint32_t> stand_in_;
   std::vector<uint32_t> caller_;
   std::vector<OpKind> kind_;
+  std::vector<int64_t> step_;
   std::map<std::string, int64_t> skipped_;
 };
 

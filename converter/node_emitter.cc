@@ -160,6 +160,7 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   SetString(attrs, attr::kOpSchema, pool.Get(op.op_schema));
   SetBool(attrs, attr::kIsCpuOp, !op.is_gpu());
   if (op.parent != 0) SetUint64(attrs, attr::kParentId, op.parent);
+  if (plan_.step(i) >= 0) SetInt64(attrs, attr::kStep, plan_.step(i));
   if (op.is_gpu()) {
     SetBool(attrs, attr::kIsGpuOp, true);
     SetInt64(attrs, attr::kStream, op.stream);

@@ -12,6 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
 #include "proto/status_macros.h"
 
 namespace et::viz {
@@ -42,14 +44,18 @@ absl::StatusOr<std::regex> CompilePattern(const std::string& pattern) {
   }
 }
 
-// Marks the subtree of every ProfilerStep#<step> node (iterative, explicit
-// stack).
+// Marks the nodes of step `step`: those et-convert tagged with attribute `step`
+// (its default granularity drops the ProfilerStep#N spans themselves), and the
+// subtree of every ProfilerStep#<step> node (iterative, explicit stack).
 std::vector<uint8_t> StepMask(const RankTrace& trace, int64_t step) {
   std::vector<uint8_t> in_step(trace.graph.size(), 0);
   const std::string step_name = absl::StrCat(kStepPrefix, step);
   std::vector<NodeIndex> stack;
   for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
-    if (trace.graph.node(i).name() == step_name) stack.push_back(i);
+    if (trace.graph.node(i).name() == step_name ||
+        GetInt(trace.graph.node(i), attr::kStep) == step) {
+      stack.push_back(i);
+    }
   }
   while (!stack.empty()) {
     const NodeIndex i = stack.back();
@@ -173,6 +179,8 @@ std::vector<int64_t> ProfilerSteps(const RankTrace& trace) {
     if (absl::ConsumePrefix(&name, kStepPrefix) &&
         absl::SimpleAtoi(name, &step)) {
       steps.push_back(step);
+    } else if (auto tagged = GetInt(node, attr::kStep); tagged.has_value()) {
+      steps.push_back(*tagged);
     }
   }
   std::sort(steps.begin(), steps.end());

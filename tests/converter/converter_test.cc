@@ -252,3 +252,30 @@ TEST(ConvertTest, EtToJsonRoundTripKeepsEveryNodeAndDependency) {
 
 }  // namespace
 }  // namespace et::convert
+
+namespace et::convert {
+namespace {
+
+TEST(ConvertTest, EveryCollectiveKnowsItsProfilerStepAcrossThreads) {
+  // resnet_1gpu 1.1.1 records ProfilerStep#6..8; DDP's all-reduces run on the
+  // autograd thread, outside the main thread's step span, and still belong to
+  // their step.
+  auto c = ConvertAndLoad("param/resnet_1gpu_et.1.1.1.json.gz");
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::map<int64_t, std::map<int64_t, int>>
+      per_step;  // step -> comm_type -> count
+  for (const ChakraProtoMsg::Node& n : c->graph.nodes()) {
+    if (n.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    auto step = GetInt(n, attr::kStep);
+    ASSERT_TRUE(step.has_value()) << n.id();
+    ++per_step[*step][GetInt(n, attr::kCommType).value()];
+  }
+  ASSERT_EQ(per_step.size(), 3u);
+  for (int64_t s : {6, 7, 8}) {
+    EXPECT_EQ(per_step[s][ChakraProtoMsg::ALL_REDUCE], 5) << "step " << s;
+    EXPECT_EQ(per_step[s][ChakraProtoMsg::BROADCAST], 2) << "step " << s;
+  }
+}
+
+}  // namespace
+}  // namespace et::convert
