@@ -8,12 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "proto/cli_args.h"
 #include "proto/graph_json.h"
 #include "proto/status_macros.h"
 #include "visualizer/graph_export.h"
@@ -23,39 +27,43 @@
 #include "visualizer/trace_report.h"
 #include "visualizer/viz_graph.h"
 
+ABSL_FLAG(std::string, o, "",
+          "draw the graph; the extension picks the format: .dot, .pdf, .svg, "
+          ".png (through "
+          "Graphviz's `dot`), .graphml, .json (networkx node-link)");
+ABSL_FLAG(std::string, output, "", "same as -o");
+ABSL_FLAG(bool, report, false,
+          "print ops by self/total time, communication, busy time per track "
+          "(the default "
+          "when no output is given)");
+ABSL_FLAG(bool, json, false, "print the report as JSON instead of a table");
+ABSL_FLAG(std::string, timeline, "",
+          "write a Chrome/Perfetto trace of the recorded times");
+ABSL_FLAG(std::string, raw_json, "",
+          "write the whole .et (one input) as protobuf JSON");
+ABSL_FLAG(std::string, ids, "",
+          "filter: node ids A:B inclusive (A:, :B and A also work)");
+ABSL_FLAG(std::string, name, "",
+          "filter: names matching this ECMAScript regex");
+ABSL_FLAG(
+    std::string, type, "",
+    "filter: compute, collective, sendrecv, comm, memory, metadata, cpu, gpu");
+ABSL_FLAG(std::string, rank, "", "filter: ranks, e.g. 0,2-3");
+// Integers with their own validation are read as text (an unset flag is empty).
+ABSL_FLAG(std::string, step, "", "filter: the ops of ProfilerStep#N");
+ABSL_FLAG(std::string, depth, "",
+          "filter: ops nested at most D deep (0 = top level)");
+ABSL_FLAG(bool, collapse, false,
+          "draw hidden ops as part of their nearest shown ancestor");
+ABSL_FLAG(std::string, max_nodes, "2000",
+          "refuse drawings above N nodes (0 = no limit)");
+ABSL_FLAG(std::string, dot, "",
+          "the Graphviz program (default: `dot` on PATH)");
+ABSL_FLAG(bool, by_shape, false,
+          "group report rows by input shapes as well as by name");
+ABSL_FLAG(std::string, top, "25", "report rows to print (0 = all)");
+
 namespace {
-
-constexpr char kUsage[] = R"(usage: et-viz [options] TRACE.et [TRACE.et ...]
-
-Draws the dependency graph of Chakra .et traces, reports where the time goes, and writes
-timelines. Several inputs (one per rank) are drawn side by side, with the collectives of
-one process group joined across ranks.
-
-Outputs (with none given, --report is assumed):
-  -o, --output FILE   draw the graph; the extension picks the format: .dot, .pdf, .svg,
-                      .png (these three through Graphviz's `dot`), .graphml, .json
-                      (networkx node-link)
-  --report            print ops by self/total time, communication, busy time per track
-  --json              print the report as JSON instead of a table
-  --timeline FILE     write a Chrome/Perfetto trace (JSON) of the recorded times
-  --raw-json FILE     write the whole .et (one input) as protobuf JSON
-
-Filters (combined; they apply to the graph, the report and the timeline):
-  --ids A:B           node ids A..B inclusive (A:, :B and A also work)
-  --name REGEX        names matching REGEX (ECMAScript, anywhere in the name)
-  --type LIST         compute, collective, sendrecv, comm, memory, metadata, cpu, gpu
-  --rank LIST         ranks, e.g. 0,2-3
-  --step N            ProfilerStep#N and the ops inside it
-  --depth D           ops nested at most D deep (0 = top level)
-  --collapse          draw hidden ops as part of their nearest shown ancestor
-
-Drawing and report:
-  --max-nodes N       refuse drawings above N nodes (default 2000; 0 = no limit)
-  --dot PROGRAM       the Graphviz program (default: `dot` on PATH)
-  --by-shape          group report rows by input shapes as well as by name
-  --top N             report rows to print (default 25; 0 = all)
-  -h, --help          this text
-)";
 
 struct Options {
   std::vector<std::string> inputs;
@@ -79,87 +87,54 @@ absl::Status ParseInt(const std::string& flag, const std::string& text,
   return absl::OkStatus();
 }
 
-// Applies one flag that takes a value.
-absl::Status ApplyValueFlag(const std::string& flag, const std::string& value,
-                            Options* o) {
-  int64_t number = 0;
-  if (flag == "-o" || flag == "--output") {
-    o->graph_output = value;
-  } else if (flag == "--timeline") {
-    o->timeline_output = value;
-  } else if (flag == "--raw-json") {
-    o->raw_json_output = value;
-  } else if (flag == "--ids") {
-    return et::viz::ParseIdRange(value, &o->filter);
-  } else if (flag == "--name") {
-    if (value.empty())
-      return absl::InvalidArgumentError("--name: empty pattern");
-    o->filter.name_pattern = value;
-  } else if (flag == "--type") {
-    return et::viz::ParseNodeTypes(value, &o->filter);
-  } else if (flag == "--rank") {
-    ASSIGN_OR_RETURN(o->filter.ranks, et::viz::ParseRankList(value));
-  } else if (flag == "--step") {
-    RETURN_IF_ERROR(ParseInt(flag, value, 0, &number));
-    o->filter.step = number;
-  } else if (flag == "--depth") {
-    RETURN_IF_ERROR(ParseInt(flag, value, 0, &number));
-    o->filter.max_depth = static_cast<int32_t>(number);
-  } else if (flag == "--max-nodes") {
-    RETURN_IF_ERROR(ParseInt(flag, value, 0, &o->export_options.max_nodes));
-  } else if (flag == "--dot") {
-    o->export_options.dot_program = value;
-  } else if (flag == "--top") {
-    RETURN_IF_ERROR(ParseInt(flag, value, 0, &number));
-    o->top = static_cast<int>(number);
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown flag ", flag, "; see --help"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<Options> ParseArgs(int argc, char** argv) {
+absl::StatusOr<Options> ParseArgs(const std::vector<char*>& positional) {
   Options o;
-  for (int k = 1; k < argc; ++k) {
-    std::string arg = argv[k];
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (arg == "--report") {
-      o.report = true;
-    } else if (arg == "--json") {
-      o.report_json = true;
-    } else if (arg == "--collapse") {
-      o.filter.collapse = true;
-    } else if (arg == "--by-shape") {
-      o.by_shape = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::string flag = arg;
-      std::string value;
-      if (size_t eq = arg.find('=');
-          eq != std::string::npos && arg.rfind("--", 0) == 0) {
-        flag = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-      } else if (k + 1 < argc) {
-        value = argv[++k];
-      } else {
-        return absl::InvalidArgumentError(absl::StrCat(flag, " needs a value"));
-      }
-      RETURN_IF_ERROR(ApplyValueFlag(flag, value, &o));
-    } else if (et::viz::GraphFormatFromPath(arg).ok() &&
-               !absl::EndsWith(arg, ".et")) {
+  for (size_t k = 1; k < positional.size(); ++k) {
+    const std::string arg = positional[k];
+    if (et::viz::GraphFormatFromPath(arg).ok() && !absl::EndsWith(arg, ".et")) {
       // A stray output name is a common slip (`et-viz a.et graph.pdf`).
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: looks like an output file, not a .et input; did you mean -o %s?",
           arg, arg));
-    } else {
-      o.inputs.push_back(arg);
     }
+    o.inputs.push_back(arg);
   }
-  if (o.inputs.empty()) {
+  if (o.inputs.empty())
     return absl::InvalidArgumentError("no input .et file; see --help");
+  o.graph_output = absl::GetFlag(FLAGS_o);
+  if (o.graph_output.empty()) o.graph_output = absl::GetFlag(FLAGS_output);
+  o.timeline_output = absl::GetFlag(FLAGS_timeline);
+  o.raw_json_output = absl::GetFlag(FLAGS_raw_json);
+  o.report = absl::GetFlag(FLAGS_report);
+  o.report_json = absl::GetFlag(FLAGS_json);
+  o.by_shape = absl::GetFlag(FLAGS_by_shape);
+  o.filter.collapse = absl::GetFlag(FLAGS_collapse);
+  if (const std::string ids = absl::GetFlag(FLAGS_ids); !ids.empty()) {
+    RETURN_IF_ERROR(et::viz::ParseIdRange(ids, &o.filter));
   }
+  if (const std::string type = absl::GetFlag(FLAGS_type); !type.empty()) {
+    RETURN_IF_ERROR(et::viz::ParseNodeTypes(type, &o.filter));
+  }
+  if (const std::string rank = absl::GetFlag(FLAGS_rank); !rank.empty()) {
+    ASSIGN_OR_RETURN(o.filter.ranks, et::viz::ParseRankList(rank));
+  }
+  o.filter.name_pattern = absl::GetFlag(FLAGS_name);
+  int64_t number = 0;
+  if (const std::string step = absl::GetFlag(FLAGS_step); !step.empty()) {
+    RETURN_IF_ERROR(ParseInt("--step", step, 0, &number));
+    o.filter.step = number;
+  }
+  if (const std::string depth = absl::GetFlag(FLAGS_depth); !depth.empty()) {
+    RETURN_IF_ERROR(ParseInt("--depth", depth, 0, &number));
+    o.filter.max_depth = static_cast<int32_t>(number);
+  }
+  RETURN_IF_ERROR(ParseInt("--max-nodes", absl::GetFlag(FLAGS_max_nodes), 0,
+                           &o.export_options.max_nodes));
+  if (const std::string dot = absl::GetFlag(FLAGS_dot); !dot.empty()) {
+    o.export_options.dot_program = dot;
+  }
+  RETURN_IF_ERROR(ParseInt("--top", absl::GetFlag(FLAGS_top), 0, &number));
+  o.top = static_cast<int>(number);
   if (!o.raw_json_output.empty() && o.inputs.size() != 1) {
     return absl::InvalidArgumentError("--raw-json takes exactly one input");
   }
@@ -236,7 +211,18 @@ absl::Status Run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = ParseArgs(argc, argv);
+  absl::SetProgramUsageMessage(
+      "draws Chakra .et graphs, reports where the time goes, writes timelines\n"
+      "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
+      "100:400]\n"
+      "  et-viz out.et --report [--json]\n"
+      "  et-viz out.0.et out.1.et -o ranks.svg\n"
+      "  et-viz out.et --timeline trace.json");
+  std::vector<std::string> storage;
+  std::vector<char*> normalized =
+      et::NormalizeFlagSpelling(argc, argv, &storage);
+  auto options = ParseArgs(absl::ParseCommandLine(
+      static_cast<int>(normalized.size() - 1), normalized.data()));
   absl::Status status = options.ok() ? Run(*options) : options.status();
   if (!status.ok()) {
     std::fprintf(stderr, "et-viz: error: %s\n",

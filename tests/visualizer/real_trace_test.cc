@@ -225,7 +225,7 @@ TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
       {"--name zzz_no_op --report",
        "et-viz: error: the filters select none of the"},
       {"graph.pdf", "et-viz: error: graph.pdf: looks like an output file"},
-      {"--frobnicate 1", "et-viz: error: unknown flag --frobnicate"},
+      {"--frobnicate 1", "Unknown command line flag 'frobnicate'"},
       {"-o x.jpeg", "et-viz: error: x.jpeg: unknown output format"},
       {"-o x.svg --dot /nonexistent/dot",
        "not found on PATH; install Graphviz"},
