@@ -18,7 +18,8 @@ build: deps
 demo: build
 	@mkdir -p $(BUILD)/demo
 	./$(BUILD)/converter/et-convert 'examples/data/ddp_mlp_et_r%d.json.gz' \
-	  '$(BUILD)/demo/ddp_mlp.%d.et' --ranks 4
+	  '$(BUILD)/demo/ddp_mlp.%d.et' --ranks 4 \
+	  --kineto 'examples/data/ddp_mlp_trace_r%d.json.gz'
 	./$(BUILD)/simulator/et-sim '$(BUILD)/demo/ddp_mlp.%d.et' --ranks 4 --top 8
 
 test: build
