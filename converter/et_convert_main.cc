@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
 #include "converter/astra_text_converter.h"
 #include "converter/converter.h"
@@ -67,7 +65,7 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-absl::StatusOr<Options> ParseOptions(const std::vector<char*>& args) {
+absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   if (args.size() != 3) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -182,7 +180,8 @@ int RunAstraText(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  std::vector<std::string> args = et::ParseToolCommandLine(
+      argc, argv,
       "PyTorch execution trace -> Chakra .et\n"
       "  et-convert in.json[.gz] out.et [--kineto trace.json] [--keep all]\n"
       "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto "
@@ -190,11 +189,6 @@ int main(int argc, char** argv) {
       "  et-convert traces_dir/ out_dir/\n"
       "  et-convert --to-json in.et out.json\n"
       "  et-convert --astra-text workload.txt 'out.%d.et' --ranks 8");
-  std::vector<std::string> arg_storage;
-  std::vector<char*> normalized =
-      et::NormalizeFlagSpelling(argc, argv, &arg_storage);
-  std::vector<char*> args = absl::ParseCommandLine(
-      static_cast<int>(normalized.size() - 1), normalized.data());
   auto options = ParseOptions(args);
   if (!options.ok()) return Fail(std::string(options.status().message()));
   const Options& o = *options;

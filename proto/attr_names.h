@@ -51,7 +51,8 @@ inline constexpr char kOpKind[] =
     "op_kind";  // string: gemm, conv, attention, ...
 inline constexpr char kWaitSeq[] =
     "wait_seq";  // int64, seq of the collective waited on
-inline constexpr char kStep[] = "step";  // int64, N of the enclosing ProfilerStep#N
+inline constexpr char kStep[] =
+    "step";  // int64, N of the enclosing ProfilerStep#N
 inline constexpr char kCommRoot[] =
     "comm_root";  // int64, root rank of bcast/reduce/...
 inline constexpr char kCollectiveId[] =

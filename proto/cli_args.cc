@@ -1,6 +1,9 @@
 // Flag spelling normalisation; see cli_args.h.
 #include "proto/cli_args.h"
 
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+
 namespace et {
 
 std::vector<char*> NormalizeFlagSpelling(int argc, char** argv,
@@ -24,6 +27,16 @@ std::vector<char*> NormalizeFlagSpelling(int argc, char** argv,
   for (std::string& s : *storage) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
+}
+
+std::vector<std::string> ParseToolCommandLine(int argc, char** argv,
+                                              const char* usage) {
+  absl::SetProgramUsageMessage(usage);
+  std::vector<std::string> storage;
+  std::vector<char*> normalized = NormalizeFlagSpelling(argc, argv, &storage);
+  std::vector<char*> positional = absl::ParseCommandLine(
+      static_cast<int>(normalized.size() - 1), normalized.data());
+  return std::vector<std::string>(positional.begin(), positional.end());
 }
 
 }  // namespace et

@@ -15,6 +15,12 @@ namespace et {
 std::vector<char*> NormalizeFlagSpelling(int argc, char** argv,
                                          std::vector<std::string>* storage);
 
+// What every tool's main does first: sets the --help text, normalises flag
+// spelling and parses the Abseil flags. Returns the positional arguments, the
+// program name first.
+std::vector<std::string> ParseToolCommandLine(int argc, char** argv,
+                                              const char* usage);
+
 }  // namespace et
 
 #endif  // PROTO_CLI_ARGS_H_

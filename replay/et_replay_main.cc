@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "proto/cli_args.h"
@@ -41,7 +39,7 @@ struct Flags {
   bool all_ranks = false;
 };
 
-absl::StatusOr<Flags> ParseFlags(const std::vector<char*>& positional) {
+absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
   Flags flags;
   et::replay::ReplayOptions& o = flags.options;
   if (positional.size() != 2) {
@@ -88,16 +86,12 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<char*>& positional) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  auto flags = ParseFlags(et::ParseToolCommandLine(
+      argc, argv,
       "re-executes a Chakra graph on this machine\n"
       "  et-replay out.et --device cuda:0\n"
       "  mpirun -np 8 et-replay 'out.%d.et' --device cuda\n"
-      "  mpirun -np 4 et-replay 'ddp.%d.et' --device cpu");
-  std::vector<std::string> storage;
-  std::vector<char*> normalized =
-      et::NormalizeFlagSpelling(argc, argv, &storage);
-  auto flags = ParseFlags(absl::ParseCommandLine(
-      static_cast<int>(normalized.size() - 1), normalized.data()));
+      "  mpirun -np 4 et-replay 'ddp.%d.et' --device cpu"));
   if (!flags.ok()) {
     fprintf(stderr, "et-replay: error: %s\n",
             std::string(flags.status().message()).c_str());

@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "proto/cli_args.h"
@@ -83,7 +81,7 @@ T Choose(const char* flag, const std::string& value,
        "'");
 }
 
-Flags ParseFlags(const std::vector<char*>& positional) {
+Flags ParseFlags(const std::vector<std::string>& positional) {
   Flags f;
   et::sim::SimOptions& o = f.options;
   if (positional.size() != 2) {
@@ -144,18 +142,13 @@ Flags ParseFlags(const std::vector<char*>& positional) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  Flags flags = ParseFlags(et::ParseToolCommandLine(
+      argc, argv,
       "predicts step time and communication cost of Chakra traces\n"
       "  et-sim out.et --world 8\n"
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
       "[--timeline t.json]\n"
-      "  et-sim traces_dir/");
-  std::vector<std::string> storage;
-  std::vector<char*> normalized =
-      et::NormalizeFlagSpelling(argc, argv, &storage);
-  std::vector<char*> positional = absl::ParseCommandLine(
-      static_cast<int>(normalized.size() - 1), normalized.data());
-  Flags flags = ParseFlags(positional);
+      "  et-sim traces_dir/"));
   flags.options.keep_timeline = !flags.timeline.empty();
   auto sim = et::sim::Simulation::Run(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));

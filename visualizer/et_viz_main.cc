@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -87,7 +85,7 @@ absl::Status ParseInt(const std::string& flag, const std::string& text,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Options> ParseArgs(const std::vector<char*>& positional) {
+absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   Options o;
   for (size_t k = 1; k < positional.size(); ++k) {
     const std::string arg = positional[k];
@@ -211,18 +209,14 @@ absl::Status Run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  auto options = ParseArgs(et::ParseToolCommandLine(
+      argc, argv,
       "draws Chakra .et graphs, reports where the time goes, writes timelines\n"
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
       "  et-viz out.et --report [--json]\n"
       "  et-viz out.0.et out.1.et -o ranks.svg\n"
-      "  et-viz out.et --timeline trace.json");
-  std::vector<std::string> storage;
-  std::vector<char*> normalized =
-      et::NormalizeFlagSpelling(argc, argv, &storage);
-  auto options = ParseArgs(absl::ParseCommandLine(
-      static_cast<int>(normalized.size() - 1), normalized.data()));
+      "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();
   if (!status.ok()) {
     std::fprintf(stderr, "et-viz: error: %s\n",
