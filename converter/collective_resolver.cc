@@ -108,18 +108,18 @@ int InputArg(const std::string& name, ChakraProtoMsg::CollectiveCommType type) {
   }
 }
 
-int64_t ArgBytes(const HostOp& op, int arg) {
+int64_t ArgBytes(absl::Span<const TensorRef> inputs, int arg) {
   int64_t bytes = 0;
   bool found = false;
-  for (const TensorRef& t : op.inputs) {
+  for (const TensorRef& t : inputs) {
     if (t.arg == arg) {
       bytes += t.bytes();
       found = true;
     }
   }
   if (found) return bytes;
-  for (const TensorRef& t : op.inputs) bytes += t.bytes();
-  return op.inputs.empty() ? -1 : bytes;
+  for (const TensorRef& t : inputs) bytes += t.bytes();
+  return inputs.empty() ? -1 : bytes;
 }
 
 // The dtype of the tensors in input argument `arg`, from the types list.
@@ -139,9 +139,9 @@ std::string ArgDtype(const json& types, int arg) {
 
 // Fills what this one record says about its collective into `rec` (fields not
 // yet set).
-void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
-              const CommArgs& args, const std::vector<ProcessGroup>& groups,
-              CommRecord* rec) {
+void Describe(const HostOp& op, absl::Span<const TensorRef> inputs,
+              const StringPool& pool, const Classified& c, const CommArgs& args,
+              const std::vector<ProcessGroup>& groups, CommRecord* rec) {
   const std::string name(pool.Get(op.name));
   const json& values = args.values;
   auto int_at = [&](size_t i) -> int64_t {
@@ -187,7 +187,7 @@ void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
   }
   if (c.spelling.kind == CommKind::kWait) return;
   const int arg = InputArg(name, c.spelling.type);
-  if (rec->size_bytes < 0) rec->size_bytes = ArgBytes(op, arg);
+  if (rec->size_bytes < 0) rec->size_bytes = ArgBytes(inputs, arg);
   if (rec->dtype.empty())
     rec->dtype = ArgDtype(args.types, c.param_comms ? 0 : arg);
   if (absl::StartsWith(name, "c10d::")) {
@@ -205,9 +205,10 @@ void Describe(const HostOp& op, const StringPool& pool, const Classified& c,
   }
 }
 
-bool SharesTensor(const HostOp& a, const HostOp& b) {
-  for (const TensorRef& x : a.inputs) {
-    for (const TensorRef& y : b.inputs) {
+bool SharesTensor(absl::Span<const TensorRef> a,
+                  absl::Span<const TensorRef> b) {
+  for (const TensorRef& x : a) {
+    for (const TensorRef& y : b) {
       if (x.tensor_id == y.tensor_id || x.storage_id == y.storage_id)
         return true;
     }
@@ -284,7 +285,7 @@ absl::Status CollectiveResolver::Resolve(
       if (dissolved[c] || has_work[c] || cls[call]->work_record) continue;
       if (cls[call]->spelling.kind != cls[w]->spelling.kind ||
           cls[call]->spelling.type != cls[w]->spelling.type ||
-          !SharesTensor(table.op(call), table.op(w))) {
+          !SharesTensor(table.inputs(call), table.inputs(w))) {
         continue;
       }
       has_work[c] = true;
@@ -315,10 +316,11 @@ absl::Status CollectiveResolver::Resolve(
     }
     rec.kind = best->spelling.kind;
     rec.type = best->spelling.type;
-    Describe(table.op(rec.owner), table.pool(), *cls[rec.owner],
-             args[rec.owner], groups, &rec);
+    Describe(table.op(rec.owner), table.inputs(rec.owner), table.pool(),
+             *cls[rec.owner], args[rec.owner], groups, &rec);
     for (uint32_t m : rec.members) {
-      Describe(table.op(m), table.pool(), *cls[m], args[m], groups, &rec);
+      Describe(table.op(m), table.inputs(m), table.pool(), *cls[m], args[m],
+               groups, &rec);
     }
   }
   return absl::OkStatus();

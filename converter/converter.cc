@@ -201,7 +201,8 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   progress.Stage("building graph");
   OpTable table;
   table.set_pool(std::move(pool));
-  RETURN_IF_ERROR(table.Build(input_path, std::move(ops)));
+  RETURN_IF_ERROR(
+      table.Build(input_path, std::move(ops), std::move(parsed.tensors)));
   ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups,
                    ReadProcessGroups(input_path, table, &text));
   CollectiveResolver comms;

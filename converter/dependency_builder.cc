@@ -88,18 +88,18 @@ absl::Status DependencyBuilder::Build(const std::string& path,
   for (uint32_t i = 0; i < n; ++i) {
     const HostOp& op = table.op(i);
     while (!open.empty() && open.top().first < op.id) {
-      for (const TensorRef& t : table.op(open.top().second).outputs) {
+      for (const TensorRef& t : table.outputs(open.top().second)) {
         last_writer[t.tensor_id] = open.top().second;
       }
       open.pop();
     }
     if (plan.is_node(i)) {
-      for (const TensorRef& t : op.inputs) {
+      for (const TensorRef& t : table.inputs(i)) {
         auto it = last_writer.find(t.tensor_id);
         if (it != last_writer.end()) add(i, it->second, true);
       }
     }
-    if (!op.outputs.empty()) open.emplace(table.subtree_max_id(i), i);
+    if (op.num_outputs > 0) open.emplace(table.subtree_max_id(i), i);
   }
   for (auto& d : *deps) {
     SortUnique(&d.ctrl);

