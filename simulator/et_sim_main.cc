@@ -10,6 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "proto/cli_args.h"
+#include "proto/file_util.h"
+#include "proto/process_group.h"
 #include "simulator/simulation.h"
 
 ABSL_FLAG(int64_t, world, 0,
@@ -42,6 +44,10 @@ ABSL_FLAG(std::string, topology, "HGX-H100",
           "ASTRA-sim's network)");
 ABSL_FLAG(std::string, astra_system, "",
           "ASTRA-sim system JSON (with --comm astra|astra-aware)");
+ABSL_FLAG(std::string, groups, "",
+          "process-group table (JSON as in PyTorch's process_group:init) "
+          "replacing the "
+          "traces' own");
 ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
@@ -131,6 +137,15 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   o.topology = absl::GetFlag(FLAGS_topology);
   o.astra_system = absl::GetFlag(FLAGS_astra_system);
   o.use_rank_symmetry = !absl::GetFlag(FLAGS_no_symmetry);
+  if (const std::string groups = absl::GetFlag(FLAGS_groups); !groups.empty()) {
+    std::string text;
+    absl::Status read = et::ReadFileMaybeGzip(groups, &text);
+    if (!read.ok()) Fail(std::string(read.message()));
+    auto parsed = et::ParseProcessGroupJson(text);
+    if (!parsed.ok())
+      Fail(groups + ": " + std::string(parsed.status().message()));
+    o.groups_override = std::move(*parsed);
+  }
   f.json = absl::GetFlag(FLAGS_json);
   f.timeline = absl::GetFlag(FLAGS_timeline);
   const int64_t top = absl::GetFlag(FLAGS_top);

@@ -87,11 +87,18 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   const size_t n = graph.size();
   p.groups.groups.push_back(ProcessGroup{});
   p.groups.groups[0].name = "<all>";
-  for (ProcessGroup& g : DecodeProcessGroups(graph.metadata().attr())) {
-    p.groups.groups.push_back(std::move(g));
-  }
+  std::vector<ProcessGroup> groups =
+      options.groups_override.empty()
+          ? DecodeProcessGroups(graph.metadata().attr())
+          : options.groups_override;
+  for (ProcessGroup& g : groups) p.groups.groups.push_back(std::move(g));
+  // A group file describes the simulated world: its ranks are taken as they
+  // are, not scaled from the recorded world (recorded_world_size 0 turns that
+  // off).
   p.recorded_world_size =
-      GetInt(graph.metadata().attr(), attr::kWorldSize).value_or(0);
+      options.groups_override.empty()
+          ? GetInt(graph.metadata().attr(), attr::kWorldSize).value_or(0)
+          : 0;
 
   // Which deps to follow: all, unless control deps are cyclic (old converters).
   DepSelection deps = DepSelection::kAll;

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
+
+#include "proto/process_group.h"
 
 namespace et::sim {
 
@@ -40,6 +43,10 @@ enum class CollectiveAlgorithm { kAuto, kRing, kTree, kDirect, kHierarchical };
 
 struct SimOptions {
   int64_t world_size = 0;  // ranks; 0 = the number of input files
+  // --groups: a process-group table (PyTorch's `## process_group:init ##` JSON)
+  // that replaces the one in the traces' metadata, e.g. to re-map groups for
+  // another world size.
+  std::vector<ProcessGroup> groups_override;
   SchedulingMode scheduling = SchedulingMode::kStreamAware;
   ComputeModel compute_model = ComputeModel::kRecorded;
   CommModel comm_model = CommModel::kModel;

@@ -75,5 +75,32 @@ TEST(ConvertedTraceTest, WorldOf1024FromOneRank) {
   EXPECT_EQ(r.ranks[0].compute_ns, (*small)->report().ranks[0].compute_ns);
 }
 
+TEST(ConvertedTraceTest, GroupFileOverridesTheTracesProcessGroups) {
+  // resnet_2gpu records group "0" of 2 ranks; a group file can widen it to the
+  // 8 simulated.
+  const std::string et = TempDir("groups") + "/resnet_2gpu.et";
+  ASSERT_TRUE(convert::ConvertFile(std::string(ET_TEST_DATA) +
+                                       "/param/resnet_2gpu_et.1.1.0.json.gz",
+                                   et, convert::ConvertOptions())
+                  .ok());
+  SimOptions options;
+  options.world_size = 8;
+  auto recorded = Simulation::Run({et, 0}, options);
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  for (const CollectiveRow& c : (*recorded)->report().collectives) {
+    EXPECT_EQ(c.group_size, 8) << c.type;
+  }
+  auto groups = ParseProcessGroupJson(
+      R"([{"pg_name": "0", "pg_desc": "default_pg", "ranks": [0, 1, 2, 3]}])");
+  ASSERT_TRUE(groups.ok());
+  options.groups_override = *groups;
+  auto narrowed = Simulation::Run({et, 0}, options);
+  ASSERT_TRUE(narrowed.ok()) << narrowed.status();
+  ASSERT_FALSE((*narrowed)->report().collectives.empty());
+  for (const CollectiveRow& c : (*narrowed)->report().collectives) {
+    EXPECT_EQ(c.group_size, 4) << c.type;
+  }
+}
+
 }  // namespace
 }  // namespace et::sim
