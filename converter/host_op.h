@@ -88,8 +88,9 @@ struct HostOp {
   std::array<uint32_t, kIoParts>
       io_begin{};  // each part's range within the node's JSON
   std::array<uint32_t, kIoParts> io_len{};
-  // Tensors among the inputs then the outputs, flattened, in a trace-wide arena (one heap
-  // block for all ops instead of two per op: a tenth of the parse and teardown time).
+  // Tensors among the inputs then the outputs, flattened, in a trace-wide arena
+  // (one heap block for all ops instead of two per op: a tenth of the parse and
+  // teardown time).
   uint32_t tensors_begin = 0;
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;

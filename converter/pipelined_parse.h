@@ -19,7 +19,7 @@
 namespace et::convert {
 
 struct ParsedTrace {
-  std::vector<HostOp> ops;  // in file order
+  std::vector<HostOp> ops;         // in file order
   std::vector<TensorRef> tensors;  // the ops' tensors (HostOp::tensors_begin)
   std::map<std::string, std::string>
       fields;  // raw top-level fields (schema, pid, ...)

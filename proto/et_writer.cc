@@ -63,7 +63,8 @@ absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(
     if (sink->gz != nullptr) gzbuffer(sink->gz, 1 << 18);
   } else {
     sink->plain = fopen(tmp.c_str(), "wb");
-    // 256 KiB writes instead of stdio's 4 KiB: a 300k-node graph took 37k write calls.
+    // 256 KiB writes instead of stdio's 4 KiB: a 300k-node graph took 37k write
+    // calls.
     if (sink->plain != nullptr) setvbuf(sink->plain, nullptr, _IOFBF, 1 << 18);
   }
   if (sink->gz == nullptr && sink->plain == nullptr) {
