@@ -292,7 +292,6 @@ absl::Status CollectiveResolver::Resolve(
       dissolved[r] = true;
       records_[c].members.push_back(w);
       for (uint32_t m : records_[r].members) records_[c].members.push_back(m);
-      ++unnested_matches_;
       break;
     }
   }

@@ -53,13 +53,10 @@ class CollectiveResolver {
   bool is_owner(uint32_t op) const {
     return record_of_[op] >= 0 && records_[record_of_[op]].owner == op;
   }
-  // Work records matched to a call they were not nested under.
-  int64_t unnested_matches() const { return unnested_matches_; }
 
  private:
   std::vector<CommRecord> records_;
   std::vector<int32_t> record_of_;
-  int64_t unnested_matches_ = 0;
 };
 
 // True for names of NCCL/RCCL device kernels ("ncclKernel_...",

@@ -105,7 +105,18 @@ absl::Status DependencyBuilder::Build(const std::string& path,
     SortUnique(&d.ctrl);
     SortUnique(&d.data);
   }
-  // Linked-trace deps can point forward; check the result is acyclic (Kahn).
+  // Callers, issue order and last writers all precede their node, so only
+  // linked-trace deps (inter_thread_dep, sync_dep) can point forward; without
+  // one the graph is acyclic by construction and the check below (a second pass
+  // over every dep) is skipped.
+  bool forward = false;
+  for (uint32_t i = 0; i < n && !forward; ++i) {
+    for (const auto* list : {&(*deps)[i].ctrl, &(*deps)[i].data}) {
+      forward |=
+          !list->empty() && list->back() >= table.op(i).id;  // lists are sorted
+    }
+  }
+  if (!forward) return absl::OkStatus();
   std::vector<uint32_t> pending(n, 0);
   std::vector<std::vector<uint32_t>> users(n);
   for (uint32_t i = 0; i < n; ++i) {

@@ -106,6 +106,15 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
 
 }  // namespace
 
+size_t JsonValueLength(absl::string_view text) {
+  size_t end = 0;
+  if (text.empty() ||
+      ScanValue(text.data(), 0, text.size(), &end) != Scan::kDone) {
+    return absl::string_view::npos;
+  }
+  return end;
+}
+
 std::string TopLevelString(const std::map<std::string, std::string>& fields,
                            const std::string& key) {
   auto it = fields.find(key);
@@ -172,7 +181,6 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       }
     }
     n += static_cast<size_t>(got);
-    bytes_decoded_ = consumed_before + static_cast<int64_t>(n);
     memset(buf.data() + n, ' ', kSpanPadding);
     if (on_progress) on_progress(gzoffset(file));
     return absl::OkStatus();

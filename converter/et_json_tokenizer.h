@@ -49,14 +49,19 @@ class EtJsonTokenizer {
     return fields_;
   }
   int64_t nodes_seen() const { return nodes_seen_; }
-  int64_t bytes_decoded() const { return bytes_decoded_; }
 
  private:
   std::string path_;
   std::map<std::string, std::string> fields_;
   int64_t nodes_seen_ = 0;
-  int64_t bytes_decoded_ = 0;
 };
+
+// Length of the JSON value at the start of `text` (no leading whitespace):
+// strings skipped, brackets matched, a scalar ending at the next structural
+// character. Returns absl::string_view::npos when `text` ends inside the value
+// or it is malformed. The one structural scan of the converter: the tokenizer
+// and the node parser both use it.
+size_t JsonValueLength(absl::string_view text);
 
 // Top-level string field without its quotes, or "" if absent / not a string.
 std::string TopLevelString(const std::map<std::string, std::string>& fields,

@@ -18,29 +18,6 @@ absl::string_view ToAbsl(std::string_view s) {
   return absl::string_view(s.data(), s.size());
 }
 
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-// End of the JSON value starting at `p` (strings skipped, brackets matched).
-const char* ValueEnd(const char* p, const char* limit) {
-  int depth = 0;
-  for (const char* q = p; q < limit; ++q) {
-    const char c = *q;
-    if (c == '"') {
-      for (++q; q < limit && *q != '"'; ++q) {
-        if (*q == '\\') ++q;
-      }
-      if (depth == 0) return q + 1;
-    } else if (c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ']' || c == '}') {
-      if (--depth <= 0) return depth == 0 ? q + 1 : q;
-    } else if (depth == 0 && (c == ',' || IsSpace(c))) {
-      return q;
-    }
-  }
-  return limit;
-}
-
 }  // namespace
 
 struct EtNodeParser::Impl {
@@ -82,8 +59,11 @@ struct EtNodeParser::Impl {
   // The raw text of `v` (which has not been consumed yet).
   std::string_view RawText(od::value& v) {
     std::string_view tok = v.raw_json_token();
-    const char* end = ValueEnd(tok.data(), node_end);
-    return std::string_view(tok.data(), static_cast<size_t>(end - tok.data()));
+    const size_t rest = static_cast<size_t>(node_end - tok.data());
+    size_t length = JsonValueLength(absl::string_view(tok.data(), rest));
+    if (length == absl::string_view::npos)
+      length = rest;  // simdjson validated it
+    return std::string_view(tok.data(), length);
   }
 
   // Records the range of `v`'s raw text as part `part` of the current op.

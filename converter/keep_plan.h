@@ -36,7 +36,6 @@ class KeepPlan {
   void Build(const OpTable& table, const CollectiveResolver& comms,
              Granularity granularity);
 
-  Disposition disposition(uint32_t op) const { return disposition_[op]; }
   bool is_node(uint32_t op) const {
     return disposition_[op] == Disposition::kNode;
   }

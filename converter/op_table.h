@@ -33,7 +33,6 @@ class OpTable {
 
   size_t size() const { return ops_.size(); }
   const HostOp& op(uint32_t i) const { return ops_[i]; }
-  HostOp& mutable_op(uint32_t i) { return ops_[i]; }
   absl::string_view name(uint32_t i) const { return pool_->Get(ops_[i].name); }
   absl::Span<const TensorRef> inputs(uint32_t i) const {
     return absl::MakeConstSpan(tensors_.data() + ops_[i].tensors_begin,

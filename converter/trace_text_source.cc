@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -57,33 +56,19 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
           absl::StrFormat("%s: temporary file write failed", path_));
     }
   }
-  const uint64_t begin = op.text_offset;
-  const uint64_t end = begin + op.text_length;
-  if (begin < window_begin_ || end > window_begin_ + window_.size()) {
-    // 1.0.1 writes children before their parent and ids ascend parent first, so
-    // the window also reaches back a quarter of its size.
-    constexpr uint64_t kWindowBytes = 1 << 20;
-    constexpr uint64_t kBehindBytes = kWindowBytes / 4;
-    window_begin_ = begin > kBehindBytes ? begin - kBehindBytes : 0;
-    const uint64_t needed = end - window_begin_;
-    window_.resize(std::max(kWindowBytes, needed));
-    size_t done = 0;
-    while (done < needed) {
-      ssize_t n = pread(fd_, window_.data() + done, window_.size() - done,
-                        static_cast<off_t>(window_begin_ + done));
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    if (done < needed) {
-      window_.clear();
+  buffer_.resize(op.text_length);
+  size_t done = 0;
+  while (done < op.text_length) {
+    ssize_t n = pread(fd_, buffer_.data() + done, op.text_length - done,
+                      static_cast<off_t>(op.text_offset + done));
+    if (n <= 0) {
       return absl::DataLossError(
           absl::StrFormat("%s: node %d: cannot read its text back at byte %d",
-                          path_, op.id, begin));
+                          path_, op.id, op.text_offset));
     }
-    window_.resize(done);
+    done += static_cast<size_t>(n);
   }
-  return absl::string_view(window_).substr(begin - window_begin_,
-                                           op.text_length);
+  return absl::string_view(buffer_);
 }
 
 }  // namespace et::convert

@@ -39,11 +39,7 @@ class TraceTextSource {
   std::string path_;
   int fd_ = -1;
   FILE* spill_ = nullptr;
-  // A read-ahead window of the trace: nodes are written in id order, which is
-  // close to file order, so one 1 MiB read serves hundreds of nodes (a pread
-  // per node was 300k calls).
-  std::string window_;
-  uint64_t window_begin_ = 0;
+  std::string buffer_;
   bool unflushed_ = false;
 };
 

@@ -113,38 +113,76 @@ absl::StatusOr<std::vector<NodeIndex>> Graph::TopologicalOrder(
     if (use_ctrl) release(ctrl_users_.row(i));
   }
   if (order.size() == n) return order;
-  // Walk back from any unfinished node through unfinished deps until a node
-  // repeats.
-  std::vector<int64_t> seen_at(n, -1);
-  std::vector<NodeIndex> path;
-  NodeIndex cur = 0;
-  while (pending[cur] == 0) ++cur;
-  while (seen_at[cur] < 0) {
-    seen_at[cur] = static_cast<int64_t>(path.size());
-    path.push_back(cur);
-    NodeIndex next = cur;
-    auto pick = [&](absl::Span<const NodeIndex> row) {
-      for (NodeIndex d : row) {
-        if (pending[d] != 0) {
-          next = d;
-          return true;
-        }
-      }
-      return false;
-    };
-    if (!(use_data && pick(data_deps_.row(cur)))) {
-      if (use_ctrl) pick(ctrl_deps_.row(cur));
-    }
-    cur = next;
-  }
-  std::vector<uint64_t> cycle;
-  for (size_t k = static_cast<size_t>(seen_at[cur]); k < path.size(); ++k) {
-    cycle.push_back(nodes_[path[k]].id());
-  }
-  std::reverse(cycle.begin(), cycle.end());
+  const std::vector<uint64_t> cycle = FindCycles(deps, 1).front();
   return absl::FailedPreconditionError(absl::StrFormat(
       "dependency cycle through nodes %s (%d nodes not orderable)",
       absl::StrJoin(cycle, " -> "), n - order.size()));
+}
+
+// Finds up to `max_cycles` distinct cycles among the nodes Kahn's algorithm
+// cannot order. Each residual node is walked at most once, so this is linear in
+// the graph.
+std::vector<std::vector<uint64_t>> Graph::FindCycles(DepSelection sel,
+                                                     size_t max_cycles) const {
+  const Graph& g = *this;
+  const size_t n = g.size();
+  const bool use_data = sel != DepSelection::kCtrlOnly;
+  const bool use_ctrl = sel != DepSelection::kDataOnly;
+  std::vector<uint32_t> pending(n, 0);
+  std::vector<NodeIndex> stack;
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (use_data) pending[i] += g.data_deps(i).size();
+    if (use_ctrl) pending[i] += g.ctrl_deps(i).size();
+    if (pending[i] == 0) stack.push_back(i);
+  }
+  while (!stack.empty()) {
+    NodeIndex i = stack.back();
+    stack.pop_back();
+    auto release = [&](absl::Span<const NodeIndex> users) {
+      for (NodeIndex u : users) {
+        if (--pending[u] == 0) stack.push_back(u);
+      }
+    };
+    if (use_data) release(g.data_users(i));
+    if (use_ctrl) release(g.ctrl_users(i));
+  }
+  // 0 = not walked, 1 = on the current walk, 2 = walked before.
+  std::vector<uint8_t> state(n, 0);
+  std::vector<std::vector<uint64_t>> cycles;
+  std::vector<NodeIndex> path;
+  for (NodeIndex start = 0; start < n && cycles.size() < max_cycles; ++start) {
+    if (pending[start] == 0 || state[start] != 0) continue;
+    path.clear();
+    NodeIndex cur = start;
+    while (state[cur] == 0) {
+      state[cur] = 1;
+      path.push_back(cur);
+      NodeIndex next = cur;
+      bool found = false;
+      auto pick = [&](absl::Span<const NodeIndex> row) {
+        for (NodeIndex d : row) {
+          if (pending[d] != 0) {
+            next = d;
+            found = true;
+            return;
+          }
+        }
+      };
+      if (use_data) pick(g.data_deps(cur));
+      if (!found && use_ctrl) pick(g.ctrl_deps(cur));
+      cur = next;
+    }
+    if (state[cur] == 1) {  // closed a new cycle on this walk
+      auto pos = std::find(path.begin(), path.end(), cur);
+      std::vector<uint64_t> cycle;
+      for (auto it = pos; it != path.end(); ++it)
+        cycle.push_back(g.node(*it).id());
+      std::reverse(cycle.begin(), cycle.end());
+      cycles.push_back(std::move(cycle));
+    }
+    for (NodeIndex p : path) state[p] = 2;
+  }
+  return cycles;
 }
 
 absl::StatusOr<Graph> LoadGraph(const std::string& path) {

@@ -54,6 +54,12 @@ class Graph {
   absl::StatusOr<std::vector<NodeIndex>> TopologicalOrder(
       DepSelection deps = DepSelection::kAll) const;
 
+  // Up to `max_cycles` distinct cycles among the nodes the selected deps cannot
+  // order, each as node ids in dependency order. Linear in the graph; empty
+  // when acyclic.
+  std::vector<std::vector<uint64_t>> FindCycles(DepSelection deps,
+                                                size_t max_cycles) const;
+
  private:
   struct Csr {
     std::vector<uint32_t> offsets;  // size() + 1

@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/chrome_trace.h"
 #include "proto/comm_type.h"
 #include "proto/file_util.h"
 
@@ -307,49 +308,32 @@ std::string FormatReportJson(const Report& r) {
 
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,
                            const SimResult& result, const std::string& path) {
-  nlohmann::json events = nlohmann::json::array();
+  ChromeTrace trace;
   for (size_t c = 0; c < classes.size(); ++c) {
     const RankProgram& p = *classes[c].program;
     const ClassTimeline& tl = result.timelines[c];
     const int64_t pid = classes[c].ranks.front();
-    const std::string label =
-        classes[c].ranks.size() == 1
-            ? absl::StrCat("rank ", pid)
-            : absl::StrCat("rank ", pid, " (+", classes[c].ranks.size() - 1,
-                           " identical)");
-    events.push_back({{"ph", "M"},
-                      {"name", "process_name"},
-                      {"pid", pid},
-                      {"args", {{"name", label}}}});
+    trace.NameProcess(
+        pid, classes[c].ranks.size() == 1
+                 ? absl::StrCat("rank ", pid)
+                 : absl::StrCat("rank ", pid, " (+",
+                                classes[c].ranks.size() - 1, " identical)"));
     for (size_t res = 0; res < p.resource_names.size(); ++res) {
-      events.push_back({{"ph", "M"},
-                        {"name", "thread_name"},
-                        {"pid", pid},
-                        {"tid", res},
-                        {"args", {{"name", p.resource_names[res]}}}});
+      trace.NameThread(pid, static_cast<int64_t>(res), p.resource_names[res]);
     }
     for (size_t i = 0; i < p.kind.size(); ++i) {
       if (p.kind[i] == OpKind::kNoop || tl.finish_ns[i] < 0) continue;
-      nlohmann::json e = {{"ph", "X"},
-                          {"name", p.graph->node(i).name()},
-                          {"pid", pid},
-                          {"tid", p.resource[i]},
-                          {"ts", tl.start_ns[i] / 1e3},
-                          {"dur", (tl.finish_ns[i] - tl.start_ns[i]) / 1e3},
-                          {"args", {{"node", p.graph->node(i).id()}}}};
+      nlohmann::json args = {{"node", p.graph->node(i).id()}};
       if (IsComm(p.kind[i])) {
-        e["cat"] = "comm";
-        e["args"]["bytes"] = p.comm_bytes[i];
-        e["args"]["wait_us"] = (tl.start_ns[i] - tl.issue_ns[i]) / 1e3;
-      } else {
-        e["cat"] = "compute";
+        args["bytes"] = p.comm_bytes[i];
+        args["wait_us"] = (tl.start_ns[i] - tl.issue_ns[i]) / 1e3;
       }
-      events.push_back(std::move(e));
+      trace.AddComplete(pid, p.resource[i], p.graph->node(i).name(),
+                        IsComm(p.kind[i]) ? "comm" : "compute", tl.start_ns[i],
+                        tl.finish_ns[i] - tl.start_ns[i], std::move(args));
     }
   }
-  nlohmann::json root = {{"traceEvents", std::move(events)},
-                         {"displayTimeUnit", "ns"}};
-  return WriteFileAtomically(path, root.dump());
+  return trace.Write(path);
 }
 
 }  // namespace et::sim

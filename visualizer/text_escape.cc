@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
 
 namespace et::viz {
 namespace {
@@ -57,37 +58,7 @@ std::string ValidUtf8(absl::string_view s) {
 }
 
 std::string JsonQuote(absl::string_view s) {
-  const std::string text = ValidUtf8(s);
-  std::string out = "\"";
-  out.reserve(text.size() + 2);
-  for (char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
+  return nlohmann::json(ValidUtf8(s)).dump();
 }
 
 std::string XmlEscape(absl::string_view s) {

@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proto/chrome_trace.h"
 #include "proto/file_util.h"
 #include "proto/status_macros.h"
 #include "visualizer/node_class.h"
-#include "visualizer/text_escape.h"
 
 namespace et::viz {
 namespace {
@@ -24,22 +24,14 @@ struct TimedEvent {
   NodeIndex node;
 };
 
-// Chrome's "ts"/"dur" are microseconds; three decimals keep the nanoseconds.
-std::string Micros(int64_t ns) { return absl::StrFormat("%.3f", ns / 1e3); }
-
-void AppendEvent(const RankTrace& trace, const TimedEvent& e,
-                 std::string* out) {
+void AddEvent(const RankTrace& trace, const TimedEvent& e, ChromeTrace* out) {
   const auto& node = trace.graph.node(e.node);
-  absl::StrAppend(
-      out, ",\n{\"ph\": \"X\", \"name\": ", JsonQuote(node.name()),
-      ", \"cat\": ", JsonQuote(KindName(KindOf(node))), ", \"pid\": ", e.rank,
-      ", \"tid\": ", e.track_id, ", \"ts\": ", Micros(e.start_ns),
-      ", \"dur\": ", Micros(e.duration_ns), ", \"args\": {\"id\": ", node.id());
-  if (int64_t bytes = BytesOf(node); bytes > 0)
-    absl::StrAppend(out, ", \"bytes\": ", bytes);
+  nlohmann::json args = {{"id", node.id()}};
+  if (int64_t bytes = BytesOf(node); bytes > 0) args["bytes"] = bytes;
   const std::string comm = CommTypeLabel(node);
-  if (!comm.empty()) absl::StrAppend(out, ", \"comm_type\": ", JsonQuote(comm));
-  absl::StrAppend(out, "}}");
+  if (!comm.empty()) args["comm_type"] = comm;
+  out->AddComplete(e.rank, e.track_id, node.name(), KindName(KindOf(node)),
+                   e.start_ns, e.duration_ns, std::move(args));
 }
 
 }  // namespace
@@ -48,8 +40,7 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,
                               TimelineSummary* summary) {
   *summary = TimelineSummary();
-  std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
-  out += "{\"ph\": \"M\", \"name\": \"et-viz\", \"pid\": 0, \"args\": {}}";
+  ChromeTrace out;
   std::vector<TimedEvent> events;
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
@@ -67,23 +58,14 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
           {trace.rank, 0, *start, DurationNs(trace.graph.node(i)), t, i});
     }
     if (track_ids.empty()) continue;
-    absl::StrAppendFormat(
-        &out,
-        ",\n{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, "
-        "\"args\": {\"name\": \"rank %d\"}}",
-        trace.rank, trace.rank);
+    out.NameProcess(trace.rank, absl::StrCat("rank ", trace.rank));
     int next_id = 1;
     for (auto& [track, id] : track_ids) {
       id = next_id++;
-      const std::string name =
-          track.kind == Track::Kind::kNone ? "unassigned" : TrackName(track);
-      absl::StrAppendFormat(
-          &out,
-          ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, "
-          "\"tid\": %d, \"args\": {\"name\": %s}}"
-          ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", "
-          "\"pid\": %d, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
-          trace.rank, id, JsonQuote(name), trace.rank, id, id);
+      out.NameThread(
+          trace.rank, id,
+          track.kind == Track::Kind::kNone ? "unassigned" : TrackName(track),
+          id);
     }
     summary->tracks += static_cast<int64_t>(track_ids.size());
     for (TimedEvent& e : events) {
@@ -99,10 +81,9 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
                      std::make_tuple(b.rank, b.track_id, b.start_ns,
                                      -b.duration_ns, b.node);
             });
-  for (const TimedEvent& e : events) AppendEvent(traces[e.trace], e, &out);
-  summary->events = static_cast<int64_t>(events.size());
-  out += "\n]}\n";
-  return out;
+  for (const TimedEvent& e : events) AddEvent(traces[e.trace], e, &out);
+  summary->events = out.complete_events();
+  return out.ToJson();
 }
 
 absl::StatusOr<TimelineSummary> WriteTimelineFile(

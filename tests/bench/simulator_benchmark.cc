@@ -47,6 +47,18 @@ std::string RingTopology(int64_t ranks) {
   return path;
 }
 
+// The whole Simulation::Run (read, compile, simulate, report) once per
+// iteration.
+void TimeSimulation(benchmark::State& state, const std::string& et,
+                    const et::sim::SimOptions& options) {
+  for (auto _ : state) {
+    auto sim = et::sim::Simulation::Run({et, 0}, options);
+    if (!sim.ok())
+      state.SkipWithError(std::string(sim.status().message()).c_str());
+    benchmark::DoNotOptimize(sim);
+  }
+}
+
 void BM_AllReduce1MiB_AstraCompat(benchmark::State& state) {
   const int64_t ranks = state.range(0);
   et::sim::SimOptions o;
@@ -58,12 +70,7 @@ void BM_AllReduce1MiB_AstraCompat(benchmark::State& state) {
                    "/astra-sim/configs/"
                    "examples__system__native_collectives__Ring_4chunks.json";
   const std::string et = AllReduceEt();
-  for (auto _ : state) {
-    auto sim = et::sim::Simulation::Run({et, 0}, o);
-    if (!sim.ok())
-      state.SkipWithError(std::string(sim.status().message()).c_str());
-    benchmark::DoNotOptimize(sim);
-  }
+  TimeSimulation(state, et, o);
 }
 BENCHMARK(BM_AllReduce1MiB_AstraCompat)
     ->Arg(1024)
@@ -74,12 +81,7 @@ void BM_AllReduce1MiB_Model(benchmark::State& state) {
   et::sim::SimOptions o;
   o.world_size = state.range(0);
   const std::string et = AllReduceEt();
-  for (auto _ : state) {
-    auto sim = et::sim::Simulation::Run({et, 0}, o);
-    if (!sim.ok())
-      state.SkipWithError(std::string(sim.status().message()).c_str());
-    benchmark::DoNotOptimize(sim);
-  }
+  TimeSimulation(state, et, o);
 }
 BENCHMARK(BM_AllReduce1MiB_Model)
     ->Arg(1024)
