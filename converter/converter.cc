@@ -243,7 +243,8 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   ChakraProtoMsg::Node node;
   for (uint32_t i = 0; i < table.size(); ++i) {
     if (!plan.is_node(i)) continue;
-    ASSIGN_OR_RETURN(absl::string_view node_text, text.NodeText(table.op(i)));
+    ASSIGN_OR_RETURN(absl::string_view node_text,
+                     text.NodeText(table.op(emitter.IoSourceOf(i))));
     emitter.Emit(i, node_text, &node, &summary);
     RETURN_IF_ERROR(writer->WriteNode(node));
     ++summary.written_nodes;

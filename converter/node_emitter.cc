@@ -33,16 +33,31 @@ NodeEmitter::NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
       deps_(deps),
       groups_(groups),
       options_(options),
-      launches_gpu_collective_(table.size(), false) {
+      launches_gpu_collective_(table.size(), false),
+      gemm_launcher_(table.size(), kNoOp) {
+  // A GEMM op's longest kernel is its GEMM; the others (split-K reductions,
+  // bias copies) keep their own, empty, IOInfo.
+  absl::flat_hash_map<uint32_t, uint32_t> longest_kernel;
   for (uint32_t i = 0; i < table.size(); ++i) {
-    if (!table.op(i).is_gpu() || !IsNcclKernelName(table.name(i))) continue;
-    for (uint32_t a = table.parent(i); a != kNoOp; a = table.parent(a)) {
-      if (comms.is_owner(a)) {
-        launches_gpu_collective_[a] = true;
-        break;
+    if (!table.op(i).is_gpu()) continue;
+    const uint32_t launcher = table.parent(i);
+    if (IsNcclKernelName(table.name(i))) {
+      for (uint32_t a = launcher; a != kNoOp; a = table.parent(a)) {
+        if (comms.is_owner(a)) {
+          launches_gpu_collective_[a] = true;
+          break;
+        }
       }
+    } else if (launcher != kNoOp &&
+               (plan.kind(launcher) == OpKind::kGemm ||
+                plan.kind(launcher) == OpKind::kBatchedGemm)) {
+      auto [it, fresh] = longest_kernel.try_emplace(launcher, i);
+      if (!fresh && table.op(i).dur_us > table.op(it->second).dur_us)
+        it->second = i;
     }
   }
+  for (const auto& [launcher, kernel] : longest_kernel)
+    gemm_launcher_[kernel] = launcher;
 }
 
 const CommRecord* NodeEmitter::LaunchingCollective(uint32_t i) const {
@@ -115,6 +130,8 @@ void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
 void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
                        ConvertSummary* summary) {
   const HostOp& op = table_.op(i);
+  const uint32_t io_source = IoSourceOf(i);
+  const HostOp& io_op = table_.op(io_source);
   const StringPool& pool = table_.pool();
   node->Clear();
   node->set_id(op.id);
@@ -124,7 +141,7 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   summary->ctrl_deps += deps_[i].ctrl.size();
   summary->data_deps += deps_[i].data.size();
   auto* io_in = node->mutable_inputs();
-  auto part = [&](IoPart p) { return std::string(op.io(text, p)); };
+  auto part = [&](IoPart p) { return std::string(io_op.io(text, p)); };
   io_in->set_values(part(kInValues));
   io_in->set_shapes(part(kInShapes));
   io_in->set_types(part(kInTypes));
@@ -169,11 +186,12 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
     if (op.category != 0)
       SetString(attrs, attr::kGpuCategory, pool.Get(op.category));
   }
-  for (auto [p, name] : {std::pair{kInStrides, "input_strides"},
-                         std::pair{kOutStrides, "output_strides"}}) {
-    if (op.io_len[p] > 2)
-      SetString(attrs, name, op.io(text, p));  // not "" or "[]"
+  for (auto [p, name] : {std::pair{kInStrides, attr::kInputStrides},
+                         std::pair{kOutStrides, attr::kOutputStrides}}) {
+    if (io_op.io_len[p] > 2)
+      SetString(attrs, name, io_op.io(text, p));  // not "" or "[]"
   }
+  if (io_source != i) SetString(attrs, attr::kIoOp, table_.name(io_source));
   for (const ExtraAttr& a : op.extra_attrs) {
     switch (a.kind) {
       case ExtraAttr::Kind::kInt:
@@ -229,7 +247,7 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
               table_.op(comms_.records()[rec].owner).id);
   }
   if (node->type() == ChakraProtoMsg::COMP_NODE) {
-    const OpCost& cost = CostOf(i, text);
+    const OpCost& cost = CostOf(io_source, text);
     SetInt64(attrs, attr::kNumOps, cost.num_ops);
     SetUint64(attrs, attr::kTensorSize,
               static_cast<uint64_t>(cost.tensor_size_bytes));

@@ -28,8 +28,15 @@ class NodeEmitter {
               const std::vector<ProcessGroup>& groups,
               const ConvertOptions& options);
 
-  // Fills `node` for op `i` (which must be a node; `text` is its JSON) and
-  // counts it.
+  // The op whose IOInfo and cost node `i` is written with: `i` itself, or for
+  // the GEMM kernel of a linked trace its launching GEMM op (a kernel has no
+  // IOInfo; the replay needs the GEMM's shapes to run it through cuBLAS).
+  uint32_t IoSourceOf(uint32_t i) const {
+    return gemm_launcher_[i] != kNoOp ? gemm_launcher_[i] : i;
+  }
+
+  // Fills `node` for op `i` (which must be a node; `text` is the JSON of
+  // IoSourceOf(i)) and counts it.
   void Emit(uint32_t i, absl::string_view text, ChakraProtoMsg::Node* node,
             ConvertSummary* summary);
 
@@ -48,6 +55,7 @@ class NodeEmitter {
   const ConvertOptions& options_;
   std::vector<bool>
       launches_gpu_collective_;  // by op: host call with an NCCL kernel node
+  std::vector<uint32_t> gemm_launcher_;  // by GPU op: see IoSourceOf
   absl::flat_hash_map<std::string, OpCost> cost_cache_;
   std::string key_;
   OpCost cost_;

@@ -59,6 +59,11 @@ inline constexpr char kCollectiveId[] =
     "collective_id";  // uint64, --keep all: the call node
 inline constexpr char kMeasuredStepUs[] =
     "measured_step_us";  // double, metadata
+inline constexpr char kInputStrides[] =
+    "input_strides";  // string, the ET's strides list (JSON text)
+inline constexpr char kOutputStrides[] = "output_strides";  // string, likewise
+inline constexpr char kIoOp[] =
+    "io_op";  // string, a GPU GEMM kernel's launcher whose IOInfo it carries
 
 // Global metadata.
 inline constexpr char kSchema[] = "schema";         // string, source ET schema

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -14,10 +15,6 @@
 
 namespace et::replay {
 namespace {
-
-// The converter records a rooted collective's root as "comm_root" (not yet in
-// proto/attr_names.h); older writers used comm_src.
-constexpr char kCommRoot[] = "comm_root";
 
 enum class GemmForm { kNone, kMm, kAddmm, kBmm, kBaddbmm, kMatmul, kLinear };
 
@@ -107,6 +104,29 @@ Dims OperandDims(const IoEntry& e) {
   return {};
 }
 
+// True when an operand's last two dims are stored column-major, a transposed
+// view (strides [1, rows] for [rows, cols]), as the ET's input_strides record
+// it. Unit dims say nothing about the layout and count as row-major.
+bool StoredTransposed(const Dims& dims, const Dims& strides) {
+  if (dims.size() < 2 || strides.size() != dims.size()) return false;
+  const size_t rows = dims.size() - 2, cols = dims.size() - 1;
+  if (dims[rows] <= 1 || dims[cols] <= 1) return false;
+  return strides[rows] == 1 && strides[cols] >= dims[rows];
+}
+
+// The strides of input positions `first` and `first + 1`, empty when the node
+// has no input_strides (traces before 1.1.1, Chakra-converted files).
+std::pair<Dims, Dims> OperandStrides(const ChakraProtoMsg::Node& node,
+                                     size_t first) {
+  auto text = GetString(node, attr::kInputStrides);
+  if (!text) return {};
+  // A strides list has the shapes list's structure, so the shapes parser reads
+  // it: each tensor position's "dims" are its strides.
+  const IoParseResult s = ParseIoInfo(*text, node.inputs().types());
+  if (s.entries.size() < first + 2) return {};
+  return {OperandDims(s.entries[first]), OperandDims(s.entries[first + 1])};
+}
+
 }  // namespace
 
 bool IsHostNode(const ChakraProtoMsg::Node& node) {
@@ -116,6 +136,9 @@ bool IsHostNode(const ChakraProtoMsg::Node& node) {
 
 bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
   GemmForm form = GemmFormOf(node.name());
+  // A linked trace's GEMM kernel carries its launcher's IOInfo and name.
+  if (form == GemmForm::kNone)
+    form = GemmFormOf(GetString(node, attr::kIoOp).value_or(""));
   if (form == GemmForm::kNone) {
     if (GetString(node, attr::kOpKind).value_or("") != "gemm") return false;
     form = GemmForm::kMatmul;  // a kernel tagged gemm: its first two inputs
@@ -143,8 +166,7 @@ bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
       break;
     case GemmForm::kLinear:  // y = x W^T, W is [N, K]
       if (a.empty() || b.size() != 2 || a.back() != b[1]) return false;
-      g.m = Product(a, 0, a.size() - 1), g.k = b[1], g.n = b[0],
-      g.trans_b = true;
+      g.m = Product(a, 0, a.size() - 1), g.k = b[1], g.n = b[0];
       break;
     case GemmForm::kMatmul:
       if (!MatmulShape(a, b, &g)) return false;
@@ -152,6 +174,16 @@ bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
     case GemmForm::kNone:
       return false;
   }
+  const auto [a_strides, b_strides] = OperandStrides(node, first);
+  // A [..., M, K] folded into one [M', K] matrix must be row-major; a
+  // transposed batch of them is left as recorded FLOPs on a row-major layout.
+  const bool a_folded =
+      (form == GemmForm::kMatmul || form == GemmForm::kLinear) &&
+      a.size() > 2 && b.size() <= 2;
+  g.trans_a = !a_folded && StoredTransposed(a, a_strides);
+  const bool b_transposed = StoredTransposed(b, b_strides);
+  // linear's weight is [N, K]: row-major storage is already B transposed.
+  g.trans_b = form == GemmForm::kLinear ? !b_transposed : b_transposed;
   if (g.batch <= 0 || g.m <= 0 || g.n <= 0 || g.k <= 0) return false;
   *gemm = g;
   return true;
@@ -206,7 +238,7 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node,
   op->kind = OpKind::kCollective;
   // Rooted collectives: the recorded root, else rank 0 (PyTorch's default).
   c.peer =
-      static_cast<int>(GetInt(node, kCommRoot)
+      static_cast<int>(GetInt(node, attr::kCommRoot)
                            .value_or(GetInt(node, attr::kCommSrc).value_or(0)));
 }
 

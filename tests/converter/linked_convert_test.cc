@@ -1,7 +1,9 @@
 // et-convert --kineto on the real host/device pairs, and multi-rank conversion
 // with the cross-rank collective check.
+#include <algorithm>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "converter/converter.h"
@@ -100,6 +102,38 @@ TEST(LinkedConvertTest, ResnetHostOpsMatchAndEveryKernelHasALauncher) {
   }
   EXPECT_GE(timed, host * 99 / 100);
   EXPECT_TRUE(ValidateGraph(c->graph).ok());
+}
+
+// The replay runs a linked trace's GEMM kernels through cuBLAS, so each GEMM
+// op's kernel must carry the op's shapes. resnet's one training step has one
+// fc layer: addmm forward (x[128, 512] W^T[512, 1000]) and two mm backward; its
+// convolutions' sgemm kernels are cuDNN's and keep no shapes.
+TEST(LinkedConvertTest, GemmKernelsCarryTheirLaunchersShapes) {
+  auto c =
+      Linked("param/resnet_et.1.0.1.json.gz", "param/resnet_kineto.json.gz");
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<std::pair<std::string, std::string>> io;  // (io_op, shapes)
+  int sgemm_kernels = 0;
+  for (const Node& n : c->graph.nodes()) {
+    if (!IsGpu(n)) continue;
+    sgemm_kernels += n.name().find("sgemm") != std::string::npos;
+    auto io_op = GetString(n, attr::kIoOp);
+    if (!io_op) {
+      EXPECT_EQ(n.inputs().shapes(), "") << n.id();
+      continue;
+    }
+    io.emplace_back(*io_op, n.inputs().shapes());
+    EXPECT_EQ(GetString(n, attr::kOpKind).value_or(""), "gemm") << n.id();
+    EXPECT_EQ(GetInt(n, attr::kNumOps).value_or(0), 2 * 128 * 512 * 1000);
+    EXPECT_NE(n.inputs().types().find("Tensor(float)"), std::string::npos);
+  }
+  std::sort(io.begin(), io.end());
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"aten::addmm", "[[1000],[128,512],[512,1000],[],[]]"},
+      {"aten::mm", "[[1000,128],[128,512]]"},
+      {"aten::mm", "[[128,1000],[1000,512]]"}};
+  EXPECT_EQ(io, expected);
+  EXPECT_GT(sgemm_kernels, 3);  // the convolutions' are left alone
 }
 
 TEST(LinkedConvertTest, StepTimesInMetadataEqualTheProfilerStepSpans) {

@@ -71,6 +71,47 @@ TEST(OpClassifierTest, GemmShapesFollowPyTorchSemantics) {
       GemmShapeFromNode(GemmNode("aten::relu", "[[64, 32]]", "[]"), &g));
 }
 
+// Transposed operands are read from input_strides: a [rows, cols] operand with
+// strides [1, rows] is stored column-major. Unit dims decide nothing.
+TEST(OpClassifierTest, TransposesFollowTheRecordedStrides) {
+  GemmShape g;
+  ChakraProtoMsg::Node mm = GemmNode("aten::mm", "[[64, 32], [32, 16]]",
+                                     "['Tensor(float)', 'Tensor(float)']");
+  SetString(mm.mutable_attr(), attr::kInputStrides, "[[1, 64], [16, 1]]");
+  ASSERT_TRUE(GemmShapeFromNode(mm, &g));
+  EXPECT_TRUE(g.trans_a);
+  EXPECT_FALSE(g.trans_b);
+  SetString(mm.mutable_attr(), attr::kInputStrides, "[[32, 1], [1, 32]]");
+  ASSERT_TRUE(GemmShapeFromNode(mm, &g));
+  EXPECT_FALSE(g.trans_a);
+  EXPECT_TRUE(g.trans_b);
+  // A row slice of a wider matrix (leading stride 48) is still row-major.
+  SetString(mm.mutable_attr(), attr::kInputStrides, "[[48, 1], [16, 1]]");
+  ASSERT_TRUE(GemmShapeFromNode(mm, &g));
+  EXPECT_FALSE(g.trans_a);
+  // linear's weight [N, K] stored transposed is B untransposed.
+  ChakraProtoMsg::Node linear =
+      GemmNode("aten::linear", "[[8, 32], [16, 32], [16]]",
+               "['Tensor(float)', 'Tensor(float)', 'Tensor(float)']");
+  SetString(linear.mutable_attr(), attr::kInputStrides,
+            "[[32, 1], [1, 16], [1]]");
+  ASSERT_TRUE(GemmShapeFromNode(linear, &g));
+  EXPECT_FALSE(g.trans_b);
+  // bmm: the last two dims decide; a [1, K] row has no layout to infer.
+  ChakraProtoMsg::Node bmm = GemmNode("aten::bmm", "[[2, 3, 4], [2, 4, 5]]",
+                                      "['Tensor(float)', 'Tensor(float)']");
+  SetString(bmm.mutable_attr(), attr::kInputStrides,
+            "[[12, 1, 3], [20, 5, 1]]");
+  ASSERT_TRUE(GemmShapeFromNode(bmm, &g));
+  EXPECT_TRUE(g.trans_a);
+  EXPECT_FALSE(g.trans_b);
+  ChakraProtoMsg::Node row = GemmNode("aten::mm", "[[1, 32], [32, 16]]",
+                                      "['Tensor(float)', 'Tensor(float)']");
+  SetString(row.mutable_attr(), attr::kInputStrides, "[[1, 1], [16, 1]]");
+  ASSERT_TRUE(GemmShapeFromNode(row, &g));
+  EXPECT_FALSE(g.trans_a);
+}
+
 // The GEMM's dtype comes from attr `dtype`, else its first tensor input; a type
 // no backend implements (complex, float8) leaves the float32 default. JSON
 // types (our converter) read like Python ones (Chakra's reference converter).
