@@ -23,6 +23,8 @@ struct CublasTypes {
   bool double_scalars;
 };
 
+// cuBLAS has no integer GEMM for every layout PyTorch records; integer and
+// bool GEMMs run as float32 (CublasElementBytes then sizes their buffers).
 CublasTypes CublasTypesFor(Dtype type) {
   switch (type) {
     case Dtype::kFloat16:
@@ -34,6 +36,29 @@ CublasTypes CublasTypesFor(Dtype type) {
     default:
       return {CUDA_R_32F, CUBLAS_COMPUTE_32F, false};
   }
+}
+
+int64_t CublasElementBytes(cudaDataType_t type) {
+  switch (type) {
+    case CUDA_R_16F:
+    case CUDA_R_16BF:
+      return 2;
+    case CUDA_R_64F:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+// Bytes of A, B and C of `g` as cuBLAS runs it.
+struct GemmBytes {
+  uint64_t a, b, c;
+};
+GemmBytes GemmBytesOf(const GemmShape& g) {
+  const int64_t elem = CublasElementBytes(CublasTypesFor(g.dtype).data);
+  return {static_cast<uint64_t>(g.batch * g.m * g.k * elem),
+          static_cast<uint64_t>(g.batch * g.k * g.n * elem),
+          static_cast<uint64_t>(g.batch * g.m * g.n * elem)};
 }
 
 bool IsComm(OpKind kind) {
@@ -62,12 +87,22 @@ class CudaBackend : public DeviceBackend {
   uint64_t ScratchBytesFor(const ReplayOp& op) const;
   absl::Status IssueHost(size_t i);
   absl::Status IssueDevice(size_t i);
-  absl::Status RunGemm(size_t i, cudaStream_t stream);
+  absl::Status PrepareLocal(const ReplayPlan& plan, const StoragePlan& storage);
+  absl::Status RunGemm(size_t i);
   absl::Status RunComm(size_t i, cudaStream_t stream);
   absl::Status AllocateStorages(size_t i, cudaStream_t stream);
-  absl::Status FreeStorages(size_t i, cudaStream_t stream);
-  // The device address of op i's `nth` input (or output) view, or nullptr.
-  char* View(size_t i, bool output, int nth, uint64_t min_bytes) const;
+  absl::Status FreeStorages(size_t i);
+  // The device address of op i's `nth` input (or output) view, or nullptr
+  // when it has none, it is shorter than `min_bytes` or not aligned to
+  // `align_bytes`.
+  char* View(size_t i, bool output, int nth, uint64_t min_bytes,
+             uint64_t align_bytes) const;
+  // Ranks in the op's communicator (the launch's, not the recorded size).
+  int CommSize(const ReplayOp& op) const;
+  absl::Status Failed(absl::Status s) {
+    failed_ = true;
+    return s;
+  }
 
   MpiWorld* world_;
   HostTimer timer_;
@@ -77,9 +112,14 @@ class CudaBackend : public DeviceBackend {
   const ReplayPlan* plan_ = nullptr;
   const StoragePlan* storage_ = nullptr;
   std::vector<cudaStream_t> streams_;  // by queue; nullptr for host queues
+  // Frees wait here for every stream that used the storage, so that no
+  // compute stream is held behind another's use.
+  cudaStream_t free_stream_ = nullptr;
   std::vector<cudaEvent_t> start_events_, end_events_;  // by op
   cudaEvent_t origin_ = nullptr;
-  cublasHandle_t cublas_ = nullptr;
+  // One handle per stream: a handle's workspace must not be shared by
+  // concurrent streams.
+  std::vector<cublasHandle_t> cublas_;  // by queue
   NcclGroups nccl_;
   char* scratch_ = nullptr;
   uint64_t scratch_bytes_ = 0;
@@ -89,9 +129,16 @@ class CudaBackend : public DeviceBackend {
   std::vector<OpTiming> host_timing_;  // host ops, by op
   int64_t origin_host_ns_ = 0;
   int64_t comm_calls_ = 0;
+  bool failed_ = false;  // an op failed: peers may never complete NCCL work
 };
 
 CudaBackend::~CudaBackend() {
+  if (failed_) {
+    // Waiting for the device or destroying communicators could block on peers
+    // that will never post their half; abort and leave the rest to exit.
+    nccl_.Abort();
+    return;
+  }
   cudaDeviceSynchronize();
   for (char* p : storage_ptrs_) {
     if (p != nullptr) cudaFree(p);
@@ -103,21 +150,32 @@ CudaBackend::~CudaBackend() {
   for (cudaStream_t s : streams_) {
     if (s != nullptr) cudaStreamDestroy(s);
   }
-  if (cublas_ != nullptr) cublasDestroy(cublas_);
+  if (free_stream_ != nullptr) cudaStreamDestroy(free_stream_);
+  for (cublasHandle_t h : cublas_) {
+    if (h != nullptr) cublasDestroy(h);
+  }
+}
+
+int CudaBackend::CommSize(const ReplayOp& op) const {
+  const int group = op.kind == OpKind::kCollective ? op.comm.group : -1;
+  MPI_Comm comm = world_->comm(group);
+  int n = 1;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
+  return n;
 }
 
 uint64_t CudaBackend::ScratchBytesFor(const ReplayOp& op) const {
   switch (op.kind) {
-    case OpKind::kGemm:
-      return static_cast<uint64_t>(op.gemm.bytes());
+    case OpKind::kGemm: {
+      const GemmBytes b = GemmBytesOf(op.gemm);
+      return b.a + b.b + b.c;
+    }
     case OpKind::kKernel:
       return static_cast<uint64_t>(op.bytes);
     case OpKind::kCollective:
     case OpKind::kSend:
     case OpKind::kRecv: {
-      int n = world_->size();
-      if (op.comm.group >= 0) n = plan_->groups[op.comm.group].MemberCount(n);
-      const CommBufferBytes b = BuffersFor(op.comm, n);
+      const CommBufferBytes b = BuffersFor(op.comm, CommSize(op));
       return static_cast<uint64_t>(std::max<int64_t>(b.send, 4) +
                                    std::max<int64_t>(b.recv, 4));
     }
@@ -126,23 +184,71 @@ uint64_t CudaBackend::ScratchBytesFor(const ReplayOp& op) const {
   }
 }
 
+// Everything one rank can do or fail at alone.
+absl::Status CudaBackend::PrepareLocal(const ReplayPlan& plan,
+                                       const StoragePlan& storage) {
+  RETURN_IF_CUDA_ERROR(cudaSetDevice(device_));
+  // The default pool gives memory back to the driver at every synchronisation
+  // (threshold 0); a replay that frees and reallocates every iteration would
+  // then time cudaMallocAsync's mapping, not the workload.
+  cudaMemPool_t pool;
+  RETURN_IF_CUDA_ERROR(cudaDeviceGetDefaultMemPool(&pool, device_));
+  uint64_t keep_bytes = UINT64_MAX;
+  RETURN_IF_CUDA_ERROR(cudaMemPoolSetAttribute(
+      pool, cudaMemPoolAttrReleaseThreshold, &keep_bytes));
+  cudaDeviceProp prop;
+  RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, device_));
+  description_ =
+      absl::StrFormat("cuda:%d %s (%.1f GiB), %d ranks", device_, prop.name,
+                      prop.totalGlobalMem / 1073741824.0, world_->size());
+  streams_.assign(plan.queues.size(), nullptr);
+  cublas_.assign(plan.queues.size(), nullptr);
+  for (size_t q = 0; q < plan.queues.size(); ++q) {
+    if (plan.queues[q].kind != QueueKind::kDeviceStream) continue;
+    RETURN_IF_CUDA_ERROR(
+        cudaStreamCreateWithFlags(&streams_[q], cudaStreamNonBlocking));
+    RETURN_IF_CUBLAS_ERROR(cublasCreate(&cublas_[q]));
+    RETURN_IF_CUBLAS_ERROR(cublasSetStream(cublas_[q], streams_[q]));
+  }
+  RETURN_IF_CUDA_ERROR(
+      cudaStreamCreateWithFlags(&free_stream_, cudaStreamNonBlocking));
+  start_events_.assign(plan.ops.size(), nullptr);
+  end_events_.assign(plan.ops.size(), nullptr);
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    if (!OnDevice(plan.ops[i])) continue;
+    RETURN_IF_CUDA_ERROR(cudaEventCreate(&start_events_[i]));
+    RETURN_IF_CUDA_ERROR(cudaEventCreate(&end_events_[i]));
+  }
+  RETURN_IF_CUDA_ERROR(cudaEventCreate(&origin_));
+  storage_ptrs_.assign(storage.storage_count(), nullptr);
+  storage_users_.assign(storage.storage_count(), {});
+  host_timing_.assign(plan.ops.size(), OpTiming{});
+  return absl::OkStatus();
+}
+
 absl::Status CudaBackend::Prepare(const ReplayPlan& plan,
                                   const StoragePlan& storage) {
   plan_ = &plan;
   storage_ = &storage;
-  RETURN_IF_CUDA_ERROR(cudaSetDevice(device_));
-  cudaDeviceProp prop;
-  RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, device_));
-  size_t free_bytes = 0, total_bytes = 0;
-  RETURN_IF_CUDA_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  description_ =
-      absl::StrFormat("cuda:%d %s (%.1f GiB), %d ranks", device_, prop.name,
-                      total_bytes / 1073741824.0, world_->size());
+  // NCCL's set-up is collective: every rank must reach it, or none.
+  RETURN_IF_ERROR(world_->Agree(PrepareLocal(plan, storage)));
+  int has_comm =
+      std::any_of(plan.ops.begin(), plan.ops.end(),
+                  [](const ReplayOp& op) { return IsComm(op.kind); });
+  RETURN_IF_ERROR(MpiStatus(MPI_Allreduce(MPI_IN_PLACE, &has_comm, 1, MPI_INT,
+                                          MPI_MAX, MPI_COMM_WORLD),
+                            "MPI_Allreduce"));
+  if (has_comm)
+    RETURN_IF_ERROR(nccl_.Init(*world_, static_cast<int>(plan.groups.size())));
+
+  // Memory is measured after cuBLAS and NCCL took theirs.
   for (const ReplayOp& op : plan.ops)
     scratch_bytes_ = std::max(scratch_bytes_, ScratchBytesFor(op));
+  size_t free_bytes = 0, total_bytes = 0;
+  RETURN_IF_CUDA_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
   uint64_t cap =
       options_.memory_cap_bytes > 0 ? options_.memory_cap_bytes : free_bytes;
-  // Leave 5% of the device to cuBLAS workspaces and NCCL's own buffers.
+  // Leave 5% to cuBLAS workspaces and the pool's fragmentation.
   cap = std::min<uint64_t>(cap, free_bytes * 95 / 100);
   if (scratch_bytes_ > cap) {
     return absl::ResourceExhaustedError(
@@ -156,29 +262,6 @@ absl::Status CudaBackend::Prepare(const ReplayPlan& plan,
         cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_bytes_));
     RETURN_IF_CUDA_ERROR(cudaMemset(scratch_, 0, scratch_bytes_));
   }
-  streams_.assign(plan.queues.size(), nullptr);
-  for (size_t q = 0; q < plan.queues.size(); ++q) {
-    if (plan.queues[q].kind != QueueKind::kDeviceStream) continue;
-    RETURN_IF_CUDA_ERROR(
-        cudaStreamCreateWithFlags(&streams_[q], cudaStreamNonBlocking));
-  }
-  start_events_.assign(plan.ops.size(), nullptr);
-  end_events_.assign(plan.ops.size(), nullptr);
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    if (!OnDevice(plan.ops[i])) continue;
-    RETURN_IF_CUDA_ERROR(cudaEventCreate(&start_events_[i]));
-    RETURN_IF_CUDA_ERROR(cudaEventCreate(&end_events_[i]));
-  }
-  RETURN_IF_CUDA_ERROR(cudaEventCreate(&origin_));
-  RETURN_IF_CUBLAS_ERROR(cublasCreate(&cublas_));
-  storage_ptrs_.assign(storage.storage_count(), nullptr);
-  storage_users_.assign(storage.storage_count(), {});
-  host_timing_.assign(plan.ops.size(), OpTiming{});
-  const bool has_comm =
-      std::any_of(plan.ops.begin(), plan.ops.end(),
-                  [](const ReplayOp& op) { return IsComm(op.kind); });
-  if (has_comm)
-    RETURN_IF_ERROR(nccl_.Init(*world_, static_cast<int>(plan.groups.size())));
   return absl::OkStatus();
 }
 
@@ -206,15 +289,16 @@ absl::Status CudaBackend::IssueHost(size_t i) {
   return absl::OkStatus();
 }
 
-char* CudaBackend::View(size_t i, bool output, int nth,
-                        uint64_t min_bytes) const {
+char* CudaBackend::View(size_t i, bool output, int nth, uint64_t min_bytes,
+                        uint64_t align_bytes) const {
   int seen = 0;
   for (const StorageUse& u : storage_->uses(i)) {
     if (u.is_output != output) continue;
     if (seen++ != nth) continue;
     char* base = storage_ptrs_[u.storage];
     if (base == nullptr ||
-        u.offset_bytes + min_bytes > storage_->storage_bytes(u.storage)) {
+        u.offset_bytes + min_bytes > storage_->storage_bytes(u.storage) ||
+        u.offset_bytes % align_bytes != 0) {
       return nullptr;
     }
     return base + u.offset_bytes;
@@ -222,18 +306,24 @@ char* CudaBackend::View(size_t i, bool output, int nth,
   return nullptr;
 }
 
-absl::Status CudaBackend::RunGemm(size_t i, cudaStream_t stream) {
-  const GemmShape& g = plan_->ops[i].gemm;
-  const int64_t elem = ElementBytes(g.dtype);
-  const uint64_t a_bytes = g.batch * g.m * g.k * elem,
-                 b_bytes = g.batch * g.k * g.n * elem;
-  const uint64_t c_bytes = g.batch * g.m * g.n * elem;
-  char* a = View(i, false, 0, a_bytes);
-  char* b = View(i, false, 1, b_bytes);
-  char* c = View(i, true, 0, c_bytes);
-  if (a == nullptr || b == nullptr ||
-      c == nullptr) {  // no usable recorded tensors
-    a = scratch_, b = scratch_ + a_bytes, c = scratch_ + a_bytes + b_bytes;
+absl::Status CudaBackend::RunGemm(size_t i) {
+  const ReplayOp& op = plan_->ops[i];
+  const GemmShape& g = op.gemm;
+  const CublasTypes t = CublasTypesFor(g.dtype);
+  const GemmBytes bytes = GemmBytesOf(g);
+  char* a = nullptr;
+  char* b = nullptr;
+  char* c = nullptr;
+  // Recorded views hold the recorded type: usable only when cuBLAS runs that
+  // type (an int8 GEMM runs as float32 in scratch).
+  const int64_t elem = CublasElementBytes(t.data);
+  if (elem == ElementBytes(g.dtype)) {
+    a = View(i, false, g.a_input, bytes.a, elem);
+    b = View(i, false, g.a_input + 1, bytes.b, elem);
+    c = View(i, true, 0, bytes.c, elem);
+  }
+  if (a == nullptr || b == nullptr || c == nullptr) {
+    a = scratch_, b = scratch_ + bytes.a, c = scratch_ + bytes.a + bytes.b;
   }
   // Row-major C[m][n] = A[m][k] B[k][n] is column-major C^T = B^T A^T: swap the
   // operands.
@@ -241,20 +331,17 @@ absl::Status CudaBackend::RunGemm(size_t i, cudaStream_t stream) {
   const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int64_t ldb = g.trans_b ? g.k : g.n;
   const int64_t lda = g.trans_a ? g.m : g.k;
-  const CublasTypes t = CublasTypesFor(g.dtype);
   const float alpha_f = 1.0f, beta_f = 0.0f;
   const double alpha_d = 1.0, beta_d = 0.0;
   const void* alpha =
       t.double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
   const void* beta =
       t.double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
-  RETURN_IF_CUBLAS_ERROR(cublasSetStream(cublas_, stream));
-  RETURN_IF_CUBLAS_ERROR(cublasGemmStridedBatchedEx(
-      cublas_, op_b, op_a, static_cast<int>(g.n), static_cast<int>(g.m),
-      static_cast<int>(g.k), alpha, b, t.data, static_cast<int>(ldb), g.k * g.n,
-      a, t.data, static_cast<int>(lda), g.m * g.k, beta, c, t.data,
-      static_cast<int>(g.n), g.m * g.n, static_cast<int>(g.batch), t.compute,
-      CUBLAS_GEMM_DEFAULT));
+  // The 64-bit API: LLM vocabulary projections pass 2^31 elements.
+  RETURN_IF_CUBLAS_ERROR(cublasGemmStridedBatchedEx_64(
+      cublas_[op.queue], op_b, op_a, g.n, g.m, g.k, alpha, b, t.data, ldb,
+      g.k * g.n, a, t.data, lda, g.m * g.k, beta, c, t.data, g.n, g.m * g.n,
+      g.batch, t.compute, CUBLAS_GEMM_DEFAULT));
   return absl::OkStatus();
 }
 
@@ -266,11 +353,11 @@ absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "this rank is not in process group '%s'", plan_->groups[group].name));
   }
-  int n = world_->size();
-  if (group >= 0) n = plan_->groups[group].MemberCount(n);
-  const CommBufferBytes b = BuffersFor(op.comm, n);
-  char* send = View(i, false, 0, b.send);
-  char* recv = View(i, true, 0, b.recv);
+  const CommBufferBytes b = BuffersFor(op.comm, CommSize(op));
+  // At least one element: a barrier is a one-element all-reduce.
+  const uint64_t elem = ElementBytes(op.comm.dtype);
+  char* send = View(i, false, 0, std::max<int64_t>(b.send, 4), elem);
+  char* recv = View(i, true, 0, std::max<int64_t>(b.recv, 4), elem);
   if (send == nullptr) send = scratch_;
   if (recv == nullptr) recv = scratch_ + std::max<int64_t>(b.send, 4);
   const int root =
@@ -300,15 +387,14 @@ absl::Status CudaBackend::AllocateStorages(size_t i, cudaStream_t stream) {
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::FreeStorages(size_t i, cudaStream_t stream) {
+absl::Status CudaBackend::FreeStorages(size_t i) {
   for (uint32_t s : storage_->free_after(i)) {
     // Every stream that used the storage must be done with it before the free.
     for (const auto& [queue, last] : storage_users_[s]) {
-      if (queue != plan_->ops[i].queue) {
-        RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, end_events_[last], 0));
-      }
+      RETURN_IF_CUDA_ERROR(
+          cudaStreamWaitEvent(free_stream_, end_events_[last], 0));
     }
-    RETURN_IF_CUDA_ERROR(cudaFreeAsync(storage_ptrs_[s], stream));
+    RETURN_IF_CUDA_ERROR(cudaFreeAsync(storage_ptrs_[s], free_stream_));
     storage_ptrs_[s] = nullptr;
     storage_users_[s].clear();
   }
@@ -329,7 +415,7 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
   RETURN_IF_CUDA_ERROR(cudaEventRecord(start_events_[i], stream));
   switch (op.kind) {
     case OpKind::kGemm:
-      RETURN_IF_ERROR(RunGemm(i, stream));
+      RETURN_IF_ERROR(RunGemm(i));
       break;
     case OpKind::kCollective:
     case OpKind::kSend:
@@ -338,7 +424,8 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
       break;
     case OpKind::kKernel:
       if (op.bytes > 0) {
-        char* buffer = View(i, false, 0, op.bytes);
+        // The copy kernel moves 16-byte words.
+        char* buffer = View(i, false, 0, op.bytes, 16);
         RETURN_IF_CUDA_ERROR(LaunchMemoryBoundKernel(
             buffer != nullptr ? buffer : scratch_, op.bytes, stream));
       } else {
@@ -353,19 +440,22 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
       break;
   }
   RETURN_IF_CUDA_ERROR(cudaEventRecord(end_events_[i], stream));
-  return FreeStorages(i, stream);
+  return FreeStorages(i);
 }
 
 absl::Status CudaBackend::Issue(size_t i) {
   const ReplayOp& op = plan_->ops[i];
   absl::Status s = OnDevice(op) ? IssueDevice(i) : IssueHost(i);
   if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrFormat("node %d (%s): %s", op.node_id,
-                                                plan_->name(op), s.message()));
+  return Failed(
+      absl::Status(s.code(), absl::StrFormat("node %d (%s): %s", op.node_id,
+                                             plan_->name(op), s.message())));
 }
 
 absl::Status CudaBackend::EndIteration(IterationTiming* timing) {
-  RETURN_IF_CUDA_ERROR(cudaDeviceSynchronize());
+  if (cudaError_t code = cudaDeviceSynchronize(); code != cudaSuccess)
+    return Failed(
+        CudaStatus(code, "cudaDeviceSynchronize", __FILE__, __LINE__));
   timing->ops.assign(plan_->ops.size(), OpTiming{});
   int64_t last_ns = 0;
   for (size_t i = 0; i < plan_->ops.size(); ++i) {

@@ -37,11 +37,20 @@ absl::Status InitComm(MPI_Comm mpi_comm, ncclComm_t* out) {
   int rank = 0, size = 1;
   MPI_Comm_rank(mpi_comm, &rank);
   MPI_Comm_size(mpi_comm, &size);
-  ncclUniqueId id;
-  if (rank == 0) RETURN_IF_NCCL_ERROR(ncclGetUniqueId(&id));
-  RETURN_IF_ERROR(MpiStatus(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi_comm),
-                            "MPI_Bcast"));
-  RETURN_IF_NCCL_ERROR(ncclCommInitRank(out, size, id, rank));
+  // The id travels with rank 0's result, so that a failed ncclGetUniqueId
+  // fails every member instead of leaving them in the broadcast.
+  struct {
+    int ok;
+    ncclUniqueId id;
+  } root = {1, {}};
+  if (rank == 0) root.ok = ncclGetUniqueId(&root.id) == ncclSuccess;
+  RETURN_IF_ERROR(MpiStatus(
+      MPI_Bcast(&root, sizeof(root), MPI_BYTE, 0, mpi_comm), "MPI_Bcast"));
+  if (!root.ok) {
+    return absl::InternalError(
+        "ncclGetUniqueId failed on the group's first rank");
+  }
+  RETURN_IF_NCCL_ERROR(ncclCommInitRank(out, size, root.id, rank));
   return absl::OkStatus();
 }
 
@@ -55,7 +64,9 @@ absl::Status GroupedTransfers(ChakraProtoMsg::CollectiveCommType type,
   RETURN_IF_NCCL_ERROR(ncclCommUserRank(comm, &rank));
   RETURN_IF_NCCL_ERROR(ncclCommCount(comm, &n));
   RETURN_IF_NCCL_ERROR(ncclGroupStart());
-  for (int peer = 0; peer < n; ++peer) {
+  // A failed enqueue still ends the group (NCCL's group state is per thread).
+  ncclResult_t result = ncclSuccess;
+  for (int peer = 0; peer < n && result == ncclSuccess; ++peer) {
     const bool to_peer = type == ChakraProtoMsg::ALL_TO_ALL ||
                          (type == ChakraProtoMsg::SCATTER && rank == root) ||
                          (type == ChakraProtoMsg::GATHER && peer == root);
@@ -66,16 +77,16 @@ absl::Status GroupedTransfers(ChakraProtoMsg::CollectiveCommType type,
         type == ChakraProtoMsg::GATHER ? 0 : peer * chunk;
     const size_t recv_offset =
         type == ChakraProtoMsg::SCATTER ? 0 : peer * chunk;
-    if (to_peer) {
-      RETURN_IF_NCCL_ERROR(
-          ncclSend(send + send_offset, chunk, ncclUint8, peer, comm, stream));
-    }
-    if (from_peer) {
-      RETURN_IF_NCCL_ERROR(
-          ncclRecv(recv + recv_offset, chunk, ncclUint8, peer, comm, stream));
-    }
+    if (to_peer)
+      result =
+          ncclSend(send + send_offset, chunk, ncclUint8, peer, comm, stream);
+    if (from_peer && result == ncclSuccess)
+      result =
+          ncclRecv(recv + recv_offset, chunk, ncclUint8, peer, comm, stream);
   }
-  RETURN_IF_NCCL_ERROR(ncclGroupEnd());
+  const ncclResult_t end = ncclGroupEnd();
+  RETURN_IF_NCCL_ERROR(result);
+  RETURN_IF_NCCL_ERROR(end);
   return absl::OkStatus();
 }
 
@@ -86,6 +97,15 @@ NcclGroups::~NcclGroups() {
     if (c != nullptr && c != world_) ncclCommDestroy(c);
   }
   if (world_ != nullptr) ncclCommDestroy(world_);
+}
+
+void NcclGroups::Abort() {
+  for (ncclComm_t& c : groups_) {
+    if (c != nullptr && c != world_) ncclCommAbort(c);
+    c = nullptr;
+  }
+  if (world_ != nullptr) ncclCommAbort(world_);
+  world_ = nullptr;
 }
 
 absl::Status NcclGroups::Init(const MpiWorld& world, int group_count) {

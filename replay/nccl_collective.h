@@ -29,6 +29,11 @@ class NcclGroups {
   // broadcasts it.
   absl::Status Init(const MpiWorld& world, int group_count);
 
+  // Aborts every communicator without waiting for peers (after a failure,
+  // when they may never post their half); the destructor then has nothing to
+  // do.
+  void Abort();
+
   // The communicator of group `g` (-1: world); nullptr when this rank is not a
   // member.
   ncclComm_t comm(int g) const { return g < 0 ? world_ : groups_[g]; }

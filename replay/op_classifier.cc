@@ -152,6 +152,7 @@ bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
   const Dims b = OperandDims(in.entries[first + 1]);
   GemmShape g;
   g.dtype = TensorType(node, in);
+  g.a_input = static_cast<int>(first);
   switch (form) {
     case GemmForm::kMm:
     case GemmForm::kAddmm:

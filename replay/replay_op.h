@@ -35,6 +35,9 @@ struct GemmShape {
   int64_t k = 0;
   bool trans_a = false;  // A is stored k x m (e.g. a transposed view)
   bool trans_b = false;  // B is stored n x k (aten::linear's weight)
+  // A's position among the op's tensor inputs, B follows it (addmm's bias is
+  // input 0).
+  int a_input = 0;
   // One of the types the backends implement (IsReplayable, op_classifier.cc).
   Dtype dtype = Dtype::kFloat32;
 

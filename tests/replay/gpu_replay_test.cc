@@ -7,6 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
 #include "proto/et_writer.h"
 #include "replay/mpi_world.h"
 #include "replay/replay_session.h"
@@ -78,6 +80,43 @@ TEST(GpuReplayTest, GemmsKernelsAndAllReduceOnTwoStreams) {
   for (const OpStat& s : report->ops) {
     EXPECT_GT(s.mean_ns, 0);
   }
+}
+
+// Every transpose combination, non-square shapes, every float type, addmm's
+// operands after its bias, and an integer GEMM (run as float32): cuBLAS rejects
+// a leading dimension below the rows it reads, so a layout error fails here.
+TEST(GpuReplayTest, TransposedAndMixedTypeGemmsAreValidCublasCalls) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_NE(World(), nullptr);
+  std::vector<ChakraProtoMsg::Node> nodes;
+  uint64_t id = 1;
+  for (const char* type :
+       {"Tensor(float)", "Tensor(c10::Half)", "Tensor(c10::BFloat16)",
+        "Tensor(double)", "Tensor(signed char)"}) {
+    for (const char* strides : {"[[64, 1], [80, 1]]", "[[1, 96], [80, 1]]",
+                                "[[64, 1], [1, 64]]", "[[1, 96], [1, 64]]"}) {
+      ChakraProtoMsg::Node mm = Gemm(id, 96, 80, 64, type, {}, 7);
+      SetString(mm.mutable_attr(), attr::kInputStrides, strides);
+      nodes.push_back(mm);
+      ++id;
+    }
+  }
+  ChakraProtoMsg::Node addmm =
+      testing::CompNode(id, "aten::addmm", 100, {}, false, 13);
+  addmm.mutable_inputs()->set_shapes("[[80], [96, 64], [64, 80], [], []]");
+  addmm.mutable_inputs()->set_types(
+      "['Tensor(float)', 'Tensor(float)', 'Tensor(float)', 'Int', 'Int']");
+  SetString(addmm.mutable_attr(), attr::kInputStrides,
+            "[[1], [64, 1], [1, 64], [], []]");
+  nodes.push_back(addmm);
+  const std::string path = testing::TempEtPath("gpu_layouts.et");
+  ASSERT_TRUE(WriteEtFile(path, testing::Metadata(), nodes).ok());
+  ReplayOptions options;
+  options.trace = path;
+  options.device = "cuda";
+  auto report = RunReplaySession(options, World(), nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->gemm_count, static_cast<int64_t>(nodes.size()));
 }
 
 TEST(GpuReplayTest, TimedKernelLastsItsRecordedDuration) {
