@@ -9,10 +9,27 @@
 #include "replay/mpi_collective.h"
 
 namespace et::replay {
+namespace {
+
+bool IsComm(OpKind kind) {
+  return kind == OpKind::kCollective || kind == OpKind::kSend ||
+         kind == OpKind::kRecv;
+}
+
+}  // namespace
 
 CpuBackend::CpuBackend(MpiWorld* world, HostTimer timer,
                        uint64_t memory_cap_bytes)
     : world_(world), timer_(timer), memory_cap_bytes_(memory_cap_bytes) {}
+
+CpuBackend::~CpuBackend() {
+  // An iteration left unfinished (its issue failed): let the workers go.
+  {
+    absl::MutexLock lock(&mu_);
+    if (error_.ok()) error_ = absl::CancelledError("replay stopped");
+  }
+  for (std::thread& t : workers_) t.join();
+}
 
 std::string CpuBackend::Describe() const {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -21,7 +38,8 @@ std::string CpuBackend::Describe() const {
   std::string mpi(version, std::min(len, 40));
   mpi = mpi.substr(0, mpi.find(','));
   return absl::StrFormat(
-      "cpu: host timers (sleep overshoot %d ns) + %s, %d ranks",
+      "cpu: host timers (sleep overshoot %d ns), one thread per recorded "
+      "queue + %s, %d ranks",
       timer_.sleep_overshoot_ns(), mpi, world_->size());
 }
 
@@ -37,11 +55,16 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
                                  const StoragePlan& /*storage*/) {
   plan_ = &plan;
   int64_t send = 0, recv = 0;
-  for (const ReplayOp& op : plan.ops) {
-    if (op.kind != OpKind::kCollective && op.kind != OpKind::kSend &&
-        op.kind != OpKind::kRecv) {
-      continue;
-    }
+  worker_ops_.assign(plan.queues.size() + 1, {});
+  queue_predecessor_.assign(plan.ops.size(), -1);
+  std::vector<int64_t> last_on_queue(plan.queues.size(), -1);
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const ReplayOp& op = plan.ops[i];
+    queue_predecessor_[i] = last_on_queue[op.queue];
+    last_on_queue[op.queue] = static_cast<int64_t>(i);
+    const bool comm = IsComm(op.kind);
+    worker_ops_[comm ? 0 : op.queue + 1].push_back(static_cast<uint32_t>(i));
+    if (!comm) continue;
     const CommBufferBytes b = BuffersFor(op.comm, GroupSize(op.comm.group));
     send = std::max(send, b.send);
     recv = std::max(recv, b.recv);
@@ -56,24 +79,105 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
   // buffers.
   send_buffer_.assign(std::max<int64_t>(send, recv), 0);
   recv_buffer_.assign(std::max<int64_t>(send, recv), 0);
-  timing_.ops.assign(plan.ops.size(), OpTiming{});
+  op_timing_.assign(plan.ops.size(), OpTiming{});
+  absl::MutexLock lock(&mu_);
+  done_.assign(plan.ops.size(), 0);
+  started_ns_.assign(plan.ops.size(), 0);
   return absl::OkStatus();
 }
 
 absl::Status CpuBackend::BeginIteration() {
-  std::fill(timing_.ops.begin(), timing_.ops.end(), OpTiming{});
-  timing_.comm_calls = 0;
+  std::fill(op_timing_.begin(), op_timing_.end(), OpTiming{});
+  {
+    absl::MutexLock lock(&mu_);
+    std::fill(done_.begin(), done_.end(), 0);
+    std::fill(started_ns_.begin(), started_ns_.end(), 0);
+    issued_ = 0;
+    comm_calls_ = 0;
+    error_ = absl::OkStatus();
+  }
   iteration_start_ns_ = NowNs();
+  for (const std::vector<uint32_t>& ops : worker_ops_) {
+    if (!ops.empty()) workers_.emplace_back([this, &ops] { RunWorker(ops); });
+  }
   return absl::OkStatus();
+}
+
+absl::Status CpuBackend::Issue(size_t i) {
+  absl::MutexLock lock(&mu_);
+  issued_ = std::max(issued_, i + 1);
+  return absl::OkStatus();
+}
+
+bool CpuBackend::Ready(uint32_t i) const {
+  if (i >= issued_) return false;
+  const auto targets = plan_->waits(i);
+  const auto lags = plan_->wait_lags_ns(i);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    // A lagged wait needs the target's start; NotBeforeNs adds the lag.
+    if (lags[k] >= 0 ? started_ns_[targets[k]] == 0 : !done_[targets[k]])
+      return false;
+  }
+  // Within a worker the predecessor ran first; across (a communication op and
+  // its queue's neighbours) it is waited for like a cross-queue dependency.
+  const int64_t prev = queue_predecessor_[i];
+  return prev < 0 || done_[prev];
+}
+
+bool CpuBackend::ReadyOrStopped(const WaitFor* w) {
+  return !w->backend->error_.ok() || w->backend->Ready(w->op);
+}
+
+int64_t CpuBackend::NotBeforeNs(uint32_t i) const {
+  int64_t not_before = 0;
+  const auto targets = plan_->waits(i);
+  const auto lags = plan_->wait_lags_ns(i);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    if (lags[k] >= 0)
+      not_before = std::max(not_before, started_ns_[targets[k]] + lags[k]);
+  }
+  return not_before;
+}
+
+void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
+  int64_t prev_end_ns = NowNs();
+  for (uint32_t i : ops) {
+    const WaitFor wait{this, i};
+    int64_t not_before = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(&CpuBackend::ReadyOrStopped, &wait));
+      if (!error_.ok()) return;
+      not_before = NotBeforeNs(i);
+    }
+    // A host op keeps its recorded distance from the previous op's end.
+    not_before =
+        std::max(not_before, prev_end_ns + plan_->ops[i].gap_before_ns);
+    const int64_t now = NowNs();
+    if (not_before > now) timer_.WaitUntil(now, not_before - now);
+    {
+      absl::MutexLock lock(&mu_);
+      started_ns_[i] = NowNs();
+    }
+    absl::Status s = RunOp(i);
+    prev_end_ns = NowNs();
+    absl::MutexLock lock(&mu_);
+    if (!s.ok()) {
+      if (error_.ok()) error_ = s;
+      return;
+    }
+    done_[i] = 1;
+    comm_calls_ += IsComm(plan_->ops[i].kind);
+  }
 }
 
 absl::Status CpuBackend::RunComm(const ReplayOp& op) {
   const CommSpec& c = op.comm;
   MPI_Comm comm = world_->comm(c.group);
   if (comm == MPI_COMM_NULL) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "node %d (%s): this rank is not in the op's process group '%s'",
-        op.node_id, plan_->name(op), plan_->groups[c.group].name));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("this rank is not in the op's process group '%s'",
+                        plan_->groups[c.group].name));
   }
   const int count = static_cast<int>(c.bytes);
   switch (op.kind) {
@@ -95,44 +199,50 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
   }
 }
 
-absl::Status CpuBackend::Issue(size_t i) {
+absl::Status CpuBackend::RunOp(uint32_t i) {
   const ReplayOp& op = plan_->ops[i];
   const int64_t start = NowNs();
-  switch (op.kind) {
-    case OpKind::kNone:
-      break;
-    case OpKind::kHostCompute:
-    case OpKind::kKernel:
-    case OpKind::kGemm:
-      timer_.WaitUntil(start, op.recorded_ns);
-      break;
-    case OpKind::kCollective:
-    case OpKind::kSend:
-    case OpKind::kRecv: {
-      absl::Status s = RunComm(op);
-      if (s.ok()) ++timing_.comm_calls;
-      if (!s.ok()) {
-        return absl::Status(s.code(),
-                            absl::StrFormat("node %d (%s): %s", op.node_id,
-                                            plan_->name(op), s.message()));
-      }
-      break;
+  if (IsComm(op.kind)) {
+    absl::Status s = RunComm(op);
+    if (!s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrFormat("node %d (%s): %s", op.node_id,
+                                          plan_->name(op), s.message()));
     }
+  } else if (op.kind != OpKind::kNone) {
+    timer_.WaitUntil(start, op.recorded_ns);
   }
-  timing_.ops[i] = {start - iteration_start_ns_, NowNs() - start};
+  op_timing_[i] = {start - iteration_start_ns_, NowNs() - start};
   return absl::OkStatus();
 }
 
 absl::Status CpuBackend::EndIteration(IterationTiming* timing) {
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  absl::Status status;
+  {
+    absl::MutexLock lock(&mu_);
+    status = error_;
+    timing->comm_calls = comm_calls_;
+  }
+  int64_t sends_done_ns = 0;
   if (!pending_sends_.empty()) {
-    RETURN_IF_ERROR(
+    // Posted by the communication worker, which has ended: this thread is now
+    // the only one calling MPI.
+    absl::Status s =
         MpiStatus(MPI_Waitall(static_cast<int>(pending_sends_.size()),
                               pending_sends_.data(), MPI_STATUSES_IGNORE),
-                  "MPI_Waitall"));
+                  "MPI_Waitall");
     pending_sends_.clear();
+    sends_done_ns = NowNs() - iteration_start_ns_;
+    if (status.ok()) status = s;
   }
-  timing_.total_ns = NowNs() - iteration_start_ns_;
-  *timing = timing_;
+  RETURN_IF_ERROR(status);
+  int64_t last_ns = sends_done_ns;
+  for (const OpTiming& t : op_timing_)
+    last_ns = std::max(last_ns, t.start_ns + t.duration_ns);
+  timing->total_ns = last_ns;
+  timing->ops = op_timing_;
   return absl::OkStatus();
 }
 

@@ -86,6 +86,10 @@ class CudaBackend : public DeviceBackend {
   }
   uint64_t ScratchBytesFor(const ReplayOp& op) const;
   absl::Status IssueHost(size_t i);
+  // Waits on the host for op i's host producers (ReplayPlan::wait_lags_ns)
+  // and, with `device_waits`, device producers too; returns when op i may
+  // start on the host clock.
+  absl::StatusOr<int64_t> HostReadyNs(size_t i, bool device_waits);
   absl::Status IssueDevice(size_t i);
   absl::Status PrepareLocal(const ReplayPlan& plan, const StoragePlan& storage);
   absl::Status RunGemm(size_t i);
@@ -125,8 +129,13 @@ class CudaBackend : public DeviceBackend {
   uint64_t scratch_bytes_ = 0;
   std::vector<char*> storage_ptrs_;  // by storage; null when freed
   std::vector<std::vector<std::pair<int, uint32_t>>>
-      storage_users_;                  // (queue, last op)
-  std::vector<OpTiming> host_timing_;  // host ops, by op
+      storage_users_;  // (queue, last op)
+  // Host ops hold their queue, not the issuing thread: a host op's end is
+  // planned (start + recorded time) and only the next op that needs it waits,
+  // so kernels launched part-way through it are issued part-way through it.
+  std::vector<OpTiming> host_timing_;   // host ops, by op
+  std::vector<int64_t> host_start_ns_;  // host ops, by op: NowNs() clock
+  std::vector<int64_t> host_free_ns_;   // by queue: its last host op's end
   int64_t origin_host_ns_ = 0;
   int64_t comm_calls_ = 0;
   bool failed_ = false;  // an op failed: peers may never complete NCCL work
@@ -223,6 +232,8 @@ absl::Status CudaBackend::PrepareLocal(const ReplayPlan& plan,
   storage_ptrs_.assign(storage.storage_count(), nullptr);
   storage_users_.assign(storage.storage_count(), {});
   host_timing_.assign(plan.ops.size(), OpTiming{});
+  host_start_ns_.assign(plan.ops.size(), 0);
+  host_free_ns_.assign(plan.queues.size(), 0);
   return absl::OkStatus();
 }
 
@@ -268,6 +279,8 @@ absl::Status CudaBackend::Prepare(const ReplayPlan& plan,
 absl::Status CudaBackend::BeginIteration() {
   RETURN_IF_CUDA_ERROR(cudaDeviceSynchronize());
   std::fill(host_timing_.begin(), host_timing_.end(), OpTiming{});
+  std::fill(host_start_ns_.begin(), host_start_ns_.end(), 0);
+  std::fill(host_free_ns_.begin(), host_free_ns_.end(), 0);
   comm_calls_ = 0;
   RETURN_IF_CUDA_ERROR(cudaEventRecord(origin_, nullptr));
   RETURN_IF_CUDA_ERROR(cudaEventSynchronize(origin_));
@@ -275,17 +288,38 @@ absl::Status CudaBackend::BeginIteration() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<int64_t> CudaBackend::HostReadyNs(size_t i, bool device_waits) {
+  int64_t ready_ns = 0;
+  const auto targets = plan_->waits(i);
+  const auto lags = plan_->wait_lags_ns(i);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const uint32_t w = targets[k];
+    if (end_events_[w] != nullptr) {
+      // A host op that depends on device work waits for it, as a
+      // synchronising op did.
+      if (device_waits)
+        RETURN_IF_CUDA_ERROR(cudaEventSynchronize(end_events_[w]));
+      continue;
+    }
+    ready_ns = std::max(ready_ns,
+                        lags[k] >= 0
+                            ? host_start_ns_[w] + lags[k]
+                            : host_start_ns_[w] + host_timing_[w].duration_ns);
+  }
+  return ready_ns;
+}
+
 absl::Status CudaBackend::IssueHost(size_t i) {
   const ReplayOp& op = plan_->ops[i];
-  // A host op that depends on device work waits for it, as a synchronising op
-  // did.
-  for (uint32_t w : plan_->waits(i)) {
-    if (end_events_[w] != nullptr)
-      RETURN_IF_CUDA_ERROR(cudaEventSynchronize(end_events_[w]));
-  }
-  const int64_t start = NowNs();
-  if (op.kind != OpKind::kNone) timer_.WaitUntil(start, op.recorded_ns);
-  host_timing_[i] = {start - origin_host_ns_, NowNs() - start};
+  ASSIGN_OR_RETURN(int64_t start, HostReadyNs(i, /*device_waits=*/true));
+  int64_t& free_ns = host_free_ns_[op.queue];
+  start = std::max({start, free_ns + op.gap_before_ns, NowNs()});
+  const int64_t now = NowNs();
+  if (start > now) timer_.WaitUntil(now, start - now);
+  const int64_t held_ns = op.kind == OpKind::kNone ? 0 : op.recorded_ns;
+  host_start_ns_[i] = start;
+  host_timing_[i] = {start - origin_host_ns_, held_ns};
+  free_ns = start + held_ns;
   return absl::OkStatus();
 }
 
@@ -404,9 +438,13 @@ absl::Status CudaBackend::FreeStorages(size_t i) {
 absl::Status CudaBackend::IssueDevice(size_t i) {
   const ReplayOp& op = plan_->ops[i];
   cudaStream_t stream = streams_[op.queue];
+  // Host producers: issue once they reached the recorded launch point; device
+  // producers become event waits.
+  ASSIGN_OR_RETURN(const int64_t ready_ns,
+                   HostReadyNs(i, /*device_waits=*/false));
+  const int64_t now = NowNs();
+  if (ready_ns > now) timer_.WaitUntil(now, ready_ns - now);
   for (uint32_t w : plan_->waits(i)) {
-    // Host producers finished before this issue; device producers become event
-    // waits.
     if (end_events_[w] != nullptr) {
       RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, end_events_[w], 0));
     }
@@ -453,6 +491,12 @@ absl::Status CudaBackend::Issue(size_t i) {
 }
 
 absl::Status CudaBackend::EndIteration(IterationTiming* timing) {
+  // The host queues' last ops end on the host clock.
+  int64_t host_end_ns = 0;
+  for (int64_t free_ns : host_free_ns_)
+    host_end_ns = std::max(host_end_ns, free_ns);
+  if (const int64_t now = NowNs(); host_end_ns > now)
+    timer_.WaitUntil(now, host_end_ns - now);
   if (cudaError_t code = cudaDeviceSynchronize(); code != cudaSuccess)
     return Failed(
         CudaStatus(code, "cudaDeviceSynchronize", __FILE__, __LINE__));

@@ -2,10 +2,11 @@
 // recorded shapes, dtypes and transposes; collectives and send/recv through
 // NCCL, one communicator per recorded process group, its unique id broadcast
 // over MPI; other kernels as a memory-bound copy over the recorded bytes or a
-// timed spin kernel; host ops (optional) as the recorded host time. Every
-// recorded stream is a CUDA stream; a cross-queue wait is a cudaStreamWaitEvent
-// on the producer's end event (or a host cudaEventSynchronize when a host op
-// waits for the GPU). Each op is bracketed by two CUDA events for its time.
+// timed spin kernel; host ops (optional) as the recorded host time, with the
+// recorded gaps between them, on a host clock that lets the kernels they
+// launched be issued as far into them as recorded. Every recorded stream is a
+// CUDA stream; a cross-queue wait is a cudaStreamWaitEvent on the producer's
+// end event (or a host cudaEventSynchronize when a host op waits for the GPU). Each op is bracketed by two CUDA events for its time.
 // Memory follows the StoragePlan (cudaMallocAsync at first use, cudaFreeAsync
 // after the last, after every stream that used it); ops without recorded
 // tensors use one scratch buffer. One thread; one device.

@@ -18,6 +18,8 @@ ABSL_FLAG(int, world, 0, "run the one TRACE on every one of N ranks");
 ABSL_FLAG(int, warmup, 1, "warm-up iterations");
 ABSL_FLAG(int, iters, 3, "timed iterations");
 ABSL_FLAG(std::string, host_ops, "on", "on|off: replay CPU ops' recorded time");
+ABSL_FLAG(std::string, host_gaps, "on",
+          "on|off: hold the recorded time between a host thread's ops");
 ABSL_FLAG(std::string, host_wait, "hybrid",
           "hybrid|spin|sleep: how host time is held");
 ABSL_FLAG(double, memory_cap_gib, 0,
@@ -64,6 +66,11 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
     return absl::InvalidArgumentError("--host-ops is on or off");
   }
   o.host_ops = host_ops == "on";
+  const std::string host_gaps = absl::GetFlag(FLAGS_host_gaps);
+  if (host_gaps != "on" && host_gaps != "off") {
+    return absl::InvalidArgumentError("--host-gaps is on or off");
+  }
+  o.host_gaps = host_gaps == "on";
   if (!et::replay::ParseHostWaitMode(absl::GetFlag(FLAGS_host_wait),
                                      &o.host_wait)) {
     return absl::InvalidArgumentError("--host-wait is hybrid, spin or sleep");

@@ -24,8 +24,20 @@ absl::StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init(int* argc,
                                                          char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized)
-    RETURN_IF_ERROR(MpiStatus(MPI_Init(argc, argv), "MPI_Init"));
+  // The CPU backend calls MPI from its communication worker, one thread at a
+  // time: MPI_THREAD_SERIALIZED.
+  int provided = MPI_THREAD_SINGLE;
+  if (!initialized) {
+    RETURN_IF_ERROR(
+        MpiStatus(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided),
+                  "MPI_Init_thread"));
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  if (provided < MPI_THREAD_SERIALIZED) {
+    return absl::FailedPreconditionError(
+        "this MPI library does not support MPI_THREAD_SERIALIZED");
+  }
   // Errors come back as codes (turned into Status), not as an abort of the job.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rank = 0, size = 1;

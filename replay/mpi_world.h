@@ -3,8 +3,10 @@
 // each check that could fail on some ranks only goes through Agree(), which
 // turns one rank's error into the same clear error on every rank instead of a
 // hang in the next collective. Works without mpirun too (Open MPI's singleton
-// mode: one rank). Not thread-safe: the replay issues every MPI call from its
-// one thread.
+// mode: one rank). Not thread-safe: MPI is initialised for one thread at a
+// time (MPI_THREAD_SERIALIZED), and the replay makes its MPI calls either
+// from its main thread or, while an iteration runs, from the CPU backend's
+// one communication worker.
 #ifndef REPLAY_MPI_WORLD_H_
 #define REPLAY_MPI_WORLD_H_
 
@@ -22,7 +24,7 @@ namespace et::replay {
 
 class MpiWorld {
  public:
-  // MPI_Init; fails if MPI cannot start.
+  // MPI_Init_thread (serialized); fails if MPI cannot start.
   static absl::StatusOr<std::unique_ptr<MpiWorld>> Init(int* argc,
                                                         char*** argv);
   ~MpiWorld();  // MPI_Finalize

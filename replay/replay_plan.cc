@@ -61,6 +61,38 @@ void FillRecordedTimes(const Graph& graph, ReplayPlan* plan) {
   plan->recorded_span_ns = first < last ? last - first : 0;
 }
 
+// Each host op's recorded distance from the end of the previous op on its
+// thread, in issue order (nested or overlapping ops: 0).
+void FillHostGaps(ReplayPlan* plan) {
+  std::vector<int64_t> prev_end(plan->queues.size(), -1);
+  for (ReplayOp& op : plan->ops) {
+    if (plan->queues[op.queue].kind != QueueKind::kHostThread ||
+        op.recorded_start_ns < 0) {
+      continue;
+    }
+    int64_t& end = prev_end[op.queue];
+    if (end >= 0)
+      op.gap_before_ns = std::max<int64_t>(0, op.recorded_start_ns - end);
+    end = std::max(end, op.recorded_start_ns + op.recorded_ns);
+  }
+}
+
+// How far into host op `host` device op `op` may start: a kernel is launched
+// part-way through its host op (a synchronous copy's host op even waits for
+// it), so waiting for the whole host op would serialise what the recording
+// overlapped. -1 (wait for the end) unless both recorded starts are known.
+int64_t LaunchLagNs(const ReplayPlan& plan, const ReplayOp& op,
+                    const ReplayOp& host) {
+  if (plan.queues[op.queue].kind != QueueKind::kDeviceStream ||
+      plan.queues[host.queue].kind != QueueKind::kHostThread ||
+      op.recorded_start_ns < 0 || host.recorded_start_ns < 0) {
+    return -1;
+  }
+  const int64_t held_ns = host.kind == OpKind::kNone ? 0 : host.recorded_ns;
+  return std::clamp<int64_t>(op.recorded_start_ns - host.recorded_start_ns, 0,
+                             held_ns);
+}
+
 // Waits of op i: the latest dependency on each other queue.
 void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node,
               size_t i, ReplayPlan* plan, std::vector<int64_t>* latest_by_queue,
@@ -79,7 +111,9 @@ void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node,
   }
   std::sort(touched->begin(), touched->end());
   for (int q : *touched) {
-    plan->wait_targets.push_back(static_cast<uint32_t>((*latest_by_queue)[q]));
+    const uint32_t target = static_cast<uint32_t>((*latest_by_queue)[q]);
+    plan->wait_targets.push_back(target);
+    plan->wait_lags.push_back(LaunchLagNs(*plan, op, plan->ops[target]));
     (*latest_by_queue)[q] = -1;
   }
   touched->clear();
@@ -149,6 +183,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
     plan.ops.push_back(op);
   }
   plan.unknown_group_ops = classifier.unknown_groups();
+  if (options.host_ops && options.host_gaps) FillHostGaps(&plan);
 
   plan.wait_offsets.reserve(plan.ops.size() + 1);
   plan.wait_offsets.push_back(0);

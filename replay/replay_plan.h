@@ -54,8 +54,16 @@ struct ReplayPlan {
     return absl::MakeConstSpan(wait_targets.data() + wait_offsets[i],
                                wait_offsets[i + 1] - wait_offsets[i]);
   }
+  // For each of waits(i): -1 to wait for the target's end, or a lag in ns to
+  // wait only for the target's start + lag (a kernel waiting for the host op
+  // that launched it, as far into it as the recording shows).
+  absl::Span<const int64_t> wait_lags_ns(size_t i) const {
+    return absl::MakeConstSpan(wait_lags.data() + wait_offsets[i],
+                               wait_offsets[i + 1] - wait_offsets[i]);
+  }
   std::vector<uint32_t> wait_offsets;  // ops.size() + 1
   std::vector<uint32_t> wait_targets;
+  std::vector<int64_t> wait_lags;  // parallel to wait_targets
 
   const std::string& name(const ReplayOp& op) const {
     return names[op.name_id];
@@ -80,6 +88,9 @@ struct ReplayPlan {
 struct PlanOptions {
   bool host_ops =
       true;  // replay CPU ops' recorded time (false: they only order)
+  // Hold the recorded time between consecutive ops of a host thread (time
+  // outside any op: Python, the dispatcher); false: ops run back to back.
+  bool host_gaps = true;
 };
 
 absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,

@@ -36,6 +36,7 @@ absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
   ASSIGN_OR_RETURN(Graph graph, LoadGraph(path));
   PlanOptions plan_options;
   plan_options.host_ops = options.host_ops;
+  plan_options.host_gaps = options.host_gaps;
   auto plan = BuildReplayPlan(graph, plan_options);
   if (!plan.ok()) {
     return absl::Status(

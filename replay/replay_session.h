@@ -23,7 +23,8 @@ struct ReplayOptions {
   int world = 0;               // > 0: run the one trace on every rank, N ranks
   int warmup_iterations = 1;
   int timed_iterations = 3;
-  bool host_ops = true;  // replay CPU ops' recorded time
+  bool host_ops = true;   // replay CPU ops' recorded time
+  bool host_gaps = true;  // and the recorded time between them (PlanOptions)
   HostWaitMode host_wait = HostWaitMode::kHybrid;
   double memory_cap_gib =
       0;  // 0: the device's free memory (cuda) / 16 GiB (cpu)

@@ -73,8 +73,8 @@ TEST(CpuReplayTest, ModelParallelMlpRunsEveryOpForAtLeastItsRecordedTime) {
   EXPECT_EQ(report->ops_by_kind["collective"], colls);
   EXPECT_EQ(report->comm_calls_per_iteration,
             colls);  // every one really called MPI
-  // The CPU backend runs ops one at a time: an iteration lasts at least the
-  // recorded sum.
+  // Its compute ops share one queue (no stream recorded), which runs them one
+  // at a time: an iteration lasts at least their recorded sum.
   ASSERT_EQ(report->iteration_us.size(), 1u);
   EXPECT_GE(report->iteration_us[0] * 1e3, recorded_sum_ns);
 
@@ -113,6 +113,69 @@ std::string WriteGraph(const std::string& name,
   const std::string path = testing::TempEtPath(name);
   EXPECT_TRUE(WriteEtFile(path, meta, nodes).ok());
   return path;
+}
+
+double ReplayedIterationUs(const std::string& name,
+                           const std::vector<ChakraProtoMsg::Node>& nodes,
+                           bool host_gaps = true) {
+  ReplayOptions options;
+  options.trace = WriteGraph(name, testing::Metadata(), nodes);
+  options.warmup_iterations = 0;
+  options.timed_iterations = 1;
+  options.host_gaps = host_gaps;
+  auto report = RunReplaySession(options, World(), nullptr);
+  EXPECT_TRUE(report.ok()) << report.status();
+  return report.ok() ? report->iteration_us.at(0) : 0;
+}
+
+ChakraProtoMsg::Node StartingAt(ChakraProtoMsg::Node node, uint64_t start_us) {
+  node.set_start_time_micros(start_us);
+  return node;
+}
+
+// Each recorded stream is a worker: two independent 50 ms kernels on two
+// streams overlap; a dependency between them serialises them. Timers never
+// return early, so the serial bound is exact; the overlap bound leaves 30 ms
+// to a busy machine.
+TEST(CpuReplayTest, StreamsOverlapUnlessTheyDependOnEachOther) {
+  ASSERT_NE(World(), nullptr);
+  using testing::CompNode;
+  const double parallel_us = ReplayedIterationUs(
+      "two_streams.et", {CompNode(1, "k1", 50000, {}, false, 7),
+                         CompNode(2, "k2", 50000, {}, false, 13)});
+  EXPECT_GE(parallel_us, 50000);
+  EXPECT_LT(parallel_us, 80000);
+  const double serial_us = ReplayedIterationUs(
+      "two_streams_dep.et", {CompNode(1, "k1", 50000, {}, false, 7),
+                             CompNode(2, "k2", 50000, {1}, false, 13)});
+  EXPECT_GE(serial_us, 100000);
+}
+
+// A kernel recorded 10 ms into the 40 ms host op that launched it starts 10 ms
+// into the replayed host op, not after it: 50 ms in all, not 80.
+TEST(CpuReplayTest, KernelStartsAsFarIntoItsHostOpAsRecorded) {
+  ASSERT_NE(World(), nullptr);
+  using testing::CompNode;
+  ChakraProtoMsg::Node host =
+      StartingAt(CompNode(1, "aten::to", 40000, {}, true, 1), 1000);
+  ChakraProtoMsg::Node copy =
+      StartingAt(CompNode(2, "Memcpy HtoD", 40000, {}, false, 7), 11000);
+  copy.add_ctrl_deps(1);
+  const double us = ReplayedIterationUs("launch_lag.et", {host, copy});
+  EXPECT_GE(us, 50000);
+  EXPECT_LT(us, 70000);
+}
+
+// Time between a thread's ops (Python, the dispatcher) is held as recorded:
+// 5 ms + 15 ms gap + 5 ms; --host-gaps off runs the ops back to back.
+TEST(CpuReplayTest, RecordedGapsBetweenHostOpsAreHeld) {
+  ASSERT_NE(World(), nullptr);
+  using testing::CompNode;
+  const std::vector<ChakraProtoMsg::Node> nodes = {
+      StartingAt(CompNode(1, "aten::add", 5000, {}, true, 1), 1000),
+      StartingAt(CompNode(2, "aten::mul", 5000, {}, true, 1), 21000)};
+  EXPECT_GE(ReplayedIterationUs("host_gaps.et", nodes), 25000);
+  EXPECT_LT(ReplayedIterationUs("host_gaps_off.et", nodes, false), 20000);
 }
 
 TEST(CpuReplayTest, TraceNeedingMoreRanksThanLaunchedIsAClearError) {
