@@ -27,6 +27,7 @@ CpuBackend::~CpuBackend() {
   {
     absl::MutexLock lock(&mu_);
     if (error_.ok()) error_ = absl::CancelledError("replay stopped");
+    stopped_ = true;
   }
   for (std::thread& t : workers_) t.join();
 }
@@ -80,9 +81,8 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
   send_buffer_.assign(std::max<int64_t>(send, recv), 0);
   recv_buffer_.assign(std::max<int64_t>(send, recv), 0);
   op_timing_.assign(plan.ops.size(), OpTiming{});
-  absl::MutexLock lock(&mu_);
-  done_.assign(plan.ops.size(), 0);
-  started_ns_.assign(plan.ops.size(), 0);
+  done_.reset(new std::atomic<uint8_t>[plan.ops.size()]);
+  started_ns_.reset(new std::atomic<int64_t>[plan.ops.size()]);
   return absl::OkStatus();
 }
 
@@ -90,9 +90,12 @@ absl::Status CpuBackend::BeginIteration() {
   std::fill(op_timing_.begin(), op_timing_.end(), OpTiming{});
   {
     absl::MutexLock lock(&mu_);
-    std::fill(done_.begin(), done_.end(), 0);
-    std::fill(started_ns_.begin(), started_ns_.end(), 0);
+    for (size_t i = 0; i < plan_->ops.size(); ++i) {
+      done_[i].store(0, std::memory_order_relaxed);
+      started_ns_[i].store(0, std::memory_order_relaxed);
+    }
     issued_ = 0;
+    stopped_ = false;
     comm_calls_ = 0;
     error_ = absl::OkStatus();
   }
@@ -105,7 +108,7 @@ absl::Status CpuBackend::BeginIteration() {
 
 absl::Status CpuBackend::Issue(size_t i) {
   absl::MutexLock lock(&mu_);
-  issued_ = std::max(issued_, i + 1);
+  issued_ = std::max(issued_.load(), i + 1);
   return absl::OkStatus();
 }
 
@@ -125,7 +128,22 @@ bool CpuBackend::Ready(uint32_t i) const {
 }
 
 bool CpuBackend::ReadyOrStopped(const WaitFor* w) {
-  return !w->backend->error_.ok() || w->backend->Ready(w->op);
+  return w->backend->stopped_ || w->backend->Ready(w->op);
+}
+
+bool CpuBackend::AwaitReady(uint32_t i) {
+  // Spin a little first: a blocked thread takes tens of microseconds to wake
+  // on a virtual machine, more than many recorded kernels last.
+  constexpr int64_t kSpinNs = 200000;
+  const int64_t spin_until = NowNs() + kSpinNs;
+  while (!stopped_ && !Ready(i) && NowNs() < spin_until) {
+  }
+  if (!stopped_ && !Ready(i)) {
+    const WaitFor wait{this, i};
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(&CpuBackend::ReadyOrStopped, &wait));
+  }
+  return !stopped_;
 }
 
 int64_t CpuBackend::NotBeforeNs(uint32_t i) const {
@@ -142,14 +160,8 @@ int64_t CpuBackend::NotBeforeNs(uint32_t i) const {
 void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
   int64_t prev_end_ns = NowNs();
   for (uint32_t i : ops) {
-    const WaitFor wait{this, i};
-    int64_t not_before = 0;
-    {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(&CpuBackend::ReadyOrStopped, &wait));
-      if (!error_.ok()) return;
-      not_before = NotBeforeNs(i);
-    }
+    if (!AwaitReady(i)) return;
+    int64_t not_before = NotBeforeNs(i);
     // A host op keeps its recorded distance from the previous op's end.
     not_before =
         std::max(not_before, prev_end_ns + plan_->ops[i].gap_before_ns);
@@ -164,6 +176,7 @@ void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
     absl::MutexLock lock(&mu_);
     if (!s.ok()) {
       if (error_.ok()) error_ = s;
+      stopped_ = true;
       return;
     }
     done_[i] = 1;

@@ -15,7 +15,9 @@
 #ifndef REPLAY_CPU_BACKEND_H_
 #define REPLAY_CPU_BACKEND_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -52,9 +54,11 @@ class CpuBackend : public DeviceBackend {
   static bool ReadyOrStopped(const WaitFor* w);
   void RunWorker(const std::vector<uint32_t>& ops);
   // True when op i may start: issued, its waits and its queue predecessor done.
-  bool Ready(uint32_t i) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Ready(uint32_t i) const;
   // When op i may start after its lagged waits (ReplayPlan::wait_lags_ns).
-  int64_t NotBeforeNs(uint32_t i) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t NotBeforeNs(uint32_t i) const;
+  // Returns once op i is ready (true) or the iteration stopped (false).
+  bool AwaitReady(uint32_t i);
   absl::Status RunOp(uint32_t i);
   absl::Status RunComm(const ReplayOp& op);
   int GroupSize(int group) const;
@@ -72,10 +76,13 @@ class CpuBackend : public DeviceBackend {
   std::vector<OpTiming> op_timing_;  // each entry written by its op's worker
 
   mutable absl::Mutex mu_;
-  size_t issued_ ABSL_GUARDED_BY(mu_) = 0;
-  std::vector<uint8_t> done_ ABSL_GUARDED_BY(mu_);
-  std::vector<int64_t> started_ns_ ABSL_GUARDED_BY(mu_);  // NowNs(); 0: not yet
-  absl::Status error_ ABSL_GUARDED_BY(mu_);               // the first failure
+  // Progress is written under mu_ (which wakes blocked workers) and read
+  // without it by workers spinning before they block.
+  std::atomic<size_t> issued_{0};
+  std::unique_ptr<std::atomic<uint8_t>[]> done_;
+  std::unique_ptr<std::atomic<int64_t>[]> started_ns_;  // NowNs(); 0: not yet
+  std::atomic<bool> stopped_{false};                    // error_ is set
+  absl::Status error_ ABSL_GUARDED_BY(mu_);             // the first failure
   int64_t comm_calls_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
