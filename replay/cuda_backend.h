@@ -6,10 +6,11 @@
 // recorded gaps between them, on a host clock that lets the kernels they
 // launched be issued as far into them as recorded. Every recorded stream is a
 // CUDA stream; a cross-queue wait is a cudaStreamWaitEvent on the producer's
-// end event (or a host cudaEventSynchronize when a host op waits for the GPU). Each op is bracketed by two CUDA events for its time.
-// Memory follows the StoragePlan (cudaMallocAsync at first use, cudaFreeAsync
-// after the last, after every stream that used it); ops without recorded
-// tensors use one scratch buffer. One thread; one device.
+// end event (or a host cudaEventSynchronize when a host op waits for the GPU).
+// Each op is bracketed by two CUDA events for its time. Memory follows the
+// StoragePlan (cudaMallocAsync at first use, cudaFreeAsync after the last,
+// after every stream that used it); ops without recorded tensors use one
+// scratch buffer. One thread; one device.
 #ifndef REPLAY_CUDA_BACKEND_H_
 #define REPLAY_CUDA_BACKEND_H_
 

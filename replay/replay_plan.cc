@@ -2,6 +2,7 @@
 #include "replay/replay_plan.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
@@ -38,7 +39,9 @@ QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
   }
   auto stream = GetInt(node, attr::kStream);
   if (stream && *stream > 0) return {QueueKind::kDeviceStream, *stream};
-  return {QueueKind::kDeviceStream, comm ? kCommStreamId : 0};
+  if (!comm) return {QueueKind::kDeviceStream, 0};
+  return {QueueKind::kDeviceStream, kCommStreamId,
+          op.kind == OpKind::kCollective ? op.comm.group : -1};
 }
 
 void FillRecordedTimes(const Graph& graph, ReplayPlan* plan) {
@@ -162,7 +165,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
 
   OpClassifier classifier(std::move(group_names));
   NameTable names(&plan.names);
-  absl::flat_hash_map<std::pair<int, int64_t>, int> queue_index;
+  absl::flat_hash_map<std::tuple<int, int64_t, int>, int> queue_index;
   std::vector<uint32_t> op_of_node(graph.size(), 0);
   plan.ops.reserve(order->size());
   for (NodeIndex n : *order) {
@@ -172,7 +175,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
       op.kind = OpKind::kNone;
     const QueueInfo q = QueueFor(node, op);
     auto [it, inserted] = queue_index.emplace(
-        std::make_pair(static_cast<int>(q.kind), q.recorded_id),
+        std::make_tuple(static_cast<int>(q.kind), q.recorded_id, q.comm_group),
         static_cast<int>(plan.queues.size()));
     if (inserted) plan.queues.push_back(q);
     op.queue = it->second;

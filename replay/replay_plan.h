@@ -4,8 +4,9 @@
 // it needs.
 //
 // Queues: device ops go to the recorded CUDA stream (attr `stream`;
-// communication without one gets its own stream, as NCCL runs on a side
-// stream), host ops to their recorded thread (attr `tid`). Within a queue,
+// communication without one gets its process group's own stream, as NCCL
+// runs on a side stream per communicator), host ops to their recorded thread
+// (attr `tid`). Within a queue,
 // issue order is execution order, so a dependency on the same queue needs
 // nothing; a dependency on another queue becomes a wait on that op's completion
 // (a CUDA event on the GPU). Only the latest dependency per other queue is
@@ -31,7 +32,11 @@ enum class QueueKind : uint8_t { kHostThread, kDeviceStream };
 
 struct QueueInfo {
   QueueKind kind = QueueKind::kDeviceStream;
-  int64_t recorded_id = 0;  // the recorded stream or tid; -1 = our comm stream
+  int64_t recorded_id = 0;  // the recorded stream or tid; -1 = a comm stream
+  // A comm stream's process group (ReplayPlan::groups; -1: every rank). As in
+  // PyTorch, each group's collectives have their own stream, so those of
+  // different groups can overlap.
+  int comm_group = -1;
 };
 
 struct ReplayPlan {

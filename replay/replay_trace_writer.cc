@@ -1,6 +1,7 @@
 // Chrome trace of a replay; see replay_trace_writer.h.
 #include "replay/replay_trace_writer.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "proto/chrome_trace.h"
@@ -18,9 +19,12 @@ std::string ReplayTraceJson(const ReplayPlan& plan,
         rank, static_cast<int64_t>(q),
         info.kind == QueueKind::kHostThread
             ? absl::StrFormat("thread %d", info.recorded_id)
-            : (info.recorded_id < 0
+            : (info.recorded_id >= 0
+                   ? absl::StrFormat("stream %d", info.recorded_id)
+               : info.comm_group < 0
                    ? std::string("stream comm")
-                   : absl::StrFormat("stream %d", info.recorded_id)));
+                   : absl::StrCat("stream comm ",
+                                  plan.groups[info.comm_group].name)));
   }
   int64_t base_ns = 0;
   for (size_t iter = 0; iter < timed.size(); ++iter) {

@@ -201,6 +201,29 @@ TEST(ReplayPlanTest, CrossStreamDependencyWaitsOnlyForTheLatestProducer) {
   EXPECT_EQ(plan->ops[4].comm.bytes, 4096);
 }
 
+// Each process group's collectives get their own stream (data parallel and
+// tensor parallel overlap, as with PyTorch's one NCCL stream per
+// communicator); collectives of one group stay in order on one stream.
+TEST(ReplayPlanTest, EachProcessGroupHasItsOwnCommunicationStream) {
+  ChakraProtoMsg::GlobalMetadata meta;
+  ProcessGroup dp, tp;
+  dp.name = "0";
+  tp.name = "1";
+  EncodeProcessGroups({dp, tp}, meta.mutable_attr());
+  Graph graph = Graph::Build(
+      meta, {CollNode(1, ChakraProtoMsg::ALL_REDUCE, 64, {}, "0"),
+             CollNode(2, ChakraProtoMsg::ALL_GATHER, 64, {}, "1"),
+             CollNode(3, ChakraProtoMsg::ALL_REDUCE, 64, {}, "0")});
+  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->queues.size(), 2u);
+  EXPECT_EQ(plan->ops[0].queue, plan->ops[2].queue);
+  EXPECT_NE(plan->ops[0].queue, plan->ops[1].queue);
+  EXPECT_EQ(plan->queues[plan->ops[0].queue].comm_group, 0);
+  EXPECT_EQ(plan->queues[plan->ops[1].queue].comm_group, 1);
+  EXPECT_TRUE(plan->waits(1).empty());  // independent groups: no wait
+}
+
 TEST(ReplayPlanTest, CyclicCtrlDepsOfThe2023ConverterFallBackToDataDeps) {
   auto graph = LoadGraph(kData + "/chakra/feeder_tests_chakra.0.et");
   ASSERT_TRUE(graph.ok()) << graph.status();
