@@ -11,9 +11,11 @@
 namespace et::replay {
 namespace {
 
+// Ranks of the communicator the op ran on: a group that lists no ranks spans
+// every launched rank (MpiWorld::FormGroups), whatever size it recorded.
 int CommRanks(const ReplayPlan& plan, const CommSpec& c, int ranks) {
-  if (c.group < 0) return ranks;
-  return static_cast<int>(plan.groups[c.group].MemberCount(ranks));
+  if (c.group < 0 || plan.groups[c.group].ranks.empty()) return ranks;
+  return static_cast<int>(plan.groups[c.group].ranks.size());
 }
 
 OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
