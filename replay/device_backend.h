@@ -2,7 +2,8 @@
 // walks the plan's issue order and hands each op to a backend, which runs it on
 // its queue after the op's cross-queue waits and records its time. CpuBackend
 // (host timers + MPI) runs on every machine; CudaBackend (cuBLAS, NCCL, CUDA
-// streams and events) where a GPU is. A backend is used from one thread.
+// streams and events) where a GPU is. A backend is driven from one thread
+// (it may run ops on its own workers).
 #ifndef REPLAY_DEVICE_BACKEND_H_
 #define REPLAY_DEVICE_BACKEND_H_
 

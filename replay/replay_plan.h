@@ -12,7 +12,7 @@
 // (a CUDA event on the GPU). Only the latest dependency per other queue is
 // kept: the queue is in order, so it implies the earlier ones.
 //
-// Immutable once built; backends read it from one thread.
+// Immutable once built; safe to read from several threads.
 #ifndef REPLAY_REPLAY_PLAN_H_
 #define REPLAY_REPLAY_PLAN_H_
 
