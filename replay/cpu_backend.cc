@@ -9,15 +9,6 @@
 #include "replay/mpi_collective.h"
 
 namespace et::replay {
-namespace {
-
-bool IsComm(OpKind kind) {
-  return kind == OpKind::kCollective || kind == OpKind::kSend ||
-         kind == OpKind::kRecv;
-}
-
-}  // namespace
-
 CpuBackend::CpuBackend(MpiWorld* world, HostTimer timer,
                        uint64_t memory_cap_bytes)
     : world_(world), timer_(timer), memory_cap_bytes_(memory_cap_bytes) {}
@@ -63,7 +54,7 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
     const ReplayOp& op = plan.ops[i];
     queue_predecessor_[i] = last_on_queue[op.queue];
     last_on_queue[op.queue] = static_cast<int64_t>(i);
-    const bool comm = IsComm(op.kind);
+    const bool comm = IsCommunication(op.kind);
     worker_ops_[comm ? 0 : op.queue + 1].push_back(static_cast<uint32_t>(i));
     if (!comm) continue;
     const CommBufferBytes b = BuffersFor(op.comm, GroupSize(op.comm.group));
@@ -180,7 +171,7 @@ void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
       return;
     }
     done_[i] = 1;
-    comm_calls_ += IsComm(plan_->ops[i].kind);
+    comm_calls_ += IsCommunication(plan_->ops[i].kind);
   }
 }
 
@@ -215,7 +206,7 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
 absl::Status CpuBackend::RunOp(uint32_t i) {
   const ReplayOp& op = plan_->ops[i];
   const int64_t start = NowNs();
-  if (IsComm(op.kind)) {
+  if (IsCommunication(op.kind)) {
     absl::Status s = RunComm(op);
     if (!s.ok()) {
       return absl::Status(s.code(),

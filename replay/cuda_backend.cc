@@ -61,11 +61,6 @@ GemmBytes GemmBytesOf(const GemmShape& g) {
           static_cast<uint64_t>(g.batch * g.m * g.n * elem)};
 }
 
-bool IsComm(OpKind kind) {
-  return kind == OpKind::kCollective || kind == OpKind::kSend ||
-         kind == OpKind::kRecv;
-}
-
 class CudaBackend : public DeviceBackend {
  public:
   CudaBackend(MpiWorld* world, HostTimer timer, CudaBackendOptions options,
@@ -245,7 +240,7 @@ absl::Status CudaBackend::Prepare(const ReplayPlan& plan,
   RETURN_IF_ERROR(world_->Agree(PrepareLocal(plan, storage)));
   int has_comm =
       std::any_of(plan.ops.begin(), plan.ops.end(),
-                  [](const ReplayOp& op) { return IsComm(op.kind); });
+                  [](const ReplayOp& op) { return IsCommunication(op.kind); });
   RETURN_IF_ERROR(MpiStatus(MPI_Allreduce(MPI_IN_PLACE, &has_comm, 1, MPI_INT,
                                           MPI_MAX, MPI_COMM_WORLD),
                             "MPI_Allreduce"));

@@ -26,6 +26,12 @@ enum class OpKind : uint8_t {
 
 absl::string_view OpKindName(OpKind kind);
 
+// Collectives and point-to-point ops: the ones that call MPI or NCCL.
+inline bool IsCommunication(OpKind kind) {
+  return kind == OpKind::kCollective || kind == OpKind::kSend ||
+         kind == OpKind::kRecv;
+}
+
 // C[batch][m][n] = op(A)[batch][m][k] * op(B)[batch][k][n], row-major as
 // PyTorch sees it.
 struct GemmShape {

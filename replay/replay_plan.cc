@@ -32,8 +32,7 @@ class NameTable {
 };
 
 QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
-  const bool comm = op.kind == OpKind::kCollective ||
-                    op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+  const bool comm = IsCommunication(op.kind);
   if (!comm && IsHostNode(node)) {
     return {QueueKind::kHostThread, GetInt(node, attr::kTid).value_or(0)};
   }

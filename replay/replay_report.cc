@@ -184,8 +184,7 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
                         {"min_us", s.min_ns / 1e3},
                         {"p50_us", s.p50_ns / 1e3}};
     if (op.flops > 0) o["tflops"] = s.tflops;
-    if (op.kind == OpKind::kCollective || op.kind == OpKind::kSend ||
-        op.kind == OpKind::kRecv) {
+    if (IsCommunication(op.kind)) {
       if (op.kind == OpKind::kCollective)
         o["comm_type"] = CommTypeName(op.comm.type);
       o["comm_bytes"] = op.comm.bytes;

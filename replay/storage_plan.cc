@@ -12,8 +12,7 @@ namespace {
 
 bool HoldsDeviceMemory(OpKind kind) {
   return kind == OpKind::kGemm || kind == OpKind::kKernel ||
-         kind == OpKind::kCollective || kind == OpKind::kSend ||
-         kind == OpKind::kRecv;
+         IsCommunication(kind);
 }
 
 }  // namespace

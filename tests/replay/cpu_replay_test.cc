@@ -19,21 +19,14 @@
 #include "replay/mpi_world.h"
 #include "replay/replay_session.h"
 #include "replay_test_graphs.h"
+#include "test_world.h"
 
 namespace et::replay {
 namespace {
 
 const std::string kData = ET_TEST_DATA;
 
-// One MPI world for the test binary: MPI can be initialised only once per
-// process.
-MpiWorld* World() {
-  static MpiWorld* world = [] {
-    auto w = MpiWorld::Init(nullptr, nullptr);
-    return w.ok() ? w->release() : nullptr;
-  }();
-  return world;
-}
+using testing::World;
 
 nlohmann::json ReadJson(const std::string& path) {
   std::ifstream in(path);

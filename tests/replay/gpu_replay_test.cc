@@ -13,6 +13,7 @@
 #include "replay/mpi_world.h"
 #include "replay/replay_session.h"
 #include "replay_test_graphs.h"
+#include "test_world.h"
 #if ET_REPLAY_WITH_CUDA
 #include "replay/cuda_backend.h"
 #endif
@@ -32,13 +33,7 @@ namespace {
   GTEST_SKIP() << "skipped: built without the CUDA toolkit"
 #endif
 
-MpiWorld* World() {
-  static MpiWorld* world = [] {
-    auto w = MpiWorld::Init(nullptr, nullptr);
-    return w.ok() ? w->release() : nullptr;
-  }();
-  return world;
-}
+using testing::World;
 
 ChakraProtoMsg::Node Gemm(uint64_t id, int64_t m, int64_t n, int64_t k,
                           const char* type, std::vector<uint64_t> deps,

@@ -11,17 +11,12 @@
 #include "replay/mpi_world.h"
 #include "replay/replay_session.h"
 #include "replay_test_graphs.h"
+#include "test_world.h"
 
 namespace et::replay {
 namespace {
 
-MpiWorld* World() {
-  static MpiWorld* world = [] {
-    auto w = MpiWorld::Init(nullptr, nullptr);
-    return w.ok() ? w->release() : nullptr;
-  }();
-  return world;
-}
+using testing::World;
 
 struct Replayed {
   double recorded_us = 0;
