@@ -48,9 +48,6 @@ struct GemmShape {
   Dtype dtype = Dtype::kFloat32;
 
   double flops() const { return 2.0 * batch * m * n * k; }
-  int64_t bytes() const {
-    return batch * (m * k + k * n + m * n) * ElementBytes(dtype);
-  }
 };
 
 struct CommSpec {
