@@ -9,6 +9,7 @@
 #include "replay/mpi_collective.h"
 
 namespace et::replay {
+
 CpuBackend::CpuBackend(MpiWorld* world, HostTimer timer,
                        uint64_t memory_cap_bytes)
     : world_(world), timer_(timer), memory_cap_bytes_(memory_cap_bytes) {}
@@ -35,14 +36,6 @@ std::string CpuBackend::Describe() const {
       timer_.sleep_overshoot_ns(), mpi, world_->size());
 }
 
-int CpuBackend::GroupSize(int group) const {
-  MPI_Comm comm = world_->comm(group);
-  if (comm == MPI_COMM_NULL) return 1;
-  int n = 1;
-  MPI_Comm_size(comm, &n);
-  return n;
-}
-
 absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
                                  const StoragePlan& /*storage*/) {
   plan_ = &plan;
@@ -57,7 +50,8 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
     const bool comm = IsCommunication(op.kind);
     worker_ops_[comm ? 0 : op.queue + 1].push_back(static_cast<uint32_t>(i));
     if (!comm) continue;
-    const CommBufferBytes b = BuffersFor(op.comm, GroupSize(op.comm.group));
+    const CommBufferBytes b =
+        BuffersFor(op.comm, world_->GroupSize(op.comm.group));
     send = std::max(send, b.send);
     recv = std::max(recv, b.recv);
   }

@@ -61,7 +61,6 @@ class CpuBackend : public DeviceBackend {
   bool AwaitReady(uint32_t i);
   absl::Status RunOp(uint32_t i);
   absl::Status RunComm(const ReplayOp& op);
-  int GroupSize(int group) const;
 
   MpiWorld* world_;
   HostTimer timer_;

@@ -24,9 +24,20 @@ struct CublasTypes {
 };
 
 // cuBLAS has no integer GEMM for every layout PyTorch records; integer and
-// bool GEMMs run as float32 (CublasElementBytes then sizes their buffers).
-CublasTypes CublasTypesFor(Dtype type) {
+// bool GEMMs run as float32.
+Dtype CublasRunType(Dtype type) {
   switch (type) {
+    case Dtype::kFloat16:
+    case Dtype::kBFloat16:
+    case Dtype::kFloat64:
+      return type;
+    default:
+      return Dtype::kFloat32;
+  }
+}
+
+CublasTypes CublasTypesFor(Dtype type) {
+  switch (CublasRunType(type)) {
     case Dtype::kFloat16:
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};
     case Dtype::kBFloat16:
@@ -38,24 +49,12 @@ CublasTypes CublasTypesFor(Dtype type) {
   }
 }
 
-int64_t CublasElementBytes(cudaDataType_t type) {
-  switch (type) {
-    case CUDA_R_16F:
-    case CUDA_R_16BF:
-      return 2;
-    case CUDA_R_64F:
-      return 8;
-    default:
-      return 4;
-  }
-}
-
 // Bytes of A, B and C of `g` as cuBLAS runs it.
 struct GemmBytes {
   uint64_t a, b, c;
 };
 GemmBytes GemmBytesOf(const GemmShape& g) {
-  const int64_t elem = CublasElementBytes(CublasTypesFor(g.dtype).data);
+  const int64_t elem = ElementBytes(CublasRunType(g.dtype));
   return {static_cast<uint64_t>(g.batch * g.m * g.k * elem),
           static_cast<uint64_t>(g.batch * g.k * g.n * elem),
           static_cast<uint64_t>(g.batch * g.m * g.n * elem)};
@@ -96,8 +95,12 @@ class CudaBackend : public DeviceBackend {
   // `align_bytes`.
   char* View(size_t i, bool output, int nth, uint64_t min_bytes,
              uint64_t align_bytes) const;
-  // Ranks in the op's communicator (the launch's, not the recorded size).
-  int CommSize(const ReplayOp& op) const;
+  // Ranks in the op's communicator (the launch's, not the recorded size);
+  // send/recv run on the world's.
+  int CommSize(const ReplayOp& op) const {
+    return world_->GroupSize(op.kind == OpKind::kCollective ? op.comm.group
+                                                            : -1);
+  }
   absl::Status Failed(absl::Status s) {
     failed_ = true;
     return s;
@@ -158,14 +161,6 @@ CudaBackend::~CudaBackend() {
   for (cublasHandle_t h : cublas_) {
     if (h != nullptr) cublasDestroy(h);
   }
-}
-
-int CudaBackend::CommSize(const ReplayOp& op) const {
-  const int group = op.kind == OpKind::kCollective ? op.comm.group : -1;
-  MPI_Comm comm = world_->comm(group);
-  int n = 1;
-  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
-  return n;
 }
 
 uint64_t CudaBackend::ScratchBytesFor(const ReplayOp& op) const {
@@ -345,7 +340,7 @@ absl::Status CudaBackend::RunGemm(size_t i) {
   char* c = nullptr;
   // Recorded views hold the recorded type: usable only when cuBLAS runs that
   // type (an int8 GEMM runs as float32 in scratch).
-  const int64_t elem = CublasElementBytes(t.data);
+  const int64_t elem = ElementBytes(CublasRunType(g.dtype));
   if (elem == ElementBytes(g.dtype)) {
     a = View(i, false, g.a_input, bytes.a, elem);
     b = View(i, false, g.a_input + 1, bytes.b, elem);

@@ -132,6 +132,13 @@ absl::Status MpiWorld::FormGroups(const std::vector<ProcessGroup>& groups) {
   return absl::OkStatus();
 }
 
+int MpiWorld::GroupSize(int g) const {
+  MPI_Comm c = comm(g);
+  int n = 1;
+  if (c != MPI_COMM_NULL) MPI_Comm_size(c, &n);
+  return n;
+}
+
 int MpiWorld::GroupRankOf(int g, int global_rank) const {
   if (g < 0 || group_ranks_[g].empty()) return global_rank;
   const auto& ranks = group_ranks_[g];

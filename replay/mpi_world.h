@@ -57,6 +57,9 @@ class MpiWorld {
   // This group's rank of global rank `global_rank`, or -1 when it is not a
   // member.
   int GroupRankOf(int g, int global_rank) const;
+  // Ranks in group `g`'s communicator (-1: every rank); 1 when this rank is
+  // not a member.
+  int GroupSize(int g) const;
 
  private:
   MpiWorld(int rank, int size) : rank_(rank), size_(size) {}
