@@ -238,6 +238,13 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     if (kineto.measured_step_us >= 0)
       SetDouble(attrs, attr::kMeasuredStepUs, kineto.measured_step_us);
   }
+  const double unprofiled_us = options.measured_step_ms > 0
+                                   ? options.measured_step_ms * 1000.0
+                                   : kineto.unprofiled_step_us;
+  if (unprofiled_us > 0)
+    SetDouble(metadata.mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
+  if (!kineto.device_name.empty())
+    SetString(metadata.mutable_attr(), attr::kDeviceName, kineto.device_name);
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
   NodeEmitter emitter(table, comms, plan, deps, groups, options);
   ChakraProtoMsg::Node node;

@@ -25,6 +25,9 @@ struct ConvertOptions {
   bool force_schema = false;  // try unknown schema versions anyway
   std::string kineto_path;    // optional Kineto trace of the same run
   int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
+  // --measured-step-ms: the step of the same program without a profiler
+  // (overrides the Kineto trace's); 0 = none.
+  double measured_step_ms = 0;
   bool show_progress =
       false;  // progress on stderr (the CLI sets it for a terminal)
 };

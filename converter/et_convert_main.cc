@@ -3,12 +3,14 @@
 // work is in the library.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "converter/astra_text_converter.h"
 #include "converter/converter.h"
@@ -23,6 +25,10 @@ ABSL_FLAG(std::string, kineto, "",
 ABSL_FLAG(std::string, keep, "simulation",
           "operator granularity: 'simulation' (no time counted twice) or 'all' "
           "(every node)");
+ABSL_FLAG(std::string, measured_step_ms, "",
+          "the step time of the same program without a profiler, in ms (the "
+          "truth et-sim and et-replay compare with); overrides the Kineto "
+          "trace's");
 ABSL_FLAG(bool, force_schema, false, "try an unknown ET schema version anyway");
 ABSL_FLAG(int, ranks, 0,
           "convert ranks 0..N-1: input and output paths hold a %d");
@@ -84,6 +90,15 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   o.convert.force_schema = absl::GetFlag(FLAGS_force_schema);
   o.convert.kineto_path = absl::GetFlag(FLAGS_kineto);
   o.convert.rank = absl::GetFlag(FLAGS_rank);
+  if (const std::string ms = absl::GetFlag(FLAGS_measured_step_ms);
+      !ms.empty()) {
+    double v = 0;
+    if (!absl::SimpleAtod(ms, &v) || !(v > 0) || !std::isfinite(v)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--measured-step-ms '%s': expected a positive number of ms", ms));
+    }
+    o.convert.measured_step_ms = v;
+  }
   o.convert.show_progress = isatty(STDERR_FILENO);
   o.ranks = absl::GetFlag(FLAGS_ranks);
   o.jobs = absl::GetFlag(FLAGS_jobs);

@@ -47,13 +47,20 @@ void KeepPlan::AssignStepsByIdRange(const OpTable& table) {
   if (spans.empty())
     return;  // ids ascend with i, so spans are sorted by `first`
   for (uint32_t i = 0; i < table.size(); ++i) {
-    if (step_[i] >= 0) continue;
+    // A GPU op's step is its launcher's; Kineto-linked GPU ops have ids after
+    // every ET id, so an id range says nothing about them.
+    if (step_[i] >= 0 || table.op(i).is_gpu()) continue;
     const uint64_t id = table.op(i).id;
     auto it =
         std::upper_bound(spans.begin(), spans.end(), id,
                          [](uint64_t v, const Span& s) { return v < s.first; });
     if (it != spans.begin() && id <= std::prev(it)->last)
       step_[i] = std::prev(it)->step;
+  }
+  // GPU ops launched by ops that only now have a step.
+  for (uint32_t i : table.preorder()) {
+    const uint32_t p = table.parent(i);
+    if (step_[i] < 0 && table.op(i).is_gpu() && p != kNoOp) step_[i] = step_[p];
   }
 }
 
@@ -143,6 +150,18 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
     } else if (disposition_[i] == Disposition::kContainer) {
       stand_in_[i] = last_node[i];
     }
+  }
+  CountHostOps(table);
+}
+
+void KeepPlan::CountHostOps(const OpTable& table) {
+  host_ops_.assign(table.size(), 0);
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    if (table.op(i).is_gpu() || disposition_[i] == Disposition::kProfilerRoot) {
+      continue;
+    }
+    const uint32_t target = stand_in_[i];
+    if (target != kNoOp) ++host_ops_[target];
   }
 }
 

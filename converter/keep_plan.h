@@ -43,6 +43,10 @@ class KeepPlan {
   uint32_t stand_in(uint32_t op) const { return stand_in_[op]; }
   // The nearest ancestor that is a node (the caller), or kNoOp.
   uint32_t caller(uint32_t op) const { return caller_[op]; }
+  // How many host ops of the ET a node stands for: itself, the ops folded into
+  // it and the containers it stands in for (0 for ops that are not nodes).
+  // et-sim's unprofiled host-time model charges dispatch cost per op.
+  uint32_t host_ops(uint32_t op) const { return host_ops_[op]; }
   // N of the enclosing `ProfilerStep#N` span, or -1.
   int64_t step(uint32_t op) const { return step_[op]; }
   // Kind of work, by op name (cached per name).
@@ -52,12 +56,14 @@ class KeepPlan {
 
  private:
   void AssignStepsByIdRange(const OpTable& table);
+  void CountHostOps(const OpTable& table);
 
   std::vector<Disposition> disposition_;
   std::vector<uint32_t> stand_in_;
   std::vector<uint32_t> caller_;
   std::vector<OpKind> kind_;
   std::vector<int64_t> step_;
+  std::vector<uint32_t> host_ops_;
   std::map<std::string, int64_t> skipped_;
 };
 

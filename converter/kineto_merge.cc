@@ -104,11 +104,14 @@ absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,
   info->sync_edges = static_cast<int64_t>(link.sync_edges.size());
   info->unresolved_syncs = link.unresolved_syncs;
   for (const kineto::StepSpan& s : link.steps) {
-    info->step_times_us.push_back(Micros(s.dur_ns));
+    info->step_times_us.push_back(Micros(s.period_ns));
     info->step_names.push_back(s.name);
   }
   if (link.matched_step >= 0)
-    info->measured_step_us = Micros(link.steps[link.matched_step].dur_ns);
+    info->measured_step_us = Micros(link.steps[link.matched_step].period_ns);
+  info->device_name = trace.device_name();
+  if (trace.unprofiled_step_ms() > 0)
+    info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
   for (const kineto::ThreadMatchStats& t : link.per_thread) {
     info->per_thread.push_back({t.tid, t.host_ops, t.matched});
     if (t.matched_fraction() < 0.99) {

@@ -23,9 +23,13 @@ struct KinetoMergeInfo {
   int64_t gpu_ops_outside_window = 0;
   int64_t sync_edges = 0;
   int64_t unresolved_syncs = 0;
-  std::vector<double> step_times_us;  // every ProfilerStep#N span of the trace
+  // Every ProfilerStep#N of the trace: its profiled step (to the next step's
+  // start; the last to its last GPU op), not the CPU span.
+  std::vector<double> step_times_us;
   std::vector<std::string> step_names;
-  double measured_step_us = -1;  // the step the ET was recorded in, if found
+  double measured_step_us = -1;    // the step the ET was recorded in, if found
+  double unprofiled_step_us = -1;  // the trace's `unprofiled_step_ms`, if any
+  std::string device_name;         // the recording GPU, "" unknown
   struct ThreadMatch {
     int64_t tid = 0;
     int64_t host_ops = 0;

@@ -179,6 +179,8 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   SetBool(attrs, attr::kIsCpuOp, !op.is_gpu());
   if (op.parent != 0) SetUint64(attrs, attr::kParentId, op.parent);
   if (plan_.step(i) >= 0) SetInt64(attrs, attr::kStep, plan_.step(i));
+  if (!op.is_gpu() && plan_.host_ops(i) > 1)
+    SetInt64(attrs, attr::kHostOps, plan_.host_ops(i));
   if (op.is_gpu()) {
     SetBool(attrs, attr::kIsGpuOp, true);
     SetInt64(attrs, attr::kStream, op.stream);

@@ -62,6 +62,9 @@ inline constexpr char kMeasuredStepUs[] =
 inline constexpr char kInputStrides[] =
     "input_strides";  // string, the ET's strides list (JSON text)
 inline constexpr char kOutputStrides[] = "output_strides";  // string, likewise
+inline constexpr char kHostOps[] =
+    "host_ops";  // int64, ET ops a host node stands for (itself, folded
+                 // children, containers it heads); absent = 1
 inline constexpr char kIoOp[] =
     "io_op";  // string, a GPU GEMM kernel's launcher whose IOInfo it carries
 
@@ -77,8 +80,12 @@ inline constexpr char kPgBackends[] = "pg_backends";   // string list
 inline constexpr char kPgSizes[] = "pg_sizes";         // int64 list
 inline constexpr char kPgRanksPrefix[] = "pg_ranks:";  // + pg name: int64 list
 inline constexpr char kStepTimesUs[] =
-    "step_times_us";  // double list, measured steps
+    "step_times_us";  // double list, profiled steps (ProfilerStep#N periods)
+inline constexpr char kUnprofiledStepUs[] =
+    "unprofiled_step_us";  // double, the step without a profiler (the truth)
 inline constexpr char kStepNames[] = "step_names";  // string list
+inline constexpr char kDeviceName[] =
+    "device_name";  // string, the recording GPU (Kineto deviceProperties)
 
 }  // namespace et::attr
 

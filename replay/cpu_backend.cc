@@ -143,13 +143,12 @@ int64_t CpuBackend::NotBeforeNs(uint32_t i) const {
 }
 
 void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
-  int64_t prev_end_ns = NowNs();
   for (uint32_t i : ops) {
     if (!AwaitReady(i)) return;
-    int64_t not_before = NotBeforeNs(i);
-    // A host op keeps its recorded distance from the previous op's end.
-    not_before =
-        std::max(not_before, prev_end_ns + plan_->ops[i].gap_before_ns);
+    // A host op keeps its gap from when it could start: now, after the
+    // previous op on this worker and the op's dependencies (step_model.h).
+    const int64_t not_before =
+        std::max(NotBeforeNs(i), NowNs() + plan_->ops[i].gap_before_ns);
     const int64_t now = NowNs();
     if (not_before > now) timer_.WaitUntil(now, not_before - now);
     {
@@ -157,7 +156,6 @@ void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
       started_ns_[i] = NowNs();
     }
     absl::Status s = RunOp(i);
-    prev_end_ns = NowNs();
     absl::MutexLock lock(&mu_);
     if (!s.ok()) {
       if (error_.ok()) error_ = s;
@@ -207,6 +205,8 @@ absl::Status CpuBackend::RunOp(uint32_t i) {
                           absl::StrFormat("node %d (%s): %s", op.node_id,
                                           plan_->name(op), s.message()));
     }
+  } else if (op.kind == OpKind::kHostCompute) {
+    timer_.WaitUntil(start, op.host_ns);
   } else if (op.kind != OpKind::kNone) {
     timer_.WaitUntil(start, op.recorded_ns);
   }

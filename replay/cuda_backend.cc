@@ -303,10 +303,11 @@ absl::Status CudaBackend::IssueHost(size_t i) {
   const ReplayOp& op = plan_->ops[i];
   ASSIGN_OR_RETURN(int64_t start, HostReadyNs(i, /*device_waits=*/true));
   int64_t& free_ns = host_free_ns_[op.queue];
-  start = std::max({start, free_ns + op.gap_before_ns, NowNs()});
+  // The gap is held from when the op could start (proto/step_model.h).
+  start = std::max(std::max(start, free_ns) + op.gap_before_ns, NowNs());
   const int64_t now = NowNs();
   if (start > now) timer_.WaitUntil(now, start - now);
-  const int64_t held_ns = op.kind == OpKind::kNone ? 0 : op.recorded_ns;
+  const int64_t held_ns = op.kind == OpKind::kNone ? 0 : op.host_ns;
   host_start_ns_[i] = start;
   host_timing_[i] = {start - origin_host_ns_, held_ns};
   free_ns = start + held_ns;

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "proto/cli_args.h"
+#include "proto/status_macros.h"
 #include "replay/replay_session.h"
 
 ABSL_FLAG(std::string, device, "cpu",
@@ -17,7 +18,11 @@ ABSL_FLAG(std::string, device, "cpu",
 ABSL_FLAG(int, world, 0, "run the one TRACE on every one of N ranks");
 ABSL_FLAG(int, warmup, 1, "warm-up iterations");
 ABSL_FLAG(int, iters, 3, "timed iterations");
-ABSL_FLAG(std::string, host_ops, "on", "on|off: replay CPU ops' recorded time");
+ABSL_FLAG(std::string, host_time, "unprofiled",
+          "host ops and gaps: unprofiled (the program without a profiler; "
+          "compared with the unprofiled step) or recorded (as recorded, "
+          "profiler included; compared with the profiled step)");
+ABSL_FLAG(std::string, host_ops, "on", "on|off: replay CPU ops' time");
 ABSL_FLAG(std::string, host_gaps, "on",
           "on|off: hold the recorded time between a host thread's ops");
 ABSL_FLAG(std::string, host_wait, "hybrid",
@@ -61,6 +66,8 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
     return absl::InvalidArgumentError("--warmup needs an integer >= 0");
   if (o.timed_iterations < 1)
     return absl::InvalidArgumentError("--iters needs an integer >= 1");
+  ASSIGN_OR_RETURN(o.host_time,
+                   et::ParseHostTimeMode(absl::GetFlag(FLAGS_host_time)));
   const std::string host_ops = absl::GetFlag(FLAGS_host_ops);
   if (host_ops != "on" && host_ops != "off") {
     return absl::InvalidArgumentError("--host-ops is on or off");

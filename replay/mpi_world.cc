@@ -64,6 +64,23 @@ MpiWorld::~MpiWorld() {
 
 void MpiWorld::Barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
 
+std::vector<std::vector<double>> MpiWorld::AllGather(
+    const std::vector<double>& local) const {
+  int count = static_cast<int>(local.size());
+  std::vector<int> counts(size_), offsets(size_, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<double> all(offsets.back() + counts.back());
+  MPI_Allgatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(),
+                 offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  std::vector<std::vector<double>> by_rank(size_);
+  for (int r = 0; r < size_; ++r) {
+    by_rank[r].assign(all.begin() + offsets[r],
+                      all.begin() + offsets[r] + counts[r]);
+  }
+  return by_rank;
+}
+
 absl::Status MpiWorld::Agree(const absl::Status& local) const {
   int mine = local.ok() ? INT_MAX : rank_;
   int first = INT_MAX;

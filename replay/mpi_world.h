@@ -38,6 +38,11 @@ class MpiWorld {
 
   void Barrier() const;
 
+  // Collective: every rank's `local` values, concatenated in rank order; the
+  // ranks may contribute different counts.
+  std::vector<std::vector<double>> AllGather(
+      const std::vector<double>& local) const;
+
   // Collective: OK on every rank when `local` is OK on every rank; otherwise
   // every rank gets the error of the lowest failing rank, prefixed with "rank
   // N: ".

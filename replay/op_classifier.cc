@@ -129,11 +129,6 @@ std::pair<Dims, Dims> OperandStrides(const ChakraProtoMsg::Node& node,
 
 }  // namespace
 
-bool IsHostNode(const ChakraProtoMsg::Node& node) {
-  if (GetBool(node, attr::kIsGpuOp).value_or(false)) return false;
-  return GetBool(node, attr::kIsCpuOp).value_or(false);
-}
-
 bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
   GemmForm form = GemmFormOf(node.name());
   // A linked trace's GEMM kernel carries its launcher's IOInfo and name.
@@ -248,15 +243,8 @@ ReplayOp OpClassifier::Classify(const Graph& graph, NodeIndex index) {
   ReplayOp op;
   op.node = index;
   op.node_id = node.id();
-  op.recorded_ns =
-      GetInt(node, attr::kDurationNs)
-          .value_or(static_cast<int64_t>(node.duration_micros()) * 1000);
-  if (auto start = GetInt(node, attr::kStartNs)) {
-    op.recorded_start_ns = *start;
-  } else if (node.start_time_micros() > 0) {
-    op.recorded_start_ns =
-        static_cast<int64_t>(node.start_time_micros()) * 1000;
-  }
+  op.recorded_ns = RecordedDurationNs(node);
+  op.recorded_start_ns = RecordedStartNs(node);
   op.flops = GetDouble(node, attr::kNumOps).value_or(0);
   switch (node.type()) {
     case ChakraProtoMsg::COMM_COLL_NODE:

@@ -13,12 +13,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "proto/graph.h"
+#include "proto/step_model.h"
 #include "replay/replay_op.h"
 
 namespace et::replay {
-
-// True when the node runs on the host (is_cpu_op true and not is_gpu_op).
-bool IsHostNode(const ChakraProtoMsg::Node& node);
 
 // Fills the GEMM shape of a GEMM-like op from its input shapes and types.
 // Returns false when the name is not GEMM-like or the shapes do not describe a

@@ -67,8 +67,10 @@ struct ReplayOp {
   int queue = 0;                   // ReplayPlan::queues index
   int64_t recorded_ns = 0;         // recorded duration (0 if none)
   int64_t recorded_start_ns = -1;  // recorded start, -1 if none
-  // Host ops: the recorded time between the previous op on the same thread
-  // and this one (Python, the dispatcher), held before it; 0 if unknown.
+  // Host ops: the time held on the thread in this replay (the host-time
+  // model's, proto/step_model.h), and the time held before it since the
+  // previous op on the thread ended (Python, the dispatcher).
+  int64_t host_ns = 0;
   int64_t gap_before_ns = 0;
   int64_t bytes = 0;          // kKernel: bytes touched (0: run for recorded_ns)
   double flops = 0;           // num_ops, or the GEMM's 2*b*m*n*k

@@ -43,46 +43,29 @@ QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
           op.kind == OpKind::kCollective ? op.comm.group : -1};
 }
 
-void FillRecordedTimes(const Graph& graph, ReplayPlan* plan) {
+void FillRecordedIdentity(const Graph& graph, ReplayPlan* plan) {
   const auto& meta = graph.metadata().attr();
-  if (const auto* a = FindAttr(meta, attr::kStepTimesUs);
-      a && a->has_double_list()) {
-    plan->recorded_step_times_us.assign(a->double_list().values().begin(),
-                                        a->double_list().values().end());
-  }
   plan->recorded_rank =
       static_cast<int>(GetInt(meta, attr::kRank).value_or(-1));
   plan->recorded_world_size =
       static_cast<int>(GetInt(meta, attr::kWorldSize).value_or(0));
-  int64_t first = INT64_MAX, last = INT64_MIN;
-  for (const ReplayOp& op : plan->ops) {
-    if (op.recorded_start_ns < 0 || op.kind == OpKind::kNone) continue;
-    first = std::min(first, op.recorded_start_ns);
-    last = std::max(last, op.recorded_start_ns + op.recorded_ns);
-  }
-  plan->recorded_span_ns = first < last ? last - first : 0;
 }
 
-// Each host op's recorded distance from the end of the previous op on its
-// thread, in issue order (nested or overlapping ops: 0).
-void FillHostGaps(ReplayPlan* plan) {
-  std::vector<int64_t> prev_end(plan->queues.size(), -1);
+// Host ops hold the host-time model's time, and its gap before them.
+void FillHostTimes(const PlanOptions& options, ReplayPlan* plan) {
   for (ReplayOp& op : plan->ops) {
-    if (plan->queues[op.queue].kind != QueueKind::kHostThread ||
-        op.recorded_start_ns < 0) {
-      continue;
-    }
-    int64_t& end = prev_end[op.queue];
-    if (end >= 0)
-      op.gap_before_ns = std::max<int64_t>(0, op.recorded_start_ns - end);
-    end = std::max(end, op.recorded_start_ns + op.recorded_ns);
+    if (op.kind != OpKind::kHostCompute) continue;
+    op.host_ns = plan->steps.HostDurationNs(op.node, options.host_time);
+    if (options.host_gaps)
+      op.gap_before_ns = plan->steps.HostGapNs(op.node, options.host_time);
   }
 }
 
 // How far into host op `host` device op `op` may start: a kernel is launched
 // part-way through its host op (a synchronous copy's host op even waits for
 // it), so waiting for the whole host op would serialise what the recording
-// overlapped. -1 (wait for the end) unless both recorded starts are known.
+// overlapped. The recorded lag is scaled to the time the host op is held.
+// -1 (wait for the end) unless both recorded starts are known.
 int64_t LaunchLagNs(const ReplayPlan& plan, const ReplayOp& op,
                     const ReplayOp& host) {
   if (plan.queues[op.queue].kind != QueueKind::kDeviceStream ||
@@ -90,9 +73,12 @@ int64_t LaunchLagNs(const ReplayPlan& plan, const ReplayOp& op,
       op.recorded_start_ns < 0 || host.recorded_start_ns < 0) {
     return -1;
   }
-  const int64_t held_ns = host.kind == OpKind::kNone ? 0 : host.recorded_ns;
-  return std::clamp<int64_t>(op.recorded_start_ns - host.recorded_start_ns, 0,
-                             held_ns);
+  const int64_t held_ns = host.kind == OpKind::kNone ? 0 : host.host_ns;
+  const int64_t lag = std::clamp<int64_t>(
+      op.recorded_start_ns - host.recorded_start_ns, 0, host.recorded_ns);
+  if (host.recorded_ns <= 0) return std::min(lag, held_ns);
+  return static_cast<int64_t>(static_cast<double>(lag) * held_ns /
+                              static_cast<double>(host.recorded_ns));
 }
 
 // Waits of op i: the latest dependency on each other queue.
@@ -125,13 +111,6 @@ void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node,
 
 }  // namespace
 
-double ReplayPlan::RecordedIterationUs() const {
-  double sum = 0;
-  for (double s : recorded_step_times_us) sum += s;
-  if (sum > 0) return sum;
-  return recorded_span_ns / 1e3;
-}
-
 int ReplayPlan::RequiredRanks() const {
   int needed = std::max(recorded_world_size, 1);
   for (const ProcessGroup& g : groups) {
@@ -149,6 +128,8 @@ int ReplayPlan::RequiredRanks() const {
 absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
                                            const PlanOptions& options) {
   ReplayPlan plan;
+  plan.steps = StepModel::Build(graph);
+  plan.host_time = options.host_time;
   plan.groups = DecodeProcessGroups(graph.metadata().attr());
   std::vector<std::string> group_names;
   for (const ProcessGroup& g : plan.groups) group_names.push_back(g.name);
@@ -170,8 +151,10 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
   for (NodeIndex n : *order) {
     const ChakraProtoMsg::Node& node = graph.node(n);
     ReplayOp op = classifier.Classify(graph, n);
-    if (op.kind == OpKind::kHostCompute && !options.host_ops)
+    if ((op.kind == OpKind::kHostCompute && !options.host_ops) ||
+        !plan.steps.Runs(n, options.host_time)) {
       op.kind = OpKind::kNone;
+    }
     const QueueInfo q = QueueFor(node, op);
     auto [it, inserted] = queue_index.emplace(
         std::make_tuple(static_cast<int>(q.kind), q.recorded_id, q.comm_group),
@@ -185,7 +168,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
     plan.ops.push_back(op);
   }
   plan.unknown_group_ops = classifier.unknown_groups();
-  if (options.host_ops && options.host_gaps) FillHostGaps(&plan);
+  FillHostTimes(options, &plan);
 
   plan.wait_offsets.reserve(plan.ops.size() + 1);
   plan.wait_offsets.push_back(0);
@@ -194,7 +177,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     AddWaits(graph, op_of_node, i, &plan, &latest_by_queue, &touched);
   }
-  FillRecordedTimes(graph, &plan);
+  FillRecordedIdentity(graph, &plan);
   return plan;
 }
 

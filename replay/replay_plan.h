@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 #include "proto/graph.h"
 #include "proto/process_group.h"
+#include "proto/step_model.h"
 #include "replay/replay_op.h"
 
 namespace et::replay {
@@ -48,8 +49,8 @@ struct ReplayPlan {
 
   int recorded_rank = -1;       // metadata `rank`, -1 if absent
   int recorded_world_size = 0;  // metadata `world_size`, else the largest group
-  std::vector<double> recorded_step_times_us;  // metadata `step_times_us`
-  int64_t recorded_span_ns = 0;  // first recorded start to last recorded end
+  StepModel steps;              // steps, measured steps, host-time model
+  HostTimeMode host_time = HostTimeMode::kUnprofiled;
   bool used_data_deps_only = false;  // ctrl deps were cyclic and were ignored
   int64_t unknown_group_ops =
       0;  // collectives naming a pg absent from the metadata
@@ -80,21 +81,17 @@ struct ReplayPlan {
     return names[op.types_id];
   }
 
-  // The recorded time this replay is compared against: the sum of the recorded
-  // steps when the trace lists them, else the recorded span; 0 when neither is
-  // known.
-  double RecordedIterationUs() const;
-
   // Ranks a launch needs: recorded_world_size, or 1 + the largest rank named by
   // a group or a send/recv peer.
   int RequiredRanks() const;
 };
 
 struct PlanOptions {
-  bool host_ops =
-      true;  // replay CPU ops' recorded time (false: they only order)
-  // Hold the recorded time between consecutive ops of a host thread (time
-  // outside any op: Python, the dispatcher); false: ops run back to back.
+  // How long host ops and the gaps between them last (proto/step_model.h).
+  HostTimeMode host_time = HostTimeMode::kUnprofiled;
+  bool host_ops = true;  // replay CPU ops' time (false: they only order)
+  // Hold the time between consecutive ops of a host thread (time outside any
+  // op: Python, the dispatcher); false: ops run back to back.
   bool host_gaps = true;
 };
 

@@ -49,7 +49,70 @@ OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
   return s;
 }
 
+// When each step ended in one iteration: the last end among its ops.
+std::vector<int64_t> StepEnds(const ReplayPlan& plan,
+                              const IterationTiming& t) {
+  std::vector<int64_t> ends(static_cast<size_t>(plan.steps.steps()), 0);
+  for (size_t i = 0; i < plan.ops.size() && i < t.ops.size(); ++i) {
+    const ReplayOp& op = plan.ops[i];
+    if (op.kind == OpKind::kNone) continue;
+    const int32_t k =
+        plan.steps.step_ids().empty() ? 0 : plan.steps.step_index(op.node);
+    if (k >= 0)
+      ends[k] = std::max(ends[k], t.ops[i].start_ns + t.ops[i].duration_ns);
+  }
+  return ends;
+}
+
+// Each step's end, averaged over the timed iterations.
+RankSteps LocalSteps(const ReplayPlan& plan,
+                     const std::vector<IterationTiming>& timed, int rank) {
+  std::vector<int64_t> mean(static_cast<size_t>(plan.steps.steps()), 0);
+  for (const IterationTiming& t : timed) {
+    const std::vector<int64_t> ends = StepEnds(plan, t);
+    for (size_t k = 0; k < ends.size(); ++k)
+      mean[k] += ends[k] / static_cast<int64_t>(timed.size());
+  }
+  return MakeRankSteps({rank}, mean, plan.steps.Measured(plan.host_time));
+}
+
 }  // namespace
+
+std::vector<double> StepValues(const RankSteps& steps) {
+  std::vector<double> v = {steps.ranks.empty() ? 0.0 : steps.ranks[0],
+                           steps.measured.us.value_or(-1)};
+  v.insert(v.end(), steps.step_us.begin(), steps.step_us.end());
+  return v;
+}
+
+StepReport StepReportOfRanks(const ReplayPlan& plan,
+                             const std::vector<std::vector<double>>& by_rank) {
+  std::vector<RankSteps> rows;
+  const MeasuredStep local = plan.steps.Measured(plan.host_time);
+  for (const std::vector<double>& v : by_rank) {
+    if (v.size() < 2) continue;
+    RankSteps r;
+    r.ranks = {static_cast<int64_t>(v[0])};
+    r.step_us.assign(v.begin() + 2, v.end());
+    double sum = 0;
+    for (double us : r.step_us) sum += us;
+    r.mean_us = r.step_us.empty() ? 0 : sum / r.step_us.size();
+    if (v[1] > 0) {
+      r.measured.us = v[1];
+      r.measured.source =
+          local.source.empty()
+              ? (plan.host_time == HostTimeMode::kUnprofiled ? "unprofiled-run"
+                                                             : "profiled-run")
+              : local.source;
+      r.error_pct = (r.mean_us - v[1]) / v[1] * 100.0;
+    }
+    rows.push_back(std::move(r));
+  }
+  return MakeStepReport(std::move(rows), plan.steps.steps(), plan.host_time,
+                        plan.host_time == HostTimeMode::kUnprofiled
+                            ? plan.steps.nodes_outside_steps()
+                            : 0);
+}
 
 double NcclTestsBytes(ChakraProtoMsg::CollectiveCommType type, int64_t bytes,
                       int ranks) {
@@ -64,7 +127,6 @@ ReplayReport BuildReport(const ReplayPlan& plan,
   ReplayReport r;
   r.ranks = ranks;
   r.timed_iterations = static_cast<int>(timed.size());
-  r.recorded_iteration_us = plan.RecordedIterationUs();
   double sum = 0;
   for (const IterationTiming& t : timed) {
     r.iteration_us.push_back(t.total_ns / 1e3);
@@ -72,10 +134,8 @@ ReplayReport BuildReport(const ReplayPlan& plan,
   }
   if (!timed.empty()) r.comm_calls_per_iteration = timed.back().comm_calls;
   r.mean_iteration_us = timed.empty() ? 0 : sum / timed.size();
-  if (r.recorded_iteration_us > 0) {
-    r.error_pct = 100.0 * (r.mean_iteration_us - r.recorded_iteration_us) /
-                  r.recorded_iteration_us;
-  }
+  r.local_steps = LocalSteps(plan, timed, std::max(plan.recorded_rank, 0));
+  r.step = StepReportOfRanks(plan, {StepValues(r.local_steps)});
   std::vector<int64_t> scratch;
   double gemm_flops = 0, gemm_seconds = 0;
   std::map<std::string, double> bus_bytes, comm_seconds;
@@ -114,13 +174,11 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
                                     r.input, r.device, r.rank, r.ranks);
   absl::StrAppendFormat(&out, "iterations: %d warm-up + %d timed\n",
                         r.warmup_iterations, r.timed_iterations);
-  absl::StrAppendFormat(&out, "step time: %.1f us measured (mean)",
-                        r.mean_iteration_us);
-  if (r.recorded_iteration_us > 0) {
-    absl::StrAppendFormat(&out, " vs %.1f us recorded: %+.1f%%",
-                          r.recorded_iteration_us, r.error_pct);
-  }
-  out += "\nops per iteration:";
+  absl::StrAppendFormat(&out,
+                        "iteration (the whole graph, %d steps): %.1f us\n",
+                        r.step.steps, r.mean_iteration_us);
+  absl::StrAppend(&out, FormatStepReport(r.step, "replayed", 16));
+  out += "ops per iteration:";
   for (const auto& [kind, n] : r.ops_by_kind)
     absl::StrAppendFormat(&out, " %s=%d", kind, n);
   out += "\n";
@@ -158,10 +216,9 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
   j["ranks"] = r.ranks;
   j["warmup_iterations"] = r.warmup_iterations;
   j["timed_iterations"] = r.timed_iterations;
-  j["recorded_iteration_us"] = r.recorded_iteration_us;
   j["iteration_us"] = r.iteration_us;
   j["mean_iteration_us"] = r.mean_iteration_us;
-  j["error_pct"] = r.error_pct;
+  j["step"] = StepReportJson(r.step);
   j["comm_calls_per_iteration"] = r.comm_calls_per_iteration;
   j["ops_by_kind"] = r.ops_by_kind;
   j["gemm"] = {{"count", r.gemm_count}, {"tflops", r.gemm_tflops}};

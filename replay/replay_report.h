@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/step_report.h"
 #include "replay/device_backend.h"
 #include "replay/replay_plan.h"
 
@@ -40,10 +41,10 @@ struct ReplayReport {
   int ranks = 1;
   int warmup_iterations = 0;
   int timed_iterations = 0;
-  double recorded_iteration_us = 0;
-  std::vector<double> iteration_us;  // measured, each timed iteration
+  std::vector<double> iteration_us;  // measured, each timed iteration (graph)
   double mean_iteration_us = 0;
-  double error_pct = 0;  // (measured - recorded) / recorded, 0 if unknown
+  RankSteps local_steps;  // this rank's steps (mean over timed iterations)
+  StepReport step;        // every rank's, against the measured step
   int64_t comm_calls_per_iteration =
       0;  // communication calls the backend completed
   std::map<std::string, int64_t> ops_by_kind;     // executed per iteration
@@ -54,8 +55,15 @@ struct ReplayReport {
 };
 
 // `ranks` is the launch's world size (for collectives over every rank).
+// Fills local_steps and a one-rank `step` (StepReportOfRanks widens it).
 ReplayReport BuildReport(const ReplayPlan& plan,
                          const std::vector<IterationTiming>& timed, int ranks);
+
+// The step report of every rank from each rank's local_steps, flattened by
+// StepValues (what one rank sends to the others).
+std::vector<double> StepValues(const RankSteps& steps);
+StepReport StepReportOfRanks(const ReplayPlan& plan,
+                             const std::vector<std::vector<double>>& by_rank);
 
 // The human summary: step time, error, top `top_ops` ops by measured time,
 // totals.

@@ -35,6 +35,7 @@ absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
   ASSIGN_OR_RETURN(std::string path, TracePathForRank(options, rank, ranks));
   ASSIGN_OR_RETURN(Graph graph, LoadGraph(path));
   PlanOptions plan_options;
+  plan_options.host_time = options.host_time;
   plan_options.host_ops = options.host_ops;
   plan_options.host_gaps = options.host_gaps;
   auto plan = BuildReplayPlan(graph, plan_options);
@@ -163,6 +164,9 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
   const std::vector<IterationTiming>& timed = *timed_or;
 
   ReplayReport report = BuildReport(plan, timed, world->size());
+  report.local_steps.ranks = {world->rank()};
+  report.step =
+      StepReportOfRanks(plan, world->AllGather(StepValues(report.local_steps)));
   report.input =
       TracePathForRank(options, world->rank(), world->size()).value_or("");
   report.device = (*backend)->Describe();

@@ -23,6 +23,7 @@ struct ReplayOptions {
   int world = 0;               // > 0: run the one trace on every rank, N ranks
   int warmup_iterations = 1;
   int timed_iterations = 3;
+  HostTimeMode host_time = HostTimeMode::kUnprofiled;  // PlanOptions
   bool host_ops = true;   // replay CPU ops' recorded time
   bool host_gaps = true;  // and the recorded time between them (PlanOptions)
   HostWaitMode host_wait = HostWaitMode::kHybrid;

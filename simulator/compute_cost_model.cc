@@ -56,12 +56,32 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
   const double mem = d.value("mem_bw_gbps", 0.0);  // GB/s = B/ns
   p.peak_flops_per_ns = peak * d.value("peak_efficiency", 1.0);
   p.mem_bytes_per_ns = mem * d.value("mem_efficiency", 1.0);
+  p.raw_flops_per_ns = peak;
+  p.raw_bytes_per_ns = mem;
   if (!(p.peak_flops_per_ns > 0) || !(p.mem_bytes_per_ns > 0)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: device '%s' needs positive peak_tflops and mem_bw_gbps",
         presets_path, device));
   }
   return p;
+}
+
+absl::StatusOr<DeviceProfile> DeviceProfileForName(
+    const std::string& presets_path, absl::string_view device_name) {
+  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(presets_path));
+  std::string best;
+  if (j.contains("devices") && j["devices"].is_object()) {
+    for (const auto& [name, unused] : j["devices"].items()) {
+      if (absl::StrContains(device_name, name) && name.size() > best.size())
+        best = name;
+    }
+  }
+  if (best.empty()) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: no preset for the recorded device '%s'",
+                        presets_path, device_name));
+  }
+  return LoadDeviceProfile(presets_path, best);
 }
 
 std::string CalibrationKey(absl::string_view name, absl::string_view shapes) {
@@ -111,7 +131,10 @@ absl::StatusOr<ComputeCostModel> ComputeCostModel::Create(
   const std::string presets = options.device_file.empty()
                                   ? DefaultDevicePresetsPath()
                                   : options.device_file;
-  ASSIGN_OR_RETURN(m.device_, LoadDeviceProfile(presets, options.device));
+  ASSIGN_OR_RETURN(
+      m.device_,
+      LoadDeviceProfile(presets, options.device.empty() ? std::string("H100")
+                                                        : options.device));
   if (m.model_ == ComputeModel::kCalibrated) {
     if (options.calibration_file.empty()) {
       return absl::InvalidArgumentError(

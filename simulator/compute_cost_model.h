@@ -23,6 +23,8 @@ struct DeviceProfile {
   std::string name;
   double peak_flops_per_ns = 0;  // effective (peak x efficiency)
   double mem_bytes_per_ns = 0;   // effective
+  double raw_flops_per_ns = 0;   // the data sheet's
+  double raw_bytes_per_ns = 0;
 };
 
 // Loads `device` from a presets file (JSON, simulator/presets/devices.json
@@ -32,6 +34,11 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
 
 // The shipped presets file (simulator/presets/devices.json in the source tree).
 std::string DefaultDevicePresetsPath();
+
+// The preset whose name a recorded device name contains ("NVIDIA H100 80GB
+// HBM3" -> H100; the longest such name wins), or NotFound.
+absl::StatusOr<DeviceProfile> DeviceProfileForName(
+    const std::string& presets_path, absl::string_view device_name);
 
 // op name + "|" + input shapes with blanks removed -> measured mean ns.
 using CalibrationTable = absl::flat_hash_map<std::string, double>;

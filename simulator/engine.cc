@@ -182,11 +182,13 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
   tl.critical_pred[node] = pred;
 
   if (p.kind[node] == OpKind::kCompute) {
-    tl.start_ns[node] = t;
+    // A host op's thread is busy for its gap first (Python, the dispatcher).
+    const int64_t start = t + p.gap_ns[node];
+    tl.start_ns[node] = start;
     const double scaled = static_cast<double>(p.compute_ns[node]) *
                           classes_[c].slowdown / options_.compute_scale;
-    queue_.Push(t + static_cast<int64_t>(std::llround(scaled)), kPrioFinish, c,
-                node);
+    queue_.Push(start + static_cast<int64_t>(std::llround(scaled)), kPrioFinish,
+                c, node);
     return;
   }
   IssueComm(c, node, t);

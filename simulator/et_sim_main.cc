@@ -1,6 +1,7 @@
 // et-sim: predicts step time and communication cost of Chakra traces on N
 // ranks. Flag parsing only (Abseil flags into SimOptions); the work lives in
 // the et_simulator library.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -23,10 +24,19 @@ ABSL_FLAG(std::string, schedule, "stream",
           "one collective at a time per rank)");
 ABSL_FLAG(std::string, compute, "recorded",
           "compute model: recorded, roofline, calibrated");
+ABSL_FLAG(std::string, host_time, "unprofiled",
+          "host ops and gaps: unprofiled (the program without a profiler; "
+          "compared with the unprofiled step) or recorded (as recorded, "
+          "profiler included; compared with the profiled step)");
+ABSL_FLAG(std::string, measured_step_ms, "",
+          "the true step time in ms to compare the prediction with (overrides "
+          "the trace's; e.g. measured on the --device GPU)");
 ABSL_FLAG(std::string, calibration, "",
           "measured op times (docs/calibration-format.md)");
-ABSL_FLAG(std::string, device, "H100",
-          "roofline device preset: V100, A100, H100, H200");
+ABSL_FLAG(std::string, device, "",
+          "the GPU to predict for (V100, A100, H100, H200): GPU ops recorded "
+          "on another one are scaled to it; the roofline preset (default: the "
+          "recorded GPU, else H100)");
 ABSL_FLAG(std::string, device_file, "",
           "device presets file (default: the shipped presets)");
 ABSL_FLAG(double, compute_scale, 1.0,
@@ -107,6 +117,10 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
                            {{"recorded", ComputeModel::kRecorded},
                             {"roofline", ComputeModel::kRoofline},
                             {"calibrated", ComputeModel::kCalibrated}});
+  o.host_time =
+      Choose<et::HostTimeMode>("host-time", absl::GetFlag(FLAGS_host_time),
+                               {{"unprofiled", et::HostTimeMode::kUnprofiled},
+                                {"recorded", et::HostTimeMode::kRecorded}});
   o.comm_model = Choose<CommModel>("comm", absl::GetFlag(FLAGS_comm),
                                    {{"model", CommModel::kModel},
                                     {"recorded", CommModel::kRecorded},
@@ -120,6 +134,13 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
        {"direct", CollectiveAlgorithm::kDirect},
        {"hierarchical", CollectiveAlgorithm::kHierarchical}});
   o.calibration_file = absl::GetFlag(FLAGS_calibration);
+  if (const std::string ms = absl::GetFlag(FLAGS_measured_step_ms);
+      !ms.empty()) {
+    double v = 0;
+    if (!absl::SimpleAtod(ms, &v) || !(v > 0) || !std::isfinite(v))
+      Fail("--measured-step-ms '" + ms + "': expected a positive number of ms");
+    o.measured_step_us = v * 1000.0;
+  }
   o.device = absl::GetFlag(FLAGS_device);
   o.device_file = absl::GetFlag(FLAGS_device_file);
   o.compute_scale = absl::GetFlag(FLAGS_compute_scale);

@@ -10,6 +10,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/comm_type.h"
+#include "simulator/device_what_if.h"
 
 namespace et::sim {
 namespace {
@@ -70,6 +71,35 @@ std::string ResourceName(std::pair<int, int64_t> key,
   }
 }
 
+// The what-if for a trace recorded on one GPU and predicted for another
+// (--device), or nullopt (with a note when the recording GPU is unknown).
+std::optional<DeviceWhatIf> WhatIfFor(const Graph& graph,
+                                      const SimOptions& options,
+                                      std::vector<std::string>* notes) {
+  if (options.device.empty()) return std::nullopt;
+  const std::string presets = options.device_file.empty()
+                                  ? DefaultDevicePresetsPath()
+                                  : options.device_file;
+  const std::string recorded_name =
+      GetString(graph.metadata().attr(), attr::kDeviceName).value_or("");
+  absl::StatusOr<DeviceProfile> recorded =
+      DeviceProfileForName(presets, recorded_name);
+  absl::StatusOr<DeviceProfile> target =
+      LoadDeviceProfile(presets, options.device);
+  if (!recorded.ok() || !target.ok()) {
+    notes->push_back(absl::StrFormat(
+        "--device %s: the recording GPU is %s; GPU ops keep their recorded "
+        "times",
+        options.device,
+        recorded_name.empty()
+            ? "unknown (convert with --kineto)"
+            : absl::StrCat("'", recorded_name, "', which has no preset")));
+    return std::nullopt;
+  }
+  if (recorded->name == target->name) return std::nullopt;
+  return DeviceWhatIf(*recorded, *target);
+}
+
 }  // namespace
 
 int32_t ProgramGroups::Find(const std::string& name) const {
@@ -102,6 +132,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
 
   // Which deps to follow: all, unless control deps are cyclic (old converters).
   DepSelection deps = DepSelection::kAll;
+  std::string repaired;
   if (absl::StatusOr<std::vector<NodeIndex>> order =
           graph.TopologicalOrder(deps);
       !order.ok()) {
@@ -113,18 +144,33 @@ absl::StatusOr<RankProgram> CompileRankProgram(
           "data dependencies are cyclic: ", data_order.status().message()));
     }
     p.ctrl_deps_ignored = true;
-    p.note = absl::StrCat("ctrl_deps are cyclic (", order.status().message(),
-                          "); simulated with data_deps only");
+    repaired = absl::StrCat("ctrl_deps are cyclic (", order.status().message(),
+                            "); simulated with data_deps only");
   }
   if (graph.missing_dep_count() > 0) {
-    absl::StrAppend(&p.note, p.note.empty() ? "" : "; ",
+    absl::StrAppend(&repaired, repaired.empty() ? "" : "; ",
                     graph.missing_dep_count(),
                     " deps name ids not in the graph (ignored)");
   }
+  if (!repaired.empty()) p.notes.push_back(std::move(repaired));
 
+  p.steps = StepModel::Build(graph);
+  const HostTimeMode mode = options.host_time;
+  p.host_time = mode;
+  // Host ops with a recorded time take the step model's when the host
+  // dispatches GPU work or durations are the recorded ones; a CPU-only trace
+  // under roofline or calibration keeps the compute model's.
+  const bool host_time_model =
+      p.steps.has_gpu_ops() || options.compute_model == ComputeModel::kRecorded;
+  const std::optional<DeviceWhatIf> what_if =
+      options.compute_model == ComputeModel::kRecorded
+          ? WhatIfFor(graph, options, &p.notes)
+          : std::nullopt;
+  WhatIfCounts what_if_counts;
   p.kind.resize(n);
   p.resource.resize(n);
   p.compute_ns.assign(n, 0);
+  p.gap_ns.assign(n, 0);
   p.recorded_ns.assign(n, 0);
   p.comm_type.assign(n, ChakraProtoMsg::ALL_REDUCE);
   p.comm_bytes.assign(n, 0);
@@ -134,9 +180,18 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   std::map<std::pair<int, int64_t>, uint32_t> resources;
   for (NodeIndex i = 0; i < n; ++i) {
     const Node& node = graph.node(i);
-    const OpKind kind = Classify(node);
+    const OpKind kind = p.steps.Runs(i, mode) ? Classify(node) : OpKind::kNoop;
     p.kind[i] = kind;
-    if (kind == OpKind::kCompute) {
+    if (kind == OpKind::kCompute && p.steps.is_host(i) && host_time_model &&
+        p.steps.recorded_duration_ns(i) > 0) {
+      p.compute_ns[i] = p.steps.HostDurationNs(i, mode);
+      p.gap_ns[i] = p.steps.HostGapNs(i, mode);
+    } else if (kind == OpKind::kCompute && what_if &&
+               p.steps.recorded_duration_ns(i) > 0) {
+      p.compute_ns[i] =
+          what_if->ScaleNs(p.steps.recorded_duration_ns(i), p.steps.flops(i),
+                           p.steps.bytes(i), &what_if_counts);
+    } else if (kind == OpKind::kCompute) {
       p.compute_ns[i] = compute.DurationNs(node);
     } else if (kind != OpKind::kNoop) {
       p.comm_type[i] = static_cast<ChakraProtoMsg::CollectiveCommType>(
@@ -166,6 +221,27 @@ absl::StatusOr<RankProgram> CompileRankProgram(
       p.resource_is_compute.push_back(key.first != 2);
     }
     p.resource[i] = it->second;
+  }
+
+  p.measured = p.steps.Measured(mode);
+  if (options.measured_step_us > 0) {
+    p.measured = {options.measured_step_us, mode == HostTimeMode::kUnprofiled
+                                                ? "unprofiled-run"
+                                                : "profiled-run"};
+  } else if (what_if && p.measured.us) {
+    p.notes.push_back(absl::StrFormat(
+        "the trace's measured step is %s's, not %s's: no error reported (pass "
+        "--measured-step-ms)",
+        what_if->recorded().name, what_if->target().name));
+    p.measured = {};
+  }
+  if (what_if) {
+    p.notes.push_back(absl::StrFormat(
+        "GPU ops recorded on %s scaled to %s: %d compute-bound (by peak "
+        "FLOP/s), %d memory-bound (by bandwidth), %d kept (no FLOPs or bytes)",
+        what_if->recorded().name, what_if->target().name,
+        what_if_counts.compute_bound, what_if_counts.memory_bound,
+        what_if_counts.unknown));
   }
 
   // Users CSR over the followed deps.

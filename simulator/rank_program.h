@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "proto/graph.h"
 #include "proto/process_group.h"
+#include "proto/step_model.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/sim_options.h"
 
@@ -30,8 +31,10 @@ struct ProgramGroups {
 struct RankProgram {
   const Graph* graph = nullptr;  // not owned
   std::vector<OpKind> kind;
-  std::vector<uint32_t> resource;    // dense per program
-  std::vector<int64_t> compute_ns;   // compute ops (before slow-down)
+  std::vector<uint32_t> resource;   // dense per program
+  std::vector<int64_t> compute_ns;  // compute ops (before slow-down)
+  // Host ops: time their thread spends before them (Python, dispatcher).
+  std::vector<int64_t> gap_ns;
   std::vector<int64_t> recorded_ns;  // comm ops' recorded durations (0 = none)
   std::vector<ChakraProtoMsg::CollectiveCommType> comm_type;
   std::vector<uint64_t> comm_bytes;
@@ -44,9 +47,15 @@ struct RankProgram {
       resource_names;  // "cpu tid 1", "gpu stream 7", "comm pg 0"
   std::vector<bool> resource_is_compute;
   ProgramGroups groups;
+  StepModel steps;  // steps, measured step times, host-time model
+  HostTimeMode host_time = HostTimeMode::kUnprofiled;
+  // The step the prediction is compared with: the trace's for host_time, or
+  // --measured-step-ms; none when GPU ops were scaled to another device.
+  MeasuredStep measured;
   int64_t recorded_world_size = 0;  // from metadata (0 = unknown)
   bool ctrl_deps_ignored = false;   // ctrl deps were cyclic: data deps only
-  std::string note;                 // what was repaired, for the report
+  // What was repaired and what the cost models did, for the report.
+  std::vector<std::string> notes;
 };
 
 // Compiles `graph` (which must outlive the program) under `options`.

@@ -93,30 +93,35 @@ std::vector<CriticalStep> CriticalPath(const RankClass& rc,
   return path;
 }
 
-void AddMeasuredError(const RankProgram& p, int64_t step_ns, Report* r) {
-  std::optional<std::vector<double>> steps;
-  if (const auto* a =
-          FindAttr(p.graph->metadata().attr(), attr::kStepTimesUs)) {
-    std::vector<double> v;
-    if (a->has_double_list())
-      v.assign(a->double_list().values().begin(),
-               a->double_list().values().end());
-    if (a->has_int64_list())
-      v.assign(a->int64_list().values().begin(),
-               a->int64_list().values().end());
-    if (!v.empty()) steps = v;
+// When each step of a class's program ended: the last finish among its nodes
+// (the whole graph is one step when no node carries a step).
+std::vector<int64_t> StepEnds(const RankProgram& p, const ClassTimeline& tl) {
+  std::vector<int64_t> ends(static_cast<size_t>(p.steps.steps()), 0);
+  for (size_t i = 0; i < p.kind.size(); ++i) {
+    if (p.kind[i] == OpKind::kNoop || tl.finish_ns[i] < 0) continue;
+    const int32_t k = p.steps.step_ids().empty()
+                          ? 0
+                          : p.steps.step_index(static_cast<NodeIndex>(i));
+    if (k >= 0) ends[k] = std::max(ends[k], tl.finish_ns[i]);
   }
-  if (!steps) return;
-  double sum = 0;
-  for (double s : *steps) sum += s;
-  r->measured_steps = static_cast<int64_t>(steps->size());
-  r->measured_step_us = sum / steps->size();
-  const double predicted_us =
-      static_cast<double>(step_ns) / 1e3 / steps->size();
-  if (*r->measured_step_us > 0) {
-    r->step_error_pct =
-        (predicted_us - *r->measured_step_us) / *r->measured_step_us * 100;
+  return ends;
+}
+
+StepReport BuildStepReport(const std::vector<RankClass>& classes,
+                           const SimResult& result) {
+  std::vector<RankSteps> rows;
+  int64_t steps = 1, left_out = 0;
+  HostTimeMode mode = HostTimeMode::kUnprofiled;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const RankProgram& p = *classes[c].program;
+    rows.push_back(MakeRankSteps(classes[c].ranks,
+                                 StepEnds(p, result.timelines[c]), p.measured));
+    steps = std::max(steps, p.steps.steps());
+    mode = p.host_time;
+    if (p.host_time == HostTimeMode::kUnprofiled)
+      left_out = std::max(left_out, p.steps.nodes_outside_steps());
   }
+  return MakeStepReport(std::move(rows), steps, mode, left_out);
 }
 
 }  // namespace
@@ -136,9 +141,9 @@ Report BuildReport(const std::vector<RankClass>& classes,
       r.step_ns = r.ranks.back().step_ns;
       slowest = c;
     }
-    if (!classes[c].program->note.empty()) {
-      r.notes.push_back(absl::StrCat("rank ", classes[c].ranks.front(), ": ",
-                                     classes[c].program->note));
+    for (const std::string& note : classes[c].program->notes) {
+      r.notes.push_back(
+          absl::StrCat("rank ", classes[c].ranks.front(), ": ", note));
     }
   }
   // Per-op table over the slowest rank (other ranks are alike or listed in
@@ -190,22 +195,17 @@ Report BuildReport(const std::vector<RankClass>& classes,
             });
   r.critical_path =
       CriticalPath(classes[slowest], tl, &r.critical_path_busy_ns);
-  AddMeasuredError(p, r.step_ns, &r);
+  r.step = BuildStepReport(classes, result);
   return r;
 }
 
 std::string FormatReportText(const Report& r, size_t top) {
   auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
   std::string out = absl::StrFormat(
-      "et-sim: %d ranks (%d simulated), %d events\nstep time: %.3f ms (%d "
-      "ns)\n",
-      r.world_size, r.classes, r.events, ms(r.step_ns), r.step_ns);
-  if (r.measured_step_us) {
-    absl::StrAppendFormat(
-        &out, "measured step: %.3f ms (mean of %d), prediction error %+.1f%%\n",
-        *r.measured_step_us / 1e3, r.measured_steps,
-        r.step_error_pct.value_or(0));
-  }
+      "et-sim: %d ranks (%d simulated), %d events\ngraph time: %.3f ms (%d "
+      "steps)\n",
+      r.world_size, r.classes, r.events, ms(r.step_ns), r.step.steps);
+  absl::StrAppend(&out, FormatStepReport(r.step, "predicted", top));
   for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
   absl::StrAppend(&out,
                   "\nranks            step_ms  compute_ms  comm_ms  "
@@ -263,11 +263,7 @@ std::string FormatReportJson(const Report& r) {
   j["simulated_classes"] = r.classes;
   j["events"] = r.events;
   j["step_ns"] = r.step_ns;
-  if (r.measured_step_us) {
-    j["measured_step_us"] = *r.measured_step_us;
-    j["measured_steps"] = r.measured_steps;
-    if (r.step_error_pct) j["step_error_pct"] = *r.step_error_pct;
-  }
+  j["step"] = StepReportJson(r.step);
   j["notes"] = r.notes;
   for (const RankSummary& s : r.ranks) {
     j["ranks"].push_back({{"ranks", s.ranks},

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "proto/step_report.h"
 #include "simulator/engine.h"
 
 namespace et::sim {
@@ -46,7 +47,7 @@ struct Report {
   int64_t world_size = 0;
   int64_t classes = 0;
   int64_t events = 0;
-  int64_t step_ns = 0;  // max over ranks
+  int64_t step_ns = 0;  // the whole graph (every step), max over ranks
   std::vector<RankSummary> ranks;
   std::vector<OpRow> ops;
   std::vector<CollectiveRow> collectives;
@@ -54,10 +55,7 @@ struct Report {
       critical_path;  // of the slowest rank, in time order
   int64_t critical_path_busy_ns = 0;
   std::vector<std::string> notes;
-  std::optional<double> measured_step_us;  // mean of step_times_us
-  int64_t measured_steps = 0;
-  std::optional<double>
-      step_error_pct;  // (predicted per step - measured) / measured
+  StepReport step;  // per step, against the measured step
 };
 
 Report BuildReport(const std::vector<RankClass>& classes,

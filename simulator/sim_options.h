@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proto/process_group.h"
+#include "proto/step_model.h"
 
 namespace et::sim {
 
@@ -49,15 +50,24 @@ struct SimOptions {
   std::vector<ProcessGroup> groups_override;
   SchedulingMode scheduling = SchedulingMode::kStreamAware;
   ComputeModel compute_model = ComputeModel::kRecorded;
+  // Host ops and the gaps between them: as recorded (profiler included), or
+  // the program without a profiler (proto/step_model.h).
+  HostTimeMode host_time = HostTimeMode::kUnprofiled;
   CommModel comm_model = CommModel::kModel;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   bool nccl_efficiency =
       false;  // scale bandwidth by NCCL's size-dependent efficiency
   std::string topology = "HGX-H100";  // preset name or YAML/JSON path
-  std::string astra_system;     // ASTRA-sim system JSON (astra comm models)
-  std::string device = "H100";  // roofline device preset
-  std::string device_file;      // presets file; empty = the shipped one
+  std::string astra_system;  // ASTRA-sim system JSON (astra comm models)
+  // The device to predict for: the roofline preset, and with a trace recorded
+  // on another GPU the what-if target (simulator/device_what_if.h). Empty:
+  // the recorded device (roofline: H100).
+  std::string device;
+  std::string device_file;  // presets file; empty = the shipped one
   std::string calibration_file;
+  // --measured-step-ms: the true step this prediction is compared with
+  // (overrides the trace's; e.g. the step measured on the --device GPU).
+  double measured_step_us = 0;
   double compute_scale = 1.0;               // divide compute durations by this
   std::map<int64_t, double> rank_slowdown;  // rank -> factor (>1 = slower)
   bool use_rank_symmetry = true;

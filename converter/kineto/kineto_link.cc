@@ -31,6 +31,24 @@ void CollectSteps(const KinetoTrace& trace, const LinkOptions& options,
               return std::make_pair(a.start_ns, a.name) <
                      std::make_pair(b.start_ns, b.name);
             });
+  // Profiled periods: start to the next start; the last step ends with the
+  // last GPU op launched inside its span.
+  auto& steps = result->steps;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    StepSpan& step = steps[s];
+    step.period_ns = step.dur_ns;
+    if (s + 1 < steps.size()) {
+      step.period_ns = steps[s + 1].start_ns - step.start_ns;
+      continue;
+    }
+    for (const GpuOp& op : result->gpu_ops) {
+      if (op.launch_ns < step.start_ns ||
+          op.launch_ns >= step.start_ns + step.dur_ns)
+        continue;
+      step.period_ns =
+          std::max(step.period_ns, op.start_ns + op.dur_ns - step.start_ns);
+    }
+  }
   // The step holding most of the matched ops' window.
   int64_t best_overlap = 0;
   for (size_t s = 0; s < result->steps.size(); ++s) {

@@ -6,11 +6,13 @@
 
 #include <simdjson.h>
 
+#include <cmath>
 #include <string_view>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "proto/file_util.h"
 #include "proto/status_macros.h"
@@ -141,6 +143,8 @@ class KinetoJsonParser {
   absl::Status ParseEvent(od::object& object, RawEvent* raw);
   absl::Status ParseArgs(od::object& args, KinetoEvent* event, RawEvent* raw);
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
+  absl::Status ReadUnprofiledStep(od::value& value);
+  void ReadDeviceName(od::value& value);
   absl::Status JsonError(simdjson::error_code code,
                          absl::string_view where) const;
   void Emit(RawEvent& raw);
@@ -161,6 +165,36 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
       "kineto: %s: %s JSON %s, after %d events (simdjson: %s)", source_,
       truncated ? "truncated or malformed" : "malformed", where, event_index_,
       simdjson::error_message(code)));
+}
+
+// The first device's name; anything unexpected leaves it unknown.
+void KinetoJsonParser::ReadDeviceName(od::value& value) {
+  od::array devices;
+  if (value.get_array().get(devices)) return;
+  for (auto device : devices) {
+    od::object fields;
+    if (device.get_object().get(fields)) return;
+    std::string_view name;
+    if (!fields["name"].get_string().get(name))
+      trace_->set_device_name(std::string(name));
+    return;
+  }
+}
+
+// A number, or a numeric string (profile.add_metadata stores strings).
+absl::Status KinetoJsonParser::ReadUnprofiledStep(od::value& value) {
+  double ms = 0;
+  std::string_view text;
+  bool ok = !value.get_double().get(ms);
+  if (!ok && !value.get_string().get(text))
+    ok = absl::SimpleAtod(absl::string_view(text.data(), text.size()), &ms);
+  if (!ok || !(ms > 0) || !std::isfinite(ms)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kineto: %s: 'unprofiled_step_ms' must be a positive number of ms",
+        source_));
+  }
+  trace_->set_unprofiled_step_ms(ms);
+  return absl::OkStatus();
 }
 
 absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
@@ -340,6 +374,10 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       }
       RETURN_IF_ERROR(ParseEvents(events));
       saw_events = true;
+    } else if (key == "deviceProperties") {
+      ReadDeviceName(value);
+    } else if (key == "unprofiled_step_ms") {
+      RETURN_IF_ERROR(ReadUnprofiledStep(value));
     } else if (key == "distributedInfo") {
       od::object info;
       if (value.get_object().get(info)) continue;

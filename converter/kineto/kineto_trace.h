@@ -91,6 +91,12 @@ class KinetoTrace {
   // The id of `text` when some event uses it as a name.
   std::optional<uint32_t> FindName(absl::string_view text) const;
   int64_t rank() const { return rank_; }  // distributedInfo.rank; -1 absent
+  // The step time of the same program without a profiler, in ms, when the
+  // recorder stored it (top-level `unprofiled_step_ms`, examples/
+  // record_trace.py); -1 absent.
+  double unprofiled_step_ms() const { return unprofiled_step_ms_; }
+  // The first GPU's name (deviceProperties[0].name), "" when absent.
+  const std::string& device_name() const { return device_name_; }
   bool is_legacy_array() const { return legacy_array_; }
   int64_t ignored_events() const {
     return ignored_events_;
@@ -101,6 +107,8 @@ class KinetoTrace {
   void AddEvent(const KinetoEvent& event) { events_.push_back(event); }
   int32_t AddDims(const LaunchDims& dims);
   void set_rank(int64_t rank) { rank_ = rank; }
+  void set_unprofiled_step_ms(double ms) { unprofiled_step_ms_ = ms; }
+  void set_device_name(std::string name) { device_name_ = std::move(name); }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
   void CountIgnored() { ++ignored_events_; }
 
@@ -112,6 +120,8 @@ class KinetoTrace {
   std::vector<std::string> names_{std::string()};
   absl::flat_hash_map<std::string, uint32_t> name_ids_{{std::string(), 0}};
   int64_t rank_ = -1;
+  double unprofiled_step_ms_ = -1;
+  std::string device_name_;
   bool legacy_array_ = false;
   int64_t ignored_events_ = 0;
 };

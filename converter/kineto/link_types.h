@@ -86,7 +86,11 @@ struct SyncEdge {
 struct StepSpan {
   std::string name;
   int64_t start_ns = 0;
-  int64_t dur_ns = 0;
+  int64_t dur_ns = 0;  // the CPU span of the ProfilerStep annotation
+  // The profiled step: to the next step's start, or for the last step to the
+  // end of the last GPU op launched inside it (GPU-bound steps run past their
+  // CPU span), whichever is later.
+  int64_t period_ns = 0;
 };
 
 // How well one ET thread lined up with its Kineto thread.

@@ -116,6 +116,7 @@ double ReplayedIterationUs(const std::string& name,
   options.warmup_iterations = 0;
   options.timed_iterations = 1;
   options.host_gaps = host_gaps;
+  options.host_time = HostTimeMode::kRecorded;  // the timeline's mechanics
   auto report = RunReplaySession(options, World(), nullptr);
   EXPECT_TRUE(report.ok()) << report.status();
   return report.ok() ? report->iteration_us.at(0) : 0;

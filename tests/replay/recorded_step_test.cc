@@ -1,9 +1,10 @@
 // The replay engine against real recordings: each trace is converted with its
 // Kineto trace (recorded per-op times, streams, launches), replayed on the CPU
-// backend, where every op holds its recorded time, and the replayed step must
-// come within 10% of the recorded one. What this checks is the timeline model
-// (queues, cross-queue waits, launch points inside host ops, host gaps); the
-// GPU backend replaces the recorded times with real kernels on the same model.
+// backend with `--host-time recorded`, where every op holds its recorded time,
+// and the replayed step must come within 10% of the profiled one. What this
+// checks is the timeline model (queues, cross-queue waits, launch points inside
+// host ops, host gaps); the GPU backend replaces the recorded times with real
+// kernels on the same model.
 #include <string>
 
 #include "converter/converter.h"
@@ -35,10 +36,12 @@ Replayed ConvertAndReplay(const std::string& et, const std::string& kineto,
   options.trace = out;
   options.warmup_iterations = 1;
   options.timed_iterations = 2;
+  options.host_time = HostTimeMode::kRecorded;
   auto report = RunReplaySession(options, World(), nullptr);
   EXPECT_TRUE(report.ok()) << report.status();
   if (!report.ok()) return {};
-  return {report->recorded_iteration_us, report->mean_iteration_us};
+  EXPECT_EQ(report->step.measured_source, "profiled-run");
+  return {report->step.measured_us.value_or(0), report->step.predicted_us};
 }
 
 // resnet on a V100: 161 ms, one host thread launching 335 kernels on one
