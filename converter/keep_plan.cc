@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "proto/step_model.h"
 
 namespace et::convert {
 namespace {
@@ -37,12 +38,9 @@ void KeepPlan::AssignStepsByIdRange(const OpTable& table) {
   };
   std::vector<Span> spans;
   for (uint32_t i = 0; i < table.size(); ++i) {
-    absl::string_view name = table.name(i);
-    int64_t step = 0;
-    if (absl::ConsumePrefix(&name, "ProfilerStep#") &&
-        absl::SimpleAtoi(name, &step)) {
+    const int64_t step = StepNumberOfName(table.name(i));
+    if (step >= 0)
       spans.push_back({table.op(i).id, table.subtree_max_id(i), step});
-    }
   }
   if (spans.empty())
     return;  // ids ascend with i, so spans are sorted by `first`
@@ -89,12 +87,8 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
       caller_[i] = is_node(p) ? p : caller_[p];
       step_[i] = step_[p];
     }
-    absl::string_view name = table.name(i);
-    int64_t step = 0;
-    if (absl::ConsumePrefix(&name, "ProfilerStep#") &&
-        absl::SimpleAtoi(name, &step)) {
+    if (const int64_t step = StepNumberOfName(table.name(i)); step >= 0)
       step_[i] = step;
-    }
     if (op.is_gpu())
       continue;  // GPU ops are always nodes, launched by their caller
     if (all)
@@ -127,13 +121,14 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
     }
   }
   AssignStepsByIdRange(table);
-  // A container stands in as the last node of its subtree (largest id):
-  // post-order.
+  // A container stands in as the last host node of its subtree (largest id;
+  // linked GPU ops have ids after every ET op, and a kernel must not stand in
+  // for host work): post-order.
   const auto& pre = table.preorder();
   std::vector<uint32_t> last_node(n, kNoOp);
   for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
     const uint32_t i = *it;
-    if (is_node(i) &&
+    if (is_node(i) && !table.op(i).is_gpu() &&
         (last_node[i] == kNoOp || table.op(i).id > table.op(last_node[i]).id)) {
       last_node[i] = i;
     }

@@ -18,17 +18,19 @@ namespace {
 
 constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max() / 4;
 
-// The step number in "ProfilerStep#N", or -1.
-int64_t StepNumber(absl::string_view name) {
-  int64_t n = -1;
-  if (!absl::ConsumePrefix(&name, "ProfilerStep#") ||
-      !absl::SimpleAtoi(name, &n)) {
-    return -1;
-  }
-  return n;
-}
-
 }  // namespace
+
+int64_t StepNumberOfName(absl::string_view name) {
+  int64_t n = -1;
+  if (absl::ConsumePrefix(&name, "ProfilerStep#")) {
+    return absl::SimpleAtoi(name, &n) && n >= 0 ? n : -1;
+  }
+  if (absl::ConsumePrefix(&name, "## step_") &&
+      absl::ConsumeSuffix(&name, " ##")) {
+    return absl::SimpleAtoi(name, &n) && n >= 0 ? n : -1;
+  }
+  return -1;
+}
 
 absl::string_view HostTimeModeName(HostTimeMode mode) {
   return mode == HostTimeMode::kRecorded ? "recorded" : "unprofiled";
@@ -81,6 +83,7 @@ StepModel StepModel::Build(const Graph& graph, const HostTimeModel& model) {
 void StepModel::ReadNodes(const Graph& graph) {
   const size_t n = graph.size();
   is_host_.assign(n, 0);
+  is_wait_.assign(n, 0);
   host_ops_.assign(n, 1);
   launches_.assign(n, 0);
   launcher_.assign(n, -1);
@@ -102,6 +105,7 @@ void StepModel::ReadNodes(const Graph& graph) {
     bytes_[i] = static_cast<double>(
         std::max<int64_t>(0, GetInt(node, attr::kTensorSize).value_or(0)));
     is_host_[i] = node.type() == ChakraProtoMsg::COMP_NODE && IsHostNode(node);
+    is_wait_[i] = GetInt(node, attr::kWaitSeq).has_value();
     if (!is_host_[i] && node.type() == ChakraProtoMsg::COMP_NODE)
       has_gpu_ops_ = true;
     if (!is_host_[i]) continue;
@@ -184,7 +188,7 @@ void StepModel::ReadMeasured(const Graph& graph) {
     if (!(times[k] > 0)) continue;
     if (names.size() == times.size() && !step_ids_.empty() &&
         !std::binary_search(step_ids_.begin(), step_ids_.end(),
-                            StepNumber(names[k]))) {
+                            StepNumberOfName(names[k]))) {
       continue;
     }
     profiled_step_us_.push_back(times[k]);

@@ -77,6 +77,8 @@ class StepModel {
   int64_t nodes_outside_steps() const { return nodes_outside_steps_; }
 
   bool is_host(NodeIndex i) const { return is_host_[i]; }
+  // A host op that blocks until a collective completes (`wait_seq`).
+  bool is_wait(NodeIndex i) const { return is_wait_[i]; }
   // Host compute nodes: time on their thread, and the time their thread
   // spends before them (since the previous op on it ended).
   int64_t HostDurationNs(NodeIndex i, HostTimeMode mode) const;
@@ -116,6 +118,7 @@ class StepModel {
   std::vector<int64_t> step_ids_;
   std::vector<int32_t> step_index_;
   std::vector<uint8_t> is_host_;
+  std::vector<uint8_t> is_wait_;
   std::vector<uint32_t> host_ops_;
   std::vector<int32_t> launches_;
   std::vector<int64_t> launcher_;
@@ -134,13 +137,18 @@ class StepModel {
   std::optional<double> unprofiled_step_us_;
 };
 
+// N of a step marker's name: "ProfilerStep#N" (torch.profiler's schedule) or
+// "## step_N ##" (a record_function range around a training step, as in
+// examples/record_trace.py for PyTorch 1.13); -1 for any other name.
+int64_t StepNumberOfName(absl::string_view name);
+
 // The recorded duration of a node in ns: `duration_ns` when positive, else
 // `duration_micros` (saturating).
 int64_t RecordedDurationNs(const ChakraProtoMsg::Node& node);
 // The recorded start in ns, or -1 when the node has none.
 int64_t RecordedStartNs(const ChakraProtoMsg::Node& node);
-// A node that runs on a host thread: not a GPU op (is_gpu_op, else
-// !is_cpu_op; no flag at all: host).
+// A node that runs on a host thread: is_cpu_op true and is_gpu_op not true
+// (no flag at all: a device op, as in ASTRA-sim's workloads).
 bool IsHostNode(const ChakraProtoMsg::Node& node);
 
 }  // namespace et

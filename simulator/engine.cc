@@ -191,6 +191,12 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
                 c, node);
     return;
   }
+  // The thread that issued a host-side collective goes on at once.
+  for (uint32_t k = p.issue_user_offsets[node];
+       k < p.issue_user_offsets[node + 1]; ++k) {
+    const uint32_t u = p.issue_users[k];
+    if (--state_[c].deps_left[u] == 0) MarkReady(c, u, t);
+  }
   IssueComm(c, node, t);
 }
 

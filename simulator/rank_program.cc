@@ -2,6 +2,7 @@
 // dependency CSR.
 #include "simulator/rank_program.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -98,6 +99,59 @@ std::optional<DeviceWhatIf> WhatIfFor(const Graph& graph,
   }
   if (recorded->name == target->name) return std::nullopt;
   return DeviceWhatIf(*recorded, *target);
+}
+
+// An edge from a host-side collective (no GPU stream) to a host op that
+// follows it in issue order (a ctrl dep) and neither waits for it nor is
+// otherwise ordered after its completion.
+bool ReleasedOnIssue(const Graph& graph, const RankProgram& p, NodeIndex dep,
+                     NodeIndex user) {
+  const OpKind k = p.kind[dep];
+  if (k != OpKind::kCollective && k != OpKind::kSend && k != OpKind::kRecv)
+    return false;
+  if (p.resource_names[p.resource[dep]].rfind("gpu", 0) == 0) return false;
+  if (!p.steps.is_host(user) || p.steps.is_wait(user)) return false;
+  const auto ctrl = graph.ctrl_deps(user);
+  return std::find(ctrl.begin(), ctrl.end(), dep) != ctrl.end();
+}
+
+// Users CSR over the followed deps, split by when they are released.
+void BuildUsers(const Graph& graph, DepSelection deps, RankProgram* p) {
+  const size_t n = graph.size();
+  auto for_each_dep = [&](NodeIndex i, auto&& fn) {
+    for (NodeIndex d : graph.data_deps(i)) fn(d);
+    if (deps == DepSelection::kAll) {
+      for (NodeIndex d : graph.ctrl_deps(i)) fn(d);
+    }
+  };
+  p->user_offsets.assign(n + 1, 0);
+  p->issue_user_offsets.assign(n + 1, 0);
+  for (NodeIndex i = 0; i < n; ++i) {
+    for_each_dep(i, [&](NodeIndex d) {
+      ++p->dep_count[i];
+      ++(ReleasedOnIssue(graph, *p, d, i) ? p->issue_user_offsets
+                                          : p->user_offsets)[d + 1];
+    });
+  }
+  for (size_t i = 0; i < n; ++i) {
+    p->user_offsets[i + 1] += p->user_offsets[i];
+    p->issue_user_offsets[i + 1] += p->issue_user_offsets[i];
+  }
+  p->users.resize(p->user_offsets[n]);
+  p->issue_users.resize(p->issue_user_offsets[n]);
+  std::vector<uint32_t> fill(p->user_offsets.begin(),
+                             p->user_offsets.end() - 1);
+  std::vector<uint32_t> issue_fill(p->issue_user_offsets.begin(),
+                                   p->issue_user_offsets.end() - 1);
+  for (NodeIndex i = 0; i < n; ++i) {
+    for_each_dep(i, [&](NodeIndex d) {
+      if (ReleasedOnIssue(graph, *p, d, i)) {
+        p->issue_users[issue_fill[d]++] = i;
+      } else {
+        p->users[fill[d]++] = i;
+      }
+    });
+  }
 }
 
 }  // namespace
@@ -244,26 +298,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
         what_if_counts.unknown));
   }
 
-  // Users CSR over the followed deps.
-  p.user_offsets.assign(n + 1, 0);
-  for (NodeIndex i = 0; i < n; ++i) {
-    uint32_t count = static_cast<uint32_t>(graph.data_deps(i).size());
-    if (deps == DepSelection::kAll) count += graph.ctrl_deps(i).size();
-    p.dep_count[i] = count;
-    for (NodeIndex d : graph.data_deps(i)) ++p.user_offsets[d + 1];
-    if (deps == DepSelection::kAll) {
-      for (NodeIndex d : graph.ctrl_deps(i)) ++p.user_offsets[d + 1];
-    }
-  }
-  for (size_t i = 0; i < n; ++i) p.user_offsets[i + 1] += p.user_offsets[i];
-  p.users.resize(p.user_offsets[n]);
-  std::vector<uint32_t> fill(p.user_offsets.begin(), p.user_offsets.end() - 1);
-  for (NodeIndex i = 0; i < n; ++i) {
-    for (NodeIndex d : graph.data_deps(i)) p.users[fill[d]++] = i;
-    if (deps == DepSelection::kAll) {
-      for (NodeIndex d : graph.ctrl_deps(i)) p.users[fill[d]++] = i;
-    }
-  }
+  BuildUsers(graph, deps, &p);
   return p;
 }
 

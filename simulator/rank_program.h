@@ -43,6 +43,11 @@ struct RankProgram {
   std::vector<uint32_t> dep_count;     // deps followed
   std::vector<uint32_t> user_offsets;  // CSR over users followed
   std::vector<uint32_t> users;
+  // Users released when a host-side collective is issued rather than when it
+  // completes: the thread's next ops in issue order (an async c10d call
+  // returns at once; only waits and tensor consumers block). CSR.
+  std::vector<uint32_t> issue_user_offsets;
+  std::vector<uint32_t> issue_users;
   std::vector<std::string>
       resource_names;  // "cpu tid 1", "gpu stream 7", "comm pg 0"
   std::vector<bool> resource_is_compute;

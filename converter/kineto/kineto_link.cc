@@ -12,18 +12,17 @@
 #include "converter/kineto/gpu_op_linker.h"
 #include "converter/kineto/host_op_matcher.h"
 #include "converter/kineto/sync_edges.h"
+#include "proto/step_model.h"
 
 namespace et::kineto {
 namespace {
 
-void CollectSteps(const KinetoTrace& trace, const LinkOptions& options,
-                  LinkResult* result) {
-  if (options.step_prefix.empty()) return;
+void CollectSteps(const KinetoTrace& trace, LinkResult* result) {
   for (const KinetoEvent& e : trace.events()) {
     if (e.kind != EventKind::kUserAnnotation && e.kind != EventKind::kCpuOp)
       continue;
     const absl::string_view name = trace.name(e.name);
-    if (!absl::StartsWith(name, options.step_prefix)) continue;
+    if (StepNumberOfName(name) < 0) continue;
     result->steps.push_back(StepSpan{std::string(name), e.ts_ns, e.dur_ns});
   }
   std::sort(result->steps.begin(), result->steps.end(),
@@ -116,7 +115,7 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
       BuildSyncEdges(trace, nesting, link, event_et_id, window_start,
                      window_end, &result.unresolved_syncs);
   result.gpu_ops = std::move(link.gpu_ops);
-  CollectSteps(trace, options, &result);
+  CollectSteps(trace, &result);
   return result;
 }
 

@@ -108,7 +108,6 @@ struct LinkOptions {
   // Names starting with this prefix are not expected in Kineto (ET root nodes)
   // and are left out of the per-thread statistics.
   std::string et_root_prefix = "[pytorch|profiler|execution_";
-  std::string step_prefix = "ProfilerStep#";
   // How far the aligner looks ahead on either side to resynchronise after a
   // mismatch.
   int lookahead = 32;
