@@ -171,8 +171,11 @@ void CheckInputs(const Flags& flags) {
   absl::Status s = et::sim::CheckGroupsApply(
       flags.options.groups_override, absl::GetFlag(FLAGS_groups), *facts);
   if (!s.ok()) Fail(std::string(s.message()));
-  const std::string note = et::sim::DurationsNote(*facts, flags.options);
-  if (!note.empty()) std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
+  for (const std::string& note :
+       {et::sim::GroupsNote(flags.options.groups_override, *facts),
+        et::sim::DurationsNote(*facts, flags.options)}) {
+    if (!note.empty()) std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
+  }
 }
 
 }  // namespace

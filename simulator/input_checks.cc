@@ -42,8 +42,12 @@ absl::StatusOr<InputFacts> ScanRankFile(const std::string& path) {
       case ChakraProtoMsg::COMM_COLL_NODE:
       case ChakraProtoMsg::COMM_SEND_NODE:
       case ChakraProtoMsg::COMM_RECV_NODE:
-        if (std::optional<std::string> pg = GetString(node, attr::kPgName))
+        ++facts.comm_nodes;
+        if (std::optional<std::string> pg = GetString(node, attr::kPgName)) {
           facts.pg_names.insert(*pg);
+        } else {
+          ++facts.comm_nodes_without_group;
+        }
         break;
       default:
         break;
@@ -94,6 +98,18 @@ absl::Status CheckGroupsApply(const std::vector<ProcessGroup>& groups,
       "as the trace does",
       groups_path, absl::StrJoin(table_names, ", "), rank0.path,
       absl::StrJoin(rank0.pg_names, ", ")));
+}
+
+std::string GroupsNote(const std::vector<ProcessGroup>& groups,
+                       const InputFacts& rank0) {
+  if (groups.empty() || rank0.comm_nodes_without_group == 0 ||
+      rank0.comm_nodes_without_group == rank0.comm_nodes) {
+    return "";  // nothing applies, or all of it: CheckGroupsApply's business
+  }
+  return absl::StrFormat(
+      "--groups: %d of %d communication nodes of %s name no process group "
+      "(pg_name): the table does not apply to them; they span all ranks",
+      rank0.comm_nodes_without_group, rank0.comm_nodes, rank0.path);
 }
 
 std::string DurationsNote(const InputFacts& rank0, const SimOptions& options) {

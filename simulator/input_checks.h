@@ -22,6 +22,8 @@ struct InputFacts {
   std::string path;
   int64_t recorded_world_size = 0;  // world_size in the metadata; 0: unknown
   std::set<std::string> pg_names;   // named by its communication nodes
+  int64_t comm_nodes = 0;
+  int64_t comm_nodes_without_group = 0;  // no pg_name: they span all ranks
   int64_t compute_nodes = 0;
   int64_t compute_nodes_timed = 0;  // with duration_ns or duration_micros > 0
 };
@@ -39,6 +41,12 @@ absl::Status CheckRankCount(const std::string& pattern, int64_t ranks,
 absl::Status CheckGroupsApply(const std::vector<ProcessGroup>& groups,
                               const std::string& groups_path,
                               const InputFacts& rank0);
+
+// A note for stderr when --groups applies to some collectives but others name
+// no group (e.g. NCCL kernels linked without their c10d call): those still
+// span every rank. Empty when there is nothing to say.
+std::string GroupsNote(const std::vector<ProcessGroup>& groups,
+                       const InputFacts& rank0);
 
 // A note for stderr when compute nodes have no recorded duration under the
 // recorded compute model: which model stands in. Empty when all are timed.

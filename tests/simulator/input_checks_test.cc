@@ -91,6 +91,21 @@ TEST(InputChecksTest, GroupsNamedAsNoCollectiveIsAnError) {
   EXPECT_TRUE(CheckGroupsApply({stranger, known}, "groups.json", *f).ok());
 }
 
+TEST(InputChecksTest, GroupsNoteCountsCollectivesWithoutAGroup) {
+  InputFacts f;
+  f.path = "x.0.et";
+  f.pg_names = {"0"};
+  f.comm_nodes = 5;
+  f.comm_nodes_without_group = 2;
+  ProcessGroup g;
+  g.name = "0";
+  const std::string note = GroupsNote({g}, f);
+  EXPECT_NE(note.find("2 of 5 communication nodes"), std::string::npos) << note;
+  EXPECT_EQ(GroupsNote({}, f), "");  // no --groups
+  f.comm_nodes_without_group = 0;
+  EXPECT_EQ(GroupsNote({g}, f), "");  // the table applies to all
+}
+
 TEST(InputChecksTest, NoDurationsSaysWhichModelStandsIn) {
   const InputFacts f = Rank0();  // converted without --kineto: ET 1.0.1
   EXPECT_GT(f.compute_nodes, 0);
