@@ -256,7 +256,8 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
       EncodeProcessGroups(groups_, attrs);
     ++summary->nodes_by_type[ChakraProtoMsg::NodeType_Name(node->type())];
     return;
-  } else if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
+  }
+  if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
     const CommRecord* host = LaunchingCollective(i);
     CommRecord rec_copy;
     if (host != nullptr) rec_copy = *host;
