@@ -64,6 +64,7 @@ std::string ConvertSummary::ToText() const {
     }
     absl::StrAppend(&out, "  Kineto matches by thread: ", threads, "\n");
   }
+  for (const std::string& n : notes) absl::StrAppend(&out, "  ", n, "\n");
   for (const std::string& w : warnings)
     absl::StrAppend(&out, "  warning: ", w, "\n");
   return out;
@@ -73,6 +74,7 @@ std::string ConvertSummary::ToJson() const {
   nlohmann::json j;
   j["input"] = input_path;
   j["output"] = output_path;
+  if (rank >= 0) j["rank"] = rank;
   j["schema"] = schema;
   j["et_nodes"] = et_nodes;
   j["written_nodes"] = written_nodes;
@@ -95,6 +97,7 @@ std::string ConvertSummary::ToJson() const {
         {{"tid", tid}, {"matched", mt.first}, {"host_ops", mt.second}});
   }
   j["kineto_by_thread"] = threads;
+  j["notes"] = notes;
   j["warnings"] = warnings;
   return j.dump();
 }

@@ -134,6 +134,7 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   ConvertSummary summary;
   summary.input_path = input_path;
   summary.output_path = output_path;
+  summary.rank = options.rank;
   ProgressLine progress(options.show_progress, input_path);
   summary.input_bytes = progress.total_bytes();
 
@@ -174,8 +175,8 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
   KinetoMergeInfo kineto;
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(
-        MergeKineto(options.kineto_path, pool.get(), &ops, &kineto));
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.rank, pool.get(),
+                                &ops, &kineto));
     summary.kineto_host_ops = kineto.host_ops_considered;
     summary.kineto_host_ops_matched = kineto.host_ops_matched;
     summary.gpu_ops = kineto.gpu_ops;
@@ -183,7 +184,9 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     for (const auto& t : kineto.per_thread) {
       summary.kineto_by_thread[t.tid] = {t.matched, t.host_ops};
     }
-    summary.warnings.push_back(absl::StrFormat(
+    // A note, not a warning: a full match is the good case. Threads that
+    // matched less than 99% get warnings of their own below.
+    summary.notes.push_back(absl::StrFormat(
         "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
         "launcher, %d of "
         "other iterations left out), %d sync edges",
@@ -257,6 +260,13 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     ++summary.written_nodes;
   }
   RETURN_IF_ERROR(writer->Close());
+  if (auto it = summary.skipped_by_reason.find(kPeerlessP2pReason);
+      it != summary.skipped_by_reason.end()) {
+    summary.warnings.push_back(absl::StrFormat(
+        "%d sends/recvs name no peer rank: written as COMP nodes, not "
+        "communication (a simulator could not pair them)",
+        it->second));
+  }
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

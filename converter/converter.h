@@ -36,6 +36,7 @@ struct ConvertOptions {
 struct ConvertSummary {
   std::string input_path;
   std::string output_path;
+  int rank = -1;  // ConvertOptions::rank
   std::string schema;
   int64_t et_nodes = 0;                                // nodes in the input
   int64_t written_nodes = 0;                           // nodes in the output
@@ -55,7 +56,8 @@ struct ConvertSummary {
   int64_t orphan_gpu_ops = 0;  // of which without a launching host op
   std::map<int64_t, std::pair<int64_t, int64_t>>
       kineto_by_thread;               // tid -> (matched, host ops)
-  std::vector<std::string> warnings;  // e.g. Kineto match fractions
+  std::vector<std::string> notes;     // e.g. the Kineto match; not problems
+  std::vector<std::string> warnings;  // e.g. threads matched below 99%
 
   std::string ToText() const;  // the human summary (several lines)
   std::string ToJson() const;  // one JSON object

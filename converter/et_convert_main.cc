@@ -16,6 +16,7 @@
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "converter/multi_rank.h"
+#include "nlohmann/json.hpp"
 #include "proto/cli_args.h"
 #include "proto/file_util.h"
 #include "proto/graph_json.h"
@@ -134,6 +135,10 @@ int RunSingle(const Options& o) {
   return s.ok() ? 0 : Fail(std::string(s.message()));
 }
 
+// Several ranks, all or none: the outputs appear only if every rank
+// converted. The JSON summary says which ranks failed and why, and the
+// cross-rank check runs on the ranks that converted either way (a mismatch
+// there often explains the failure).
 int RunRanks(const Options& o) {
   auto jobs = o.ranks > 0
                   ? et::convert::JobsFromPattern(o.input, o.output,
@@ -141,37 +146,59 @@ int RunRanks(const Options& o) {
                   : et::convert::JobsFromDirectory(o.input, o.output);
   if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
   auto results = et::convert::ConvertRanks(*jobs, o.convert, o.jobs);
-  int failures = 0;
-  std::string json = "[";
+  nlohmann::json summary = {{"ranks", nlohmann::json::array()},
+                            {"failed", nlohmann::json::array()}};
+  std::vector<et::convert::RankTrace> converted;
   for (const auto& r : results) {
     if (!r.summary.ok()) {
-      ++failures;
+      const std::string why(r.summary.status().message());
       fprintf(stderr, "et-convert: error: rank %d: %s\n", r.job.rank,
-              std::string(r.summary.status().message()).c_str());
+              why.c_str());
+      summary["failed"].push_back(
+          {{"rank", r.job.rank}, {"input", r.job.input}, {"error", why}});
       continue;
     }
     if (!o.quiet)
       fprintf(stderr, "rank %d: %s", r.job.rank, r.summary->ToText().c_str());
-    json += (json.size() > 1 ? "," : "") + r.summary->ToJson();
+    summary["ranks"].push_back(nlohmann::json::parse(r.summary->ToJson()));
+    converted.push_back({r.job.rank, r.staged});
   }
-  json += "]";
+  auto mismatches = et::convert::CheckCollectivesAcrossRanks(converted);
+  const size_t failures = summary["failed"].size();
+  if (!mismatches.ok()) {
+    const std::string why(mismatches.status().message());
+    fprintf(stderr, "et-convert: warning: cross-rank check: %s\n", why.c_str());
+    summary["cross_rank_check_error"] = why;
+  } else {
+    summary["cross_rank_mismatches"] = *mismatches;
+    for (const auto& m : *mismatches)
+      fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
+    if (!o.quiet && mismatches->empty()) {
+      fprintf(stderr,
+              "cross-rank check (%zu ranks): every process group's members "
+              "issued the same collectives in the same order\n",
+              converted.size());
+    }
+  }
+  auto written = et::convert::PublishRankOutputs(&results);
+  if (!written.ok()) {
+    summary["failed"].push_back(
+        {{"rank", -1},
+         {"input", ""},
+         {"error", std::string(written.status().message())}});
+  }
+  summary["outputs_written"] = written.ok() && *written;
+  if (absl::Status s = WriteJsonSummary(o.json_summary, summary.dump());
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  if (!written.ok()) return Fail(std::string(written.status().message()));
   if (failures > 0) {
-    return Fail(
-        absl::StrFormat("%d of %d ranks failed", failures, results.size()));
+    return Fail(absl::StrFormat(
+        "%d of %d ranks failed; no output written (all ranks or none)",
+        failures, results.size()));
   }
-  std::vector<et::convert::RankTrace> traces;
-  for (const auto& r : results) traces.push_back({r.job.rank, r.job.output});
-  auto mismatches = et::convert::CheckCollectivesAcrossRanks(traces);
-  if (!mismatches.ok()) return Fail(std::string(mismatches.status().message()));
-  for (const auto& m : *mismatches)
-    fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
-  if (!o.quiet && mismatches->empty()) {
-    fprintf(stderr,
-            "cross-rank check: every process group's members issued the same "
-            "collectives in the same order\n");
-  }
-  auto s = WriteJsonSummary(o.json_summary, json);
-  return s.ok() ? 0 : Fail(std::string(s.message()));
+  return 0;
 }
 
 int RunAstraText(const Options& o) {

@@ -40,8 +40,12 @@ struct KinetoMergeInfo {
       warnings;  // per-thread match fractions below 99%, ...
 };
 
-absl::Status MergeKineto(const std::string& kineto_path, StringPool* pool,
-                         std::vector<HostOp>* ops, KinetoMergeInfo* info);
+// `et_rank` is the ET's rank (-1: unknown). A Kineto trace whose
+// distributedInfo names another rank is an error, not a merge: the ranks of a
+// job run the same ops, so the wrong rank's trace still matches 100%.
+absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
+                         StringPool* pool, std::vector<HostOp>* ops,
+                         KinetoMergeInfo* info);
 
 }  // namespace et::convert
 

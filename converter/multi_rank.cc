@@ -2,9 +2,13 @@
 #include "converter/multi_rank.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -25,6 +29,15 @@ int LastNumber(const std::string& name) {
   int value = -1;
   if (!absl::SimpleAtoi(name.substr(begin, end - begin + 1), &value)) return -1;
   return value;
+}
+
+// A hidden file beside `output`, so that the final rename stays on one
+// filesystem; the name keeps the output's ending, which picks gzip or not.
+std::string StagingPath(const std::string& output) {
+  const size_t slash = output.rfind('/');
+  const size_t base = slash == std::string::npos ? 0 : slash + 1;
+  return absl::StrFormat("%s.partial-%d-%s", output.substr(0, base), getpid(),
+                         output.substr(base));
 }
 
 }  // namespace
@@ -94,8 +107,10 @@ std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
                                      const ConvertOptions& options,
                                      int threads) {
   std::vector<RankResult> results;
-  for (const RankJob& job : jobs)
-    results.push_back({job, absl::UnknownError("not run")});
+  for (const RankJob& job : jobs) {
+    results.push_back(
+        {job, StagingPath(job.output), absl::UnknownError("not run")});
+  }
   std::atomic<size_t> next{0};
   auto worker = [&]() {
     for (size_t k = next++; k < jobs.size(); k = next++) {
@@ -103,7 +118,9 @@ std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
       o.rank = jobs[k].rank;
       o.kineto_path = jobs[k].kineto;
       o.show_progress = false;
-      results[k].summary = ConvertFile(jobs[k].input, jobs[k].output, o);
+      results[k].summary = ConvertFile(jobs[k].input, results[k].staged, o);
+      if (results[k].summary.ok())
+        results[k].summary->output_path = jobs[k].output;
     }
   };
   std::vector<std::thread> pool;
@@ -112,6 +129,24 @@ std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
   for (int t = 0; t < n; ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   return results;
+}
+
+absl::StatusOr<bool> PublishRankOutputs(std::vector<RankResult>* results) {
+  bool all_ok = true;
+  for (const RankResult& r : *results) all_ok = all_ok && r.summary.ok();
+  if (!all_ok) {
+    for (const RankResult& r : *results) unlink(r.staged.c_str());
+    return false;
+  }
+  for (const RankResult& r : *results) {
+    if (rename(r.staged.c_str(), r.job.output.c_str()) != 0) {
+      const int err = errno;
+      for (const RankResult& q : *results) unlink(q.staged.c_str());
+      return absl::InternalError(
+          absl::StrFormat("%s: cannot write: %s", r.job.output, strerror(err)));
+    }
+  }
+  return true;
 }
 
 }  // namespace et::convert

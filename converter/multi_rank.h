@@ -1,6 +1,6 @@
 // Converts the traces of several ranks, in parallel where cores allow: an input
 // pattern with %d and --ranks N ('rank_%d.json' -> 'out.%d.et'), or a directory
-// of traces.
+// of traces. All ranks' outputs are written, or none.
 #ifndef CONVERTER_MULTI_RANK_H_
 #define CONVERTER_MULTI_RANK_H_
 
@@ -31,13 +31,22 @@ absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
 
 struct RankResult {
   RankJob job;
+  std::string staged;  // where the .et is until PublishRankOutputs
   absl::StatusOr<ConvertSummary> summary;
 };
 
-// Runs the jobs on up to `threads` threads; results in job order.
+// Runs the jobs on up to `threads` threads; results in job order. Each rank is
+// written to a staging file beside its output (`staged`), never to the output
+// itself: a job's ranks are used together, so a run that fails one rank must
+// not leave the others' outputs looking like a complete set.
 std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
                                      const ConvertOptions& options,
                                      int threads);
+
+// All or none: when every rank converted, renames each staged file to its
+// output; otherwise removes the staged files and renames nothing. Returns
+// whether the outputs were written.
+absl::StatusOr<bool> PublishRankOutputs(std::vector<RankResult>* results);
 
 }  // namespace et::convert
 

@@ -1,7 +1,9 @@
 // Chakra node construction; see node_emitter.h.
 #include "converter/node_emitter.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "proto/attr_names.h"
@@ -18,6 +20,14 @@ uint64_t WholeMicros(double us) {
 }
 int64_t Nanos(double us) {
   return static_cast<int64_t>(std::llround(us * 1000.0));
+}
+
+// A marker (profiler root, process-group table) costs nothing: its recorded
+// time is its children's, which have nodes of their own.
+void SetMarkerAttrs(AttrList* attrs) {
+  SetInt64(attrs, attr::kDurationNs, 0);
+  SetInt64(attrs, attr::kNumOps, 0);
+  SetUint64(attrs, attr::kTensorSize, 0);
 }
 
 }  // namespace
@@ -96,9 +106,20 @@ const OpCost& NodeEmitter::CostOf(uint32_t i, absl::string_view text) {
   return it->second;
 }
 
-void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
+bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
                                ConvertSummary* summary) {
   auto* attrs = node->mutable_attr();
+  if (rec.kind != CommKind::kCollective && rec.peer < 0) {
+    // ASTRA-sim waits forever on a send without comm_dst (and et-sim cannot
+    // pair it either): a malformed record, counted and left a COMP node.
+    ++summary->skipped_by_reason[kPeerlessP2pReason];
+    return false;
+  }
+  // Every COMM node is issued to the network, whichever side launched it:
+  // ASTRA-sim's Workload::issue_comm refuses a comm node with is_cpu_op true,
+  // and host-side collectives (gloo, or a 4-byte c10d::allreduce_ on CPU
+  // tensors in an NCCL job) have no GPU kernel to stand in for them.
+  SetBool(attrs, attr::kIsCpuOp, false);
   if (rec.kind == CommKind::kCollective) {
     node->set_type(ChakraProtoMsg::COMM_COLL_NODE);
     SetInt64(attrs, attr::kCommType, rec.type);
@@ -110,11 +131,9 @@ void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
     node->set_type(rec.kind == CommKind::kSend
                        ? ChakraProtoMsg::COMM_SEND_NODE
                        : ChakraProtoMsg::COMM_RECV_NODE);
-    if (rec.peer >= 0) {
-      SetInt32(attrs,
-               rec.kind == CommKind::kSend ? attr::kCommDst : attr::kCommSrc,
-               static_cast<int32_t>(rec.peer));
-    }
+    SetInt32(attrs,
+             rec.kind == CommKind::kSend ? attr::kCommDst : attr::kCommSrc,
+             static_cast<int32_t>(rec.peer));
     if (rec.tag >= 0)
       SetInt32(attrs, attr::kCommTag, static_cast<int32_t>(rec.tag));
     ++summary
@@ -125,6 +144,7 @@ void NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
   if (!rec.pg_name.empty()) SetString(attrs, attr::kPgName, rec.pg_name);
   if (rec.seq >= 0) SetInt64(attrs, attr::kCommSeq, rec.seq);
   if (rec.root >= 0) SetInt64(attrs, attr::kCommRoot, rec.root);
+  return true;
 }
 
 void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
@@ -137,9 +157,16 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   node->set_id(op.id);
   node->set_name(std::string(table_.name(i)));
   for (uint64_t d : deps_[i].ctrl) node->add_ctrl_deps(d);
-  for (uint64_t d : deps_[i].data) node->add_data_deps(d);
+  // data_deps carry the issue order too: ASTRA-sim's feeders v1/v2 (and
+  // Chakra readers of that era) follow data_deps only, and would otherwise run
+  // a rank's collectives in any order. Both lists are sorted and unique.
+  merged_deps_.clear();
+  std::set_union(deps_[i].data.begin(), deps_[i].data.end(),
+                 deps_[i].ctrl.begin(), deps_[i].ctrl.end(),
+                 std::back_inserter(merged_deps_));
+  for (uint64_t d : merged_deps_) node->add_data_deps(d);
   summary->ctrl_deps += deps_[i].ctrl.size();
-  summary->data_deps += deps_[i].data.size();
+  summary->data_deps += merged_deps_.size();
   auto* io_in = node->mutable_inputs();
   auto part = [&](IoPart p) { return std::string(io_op.io(text, p)); };
   io_in->set_values(part(kInValues));
@@ -221,10 +248,18 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   const int32_t rec = comms_.record_of(i);
   if (IsProcessGroupInitName(table_.name(i)) ||
       IsProfilerRootName(table_.name(i))) {
-    node->set_type(ChakraProtoMsg::METADATA_NODE);
+    // Markers, not work. They used to be METADATA_NODEs, which ASTRA-sim's
+    // current feeder rejects (its statistics assert on the type); a COMP node
+    // with no time and no cost means the same to every reader. The process
+    // groups also live in the global metadata, where readers look first.
+    SetMarkerAttrs(attrs);
+    node->set_duration_micros(0);
     if (IsProcessGroupInitName(table_.name(i)))
       EncodeProcessGroups(groups_, attrs);
-  } else if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
+    ++summary->nodes_by_type[ChakraProtoMsg::NodeType_Name(node->type())];
+    return;
+  }
+  if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
     const CommRecord* host = LaunchingCollective(i);
     CommRecord rec_copy;
     if (host != nullptr) rec_copy = *host;

@@ -1,8 +1,11 @@
 // Turns the nodes of a KeepPlan into Chakra protobuf nodes: type, name, times,
 // IOInfo, the attributes consumers read (is_cpu_op, num_ops, tensor_size,
 // comm_type, comm_size, pg_name, ...; names in proto/attr_names.h) and
-// dependencies. Costs are derived from shapes once per distinct (op, shapes,
-// types) and cached: training steps repeat shapes.
+// dependencies. The output is meant to run in ASTRA-sim as it is (see
+// docs/astra-sim.md): no METADATA_NODE, no COMM node with is_cpu_op, no
+// send/recv without a peer, issue order in data_deps as well. Costs are derived
+// from shapes once per distinct (op, shapes, types) and cached: training steps
+// repeat shapes.
 #ifndef CONVERTER_NODE_EMITTER_H_
 #define CONVERTER_NODE_EMITTER_H_
 
@@ -20,6 +23,10 @@
 #include "proto/process_group.h"
 
 namespace et::convert {
+
+// The summary's skipped_by_reason key for a send/recv without a peer rank.
+inline constexpr char kPeerlessP2pReason[] =
+    "send/recv without a peer rank (kept as a COMP node)";
 
 class NodeEmitter {
  public:
@@ -41,7 +48,9 @@ class NodeEmitter {
             ConvertSummary* summary);
 
  private:
-  void SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,
+  // Makes `node` a COMM node for `rec`; false (and counted in the summary)
+  // for a send/recv without a peer rank, which stays a COMP node.
+  bool SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,
                     ConvertSummary* summary);
   const OpCost& CostOf(uint32_t i, absl::string_view text);
   // The collective whose call (an ancestor) launched GPU op `i`, or nullptr.
@@ -59,6 +68,7 @@ class NodeEmitter {
   absl::flat_hash_map<std::string, OpCost> cost_cache_;
   std::string key_;
   OpCost cost_;
+  std::vector<uint64_t> merged_deps_;  // scratch: data_deps of one node
 };
 
 }  // namespace et::convert

@@ -1,8 +1,18 @@
 // Flag spelling normalisation; see cli_args.h.
 #include "proto/cli_args.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 
 namespace et {
 
@@ -29,11 +39,40 @@ std::vector<char*> NormalizeFlagSpelling(int argc, char** argv,
   return out;
 }
 
+std::string FormatToolFlags() {
+  std::vector<std::pair<std::string, const absl::CommandLineFlag*>> flags;
+  size_t width = 0;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (!absl::EndsWith(flag->Filename(), "_main.cc")) continue;
+    std::string shown = absl::StrReplaceAll(name, {{"_", "-"}});
+    width = std::max(width, shown.size());
+    flags.emplace_back(std::move(shown), flag);
+  }
+  std::sort(flags.begin(), flags.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [shown, flag] : flags) {
+    const std::string def = flag->DefaultValue();
+    absl::StrAppendFormat(&out, "  --%-*s  %s%s\n", width, shown,
+                          absl::StrReplaceAll(flag->Help(), {{"\n", " "}}),
+                          def.empty() ? "" : " (default: " + def + ")");
+  }
+  return out;
+}
+
 std::vector<std::string> ParseToolCommandLine(int argc, char** argv,
                                               const char* usage) {
   absl::SetProgramUsageMessage(usage);
   std::vector<std::string> storage;
   std::vector<char*> normalized = NormalizeFlagSpelling(argc, argv, &storage);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = storage[i];
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-help" || arg == "-h") {
+      printf("%s\n\nflags:\n%s", usage, FormatToolFlags().c_str());
+      exit(0);
+    }
+  }
   std::vector<char*> positional = absl::ParseCommandLine(
       static_cast<int>(normalized.size() - 1), normalized.data());
   return std::vector<std::string>(positional.begin(), positional.end());

@@ -44,6 +44,24 @@ class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
   bool eof_checked_ = false;
 };
 
+// True when the file (gzip or plain) starts, after whitespace, with '{' or
+// '[': a PyTorch ET or Kineto JSON trace given where a .et belongs. A .et
+// starts with a varint length, and '{' reads as a plausible one (123), so
+// without this check the user hears of "a malformed message of 123 bytes".
+bool LooksLikeJson(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  char buffer[256];
+  const int n = gzread(f, buffer, sizeof(buffer));
+  gzclose(f);
+  for (int i = 0; i < n; ++i) {
+    const char c = buffer[i];
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
 }  // namespace
 
 struct EtReader::Stream {
@@ -71,9 +89,16 @@ absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(
   gzbuffer(f, 1 << 17);
   std::unique_ptr<EtReader> reader(
       new EtReader(path, std::make_unique<Stream>(f)));
-  ASSIGN_OR_RETURN(bool has_metadata,
-                   reader->ReadMessage(&reader->metadata_, "global metadata"));
-  if (!has_metadata) {
+  absl::StatusOr<bool> has_metadata =
+      reader->ReadMessage(&reader->metadata_, "global metadata");
+  if (!has_metadata.ok() && LooksLikeJson(path)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: a JSON trace (PyTorch execution trace or Kineto), not a Chakra "
+        ".et: convert it first with et-convert %s out.et",
+        path, path));
+  }
+  RETURN_IF_ERROR(has_metadata.status());
+  if (!*has_metadata) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: empty file: no global metadata", path));
   }

@@ -13,6 +13,7 @@
 #include "proto/cli_args.h"
 #include "proto/file_util.h"
 #include "proto/process_group.h"
+#include "simulator/input_checks.h"
 #include "simulator/simulation.h"
 
 ABSL_FLAG(int64_t, world, 0,
@@ -175,6 +176,29 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   return f;
 }
 
+// Mistakes that would still give a plausible number; see input_checks.h.
+// Needs the groups file's path for messages, hence read here again.
+void CheckInputs(const Flags& flags) {
+  auto files = et::sim::ResolveRankFiles(flags.input);
+  if (!files.ok() || files->empty()) return;  // Run() reports it
+  auto facts = et::sim::ScanRankFile(files->front());
+  if (!facts.ok()) Fail(std::string(facts.status().message()));
+  const bool groups_given = !flags.options.groups_override.empty();
+  if (flags.input.pattern_ranks > 0) {
+    absl::Status s = et::sim::CheckRankCount(
+        flags.input.path, flags.input.pattern_ranks, *facts, groups_given);
+    if (!s.ok()) Fail(std::string(s.message()));
+  }
+  absl::Status s = et::sim::CheckGroupsApply(
+      flags.options.groups_override, absl::GetFlag(FLAGS_groups), *facts);
+  if (!s.ok()) Fail(std::string(s.message()));
+  for (const std::string& note :
+       {et::sim::GroupsNote(flags.options.groups_override, *facts),
+        et::sim::DurationsNote(*facts, flags.options)}) {
+    if (!note.empty()) std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,6 +210,7 @@ int main(int argc, char** argv) {
       "[--timeline t.json]\n"
       "  et-sim traces_dir/"));
   flags.options.keep_timeline = !flags.timeline.empty();
+  CheckInputs(flags);
   auto sim = et::sim::Simulation::Run(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
   const et::sim::Report& report = (*sim)->report();

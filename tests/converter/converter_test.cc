@@ -149,9 +149,18 @@ TEST(ConvertTest,
   EXPECT_EQ(groups[0].desc, "default_pg");
   EXPECT_EQ(groups[0].MemberCount(0), 2);
   EXPECT_EQ(GetInt(c->graph.metadata().attr(), attr::kWorldSize), 2);
-  auto meta_nodes = NodesOfType(c->graph, ChakraProtoMsg::METADATA_NODE);
-  ASSERT_EQ(meta_nodes.size(), 1u);
-  EXPECT_EQ(DecodeProcessGroups(meta_nodes[0]->attr()).size(), 1u);
+  // The table's node is a zero-cost COMP node now (ASTRA-sim rejects
+  // METADATA_NODE); it still carries the table.
+  EXPECT_TRUE(NodesOfType(c->graph, ChakraProtoMsg::METADATA_NODE).empty());
+  int tables = 0;
+  for (const Node* n : NodesOfType(c->graph, ChakraProtoMsg::COMP_NODE)) {
+    if (n->name() != "## process_group:init ##") continue;
+    ++tables;
+    EXPECT_EQ(DecodeProcessGroups(n->attr()).size(), 1u);
+    EXPECT_EQ(GetInt(*n, attr::kDurationNs), 0);
+    EXPECT_EQ(GetInt(*n, attr::kNumOps), 0);
+  }
+  EXPECT_EQ(tables, 1);
   // Six waits: plain compute nodes that depend on the collective with their
   // sequence number.
   int waits = 0;

@@ -209,6 +209,9 @@ TEST(MultiRankTest, DdpRanksConvertInParallelAndAgreeAcrossRanks) {
       DataPath("pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz"), 4);
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   auto results = ConvertRanks(*jobs, {}, 2);
+  auto written = PublishRankOutputs(&results);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_TRUE(*written);
   std::vector<RankTrace> traces;
   for (const auto& r : results) {
     ASSERT_TRUE(r.summary.ok()) << r.summary.status();

@@ -1,0 +1,59 @@
+// Command-line behaviour every tool shares (proto/cli_args.h): --help lists
+// the tool's own flags, one line each (Abseil's --help said "No flags
+// matched" for et-replay). Runs the built binaries.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+std::string RunTool(const std::string& cmd, int* exit_code) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return out;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof(buffer), p)) out.append(buffer, n);
+  const int status = pclose(p);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+struct Tool {
+  const char* path;
+  std::vector<const char*> flags;  // a few it must list
+};
+
+TEST(ToolCliTest, HelpListsOwnFlagsOneLineEach) {
+  const std::vector<Tool> tools = {
+      {ET_CONVERT_BIN, {"--ranks", "--json-summary", "--kineto"}},
+      {ET_SIM_BIN, {"--ranks", "--groups", "--compute"}},
+      {ET_VIZ_BIN, {}},
+      {ET_REPLAY_BIN, {"--device", "--iters", "--host-wait"}},
+  };
+  for (const Tool& tool : tools) {
+    SCOPED_TRACE(tool.path);
+    int code = -1;
+    const std::string out = RunTool(std::string(tool.path) + " --help", &code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_EQ(out.find("No flags matched"), std::string::npos) << out;
+    int flag_lines = 0;
+    for (absl::string_view line : absl::StrSplit(out, '\n')) {
+      if (line.substr(0, 4) == "  --") ++flag_lines;
+    }
+    EXPECT_GE(flag_lines, 3) << out;
+    for (const char* f : tool.flags) {
+      EXPECT_NE(out.find(std::string("\n  ") + f + " "), std::string::npos)
+          << f << " missing from:\n"
+          << out;
+    }
+    // Only the tool's flags, not Abseil's own (--flagfile, --fromenv...).
+    EXPECT_EQ(out.find("--flagfile"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
