@@ -185,6 +185,12 @@ std::vector<int32_t> Realize(const CpuOpNesting& nesting, const EtThread& et,
   // The greedy path is one way through: a better one has fewer one-sided ops,
   // which also bounds the work.
   const int64_t greedy_edits = (n - *matched) + (last + 1 - p.start - *matched);
+  // Kineto ops beyond the ET's count in that window are one-sided whatever
+  // the alignment: past the cap, a global pass (O((n+m)·cap) work) cannot
+  // succeed, so skip it.
+  if (last + 1 - p.start - n > kMaxGlobalEdits) {
+    return Translate(kthread, std::move(a_to_b));
+  }
   const int64_t slack = std::max<int64_t>(64, n / 8);
   std::vector<int32_t> global;
   const int64_t global_matched = AlignGlobal(

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "converter/converter.h"
+#include "converter/linked_order.h"
 #include "converter_test_util.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
@@ -117,6 +118,37 @@ TEST(EtPlusTest, SyncDepOnTheKernelSurvivesAndIoInfoIsOneLine) {
     }
   }
   EXPECT_TRUE(waits);
+}
+
+TEST(LinkedOrderTest, DepsOnLaterOrAbsentOpsAreDroppedAndCounted) {
+  // Old ids 5, 3, 9 start at 10, 20, 30 us: 3 is the second op, not the
+  // first. Op 9 waits for 3 (earlier: kept); op 5 "waits" for 9, which starts
+  // later (a linker's mix-up: dropped), and for 42, which is not there.
+  StringPool pool;
+  std::vector<HostOp> ops(3);
+  ops[0].id = 5;
+  ops[0].ts_us = 10;
+  ops[0].sync_deps = {9, 42};
+  ops[1].id = 3;
+  ops[1].ts_us = 20;
+  ops[2].id = 9;
+  ops[2].ts_us = 30;
+  ops[2].inter_thread_deps = {3};
+  const LinkedOrderStats stats = OrderLinkedTraceByStart(&ops, &pool);
+  EXPECT_EQ(stats.deps_against_time, 1);
+  EXPECT_EQ(stats.deps_to_absent, 1);
+  EXPECT_EQ(stats.moved, 2);
+  EXPECT_EQ(ops[0].id, 1u);
+  EXPECT_EQ(ops[1].id, 2u);
+  EXPECT_EQ(ops[2].id, 3u);
+  EXPECT_TRUE(ops[0].sync_deps.empty());
+  EXPECT_EQ(ops[2].inter_thread_deps, (std::vector<uint64_t>{2}));
+  // A host trace without `ts` keeps its ids.
+  std::vector<HostOp> plain(2);
+  plain[0].id = 7;
+  plain[1].id = 4;
+  EXPECT_EQ(OrderLinkedTraceByStart(&plain, &pool).moved, 0);
+  EXPECT_EQ(plain[0].id, 7u);
 }
 
 }  // namespace
