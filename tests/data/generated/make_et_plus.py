@@ -11,7 +11,8 @@ host ET with its Kineto trace:
   each GPU op the next id after its launcher, so ids follow neither nesting nor time;
 * host ops get `ts` (Kineto's microseconds, fractional), `inclusive_dur`,
   `exclusive_dur` and `inter_thread_dep` (null when none);
-* each GPU op is a copy of its launcher (its `inputs`, `outputs`, `attrs`) with
+* each GPU op is a copy of its launcher (its `inputs`, `outputs`, `attrs`,
+  `inter_thread_dep`) with
   `cat`, `name`, `ph`, `ts`, durations and its stream: half of them as a top-level
   `stream`, half, like older linkers, as Kineto's `tid` and `args` object (`stream`,
   `device`, `correlation`, `grid`, `block`);
@@ -157,7 +158,6 @@ def main():
         out.append(node)
         for k, (name, cat, ts, dur) in enumerate(kernels.get(orig, [])):
             gpu = copy.deepcopy(node)
-            gpu.pop("inter_thread_dep", None)
             gpu_id = next_id[0]
             next_id[0] += 1
             gpu_new_ids.setdefault(orig, []).append(gpu_id)
