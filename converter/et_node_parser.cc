@@ -434,7 +434,6 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
       od::json_type t;
       if (v.type().get(t) != simdjson::SUCCESS)
         return m.Error(*op, index, "malformed JSON");
-      if (t == od::json_type::null) return absl::OkStatus();  // ET+: none
       if (t == od::json_type::number) {
         uint64_t u;
         RETURN_IF_ERROR(id_field(&u));
