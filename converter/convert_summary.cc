@@ -91,6 +91,8 @@ std::string ConvertSummary::ToJson() const {
   j["kineto_host_ops_matched"] = kineto_host_ops_matched;
   j["gpu_ops"] = gpu_ops;
   j["orphan_gpu_ops"] = orphan_gpu_ops;
+  j["orphan_gpu_ops_by_cause"] = orphan_gpu_ops_by_cause;
+  j["gpu_ops_left_out"] = gpu_ops_left_out;
   nlohmann::json threads = nlohmann::json::array();
   for (const auto& [tid, mt] : kineto_by_thread) {
     threads.push_back(

@@ -16,6 +16,7 @@
 #include "converter/et_node_parser.h"
 #include "converter/keep_plan.h"
 #include "converter/kineto_merge.h"
+#include "converter/linked_order.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
 #include "converter/pipelined_parse.h"
@@ -170,6 +171,22 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
         absl::StrFormat("%s: the trace has no nodes", input_path));
   }
 
+  // Linked ("ET+") files: ids renumbered by the linker are not start order.
+  const LinkedOrderStats linked_order =
+      OrderLinkedTraceByStart(&ops, pool.get());
+  if (linked_order.moved > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "linked trace: ids are not start order; %d of %d nodes renumbered by "
+        "start (old id kept as source_id)",
+        linked_order.moved, ops.size()));
+  }
+  if (linked_order.deps_against_time + linked_order.deps_to_absent > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "linked trace: dropped %d inter_thread_dep/sync_dep on ops that start "
+        "later and %d on ids absent from the trace",
+        linked_order.deps_against_time, linked_order.deps_to_absent));
+  }
+
   // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
   // steps.
   KinetoMergeInfo kineto;
@@ -181,6 +198,12 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     summary.kineto_host_ops_matched = kineto.host_ops_matched;
     summary.gpu_ops = kineto.gpu_ops;
     summary.orphan_gpu_ops = kineto.orphan_gpu_ops;
+    summary.orphan_gpu_ops_by_cause = {
+        {"no launch record", kineto.orphans_without_launch_record},
+        {"launch outside matched ops", kineto.orphans_with_unmatched_launch}};
+    summary.gpu_ops_left_out = {
+        {"other iterations", kineto.gpu_ops_outside_window},
+        {"launched before the trace", kineto.gpu_ops_before_trace}};
     for (const auto& t : kineto.per_thread) {
       summary.kineto_by_thread[t.tid] = {t.matched, t.host_ops};
     }
@@ -188,14 +211,14 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     // matched less than 99% get warnings of their own below.
     summary.notes.push_back(absl::StrFormat(
         "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
-        "launcher, %d of "
-        "other iterations left out), %d sync edges",
+        "launcher; left out: %d of other iterations, %d launched before the "
+        "trace began), %d sync edges",
         kineto.host_ops_matched, kineto.host_ops_considered,
         kineto.host_ops_considered
             ? 100.0 * kineto.host_ops_matched / kineto.host_ops_considered
             : 0.0,
         kineto.gpu_ops, kineto.orphan_gpu_ops, kineto.gpu_ops_outside_window,
-        kineto.sync_edges));
+        kineto.gpu_ops_before_trace, kineto.sync_edges));
     for (auto& w : kineto.warnings) summary.warnings.push_back(std::move(w));
   }
 

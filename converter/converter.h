@@ -54,6 +54,11 @@ struct ConvertSummary {
   int64_t kineto_host_ops_matched = 0;
   int64_t gpu_ops = 0;         // kernels, memcpys, memsets linked in
   int64_t orphan_gpu_ops = 0;  // of which without a launching host op
+  // The orphans by cause ("no launch record", "launch outside matched ops"),
+  // and GPU ops not linked in by reason ("other iterations", "launched before
+  // the trace": the profiler's warm-up step).
+  std::map<std::string, int64_t> orphan_gpu_ops_by_cause;
+  std::map<std::string, int64_t> gpu_ops_left_out;
   std::map<int64_t, std::pair<int64_t, int64_t>>
       kineto_by_thread;               // tid -> (matched, host ops)
   std::vector<std::string> notes;     // e.g. the Kineto match; not problems

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "converter/et_json_tokenizer.h"
+#include "converter/json_text.h"
 #include "proto/status_macros.h"
 #include "simdjson.h"
 
@@ -218,6 +219,92 @@ struct EtNodeParser::Impl {
     return absl::OkStatus();
   }
 
+  // Kineto's `args` object on a linked GPU node: `stream` and `device` go to
+  // their fields, the rest (correlation, grid, block, ...) become typed
+  // attributes, not one string of pretty-printed JSON.
+  absl::Status ParseArgs(od::value v, HostOp* op, int64_t* stream) {
+    od::object obj;
+    if (v.get_object().get(obj) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("`args` is not an object");
+    }
+    for (auto field_result : obj) {
+      od::field field;
+      std::string_view key;
+      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
+          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+        return absl::InvalidArgumentError("malformed `args`");
+      }
+      od::value value = field.value();
+      int64_t i = 0;
+      if (key == "stream" && value.get_int64().get(i) == simdjson::SUCCESS) {
+        *stream = i;
+      } else if (key == "device" &&
+                 value.get_int64().get(i) == simdjson::SUCCESS) {
+        op->device = static_cast<int32_t>(i);
+      } else {
+        op->extra_attrs.push_back(TypedValue(ToAbsl(key), value));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // An attribute of whatever JSON type `value` has: integer, float, bool,
+  // string, list of integers; anything else as its JSON text without
+  // whitespace.
+  ExtraAttr TypedValue(absl::string_view name, od::value& value) {
+    ExtraAttr extra;
+    extra.name = pool->Intern(name);
+    od::json_type t = od::json_type::null;
+    if (value.type().get(t) != simdjson::SUCCESS) t = od::json_type::null;
+    if (t == od::json_type::number) {
+      if (value.get_int64().get(extra.i) == simdjson::SUCCESS) {
+        extra.kind = ExtraAttr::Kind::kInt;
+        return extra;
+      }
+      if (value.get_double().get(extra.d) == simdjson::SUCCESS) {
+        extra.kind = ExtraAttr::Kind::kDouble;
+        return extra;
+      }
+    } else if (t == od::json_type::boolean) {
+      bool b = false;
+      if (value.get_bool().get(b) == simdjson::SUCCESS) {
+        extra.kind = ExtraAttr::Kind::kBool;
+        extra.i = b;
+        return extra;
+      }
+    } else if (t == od::json_type::string) {
+      std::string_view str;
+      if (value.get_string().get(str) == simdjson::SUCCESS) {
+        extra.s.assign(str.data(), str.size());
+        return extra;
+      }
+    } else if (t == od::json_type::array) {
+      const std::string_view raw = RawText(value);
+      od::array arr;
+      bool ints = value.get_array().get(arr) == simdjson::SUCCESS;
+      std::vector<int64_t> list;
+      if (ints) {
+        for (auto el : arr) {
+          int64_t i = 0;
+          if (el.get_int64().get(i) != simdjson::SUCCESS) {
+            ints = false;
+            break;
+          }
+          list.push_back(i);
+        }
+      }
+      if (ints) {
+        extra.kind = ExtraAttr::Kind::kIntList;
+        extra.list = std::move(list);
+        return extra;
+      }
+      extra.s = CompactJson(ToAbsl(raw));
+      return extra;
+    }
+    extra.s = CompactJson(ToAbsl(RawText(value)));
+    return extra;
+  }
+
   absl::Status StoreAttr(absl::string_view name, absl::string_view type,
                          od::value& value, HostOp* op) {
     auto get_int = [&](int64_t* out) -> absl::Status {
@@ -315,6 +402,8 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
     return m.Error(*op, index, "node is not a JSON object");
   }
   bool has_id = false;
+  bool top_level_tid = false;
+  int64_t args_stream = -1;
   for (auto field_result : obj) {
     od::field field;
     std::string_view key_view;
@@ -366,6 +455,11 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
       }
       return absl::OkStatus();
     };
+    // Linked files write null for a field they have no value for.
+    bool null_value = false;
+    if (v.is_null().get(null_value) == simdjson::SUCCESS && null_value) {
+      continue;
+    }
     absl::Status s;
     if (key == "id") {
       s = id_field(&op->id);
@@ -388,6 +482,7 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
       s = int_field(&op->scope);
     } else if (key == "tid") {
       s = int_field(&op->tid);
+      top_level_tid = s.ok();
     } else if (key == "fw_tid") {
       s = int_field(&op->fw_tid);
     } else if (key == "op_schema") {
@@ -435,6 +530,9 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
         return m.Error(*op, index, "`cat` is not a string");
       }
       op->category = m.pool->Intern(ToAbsl(cat));
+    } else if (key == "args") {
+      s = m.ParseArgs(v, op, &args_stream);
+      if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "inter_thread_dep") {
       s = id_list(&op->inter_thread_deps);
     } else if (key == "sync_dep") {
@@ -442,19 +540,20 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
     } else {
       // Kept as a string attribute (e.g. `ph`, `pg_name` on linked GPU nodes).
       ++unknown_keys_[std::string(key)];
-      ExtraAttr extra;
-      extra.name = m.pool->Intern(key);
-      std::string_view str;
-      if (v.get_string().get(str) == simdjson::SUCCESS) {
-        extra.s.assign(str.data(), str.size());
-      } else {
-        extra.s.assign(m.RawText(v));
-      }
-      op->extra_attrs.push_back(std::move(extra));
+      op->extra_attrs.push_back(m.TypedValue(key, v));
     }
     RETURN_IF_ERROR(s);
   }
   if (!has_id) return m.Error(*op, index, "node has no `id`");
+  // A GPU node's stream: its own `stream`, else Kineto's `args.stream`, else
+  // the Kineto event's `tid`, which is the stream for GPU events.
+  if (op->category != 0 && op->stream < 0) {
+    op->stream = args_stream >= 0 ? args_stream : top_level_tid ? op->tid : -1;
+  }
+  // Chakra's linker writes no device: a rank's process drives one GPU, which
+  // Kineto numbers 0. Without this, nodes with and without `args.device` on
+  // one stream would count as two streams and lose their stream order.
+  if (op->category != 0 && op->device < 0) op->device = 0;
   op->text_length = static_cast<uint32_t>(json.size());
   op->tensors_begin = static_cast<uint32_t>(tensors->size());
   op->num_inputs = static_cast<uint32_t>(m.in_scratch.size());

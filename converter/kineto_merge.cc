@@ -107,7 +107,10 @@ absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
   info->host_ops_matched = link.host_ops_matched;
   info->gpu_ops = static_cast<int64_t>(link.gpu_ops.size());
   info->orphan_gpu_ops = link.orphan_gpu_ops;
+  info->orphans_without_launch_record = link.orphans_without_launch_record;
+  info->orphans_with_unmatched_launch = link.orphans_with_unmatched_launch;
   info->gpu_ops_outside_window = link.gpu_ops_outside_window;
+  info->gpu_ops_before_trace = link.gpu_ops_before_trace;
   info->sync_edges = static_cast<int64_t>(link.sync_edges.size());
   info->unresolved_syncs = link.unresolved_syncs;
   for (const kineto::StepSpan& s : link.steps) {
@@ -129,9 +132,12 @@ absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
   }
   if (link.orphan_gpu_ops > 0) {
     info->warnings.push_back(
-        absl::StrFormat("Kineto: %d GPU ops have no launching host op; kept as "
+        absl::StrFormat("Kineto: %d GPU ops have no launching host op (%d "
+                        "with no runtime call of their correlation id, %d "
+                        "launched outside every matched host op); kept as "
                         "GPU nodes without a launcher",
-                        link.orphan_gpu_ops));
+                        link.orphan_gpu_ops, link.orphans_without_launch_record,
+                        link.orphans_with_unmatched_launch));
   }
   return absl::OkStatus();
 }

@@ -20,7 +20,10 @@ struct KinetoMergeInfo {
   int64_t host_ops_matched = 0;
   int64_t gpu_ops = 0;
   int64_t orphan_gpu_ops = 0;
+  int64_t orphans_without_launch_record = 0;
+  int64_t orphans_with_unmatched_launch = 0;
   int64_t gpu_ops_outside_window = 0;
+  int64_t gpu_ops_before_trace = 0;
   int64_t sync_edges = 0;
   int64_t unresolved_syncs = 0;
   // Every ProfilerStep#N of the trace: its profiled step (to the next step's

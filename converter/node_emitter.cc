@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "converter/json_text.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/io_shapes.h"
@@ -168,7 +169,7 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   summary->ctrl_deps += deps_[i].ctrl.size();
   summary->data_deps += merged_deps_.size();
   auto* io_in = node->mutable_inputs();
-  auto part = [&](IoPart p) { return std::string(io_op.io(text, p)); };
+  auto part = [&](IoPart p) { return CompactJson(io_op.io(text, p)); };
   io_in->set_values(part(kInValues));
   io_in->set_shapes(part(kInShapes));
   io_in->set_types(part(kInTypes));
@@ -218,7 +219,7 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   for (auto [p, name] : {std::pair{kInStrides, attr::kInputStrides},
                          std::pair{kOutStrides, attr::kOutputStrides}}) {
     if (io_op.io_len[p] > 2)
-      SetString(attrs, name, io_op.io(text, p));  // not "" or "[]"
+      SetString(attrs, name, CompactJson(io_op.io(text, p)));  // not "", "[]"
   }
   if (io_source != i) SetString(attrs, attr::kIoOp, table_.name(io_source));
   for (const ExtraAttr& a : op.extra_attrs) {

@@ -23,6 +23,32 @@ bool Contains(const KinetoEvent& outer, const KinetoEvent& inner) {
   return inner.ts_ns < outer_end || outer.dur_ns == 0;
 }
 
+// Each event's rank in the order the profiler issued it, by `events` index
+// (0 where unknown): for CPU ops the `Ev Idx` when every op of the thread has
+// one, else the `External id` when every op has one (both count up as ops
+// start, a parent before its children); for runtime calls the `correlation`.
+// One key for the whole thread, or the comparison would not be an order.
+void IssueOrder(const std::vector<KinetoEvent>& events,
+                const std::vector<int32_t>& thread_events,
+                std::vector<int64_t>* seq) {
+  bool all_ev_idx = true, all_external = true;
+  for (int32_t e : thread_events) {
+    if (!IsCpuOp(events[e].kind)) continue;
+    all_ev_idx &= events[e].ev_idx >= 0;
+    all_external &= events[e].external_id >= 0;
+  }
+  for (int32_t e : thread_events) {
+    const KinetoEvent& event = events[e];
+    if (event.kind == EventKind::kRuntime) {
+      (*seq)[e] = std::max<int64_t>(0, event.correlation);
+    } else if (all_ev_idx) {
+      (*seq)[e] = event.ev_idx;
+    } else if (all_external) {
+      (*seq)[e] = event.external_id;
+    }
+  }
+}
+
 }  // namespace
 
 CpuOpNesting::CpuOpNesting(const KinetoTrace& trace) {
@@ -45,18 +71,23 @@ CpuOpNesting::CpuOpNesting(const KinetoTrace& trace) {
     thread_of_[i] = it->second;
     per_thread[it->second].push_back(static_cast<int32_t>(i));
   }
+  std::vector<int64_t> seq(events.size(), 0);  // by event; one for all threads
   for (size_t t = 0; t < threads_.size(); ++t) {
     std::vector<int32_t>& ordered = per_thread[t];
-    // Start order; at equal starts the enclosing (longer) op first, CPU ops
-    // before the runtime calls they make, then Kineto's own op order (Ev Idx),
-    // then file order.
+    IssueOrder(events, ordered, &seq);
+    // Start order; at equal starts CPU ops before the runtime calls they make,
+    // then the order the profiler issued them in (IssueOrder), and only where
+    // the trace carries none the enclosing (longer) op first, then file order.
+    // Durations come last because they mislead: siblings `aten::lift_fresh`
+    // (0 us) and `aten::detach_` (2 us) starting in one microsecond were
+    // swapped, and the aligner then lost its place.
     std::sort(ordered.begin(), ordered.end(), [&](int32_t a, int32_t b) {
       const KinetoEvent& x = events[a];
       const KinetoEvent& y = events[b];
       const bool xr = x.kind == EventKind::kRuntime;
       const bool yr = y.kind == EventKind::kRuntime;
-      return std::make_tuple(x.ts_ns, xr, -x.dur_ns, x.ev_idx, a) <
-             std::make_tuple(y.ts_ns, yr, -y.dur_ns, y.ev_idx, b);
+      return std::make_tuple(x.ts_ns, xr, seq[a], -x.dur_ns, a) <
+             std::make_tuple(y.ts_ns, yr, seq[b], -y.dur_ns, b);
     });
     for (int32_t e : ordered) {
       if (events[e].kind == EventKind::kRuntime) {

@@ -2,6 +2,7 @@
 #include "converter/kineto/gpu_op_linker.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <tuple>
 
@@ -147,10 +148,15 @@ GpuLink LinkGpuOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
                    int64_t window_start_ns, int64_t window_end_ns) {
   const auto& events = trace.events();
   absl::flat_hash_map<int64_t, int32_t> launch_by_correlation;
+  // CUPTI numbers runtime calls from one counter, so a GPU op whose
+  // correlation id is below every recorded call's was launched before host
+  // events were recorded.
+  int64_t first_correlation = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i].kind == EventKind::kRuntime && events[i].correlation >= 0) {
       launch_by_correlation.emplace(events[i].correlation,
                                     static_cast<int32_t>(i));
+      first_correlation = std::min(first_correlation, events[i].correlation);
     }
   }
   absl::flat_hash_map<uint64_t, size_t> by_et_id;
@@ -169,6 +175,10 @@ GpuLink LinkGpuOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
       auto it = launch_by_correlation.find(e.correlation);
       if (it != launch_by_correlation.end()) launch = it->second;
     }
+    if (launch < 0 && e.correlation >= 0 && e.correlation < first_correlation) {
+      ++link.before_trace;
+      continue;
+    }
     const int64_t t = launch >= 0 ? events[launch].ts_ns : e.ts_ns;
     if (t < window_start_ns || t > window_end_ns) {
       ++link.outside_window;
@@ -177,7 +187,11 @@ GpuLink LinkGpuOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
     GpuOp op = MakeGpuOp(trace, e, launch);
     op.launcher_et_id = finder.Find(static_cast<int32_t>(i), launch,
                                     &link.external_id_mismatches);
-    if (op.launcher_et_id == 0) ++link.orphans;
+    if (op.launcher_et_id == 0) {
+      ++link.orphans;
+      ++(launch < 0 ? link.orphans_without_launch_record
+                    : link.orphans_with_unmatched_launch);
+    }
     if (op.is_nccl)
       op.collective_et_id =
           FindCollective(host_ops, by_et_id, op.launcher_et_id);

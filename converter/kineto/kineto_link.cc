@@ -109,7 +109,10 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
   GpuLink link = LinkGpuOps(trace, nesting, event_et_id, host_ops, window_start,
                             window_end);
   result.orphan_gpu_ops = link.orphans;
+  result.orphans_without_launch_record = link.orphans_without_launch_record;
+  result.orphans_with_unmatched_launch = link.orphans_with_unmatched_launch;
   result.gpu_ops_outside_window = link.outside_window;
+  result.gpu_ops_before_trace = link.before_trace;
   result.external_id_mismatches = link.external_id_mismatches;
   result.sync_edges =
       BuildSyncEdges(trace, nesting, link, event_et_id, window_start,

@@ -130,8 +130,16 @@ struct LinkResult {
       false;  // matched by `Record function id` == rf_id
   int64_t host_ops_considered = 0;
   int64_t host_ops_matched = 0;
-  int64_t orphan_gpu_ops = 0;          // gpu_ops with launcher_et_id == 0
+  int64_t orphan_gpu_ops = 0;  // gpu_ops with launcher_et_id == 0
+  // The orphans by cause: no runtime call in the trace carries the GPU op's
+  // correlation id, or the call is there but no matched host op encloses it.
+  int64_t orphans_without_launch_record = 0;
+  int64_t orphans_with_unmatched_launch = 0;
   int64_t gpu_ops_outside_window = 0;  // GPU work of other iterations, left out
+  // GPU work launched before the profiler recorded host events (the warm-up
+  // step's kernels, still queued when recording began), left out: its
+  // correlation id is below every runtime call's.
+  int64_t gpu_ops_before_trace = 0;
   int64_t external_id_mismatches =
       0;                         // launcher found by nesting disagrees with it
   int64_t unresolved_syncs = 0;  // sync calls with no GPU op or host op to tie

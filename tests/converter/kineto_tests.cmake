@@ -7,3 +7,6 @@ if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/kineto_link_test.cc)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/kineto_link_test.cc
     LIBS et_kineto_link nlohmann_json::nlohmann_json)
 endif()
+et_add_test(kineto_alignment_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kineto_alignment_test.cc
+  LIBS et_kineto_link nlohmann_json::nlohmann_json)
