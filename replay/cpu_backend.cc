@@ -68,6 +68,7 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
   op_timing_.assign(plan.ops.size(), OpTiming{});
   done_.reset(new std::atomic<uint8_t>[plan.ops.size()]);
   started_ns_.reset(new std::atomic<int64_t>[plan.ops.size()]);
+  ended_ns_.reset(new std::atomic<int64_t>[plan.ops.size()]);
   return absl::OkStatus();
 }
 
@@ -78,6 +79,7 @@ absl::Status CpuBackend::BeginIteration() {
     for (size_t i = 0; i < plan_->ops.size(); ++i) {
       done_[i].store(0, std::memory_order_relaxed);
       started_ns_[i].store(0, std::memory_order_relaxed);
+      ended_ns_[i].store(0, std::memory_order_relaxed);
     }
     issued_ = 0;
     stopped_ = false;
@@ -131,37 +133,41 @@ bool CpuBackend::AwaitReady(uint32_t i) {
   return !stopped_;
 }
 
-int64_t CpuBackend::NotBeforeNs(uint32_t i) const {
-  int64_t not_before = 0;
+int64_t CpuBackend::TimelineStartNs(uint32_t i, int64_t prev_end_ns) const {
+  int64_t ready = prev_end_ns;
   const auto targets = plan_->waits(i);
   const auto lags = plan_->wait_lags_ns(i);
   for (size_t k = 0; k < targets.size(); ++k) {
-    if (lags[k] >= 0)
-      not_before = std::max(not_before, started_ns_[targets[k]] + lags[k]);
+    ready = std::max(ready, lags[k] >= 0 ? started_ns_[targets[k]] + lags[k]
+                                         : ended_ns_[targets[k]].load());
   }
-  return not_before;
+  if (const int64_t prev = queue_predecessor_[i]; prev >= 0)
+    ready = std::max(ready, ended_ns_[prev].load());
+  // A host op keeps its gap from when it could start (step_model.h).
+  return ready + plan_->ops[i].gap_before_ns;
 }
 
 void CpuBackend::RunWorker(const std::vector<uint32_t>& ops) {
+  int64_t prev_end_ns = iteration_start_ns_;
   for (uint32_t i : ops) {
     if (!AwaitReady(i)) return;
-    // A host op keeps its gap from when it could start: now, after the
-    // previous op on this worker and the op's dependencies (step_model.h).
-    const int64_t not_before =
-        std::max(NotBeforeNs(i), NowNs() + plan_->ops[i].gap_before_ns);
+    int64_t start = TimelineStartNs(i, prev_end_ns);
+    // Communication runs for real, from now at the earliest.
+    if (IsCommunication(plan_->ops[i].kind)) start = std::max(start, NowNs());
     const int64_t now = NowNs();
-    if (not_before > now) timer_.WaitUntil(now, not_before - now);
+    if (start > now) timer_.WaitUntil(now, start - now);
     {
       absl::MutexLock lock(&mu_);
-      started_ns_[i] = NowNs();
+      started_ns_[i] = start;
     }
-    absl::Status s = RunOp(i);
+    absl::Status s = RunOp(i, start, &prev_end_ns);
     absl::MutexLock lock(&mu_);
     if (!s.ok()) {
       if (error_.ok()) error_ = s;
       stopped_ = true;
       return;
     }
+    ended_ns_[i] = prev_end_ns;
     done_[i] = 1;
     comm_calls_ += IsCommunication(plan_->ops[i].kind);
   }
@@ -195,9 +201,10 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
   }
 }
 
-absl::Status CpuBackend::RunOp(uint32_t i) {
+// Holds op i from `start` on the replay's clock; `end` gets its end there.
+absl::Status CpuBackend::RunOp(uint32_t i, int64_t start, int64_t* end) {
   const ReplayOp& op = plan_->ops[i];
-  const int64_t start = NowNs();
+  *end = start;
   if (IsCommunication(op.kind)) {
     absl::Status s = RunComm(op);
     if (!s.ok()) {
@@ -205,12 +212,14 @@ absl::Status CpuBackend::RunOp(uint32_t i) {
                           absl::StrFormat("node %d (%s): %s", op.node_id,
                                           plan_->name(op), s.message()));
     }
-  } else if (op.kind == OpKind::kHostCompute) {
-    timer_.WaitUntil(start, op.host_ns);
+    *end = NowNs();
   } else if (op.kind != OpKind::kNone) {
-    timer_.WaitUntil(start, op.recorded_ns);
+    const int64_t hold =
+        op.kind == OpKind::kHostCompute ? op.host_ns : op.recorded_ns;
+    timer_.WaitUntil(start, hold);
+    *end = start + hold;
   }
-  op_timing_[i] = {start - iteration_start_ns_, NowNs() - start};
+  op_timing_[i] = {start - iteration_start_ns_, *end - start};
   return absl::OkStatus();
 }
 

@@ -55,11 +55,14 @@ class CpuBackend : public DeviceBackend {
   void RunWorker(const std::vector<uint32_t>& ops);
   // True when op i may start: issued, its waits and its queue predecessor done.
   bool Ready(uint32_t i) const;
-  // When op i may start after its lagged waits (ReplayPlan::wait_lags_ns).
-  int64_t NotBeforeNs(uint32_t i) const;
+  // When op i starts on the replay's clock: when its queue predecessor and
+  // its waits ended (or started + lag, ReplayPlan::wait_lags_ns) on that
+  // clock, plus its host gap. Not when its worker woke up: a thread's wake-up
+  // latency (tens of us on a VM) would otherwise add up op after op.
+  int64_t TimelineStartNs(uint32_t i, int64_t prev_end_ns) const;
   // Returns once op i is ready (true) or the iteration stopped (false).
   bool AwaitReady(uint32_t i);
-  absl::Status RunOp(uint32_t i);
+  absl::Status RunOp(uint32_t i, int64_t start, int64_t* end);
   absl::Status RunComm(const ReplayOp& op);
 
   MpiWorld* world_;
@@ -79,9 +82,11 @@ class CpuBackend : public DeviceBackend {
   // without it by workers spinning before they block.
   std::atomic<size_t> issued_{0};
   std::unique_ptr<std::atomic<uint8_t>[]> done_;
-  std::unique_ptr<std::atomic<int64_t>[]> started_ns_;  // NowNs(); 0: not yet
-  std::atomic<bool> stopped_{false};                    // error_ is set
-  absl::Status error_ ABSL_GUARDED_BY(mu_);             // the first failure
+  // The replay's clock (NowNs() values): start and end of each op; 0: not yet.
+  std::unique_ptr<std::atomic<int64_t>[]> started_ns_;
+  std::unique_ptr<std::atomic<int64_t>[]> ended_ns_;
+  std::atomic<bool> stopped_{false};         // error_ is set
+  absl::Status error_ ABSL_GUARDED_BY(mu_);  // the first failure
   int64_t comm_calls_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
