@@ -93,6 +93,7 @@ std::string ConvertSummary::ToJson() const {
   j["orphan_gpu_ops"] = orphan_gpu_ops;
   j["orphan_gpu_ops_by_cause"] = orphan_gpu_ops_by_cause;
   j["gpu_ops_left_out"] = gpu_ops_left_out;
+  j["gpu_ops_before_trace"] = gpu_ops_before_trace;
   nlohmann::json threads = nlohmann::json::array();
   for (const auto& [tid, mt] : kineto_by_thread) {
     threads.push_back(

@@ -202,8 +202,8 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
         {"no launch record", kineto.orphans_without_launch_record},
         {"launch outside matched ops", kineto.orphans_with_unmatched_launch}};
     summary.gpu_ops_left_out = {
-        {"other iterations", kineto.gpu_ops_outside_window},
-        {"launched before the trace", kineto.gpu_ops_before_trace}};
+        {"other iterations", kineto.gpu_ops_outside_window}};
+    summary.gpu_ops_before_trace = kineto.gpu_ops_before_trace;
     for (const auto& t : kineto.per_thread) {
       summary.kineto_by_thread[t.tid] = {t.matched, t.host_ops};
     }
@@ -211,8 +211,8 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
     // matched less than 99% get warnings of their own below.
     summary.notes.push_back(absl::StrFormat(
         "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
-        "launcher; left out: %d of other iterations, %d launched before the "
-        "trace began), %d sync edges",
+        "launcher; %d of other iterations left out; %d launched before the "
+        "trace began, kept outside every step), %d sync edges",
         kineto.host_ops_matched, kineto.host_ops_considered,
         kineto.host_ops_considered
             ? 100.0 * kineto.host_ops_matched / kineto.host_ops_considered

@@ -59,6 +59,10 @@ struct ConvertSummary {
   // the trace": the profiler's warm-up step).
   std::map<std::string, int64_t> orphan_gpu_ops_by_cause;
   std::map<std::string, int64_t> gpu_ops_left_out;
+  // GPU ops of the profiler's warm-up step still running when recording began:
+  // kept (no launcher, no step), so the recorded run has them and the
+  // unprofiled step leaves them out.
+  int64_t gpu_ops_before_trace = 0;
   std::map<int64_t, std::pair<int64_t, int64_t>>
       kineto_by_thread;               // tid -> (matched, host ops)
   std::vector<std::string> notes;     // e.g. the Kineto match; not problems

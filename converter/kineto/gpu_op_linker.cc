@@ -175,16 +175,22 @@ GpuLink LinkGpuOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
       auto it = launch_by_correlation.find(e.correlation);
       if (it != launch_by_correlation.end()) launch = it->second;
     }
-    if (launch < 0 && e.correlation >= 0 && e.correlation < first_correlation) {
-      ++link.before_trace;
-      continue;
-    }
+    // Kept (they occupy the GPU in the recorded run) but launched by no op
+    // of the ET, so in no step: the unprofiled step model leaves them out.
+    const bool before_trace =
+        launch < 0 && e.correlation >= 0 && e.correlation < first_correlation;
     const int64_t t = launch >= 0 ? events[launch].ts_ns : e.ts_ns;
-    if (t < window_start_ns || t > window_end_ns) {
+    if (!before_trace && (t < window_start_ns || t > window_end_ns)) {
       ++link.outside_window;
       continue;
     }
     GpuOp op = MakeGpuOp(trace, e, launch);
+    if (before_trace) {
+      ++link.before_trace;
+      ops.push_back(std::move(op));
+      launches.push_back(launch);
+      continue;
+    }
     op.launcher_et_id = finder.Find(static_cast<int32_t>(i), launch,
                                     &link.external_id_mismatches);
     if (op.launcher_et_id == 0) {

@@ -31,7 +31,7 @@ struct GpuLink {
   int64_t orphans_without_launch_record = 0;
   int64_t orphans_with_unmatched_launch = 0;
   int64_t outside_window = 0;
-  int64_t before_trace = 0;
+  int64_t before_trace = 0;  // kept, without a launcher (profiler warm-up)
   int64_t external_id_mismatches = 0;
 };
 
