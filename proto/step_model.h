@@ -42,8 +42,8 @@ struct HostTimeModel {
   // leaf op 1.1-1.5 us.
   int64_t dispatch_ns_per_op = 1500;
   // One kernel / memcpy / memset launch on top of the launching op's
-  // dispatch. Light traces: cudaLaunchKernel 7-9 us, ~3 us of it CUPTI's.
-  int64_t launch_ns = 5000;
+  // dispatch. Light traces: cudaLaunchKernel 7-9 us, 3-5 us of it CUPTI's.
+  int64_t launch_ns = 4000;
   // Time between two consecutive ops of a thread (Python between calls, the
   // autograd engine between nodes); longer recorded gaps are profiler
   // bookkeeping. Light traces: median gap 5-27 us by thread.
