@@ -97,14 +97,15 @@ std::string OutputFor(const std::string& path, int rank) {
   return rank == 0 ? path : "";
 }
 
-absl::Status WriteOutputs(const ReplayOptions& options, const ReplayPlan& plan,
+absl::Status WriteOutputs(const ReplayOptions& options, const Graph& graph,
+                          const ReplayPlan& plan,
                           const std::vector<IterationTiming>& timed,
                           const ReplayReport& report, int rank) {
   if (auto p = OutputFor(options.json_path, rank); !p.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(p, ReportJson(plan, report)));
   }
   if (auto p = OutputFor(options.trace_path, rank); !p.empty()) {
-    RETURN_IF_ERROR(WriteReplayTrace(p, plan, timed, rank));
+    RETURN_IF_ERROR(WriteReplayTrace(p, graph, plan, timed, rank));
   }
   if (auto p = OutputFor(options.calibration_path, rank); !p.empty()) {
     RETURN_IF_ERROR(WriteCalibration(p, plan, timed, report.device));
@@ -172,7 +173,8 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
   report.device = (*backend)->Describe();
   report.rank = world->rank();
   report.warmup_iterations = options.warmup_iterations;
-  RETURN_IF_ERROR(WriteOutputs(options, plan, timed, report, world->rank()));
+  RETURN_IF_ERROR(
+      WriteOutputs(options, loaded->graph, plan, timed, report, world->rank()));
   if (text_report != nullptr)
     *text_report = ReportText(plan, report, options.top_ops);
   return report;

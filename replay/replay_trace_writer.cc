@@ -6,13 +6,16 @@
 #include "nlohmann/json.hpp"
 #include "proto/chrome_trace.h"
 #include "proto/file_util.h"
+#include "proto/recorded_timeline.h"
 
 namespace et::replay {
-std::string ReplayTraceJson(const ReplayPlan& plan,
+std::string ReplayTraceJson(const Graph& graph, const ReplayPlan& plan,
                             const std::vector<IterationTiming>& timed,
                             int rank) {
   ChromeTrace trace;
-  trace.NameProcess(rank, absl::StrFormat("et-replay rank %d", rank));
+  trace.NameProcess(rank,
+                    absl::StrFormat("et-replay rank %d (replayed)", rank));
+  AddRecordedTimeline(graph, plan.steps, rank, &trace);
   for (size_t q = 0; q < plan.queues.size(); ++q) {
     const QueueInfo& info = plan.queues[q];
     trace.NameThread(
@@ -43,10 +46,11 @@ std::string ReplayTraceJson(const ReplayPlan& plan,
   return trace.ToJson();
 }
 
-absl::Status WriteReplayTrace(const std::string& path, const ReplayPlan& plan,
+absl::Status WriteReplayTrace(const std::string& path, const Graph& graph,
+                              const ReplayPlan& plan,
                               const std::vector<IterationTiming>& timed,
                               int rank) {
-  return WriteFileAtomically(path, ReplayTraceJson(plan, timed, rank));
+  return WriteFileAtomically(path, ReplayTraceJson(graph, plan, timed, rank));
 }
 
 }  // namespace et::replay

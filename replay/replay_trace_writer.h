@@ -2,7 +2,9 @@
 // one process per rank, one track per replay queue (named "stream N" / "thread
 // N"), one complete
 // ("X") event per op with its node id, kind and recorded duration as args.
-// Iterations follow each other on the timeline in the order they ran.
+// Iterations follow each other on the timeline in the order they ran. The
+// recorded run is a second process (proto/recorded_timeline.h), to read the
+// replay against it.
 #ifndef REPLAY_REPLAY_TRACE_WRITER_H_
 #define REPLAY_REPLAY_TRACE_WRITER_H_
 
@@ -15,12 +17,13 @@
 
 namespace et::replay {
 
-std::string ReplayTraceJson(const ReplayPlan& plan,
+std::string ReplayTraceJson(const Graph& graph, const ReplayPlan& plan,
                             const std::vector<IterationTiming>& timed,
                             int rank);
 
 // ReplayTraceJson written atomically to `path`.
-absl::Status WriteReplayTrace(const std::string& path, const ReplayPlan& plan,
+absl::Status WriteReplayTrace(const std::string& path, const Graph& graph,
+                              const ReplayPlan& plan,
                               const std::vector<IterationTiming>& timed,
                               int rank);
 

@@ -15,6 +15,7 @@
 #include "proto/chrome_trace.h"
 #include "proto/comm_type.h"
 #include "proto/file_util.h"
+#include "proto/recorded_timeline.h"
 
 namespace et::sim {
 namespace {
@@ -311,9 +312,10 @@ absl::Status WriteTimeline(const std::vector<RankClass>& classes,
     const int64_t pid = classes[c].ranks.front();
     trace.NameProcess(
         pid, classes[c].ranks.size() == 1
-                 ? absl::StrCat("rank ", pid)
-                 : absl::StrCat("rank ", pid, " (+",
+                 ? absl::StrCat("rank ", pid, " (predicted)")
+                 : absl::StrCat("rank ", pid, " (predicted, +",
                                 classes[c].ranks.size() - 1, " identical)"));
+    AddRecordedTimeline(*p.graph, p.steps, pid, &trace);
     for (size_t res = 0; res < p.resource_names.size(); ++res) {
       trace.NameThread(pid, static_cast<int64_t>(res), p.resource_names[res]);
     }
