@@ -263,3 +263,62 @@ TEST(MultiRankTest, MismatchedSizesAreReportedWithRankNodeAndBytes) {
 
 }  // namespace
 }  // namespace et::convert
+
+namespace et::convert {
+namespace {
+
+// The recorder's truth (`unprofiled_step_ms` at the Kineto trace's top level,
+// examples/record_trace.py) reaches the graph; --measured-step-ms overrides
+// it; a value that is not a positive number is an error naming the file.
+std::string KinetoWithTruth(const std::string& value) {
+  std::string text;
+  EXPECT_TRUE(
+      ReadFileMaybeGzip(
+          std::string(ET_TEST_DATA) + "/hta/simple_add_kineto.json.gz", &text)
+          .ok());
+  nlohmann::json doc = nlohmann::json::parse(text);
+  doc["unprofiled_step_ms"] = nlohmann::json::parse(value);
+  const std::string path = ::testing::TempDir() + "/truth_" +
+                           std::to_string(std::hash<std::string>()(value)) +
+                           "_kineto.json";
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+absl::StatusOr<double> UnprofiledStepUs(const std::string& kineto,
+                                        double override_ms) {
+  ConvertOptions options;
+  options.kineto_path = kineto;
+  options.measured_step_ms = override_ms;
+  const std::string out = ::testing::TempDir() + "/truth.et";
+  auto s = ConvertFile(std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz",
+                       out, options);
+  if (!s.ok()) return s.status();
+  auto g = LoadGraph(out);
+  if (!g.ok()) return g.status();
+  return GetDouble(g->metadata().attr(), attr::kUnprofiledStepUs).value_or(-1);
+}
+
+TEST(UnprofiledStepTest, KinetoTruthReachesTheGraphAndTheFlagOverridesIt) {
+  auto us = UnprofiledStepUs(KinetoWithTruth("1.25"), 0);
+  ASSERT_TRUE(us.ok()) << us.status();
+  EXPECT_DOUBLE_EQ(*us, 1250);
+  us = UnprofiledStepUs(KinetoWithTruth("\"2.5\""), 0);  // add_metadata: text
+  ASSERT_TRUE(us.ok()) << us.status();
+  EXPECT_DOUBLE_EQ(*us, 2500);
+  us = UnprofiledStepUs(KinetoWithTruth("1.25"), 3.0);
+  ASSERT_TRUE(us.ok()) << us.status();
+  EXPECT_DOUBLE_EQ(*us, 3000);
+}
+
+TEST(UnprofiledStepTest, NonPositiveTruthIsAnErrorNamingTheFile) {
+  const std::string kineto = KinetoWithTruth("-4");
+  auto us = UnprofiledStepUs(kineto, 0);
+  ASSERT_FALSE(us.ok());
+  EXPECT_NE(std::string(us.status().message()).find(kineto), std::string::npos);
+  EXPECT_NE(std::string(us.status().message()).find("unprofiled_step_ms"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace et::convert

@@ -3,8 +3,10 @@
 // matched" for et-replay). Runs the built binaries.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -53,6 +55,33 @@ TEST(ToolCliTest, HelpListsOwnFlagsOneLineEach) {
     }
     // Only the tool's flags, not Abseil's own (--flagfile, --fromenv...).
     EXPECT_EQ(out.find("--flagfile"), std::string::npos) << out;
+  }
+}
+
+// The step-time flags: a truth that is not a positive number, or an unknown
+// host-time mode, is one error line naming the flag and a non-zero exit.
+TEST(ToolCliTest, StepFlagsRejectBadValuesInOneLine) {
+  const std::string et =
+      std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string(ET_CONVERT_BIN) + " " + et +
+           " /tmp/x.et --measured-step-ms -1",
+       "--measured-step-ms"},
+      {std::string(ET_CONVERT_BIN) + " " + et +
+           " /tmp/x.et --measured-step-ms abc",
+       "--measured-step-ms"},
+      {std::string(ET_SIM_BIN) + " x.et --measured-step-ms 0",
+       "--measured-step-ms"},
+      {std::string(ET_SIM_BIN) + " x.et --host-time fast", "--host-time"},
+      {std::string(ET_REPLAY_BIN) + " x.et --host-time fast", "--host-time"},
+  };
+  for (const auto& [cmd, flag] : cases) {
+    SCOPED_TRACE(cmd);
+    int code = -1;
+    const std::string out = RunTool(cmd, &code);
+    EXPECT_NE(code, 0) << out;
+    EXPECT_NE(out.find(flag), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   }
 }
 
