@@ -33,11 +33,9 @@ OpKind Classify(const Node& n) {
   }
 }
 
-bool IsGpuOp(const Node& n) {
-  if (std::optional<bool> g = GetBool(n, attr::kIsGpuOp)) return *g;
-  if (std::optional<bool> c = GetBool(n, attr::kIsCpuOp)) return !*c;
-  return false;
-}
+// One rule for every tool (proto/step_model.h): a node without is_cpu_op or
+// is_gpu_op is a device op.
+bool IsGpuOp(const Node& n) { return !IsHostNode(n); }
 
 // Resource key: (class, id). Class 0 = CPU thread, 1 = GPU stream, 2 = comm
 // channel.
