@@ -67,7 +67,8 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
   const char c0 = buf[p];
   if (c0 == '"') return ScanString(buf, p, n, end);
   if (c0 == '{' || c0 == '[') {
-    int depth = 0;
+    // 64-bit: a buffer of 2^31 '[' overflowed an int (undefined behaviour).
+    int64_t depth = 0;
     for (size_t i = p; i < n; ++i) {
       switch (kClasses.of[static_cast<uint8_t>(buf[i])]) {
         case kPlain:

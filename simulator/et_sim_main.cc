@@ -3,20 +3,24 @@
 // the et_simulator library.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "proto/cli_args.h"
 #include "proto/file_util.h"
+#include "proto/input_limits.h"
 #include "proto/process_group.h"
 #include "simulator/simulation.h"
 
-ABSL_FLAG(int64_t, world, 0,
+ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
           "ranks for a single input (every rank runs it; default 1)");
-ABSL_FLAG(int64_t, ranks, 0, "ranks for a pattern input 'out.%d.et'");
+ABSL_FLAG(std::optional<int64_t>, ranks, std::nullopt,
+          "ranks for a pattern input 'out.%d.et'");
 ABSL_FLAG(std::string, schedule, "stream",
           "stream (a queue per CPU thread and GPU stream) or astra (one CPU "
           "op, one GPU op, "
@@ -96,8 +100,21 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
                                      std::string(positional[2]) + "'");
   }
   f.input.path = positional[1];
-  o.world_size = absl::GetFlag(FLAGS_world);
-  f.input.pattern_ranks = absl::GetFlag(FLAGS_ranks);
+  // Optional flags: unset means the default, but an explicit 0 or less is a
+  // mistake, not a request for the default. Checked before anything is sized
+  // by them.
+  const std::optional<int64_t> world = absl::GetFlag(FLAGS_world);
+  const std::optional<int64_t> ranks = absl::GetFlag(FLAGS_ranks);
+  if (world && (*world < 1 || *world > et::kMaxRanks)) {
+    Fail(absl::StrFormat("--world %d: must be in [1, %d]", *world,
+                         et::kMaxRanks));
+  }
+  if (ranks && (*ranks < 1 || *ranks > et::kMaxRanks)) {
+    Fail(absl::StrFormat("--ranks %d: must be in [1, %d]", *ranks,
+                         et::kMaxRanks));
+  }
+  o.world_size = world.value_or(0);
+  f.input.pattern_ranks = ranks.value_or(0);
   o.scheduling =
       Choose<SchedulingMode>("schedule", absl::GetFlag(FLAGS_schedule),
                              {{"stream", SchedulingMode::kStreamAware},

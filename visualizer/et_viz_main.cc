@@ -41,8 +41,7 @@ ABSL_FLAG(std::string, raw_json, "",
           "write the whole .et (one input) as protobuf JSON");
 ABSL_FLAG(std::string, ids, "",
           "filter: node ids A:B inclusive (A:, :B and A also work)");
-ABSL_FLAG(std::string, name, "",
-          "filter: names matching this ECMAScript regex");
+ABSL_FLAG(std::string, name, "", "filter: names matching this RE2 regex");
 ABSL_FLAG(
     std::string, type, "",
     "filter: compute, collective, sendrecv, comm, memory, metadata, cpu, gpu");
