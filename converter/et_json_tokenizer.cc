@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "proto/file_util.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 
 namespace et::convert {
@@ -158,6 +159,14 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       begin = 0;
     }
     if (buf.size() - kSpanPadding - n < kChunkBytes / 2) {
+      // Only one value (a node, or a top-level field) is ever held whole; a
+      // gzip of '[' or of one endless string otherwise grew to gigabytes.
+      if (n > kMaxNodeBytes) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "%s: one JSON value starting at byte %d (after node #%d) is over "
+            "%d MiB, the limit on one node",
+            path_, consumed_before, nodes_seen_, kMaxNodeBytes >> 20));
+      }
       buf.resize(buf.size() * 2);
     }
     int got = gzread(file, buf.data() + n,
@@ -169,7 +178,17 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
           absl::StrFormat("%s: corrupt gzip stream near byte %d: %s", path_,
                           consumed_before + n, msg));
     }
+    // zlib reports a stream cut before its trailer (CRC and length) as
+    // Z_BUF_ERROR with a clean-looking end; the data may be silently short.
+    if (got == 0 && errnum == Z_BUF_ERROR) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s: truncated gzip stream (ends before its trailer) at byte %d",
+          path_, consumed_before + n));
+    }
     if (got == 0) eof = true;
+    RETURN_IF_ERROR(CheckGzipExpansion(
+        path_, static_cast<uint64_t>(consumed_before) + n + (got > 0 ? got : 0),
+        static_cast<uint64_t>(gzoffset(file))));
     if (text != nullptr && got > 0) {
       if (!text_opened) {
         text_opened = true;
@@ -291,6 +310,11 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       return malformed(begin, "expected ',' or '}' after a field");
     }
   }
+  ++begin;  // the closing '}'
+  // Anything but whitespace after the object is a damaged or concatenated
+  // file; accepting it would silently drop the rest.
+  ASSIGN_OR_RETURN(bool trailing, skip_space());
+  if (trailing) return malformed(begin, "data after the end of the trace");
   if (!saw_nodes) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: not an execution trace: no `nodes` array", path_));

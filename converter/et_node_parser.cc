@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "converter/et_json_tokenizer.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "simdjson.h"
 
@@ -374,6 +375,13 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
       std::string_view name;
       if (v.get_string().get(name) != simdjson::SUCCESS) {
         return m.Error(*op, index, "`name` is not a string");
+      }
+      // Interned and copied into every output node: bounded like any value.
+      if (name.size() > kMaxStringBytes) {
+        return m.Error(*op, index,
+                       absl::StrFormat("`name` is over %d MiB, the limit on "
+                                       "one string",
+                                       kMaxStringBytes >> 20));
       }
       op->name = m.pool->Intern(ToAbsl(name));
     } else if (key == "parent" || key == "ctrl_deps") {

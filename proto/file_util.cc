@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 
 namespace et {
@@ -80,6 +82,13 @@ absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents) {
     }
     if (n == 0) break;
     contents->append(buf, static_cast<size_t>(n));
+    if (absl::Status s = CheckGzipExpansion(path, contents->size(),
+                                            static_cast<uint64_t>(gzoffset(f)));
+        !s.ok()) {
+      gzclose(f);
+      contents->clear();
+      return s;
+    }
   }
   int errnum = 0;
   const char* msg = gzerror(f, &errnum);
@@ -94,6 +103,23 @@ absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents) {
   if (gzclose_r(f) == Z_BUF_ERROR) {
     return absl::DataLossError(
         absl::StrFormat("%s: truncated gzip stream", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckGzipExpansion(const std::string& path, uint64_t decoded,
+                                uint64_t compressed) {
+  if (decoded > kMaxExpandedFileBytes) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "%s: expands to more than %d GiB (the limit on one input file)", path,
+        kMaxExpandedFileBytes >> 30));
+  }
+  if (decoded > kMinBytesForRatioCheck &&
+      decoded / std::max<uint64_t>(compressed, 1) > kMaxGzipRatio) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "%s: a gzip bomb? %d compressed bytes expand to over %d MiB (more "
+        "than %dx, the limit on gzip expansion)",
+        path, compressed, decoded >> 20, kMaxGzipRatio));
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #ifndef PROTO_FILE_UTIL_H_
 #define PROTO_FILE_UTIL_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -23,6 +24,14 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 // Reads a whole file, gunzipping transparently when it starts with 1f 8b.
 absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents);
+
+// Refuses a decompressing read that has produced `decoded` bytes from
+// `compressed` input bytes when it passes the limits of proto/input_limits.h
+// (total size, or gzip expansion ratio once past 256 MiB): a 2.6 MB gzip of
+// '[' otherwise grows to gigabytes before anything else fails. The error
+// names the file and the limit.
+absl::Status CheckGzipExpansion(const std::string& path, uint64_t decoded,
+                                uint64_t compressed);
 
 // True when the path names a directory.
 bool IsDirectory(const std::string& path);

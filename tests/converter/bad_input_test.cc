@@ -134,6 +134,43 @@ TEST(BadInputTest, CorruptGzip) {
                  {"truncated"});
 }
 
+std::string Gzip(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb9");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  return path;
+}
+
+// A small gzip that expands without bound: one value is held whole, so it is
+// cut off at the per-node limit (it used to grow to 6.3 GB).
+TEST(BadInputTest, GzipBombsStopAtTheLimitAndSaySo) {
+  ExpectRejected(Gzip(TempOut("bomb_string.json.gz"),
+                      R"({"schema": ")" + std::string(80u << 20, 'a')),
+                 {"64 MiB", "limit"});
+  ExpectRejected(Gzip(TempOut("bomb_node.json.gz"),
+                      std::string(kHeader) + R"({"id": 1, "x": )" +
+                          std::string(80u << 20, '[')),
+                 {"64 MiB", "limit"});
+}
+
+TEST(BadInputTest, TrailingDataAndMissingGzipTrailerAreErrors) {
+  const std::string text = std::string(kHeader) + Node(1, 0) + "]}";
+  ExpectRejected(WriteInput("trailing.json", text + "\n{\"nodes\": []}"),
+                 {"data after the end"});
+  EXPECT_TRUE(ConvertFile(WriteInput("ok_ws.json", text + "\n \n"),
+                          TempOut("ok_ws.et"), {})
+                  .ok());
+  const std::string gz = Gzip(TempOut("whole.json.gz"), text);
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ExpectRejected(
+      WriteInput("notrailer.json.gz", bytes.substr(0, bytes.size() - 8)),
+      {"truncated gzip"});
+}
+
 TEST(BadInputTest, UnknownSchemaNamesItAndForceTriesAnyway) {
   std::string text =
       R"({"schema": "9.9.9-future", "nodes": [)" + Node(1, 0) + "]}";
