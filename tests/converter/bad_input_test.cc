@@ -171,6 +171,33 @@ TEST(BadInputTest, TrailingDataAndMissingGzipTrailerAreErrors) {
       {"truncated gzip"});
 }
 
+// Values that used to be accepted and turned into garbage downstream: each is
+// an error naming the file, the node and the field.
+TEST(BadInputTest, OutOfRangeAndMistypedFieldsNameNodeAndField) {
+  const std::string mm = R"({"name": "aten::mm", "id": 2, "parent": 1, )";
+  ExpectRejected(WriteInput("ts.json", std::string(kHeader) + Node(1, 0) +
+                                           ", " + mm + R"("ts": 1e300}]})"),
+                 {"node 2", "`ts`", "out of range"});
+  ExpectRejected(WriteInput("dur.json", std::string(kHeader) + Node(1, 0) +
+                                            ", " + mm + R"("dur": -5}]})"),
+                 {"node 2", "`dur`", "out of range"});
+  ExpectRejected(
+      WriteInput("nan.json", std::string(kHeader) + Node(1, 0) + ", " + mm +
+                                 R"("inputs": [[1, 2, 0, NaN, 4, "cpu"]]}]})"),
+      {"node 2", "input argument 0", "NaN"});
+  ExpectRejected(
+      WriteInput("shape_str.json", std::string(kHeader) + Node(1, 0) + ", " +
+                                       mm + R"("input_shapes": "[[2, 2]]"}]})"),
+      {"node 2", "`input_shapes`"});
+  ExpectRejected(WriteInput("shape_mixed.json",
+                            std::string(kHeader) + Node(1, 0) + ", " + mm +
+                                R"("output_shapes": [["a", 2]]}]})"),
+                 {"node 2", "`output_shapes`"});
+  ExpectRejected(WriteInput("schema_num.json", R"({"schema": 101, "nodes": [)" +
+                                                   Node(1, 0) + "]}"),
+                 {"`schema` is not a string", "101"});
+}
+
 TEST(BadInputTest, UnknownSchemaNamesItAndForceTriesAnyway) {
   std::string text =
       R"({"schema": "9.9.9-future", "nodes": [)" + Node(1, 0) + "]}";

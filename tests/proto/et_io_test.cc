@@ -128,6 +128,56 @@ TEST(EtIoTest, GzipWithoutTrailerIsAnError) {
       << graph.status();
 }
 
+// Values the schema cannot mean are refused when the file is read, naming the
+// file, the node and the field (they reached et-replay as "-1-byte
+// collectives").
+TEST(EtIoTest, ImpossibleFieldValuesAreErrorsNamingNodeAndField) {
+  struct Case {
+    const char* name;
+    void (*damage)(std::vector<ChakraProtoMsg::Node>*);
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"dup.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) { (*n)[3].set_id(2); },
+       "node 2: id repeated"},
+      {"type.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[1].set_type(static_cast<ChakraProtoMsg::NodeType>(99));
+       },
+       "node 2: unknown node type 99"},
+      {"comm_type.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[2].set_type(ChakraProtoMsg::COMM_COLL_NODE);
+         SetInt64((*n)[2].mutable_attr(), attr::kCommType, 99);
+       },
+       "node 3: unknown comm_type 99"},
+      {"comm_size.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[2].set_type(ChakraProtoMsg::COMM_COLL_NODE);
+         SetInt64((*n)[2].mutable_attr(), attr::kCommSize, -1);
+       },
+       "node 3: negative comm_size -1"},
+      {"peer.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[2].set_type(ChakraProtoMsg::COMM_SEND_NODE);
+         SetInt64((*n)[2].mutable_attr(), attr::kCommDst, -3);
+       },
+       "node 3: comm_dst -3 is not a rank"},
+  };
+  for (const Case& c : cases) {
+    std::vector<ChakraProtoMsg::Node> nodes = SampleNodes(5);
+    c.damage(&nodes);
+    const std::string path = TempPath(c.name);
+    ASSERT_TRUE(WriteEtFile(path, Meta(), nodes).ok()) << c.name;
+    auto graph = LoadGraph(path);
+    ASSERT_FALSE(graph.ok()) << c.name;
+    EXPECT_NE(graph.status().message().find(path + ": " + c.needle),
+              std::string::npos)
+        << graph.status();
+  }
+}
+
 TEST(EtIoTest, EmptyFileAndDirectoryAreErrors) {
   const std::string path = TempPath("empty.et");
   { std::ofstream out(path); }
