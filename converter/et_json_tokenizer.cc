@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "proto/file_util.h"
 #include "proto/input_limits.h"
 #include "proto/status_macros.h"
@@ -24,7 +25,7 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Result of scanning one JSON value: its end offset, or "need more input", or
 // malformed.
-enum class Scan { kDone, kNeedMore, kBad };
+enum class Scan { kDone, kNeedMore, kBad, kTooDeep };
 
 // Byte classes for the structural scan; everything else is kPlain.
 enum : uint8_t { kPlain = 0, kQuote, kOpen, kClose };
@@ -82,7 +83,9 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
           break;
         }
         case kOpen:
-          ++depth;
+          // Nothing real nests this deep; later stages walk values, and a
+          // bound here keeps every one of them shallow.
+          if (++depth > kMaxNestingDepth) return Scan::kTooDeep;
           break;
         case kClose:
           if (--depth == 0) {
@@ -174,9 +177,12 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
     int errnum = Z_OK;
     const char* msg = gzerror(file, &errnum);
     if (got < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR)) {
+      // zlib's message starts with the path given to gzopen: drop it.
+      absl::string_view detail = msg;
+      absl::ConsumePrefix(&detail, path_ + ": ");
       return absl::DataLossError(
           absl::StrFormat("%s: corrupt gzip stream near byte %d: %s", path_,
-                          consumed_before + n, msg));
+                          consumed_before + n, detail));
     }
     // zlib reports a stream cut before its trailer (CRC and length) as
     // Z_BUF_ERROR with a clean-looking end; the data may be silently short.
@@ -228,6 +234,10 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       Scan s = ScanValue(buf.data(), begin, n, end);
       if (s == Scan::kDone) return absl::OkStatus();
       if (s == Scan::kBad) return malformed(begin, "unexpected character");
+      if (s == Scan::kTooDeep) {
+        return malformed(begin, absl::StrFormat("nested deeper than %d levels",
+                                                kMaxNestingDepth));
+      }
       if (eof) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s: truncated JSON: input ends inside a value at "

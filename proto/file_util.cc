@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -122,6 +123,13 @@ absl::Status CheckGzipExpansion(const std::string& path, uint64_t decoded,
         path, compressed, decoded >> 20, kMaxGzipRatio));
   }
   return absl::OkStatus();
+}
+
+std::string PrefixPath(absl::string_view path, absl::string_view message) {
+  if (absl::StartsWith(message, absl::StrCat(path, ": "))) {
+    return std::string(message);
+  }
+  return absl::StrCat(path, ": ", message);
 }
 
 std::string ExpandRankPattern(absl::string_view pattern, int rank) {

@@ -27,11 +27,15 @@ absl::Status ReadFileMaybeGzip(const std::string& path, std::string* contents);
 
 // Refuses a decompressing read that has produced `decoded` bytes from
 // `compressed` input bytes when it passes the limits of proto/input_limits.h
-// (total size, or gzip expansion ratio once past 256 MiB): a 2.6 MB gzip of
+// (total size, or gzip expansion ratio once past 64 MiB): a 2.6 MB gzip of
 // '[' otherwise grows to gigabytes before anything else fails. The error
 // names the file and the limit.
 absl::Status CheckGzipExpansion(const std::string& path, uint64_t decoded,
                                 uint64_t compressed);
+
+// "path: message", unless `message` already starts with "path: " (readers
+// name their file themselves; wrapping again printed it twice).
+std::string PrefixPath(absl::string_view path, absl::string_view message);
 
 // True when the path names a directory.
 bool IsDirectory(const std::string& path);

@@ -27,7 +27,7 @@ inline constexpr uint64_t kMaxExpandedFileBytes = uint64_t{64} << 30;
 // of one byte, so 250x separates bombs from traces. Applies only once the
 // output passes kMinBytesForRatioCheck, so small repetitive files pass.
 inline constexpr uint64_t kMaxGzipRatio = 250;
-inline constexpr uint64_t kMinBytesForRatioCheck = uint64_t{256} << 20;
+inline constexpr uint64_t kMinBytesForRatioCheck = uint64_t{64} << 20;
 
 // One JSON node (its text, from '{' to '}'): real nodes are < 64 KB; the
 // largest seen (a Triton kernel with its source in an attribute) is ~2 MB.

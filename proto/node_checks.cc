@@ -26,12 +26,38 @@ absl::Status CheckRank(const ChakraProtoMsg::Node& node, const char* field) {
   return absl::OkStatus();
 }
 
+// Recorded times stay within 2^62 ns (146 years): every tool adds and
+// subtracts them, and a duration of INT64_MAX made et-sim's clock overflow and
+// et-viz's totals wrap.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 62;
+constexpr uint64_t kMaxTimeMicros = uint64_t{1} << 62 >> 10;  // < 2^62 ns
+
+absl::Status CheckTimes(const ChakraProtoMsg::Node& node) {
+  if (node.duration_micros() > kMaxTimeMicros) {
+    return Bad(node, absl::StrFormat("duration_micros %d is out of range",
+                                     node.duration_micros()));
+  }
+  if (node.start_time_micros() > kMaxTimeMicros) {
+    return Bad(node, absl::StrFormat("start_time_micros %d is out of range",
+                                     node.start_time_micros()));
+  }
+  for (const char* field : {attr::kDurationNs, attr::kStartNs}) {
+    const std::optional<int64_t> ns = GetInt(node, field);
+    if (ns && (*ns < 0 || *ns > kMaxTimeNs)) {
+      return Bad(node, absl::StrFormat("%s %d is out of range (0 to 2^62)",
+                                       field, *ns));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckNodeFields(const ChakraProtoMsg::Node& node) {
   if (!ChakraProtoMsg::NodeType_IsValid(node.type())) {
     return Bad(node, absl::StrFormat("unknown node type %d", node.type()));
   }
+  if (absl::Status s = CheckTimes(node); !s.ok()) return s;
   const bool comm = node.type() == ChakraProtoMsg::COMM_COLL_NODE ||
                     node.type() == ChakraProtoMsg::COMM_SEND_NODE ||
                     node.type() == ChakraProtoMsg::COMM_RECV_NODE;

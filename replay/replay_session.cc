@@ -39,9 +39,8 @@ absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
   plan_options.host_gaps = options.host_gaps;
   auto plan = BuildReplayPlan(graph, plan_options);
   if (!plan.ok()) {
-    return absl::Status(
-        plan.status().code(),
-        absl::StrFormat("%s: %s", path, plan.status().message()));
+    return absl::Status(plan.status().code(),
+                        PrefixPath(path, plan.status().message()));
   }
   const int needed =
       options.world > 0 ? std::max(options.world, 1) : plan->RequiredRanks();
@@ -159,8 +158,7 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
     const std::string path =
         TracePathForRank(options, world->rank(), world->size()).value_or("");
     if (world->size() == 1) {
-      return absl::AbortedError(
-          absl::StrFormat("%s: %s", path, timed_or.status().message()));
+      return absl::AbortedError(PrefixPath(path, timed_or.status().message()));
     }
     return absl::AbortedError(absl::StrFormat(
         "rank %d: %s: %s", world->rank(), path, timed_or.status().message()));

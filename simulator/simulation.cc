@@ -106,13 +106,13 @@ absl::Status Simulation::Load(const SimInput& input,
     absl::StatusOr<Graph> g = LoadGraph(f);
     if (!g.ok())
       return absl::Status(g.status().code(),
-                          absl::StrCat(f, ": ", g.status().message()));
+                          PrefixPath(f, g.status().message()));
     graphs_.push_back(std::make_unique<Graph>(std::move(*g)));
     absl::StatusOr<RankProgram> p =
         CompileRankProgram(*graphs_.back(), options, compute);
     if (!p.ok())
       return absl::Status(p.status().code(),
-                          absl::StrCat(f, ": ", p.status().message()));
+                          PrefixPath(f, p.status().message()));
     programs_.push_back(std::make_unique<RankProgram>(std::move(*p)));
     files_.push_back(f);
   }

@@ -148,9 +148,13 @@ TEST(BadInputTest, GzipBombsStopAtTheLimitAndSaySo) {
                       R"({"schema": ")" + std::string(80u << 20, 'a')),
                  {"64 MiB", "limit"});
   ExpectRejected(Gzip(TempOut("bomb_node.json.gz"),
+                      std::string(kHeader) + R"({"id": 1, "x": ")" +
+                          std::string(80u << 20, 'x')),
+                 {"64 MiB", "limit"});
+  ExpectRejected(Gzip(TempOut("bomb_nesting.json.gz"),
                       std::string(kHeader) + R"({"id": 1, "x": )" +
                           std::string(80u << 20, '[')),
-                 {"64 MiB", "limit"});
+                 {"nested deeper than 256 levels"});
 }
 
 TEST(BadInputTest, TrailingDataAndMissingGzipTrailerAreErrors) {
