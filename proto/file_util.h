@@ -1,6 +1,6 @@
-// Whole-output-or-nothing file writing: every tool writes to `path.tmp.<pid>`
-// and renames over `path` only when the output is complete, so a failed run
-// leaves no half-written file.
+// Whole-output-or-nothing file writing: every tool writes to
+// `path.tmp.<pid>.<n>` and renames over `path` only when the output is
+// complete, so a failed or interrupted run leaves no half-written file.
 #ifndef PROTO_FILE_UTIL_H_
 #define PROTO_FILE_UTIL_H_
 
@@ -12,11 +12,21 @@
 
 namespace et {
 
-// A temporary sibling of `path` in the same directory (so rename is atomic).
+// A temporary sibling of `path` in the same directory (so rename is atomic):
+// `path.tmp.<pid>.<n>`, unique per call, so two writers of one output in one
+// process never share a temp file. The name is registered: if the process gets
+// SIGINT or SIGTERM before the temp file is committed or discarded, the
+// handler (installed on first use, only over the default action) unlinks it
+// and then dies of the signal as it would have. Thread-safe.
 std::string TempPathFor(absl::string_view path);
 
-// Renames `tmp` over `path`; removes `tmp` and returns an error if that fails.
+// fsyncs `tmp` (so a crash after the rename cannot leave an empty or short
+// file under the final name), renames it over `path` and unregisters it;
+// removes `tmp` and returns an error if that fails.
 absl::Status CommitTempFile(const std::string& tmp, const std::string& path);
+
+// Removes a temp file that will not be committed, and unregisters it.
+void DiscardTempFile(const std::string& tmp);
 
 // Writes `contents` to `path` atomically (temp file + rename).
 absl::Status WriteFileAtomically(const std::string& path,

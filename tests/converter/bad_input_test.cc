@@ -1,5 +1,6 @@
 // et-convert on damaged and hostile inputs: each gets one error naming the file
 // (and the node where there is one), and no output file is left behind.
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "converter/converter.h"
+#include "converter/multi_rank.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
 #include "proto/file_util.h"
@@ -200,6 +202,21 @@ TEST(BadInputTest, OutOfRangeAndMistypedFieldsNameNodeAndField) {
   ExpectRejected(WriteInput("schema_num.json", R"({"schema": 101, "nodes": [)" +
                                                    Node(1, 0) + "]}"),
                  {"`schema` is not a string", "101"});
+}
+
+// Directory mode: two inputs with one stem would write one output (and, with
+// a shared temp name, could leave a corrupt .et under its final name).
+TEST(BadInputTest, DirectoryWithTwoInputsForOneOutputIsRefused) {
+  const std::string dir = TempOut("same_stem_dir");
+  mkdir(dir.c_str(), 0755);
+  const std::string text = std::string(kHeader) + Node(1, 0) + "]}";
+  std::ofstream(dir + "/r.0.json") << text;
+  Gzip(dir + "/r.0.json.gz", text);
+  auto jobs = JobsFromDirectory(dir, ::testing::TempDir());
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(jobs.status().message().find("r.0.json and r.0.json.gz would both"),
+            std::string::npos)
+      << jobs.status();
 }
 
 TEST(BadInputTest, UnknownSchemaNamesItAndForceTriesAnyway) {
