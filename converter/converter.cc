@@ -31,9 +31,18 @@
 namespace et::convert {
 namespace {
 
-absl::Status CheckSchema(const std::string& path, const std::string& schema,
+absl::Status CheckSchema(const std::string& path,
+                         const std::map<std::string, std::string>& fields,
                          bool force) {
+  const std::string schema = TopLevelString(fields, "schema");
   if (IsSupportedSchema(schema) || force) return absl::OkStatus();
+  // Present but not a string (e.g. "schema": 101): say so, rather than
+  // claiming the field is missing.
+  if (auto it = fields.find("schema"); schema.empty() && it != fields.end()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: `schema` is not a string (got %s); --force-schema tries anyway",
+        path, it->second.substr(0, 40)));
+  }
   if (schema.empty()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: no `schema` field: not a PyTorch execution trace? "
@@ -154,14 +163,12 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
         if (fields.count("schema") == 0)
           return absl::OkStatus();  // checked at the end
         schema_checked = true;
-        return CheckSchema(input_path, TopLevelString(fields, "schema"),
-                           options.force_schema);
+        return CheckSchema(input_path, fields, options.force_schema);
       },
       &parsed));
   if (!schema_checked) {
-    RETURN_IF_ERROR(CheckSchema(input_path,
-                                TopLevelString(parsed.fields, "schema"),
-                                options.force_schema));
+    RETURN_IF_ERROR(
+        CheckSchema(input_path, parsed.fields, options.force_schema));
   }
   summary.schema = TopLevelString(parsed.fields, "schema");
   std::vector<HostOp>& ops = parsed.ops;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
@@ -41,7 +42,10 @@ absl::Status DependencyBuilder::Build(const std::string& path,
         .push_back(table.op(s).id);
   };
   // Control: caller, issue order per thread, stream order per GPU stream.
-  absl::flat_hash_map<int64_t, uint32_t> last_on_thread, last_on_stream;
+  absl::flat_hash_map<int64_t, uint32_t> last_on_thread;
+  // Keyed by the (device, stream) pair itself: packing them as device << 32
+  // was undefined for device -1 and collided for streams >= 2^32.
+  absl::flat_hash_map<std::pair<int32_t, int64_t>, uint32_t> last_on_stream;
   absl::flat_hash_map<int64_t, uint32_t> collective_by_seq;
   for (uint32_t i = 0; i < n; ++i) {  // ascending id == start order
     if (!plan.is_node(i)) continue;
@@ -49,7 +53,7 @@ absl::Status DependencyBuilder::Build(const std::string& path,
     if (plan.caller(i) != kNoOp) add(i, plan.caller(i), false);
     if (op.is_gpu()) {
       auto [it, fresh] =
-          last_on_stream.try_emplace((int64_t{op.device} << 32) ^ op.stream, i);
+          last_on_stream.try_emplace(std::make_pair(op.device, op.stream), i);
       if (!fresh) add(i, it->second, false);
       it->second = i;
     } else {

@@ -20,6 +20,7 @@
 #include "proto/cli_args.h"
 #include "proto/file_util.h"
 #include "proto/graph_json.h"
+#include "proto/input_limits.h"
 
 ABSL_FLAG(std::string, kineto, "",
           "Kineto trace of the same run (a %d pattern with --ranks)");
@@ -110,6 +111,11 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   o.astra_text = absl::GetFlag(FLAGS_astra_text);
   o.astra.num_passes = absl::GetFlag(FLAGS_passes);
   o.astra.cycle_ns = absl::GetFlag(FLAGS_cycle_ns);
+  // Checked before any per-rank job list is built from it.
+  if (o.ranks < 0 || o.ranks > et::kMaxRanks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--ranks %d: needs an integer in [1, %d]", o.ranks, et::kMaxRanks));
+  }
   if (o.astra_text && o.ranks <= 0) {
     return absl::InvalidArgumentError(
         "--astra-text needs --ranks N (the number of NPUs)");

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "proto/file_util.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 
 namespace et::convert {
@@ -23,7 +25,7 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Result of scanning one JSON value: its end offset, or "need more input", or
 // malformed.
-enum class Scan { kDone, kNeedMore, kBad };
+enum class Scan { kDone, kNeedMore, kBad, kTooDeep };
 
 // Byte classes for the structural scan; everything else is kPlain.
 enum : uint8_t { kPlain = 0, kQuote, kOpen, kClose };
@@ -67,7 +69,8 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
   const char c0 = buf[p];
   if (c0 == '"') return ScanString(buf, p, n, end);
   if (c0 == '{' || c0 == '[') {
-    int depth = 0;
+    // 64-bit: a buffer of 2^31 '[' overflowed an int (undefined behaviour).
+    int64_t depth = 0;
     for (size_t i = p; i < n; ++i) {
       switch (kClasses.of[static_cast<uint8_t>(buf[i])]) {
         case kPlain:
@@ -80,7 +83,9 @@ Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
           break;
         }
         case kOpen:
-          ++depth;
+          // Nothing real nests this deep; later stages walk values, and a
+          // bound here keeps every one of them shallow.
+          if (++depth > kMaxNestingDepth) return Scan::kTooDeep;
           break;
         case kClose:
           if (--depth == 0) {
@@ -157,6 +162,14 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       begin = 0;
     }
     if (buf.size() - kSpanPadding - n < kChunkBytes / 2) {
+      // Only one value (a node, or a top-level field) is ever held whole; a
+      // gzip of '[' or of one endless string otherwise grew to gigabytes.
+      if (n > kMaxNodeBytes) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "%s: one JSON value starting at byte %d (after node #%d) is over "
+            "%d MiB, the limit on one node",
+            path_, consumed_before, nodes_seen_, kMaxNodeBytes >> 20));
+      }
       buf.resize(buf.size() * 2);
     }
     int got = gzread(file, buf.data() + n,
@@ -164,11 +177,24 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
     int errnum = Z_OK;
     const char* msg = gzerror(file, &errnum);
     if (got < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR)) {
+      // zlib's message starts with the path given to gzopen: drop it.
+      absl::string_view detail = msg;
+      absl::ConsumePrefix(&detail, path_ + ": ");
       return absl::DataLossError(
           absl::StrFormat("%s: corrupt gzip stream near byte %d: %s", path_,
-                          consumed_before + n, msg));
+                          consumed_before + n, detail));
+    }
+    // zlib reports a stream cut before its trailer (CRC and length) as
+    // Z_BUF_ERROR with a clean-looking end; the data may be silently short.
+    if (got == 0 && errnum == Z_BUF_ERROR) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s: truncated gzip stream (ends before its trailer) at byte %d",
+          path_, consumed_before + n));
     }
     if (got == 0) eof = true;
+    RETURN_IF_ERROR(CheckGzipExpansion(
+        path_, static_cast<uint64_t>(consumed_before) + n + (got > 0 ? got : 0),
+        static_cast<uint64_t>(gzoffset(file))));
     if (text != nullptr && got > 0) {
       if (!text_opened) {
         text_opened = true;
@@ -208,6 +234,10 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       Scan s = ScanValue(buf.data(), begin, n, end);
       if (s == Scan::kDone) return absl::OkStatus();
       if (s == Scan::kBad) return malformed(begin, "unexpected character");
+      if (s == Scan::kTooDeep) {
+        return malformed(begin, absl::StrFormat("nested deeper than %d levels",
+                                                kMaxNestingDepth));
+      }
       if (eof) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s: truncated JSON: input ends inside a value at "
@@ -290,6 +320,11 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
       return malformed(begin, "expected ',' or '}' after a field");
     }
   }
+  ++begin;  // the closing '}'
+  // Anything but whitespace after the object is a damaged or concatenated
+  // file; accepting it would silently drop the rest.
+  ASSIGN_OR_RETURN(bool trailing, skip_space());
+  if (trailing) return malformed(begin, "data after the end of the trace");
   if (!saw_nodes) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: not an execution trace: no `nodes` array", path_));

@@ -1,12 +1,14 @@
 // ET node parsing with simdjson On-Demand; see et_node_parser.h.
 #include "converter/et_node_parser.h"
 
+#include <cmath>
 #include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "converter/et_json_tokenizer.h"
 #include "converter/json_text.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "simdjson.h"
 
@@ -30,6 +32,7 @@ struct EtNodeParser::Impl {
   std::string scratch;
   HostOp* current = nullptr;  // the op being filled: RawText ranges go into it
   std::vector<TensorRef> in_scratch, out_scratch;  // reused across nodes
+  bool bad_value = false;  // set by CollectTensors on a non-JSON token
 
   absl::Status Error(const HostOp& op, int64_t index,
                      absl::string_view what) const {
@@ -67,6 +70,25 @@ struct EtNodeParser::Impl {
     return std::string_view(tok.data(), length);
   }
 
+  // Keeps a shapes list after checking that it is one: a list whose leaves
+  // are integers (every real trace's shapes are; a string or ["a", 2] was
+  // accepted and costed as garbage). A byte scan of the kept text: no parse,
+  // no allocation.
+  absl::Status KeepShapes(od::value& v, IoPart part, absl::string_view field) {
+    Keep(v, part);
+    absl::string_view text(node_begin + current->io_begin[part],
+                           current->io_len[part]);
+    bool ok = !text.empty() && text.front() == '[';
+    for (char c : text) {
+      if (!ok) break;
+      ok = (c >= '0' && c <= '9') || c == '[' || c == ']' || c == ',' ||
+           c == '-' || c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    }
+    if (ok) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "`%s` is not a list of integer shapes: %s", field, text.substr(0, 40)));
+  }
+
   // Records the range of `v`'s raw text as part `part` of the current op.
   void Keep(od::value& v, IoPart part) {
     std::string_view text = RawText(v);
@@ -90,7 +112,20 @@ struct EtNodeParser::Impl {
       od::value el;
       if (std::move(el_result).get(el) != simdjson::SUCCESS) return;
       od::json_type t;
-      if (el.type().get(t) != simdjson::SUCCESS) return;
+      if (el.type().get(t) != simdjson::SUCCESS) {
+        // NaN, Infinity or another token JSON does not have: not silently
+        // dropped (it once hid a damaged tensor tuple), but reported.
+        bad_value = true;
+        return;
+      }
+      if (t == od::json_type::number) {
+        // simdjson classifies lazily: make sure the number really parses.
+        double d;
+        if (el.get_double().get(d) != simdjson::SUCCESS) {
+          bad_value = true;
+          return;
+        }
+      }
       if (t == od::json_type::array) {
         nested = true;
         if (depth < 4) CollectTensors(el, arg, depth + 1, out);
@@ -139,7 +174,15 @@ struct EtNodeParser::Impl {
       if (std::move(el_result).get(el) != simdjson::SUCCESS) {
         return absl::InvalidArgumentError("malformed `values`");
       }
-      CollectTensors(el, arg, 1, tensors);
+      bad_value = false;
+      od::json_type t;
+      if (el.type().get(t) != simdjson::SUCCESS) bad_value = true;
+      if (!bad_value) CollectTensors(el, arg, 1, tensors);
+      if (bad_value) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s argument %d holds a value that is not JSON (NaN or Infinity?)",
+            part == kInValues ? "input" : "output", arg));
+      }
       ++arg;
     }
     return absl::OkStatus();
@@ -165,7 +208,8 @@ struct EtNodeParser::Impl {
         RETURN_IF_ERROR(ParseValues(value, input ? kInValues : kOutValues,
                                     input ? &in_scratch : &out_scratch));
       } else if (key == "shapes") {
-        Keep(value, input ? kInShapes : kOutShapes);
+        RETURN_IF_ERROR(KeepShapes(value, input ? kInShapes : kOutShapes,
+                                   input ? "inputs.shapes" : "outputs.shapes"));
       } else if (key == "types") {
         Keep(value, input ? kInTypes : kOutTypes);
       } else if (key == "strides") {
@@ -430,6 +474,20 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
         return absl::OkStatus();
       return m.Error(*op, index, absl::StrFormat("`%s` is not a number", key));
     };
+    // Times in microseconds: finite and within +-2^61 ns (as Kineto times),
+    // so that conversions to int64 ns and sums of two stay defined; a ts of
+    // 1e300 was accepted and became garbage. Durations may not be negative.
+    auto time_field = [&](double* out, bool duration) -> absl::Status {
+      RETURN_IF_ERROR(double_field(out));
+      constexpr double kMaxMicros = 2305843009213693.0;  // 2^61 ns in us
+      if (!(std::fabs(*out) <= kMaxMicros) || (duration && *out < 0)) {
+        return m.Error(*op, index,
+                       absl::StrFormat("`%s` is %g: out of range (%s to "
+                                       "2.3e15 us)",
+                                       key, *out, duration ? "0" : "-2.3e15"));
+      }
+      return absl::OkStatus();
+    };
     auto id_list = [&](std::vector<uint64_t>* out) -> absl::Status {
       od::json_type t;
       if (v.type().get(t) != simdjson::SUCCESS)
@@ -469,6 +527,13 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
       if (v.get_string().get(name) != simdjson::SUCCESS) {
         return m.Error(*op, index, "`name` is not a string");
       }
+      // Interned and copied into every output node: bounded like any value.
+      if (name.size() > kMaxStringBytes) {
+        return m.Error(*op, index,
+                       absl::StrFormat("`name` is over %d MiB, the limit on "
+                                       "one string",
+                                       kMaxStringBytes >> 20));
+      }
       op->name = m.pool->Intern(ToAbsl(name));
     } else if (key == "parent" || key == "ctrl_deps") {
       s = id_field(&op->parent);
@@ -504,24 +569,26 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
       }
       if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "input_shapes") {
-      m.Keep(v, kInShapes);
+      s = m.KeepShapes(v, kInShapes, "input_shapes");
+      if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "input_types") {
       m.Keep(v, kInTypes);
     } else if (key == "output_shapes") {
-      m.Keep(v, kOutShapes);
+      s = m.KeepShapes(v, kOutShapes, "output_shapes");
+      if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "output_types") {
       m.Keep(v, kOutTypes);
     } else if (key == "attrs") {
       s = m.ParseAttrs(v, op);
       if (!s.ok()) return m.Error(*op, index, s.message());
     } else if (key == "ts") {
-      s = double_field(&op->ts_us);
+      s = time_field(&op->ts_us, false);
     } else if (key == "inclusive_dur") {
-      s = double_field(&op->inclusive_dur_us);
+      s = time_field(&op->inclusive_dur_us, true);
     } else if (key == "exclusive_dur") {
-      s = double_field(&op->exclusive_dur_us);
+      s = time_field(&op->exclusive_dur_us, true);
     } else if (key == "dur") {
-      s = double_field(&op->dur_us);
+      s = time_field(&op->dur_us, true);
     } else if (key == "stream") {
       s = int_field(&op->stream);
     } else if (key == "cat") {

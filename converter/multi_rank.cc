@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -93,8 +94,16 @@ absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
                         output_dir));
   }
   std::vector<RankJob> jobs;
+  std::map<std::string, std::string> stems;  // stem -> the file it came from
   for (size_t k = 0; k < names.size(); ++k) {
     std::string stem = names[k].substr(0, names[k].find(".json"));
+    // r.0.json and r.0.json.gz would both become r.0.et, one overwriting the
+    // other mid-write; refuse before converting either.
+    if (auto [it, fresh] = stems.emplace(stem, names[k]); !fresh) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s and %s would both be written to %s.et; keep one", input_dir,
+          it->second, names[k], stem));
+    }
     int rank = LastNumber(stem);
     jobs.push_back({rank >= 0 ? rank : static_cast<int>(k),
                     input_dir + "/" + names[k], output_dir + "/" + stem + ".et",

@@ -10,6 +10,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/file_util.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 
 namespace et {
@@ -31,17 +32,25 @@ class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
       eof_checked_ = true;
       int errnum = 0;
       gzerror(file_, &errnum);
-      if (errnum != Z_OK && errnum != Z_BUF_ERROR)
-        error_ = "corrupt gzip stream";
+      // Z_BUF_ERROR at the end: the stream stops before its gzip trailer.
+      if (errnum == Z_BUF_ERROR) {
+        error_ = "truncated gzip stream (ends before its trailer)";
+        return -1;
+      }
+      if (errnum != Z_OK) error_ = "corrupt gzip stream";
     }
+    decoded_ += static_cast<uint64_t>(n);
     return n;
   }
+  uint64_t decoded() const { return decoded_; }
+  uint64_t compressed() const { return static_cast<uint64_t>(gzoffset(file_)); }
   const std::string& error() const { return error_; }
 
  private:
   gzFile file_;
   std::string error_;
   bool eof_checked_ = false;
+  uint64_t decoded_ = 0;
 };
 
 // True when the file (gzip or plain) starts, after whitespace, with '{' or
@@ -110,8 +119,10 @@ absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
   // A fresh CodedInputStream per message keeps its 2 GB byte limit per message,
   // not per file; its destructor hands unread buffer back to the adaptor.
   google::protobuf::io::CodedInputStream coded(&stream_->adaptor);
-  uint32_t size = 0;
-  if (!coded.ReadVarint32(&size)) {
+  // 64-bit read: ReadVarint32 silently truncates a 10-byte varint, which
+  // turned a damaged prefix into a message "of 4294967295 bytes".
+  uint64_t size = 0;
+  if (!coded.ReadVarint64(&size)) {
     if (!stream_->raw.error().empty()) {
       return absl::DataLossError(absl::StrFormat(
           "%s: %s after %d nodes", path_, stream_->raw.error(), nodes_read_));
@@ -122,6 +133,14 @@ absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
                         path_, what, nodes_read_));
   }
   if (size == 0) return false;  // Chakra's reader stops here too.
+  if (size > kMaxEtMessageBytes) {
+    return absl::DataLossError(absl::StrFormat(
+        "%s: %s #%d: length prefix says %d bytes, over the %d MiB limit on one "
+        "message (a damaged file?)",
+        path_, what, nodes_read_, size, kMaxEtMessageBytes >> 20));
+  }
+  RETURN_IF_ERROR(CheckGzipExpansion(path_, stream_->raw.decoded() + size,
+                                     stream_->raw.compressed()));
   auto limit = coded.PushLimit(static_cast<int>(size));
   msg->Clear();
   if (!msg->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
@@ -131,7 +150,7 @@ absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
           "%s: %s after %d nodes", path_, stream_->raw.error(), nodes_read_));
     }
     return absl::DataLossError(absl::StrFormat(
-        "%s: %s #%d: truncated or malformed message of %u bytes", path_, what,
+        "%s: %s #%d: truncated or malformed message of %d bytes", path_, what,
         nodes_read_, size));
   }
   coded.PopLimit(limit);

@@ -46,7 +46,7 @@ EtWriter::EtWriter(std::string path, std::string tmp_path,
 EtWriter::~EtWriter() {
   if (!closed_) {
     sink_->Close();
-    std::remove(tmp_path_.c_str());
+    DiscardTempFile(tmp_path_);
   }
 }
 
@@ -68,8 +68,10 @@ absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(
     if (sink->plain != nullptr) setvbuf(sink->plain, nullptr, _IOFBF, 1 << 18);
   }
   if (sink->gz == nullptr && sink->plain == nullptr) {
+    const int err = errno;
+    DiscardTempFile(tmp);
     return absl::NotFoundError(absl::StrFormat(
-        "%s: cannot open for writing: %s", path, strerror(errno)));
+        "%s: cannot open for writing: %s", path, strerror(err)));
   }
   return std::unique_ptr<EtWriter>(
       new EtWriter(path, std::move(tmp), std::move(sink)));
@@ -118,7 +120,7 @@ absl::Status EtWriter::Close() {
   if (closed_) return absl::OkStatus();
   closed_ = true;
   if (!sink_->Close()) {
-    std::remove(tmp_path_.c_str());
+    DiscardTempFile(tmp_path_);
     return absl::InternalError(
         absl::StrFormat("%s: write failed on close", path_));
   }

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <queue>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "proto/et_reader.h"
 #include "proto/et_writer.h"
+#include "proto/node_checks.h"
 #include "proto/status_macros.h"
 
 namespace et {
@@ -188,10 +190,22 @@ std::vector<std::vector<uint64_t>> Graph::FindCycles(DepSelection sel,
 absl::StatusOr<Graph> LoadGraph(const std::string& path) {
   ASSIGN_OR_RETURN(auto reader, EtReader::Open(path));
   std::vector<ChakraProtoMsg::Node> nodes;
+  // Repeated ids are refused, not resolved: Build would keep the first copy
+  // and the second's deps and times would silently vanish.
+  absl::flat_hash_set<uint64_t> ids;
   ChakraProtoMsg::Node node;
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->Next(&node));
     if (!more) break;
+    if (absl::Status s = CheckNodeFields(node); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: %s", path, s.message()));
+    }
+    if (!ids.insert(node.id()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: node %d: id repeated (message #%d)", path,
+                          node.id(), nodes.size()));
+    }
     nodes.push_back(std::move(node));
     node = ChakraProtoMsg::Node();
   }

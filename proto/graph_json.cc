@@ -31,12 +31,13 @@ absl::Status EtToJsonFile(const std::string& et_path,
   std::string tmp = TempPathFor(json_path);
   FILE* out = fopen(tmp.c_str(), "wb");
   if (out == nullptr) {
+    DiscardTempFile(tmp);
     return absl::NotFoundError(
         absl::StrFormat("%s: cannot open for writing", json_path));
   }
   auto fail = [&](absl::Status s) {
     fclose(out);
-    std::remove(tmp.c_str());
+    DiscardTempFile(tmp);
     return s;
   };
   auto meta = ToJson(reader->metadata());
@@ -55,7 +56,7 @@ absl::Status EtToJsonFile(const std::string& et_path,
   }
   fprintf(out, "]}\n");
   if (fclose(out) != 0) {
-    std::remove(tmp.c_str());
+    DiscardTempFile(tmp);
     return absl::InternalError(absl::StrFormat("%s: write failed", json_path));
   }
   return CommitTempFile(tmp, json_path);

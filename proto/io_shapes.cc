@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "proto/checked_math.h"
 
 namespace et {
 namespace {
@@ -459,15 +460,19 @@ int64_t IoEntry::NumElements() const {
   if (kind == IoKind::kTensor) return NumElementsOf(dims);
   if (kind != IoKind::kTensorList) return 0;
   int64_t n = 0;
-  for (const auto& d : list_dims) n += NumElementsOf(d);
+  for (const auto& d : list_dims) n = SaturatingAdd(n, NumElementsOf(d));
   return n;
 }
 
-int64_t IoEntry::Bytes() const { return NumElements() * dtype.elem_bytes; }
+// Saturating, like NumElementsOf: a hostile shape such as [2^62, 8] must not
+// wrap to a small or negative byte count; INT64_MAX is recognisably absurd.
+int64_t IoEntry::Bytes() const {
+  return SaturatingMul(NumElements(), dtype.elem_bytes);
+}
 
 int64_t IoParseResult::TotalBytes() const {
   int64_t total = 0;
-  for (const IoEntry& e : entries) total += e.Bytes();
+  for (const IoEntry& e : entries) total = SaturatingAdd(total, e.Bytes());
   return total;
 }
 

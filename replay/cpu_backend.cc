@@ -2,6 +2,7 @@
 #include "replay/cpu_backend.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "absl/strings/str_format.h"
 #include "proto/comm_type.h"
@@ -180,6 +181,12 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
     return absl::FailedPreconditionError(
         absl::StrFormat("this rank is not in the op's process group '%s'",
                         plan_->groups[c.group].name));
+  }
+  // MPI counts are int: a larger comm_size would wrap to a negative count.
+  if (c.bytes < 0 || c.bytes > INT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "comm_size %d does not fit an MPI count (at most 2^31-1 bytes)",
+        c.bytes));
   }
   const int count = static_cast<int>(c.bytes);
   switch (op.kind) {

@@ -3,6 +3,7 @@
 // parsed here only (Abseil flags into ReplayOptions); the work is in
 // replay_session.cc.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,13 @@
 #include "absl/strings/str_format.h"
 #include "proto/cli_args.h"
 #include "proto/status_macros.h"
+#include "proto/input_limits.h"
 #include "replay/replay_session.h"
 
 ABSL_FLAG(std::string, device, "cpu",
           "cpu (host timers + MPI), cuda (the rank's local GPU) or cuda:N");
-ABSL_FLAG(int, world, 0, "run the one TRACE on every one of N ranks");
+ABSL_FLAG(std::optional<int>, world, std::nullopt,
+          "run the one TRACE on every one of N ranks");
 ABSL_FLAG(int, warmup, 1, "warm-up iterations");
 ABSL_FLAG(int, iters, 3, "timed iterations");
 ABSL_FLAG(std::string, host_time, "unprofiled",
@@ -57,11 +60,15 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
   }
   o.trace = positional[1];
   o.device = absl::GetFlag(FLAGS_device);
-  o.world = absl::GetFlag(FLAGS_world);
+  o.world = absl::GetFlag(FLAGS_world).value_or(0);
   o.warmup_iterations = absl::GetFlag(FLAGS_warmup);
   o.timed_iterations = absl::GetFlag(FLAGS_iters);
-  if (o.world < 0)
-    return absl::InvalidArgumentError("--world needs a positive integer");
+  // Unset means "one trace per rank"; an explicit 0 or less is a mistake.
+  if (o.world < 0 || o.world > et::kMaxRanks ||
+      (o.world == 0 && absl::GetFlag(FLAGS_world).has_value())) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--world %d: needs an integer in [1, %d]", o.world, et::kMaxRanks));
+  }
   if (o.warmup_iterations < 0)
     return absl::InvalidArgumentError("--warmup needs an integer >= 0");
   if (o.timed_iterations < 1)

@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "proto/checked_math.h"
+
 namespace et::replay {
 
 int64_t NowNs() {
@@ -47,7 +49,9 @@ HostTimer HostTimer::Calibrate(HostWaitMode mode) {
 
 void HostTimer::WaitUntil(int64_t start_ns, int64_t duration_ns) const {
   if (duration_ns <= 0) return;
-  const int64_t end_ns = start_ns + duration_ns;
+  // Saturating: start + duration must not wrap into the past (the plan bounds
+  // durations to an hour, but the timer does not rely on it).
+  const int64_t end_ns = SaturatingAdd(start_ns, duration_ns);
   if (mode_ != HostWaitMode::kSpin) {
     const int64_t slack =
         mode_ == HostWaitMode::kSleep ? 0 : sleep_overshoot_ns_;

@@ -2,6 +2,7 @@
 #include "replay/mpi_collective.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "absl/strings/str_format.h"
 #include "proto/comm_type.h"
@@ -69,6 +70,12 @@ CommBufferBytes BuffersFor(const CommSpec& spec, int ranks) {
 
 absl::Status RunMpiCollective(const CommSpec& spec, MPI_Comm comm, int root,
                               char* send, char* recv) {
+  // MPI counts are int: a larger comm_size would wrap to a negative count.
+  if (spec.bytes < 0 || spec.bytes > INT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "comm_size %d does not fit an MPI count (at most 2^31-1 bytes)",
+        spec.bytes));
+  }
   int n = 1;
   MPI_Comm_size(comm, &n);
   const MPI_Datatype type = MpiType(spec.dtype);

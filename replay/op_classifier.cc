@@ -1,6 +1,7 @@
 // Node -> ReplayOp rules; see op_classifier.h.
 #include "replay/op_classifier.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -10,7 +11,9 @@
 #include "absl/strings/strip.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/checked_math.h"
 #include "proto/comm_type.h"
+#include "proto/input_limits.h"
 #include "proto/io_shapes.h"
 
 namespace et::replay {
@@ -127,6 +130,14 @@ std::pair<Dims, Dims> OperandStrides(const ChakraProtoMsg::Node& node,
   return {OperandDims(s.entries[first]), OperandDims(s.entries[first + 1])};
 }
 
+// A recorded rank (int64 on the wire) as an int, without truncation: values
+// outside [-1, kMaxRanks) map to INT_MIN, which the plan refuses with the node
+// named, rather than wrapping onto a real rank.
+int PeerRank(int64_t rank) {
+  if (rank < -1 || rank >= kMaxRanks) return INT32_MIN;
+  return static_cast<int>(rank);
+}
+
 }  // namespace
 
 bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
@@ -196,7 +207,8 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node,
   CommSpec& c = op->comm;
   c.bytes = GetInt(node, attr::kCommSize).value_or(0);
   if (auto d = DtypeAttr(node)) c.dtype = *d;
-  c.tag = static_cast<int>(GetInt(node, attr::kCommTag).value_or(0));
+  c.tag = static_cast<int>(std::clamp<int64_t>(
+      GetInt(node, attr::kCommTag).value_or(0), 0, INT32_MAX));
   if (auto pg = GetString(node, attr::kPgName); pg && !pg->empty()) {
     auto it = group_index_.find(*pg);
     if (it != group_index_.end()) {
@@ -208,11 +220,11 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node,
   switch (node.type()) {
     case ChakraProtoMsg::COMM_SEND_NODE:
       op->kind = OpKind::kSend;
-      c.peer = static_cast<int>(GetInt(node, attr::kCommDst).value_or(-1));
+      c.peer = PeerRank(GetInt(node, attr::kCommDst).value_or(-1));
       return;
     case ChakraProtoMsg::COMM_RECV_NODE:
       op->kind = OpKind::kRecv;
-      c.peer = static_cast<int>(GetInt(node, attr::kCommSrc).value_or(-1));
+      c.peer = PeerRank(GetInt(node, attr::kCommSrc).value_or(-1));
       return;
     default:
       break;
@@ -233,9 +245,8 @@ void OpClassifier::ClassifyComm(const ChakraProtoMsg::Node& node,
   }
   op->kind = OpKind::kCollective;
   // Rooted collectives: the recorded root, else rank 0 (PyTorch's default).
-  c.peer =
-      static_cast<int>(GetInt(node, attr::kCommRoot)
-                           .value_or(GetInt(node, attr::kCommSrc).value_or(0)));
+  c.peer = PeerRank(GetInt(node, attr::kCommRoot)
+                        .value_or(GetInt(node, attr::kCommSrc).value_or(0)));
 }
 
 ReplayOp OpClassifier::Classify(const Graph& graph, NodeIndex index) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "replay/op_classifier.h"
 
@@ -109,6 +110,50 @@ void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node,
       static_cast<uint32_t>(plan->wait_targets.size()));
 }
 
+// Refuses values that would make the replay hang, wrap or ask MPI for
+// nonsense. The replay really waits for every recorded duration, so a
+// duration of INT64_MAX ns (292 years) once held et-replay forever.
+absl::Status ValidateOp(const ReplayOp& op) {
+  // One op held for more than an hour is a damaged trace, not a measurement:
+  // the longest real kernels and host ops are seconds.
+  constexpr int64_t kMaxHeldNs = int64_t{3600} * 1000 * 1000 * 1000;
+  // 2^62 ns is 146 years after the epoch; keeps start + duration in range.
+  constexpr int64_t kMaxStartNs = int64_t{1} << 62;
+  // 1 TiB per rank and collective: well above any GPU's memory.
+  constexpr int64_t kMaxCommBytes = int64_t{1} << 40;
+  if (op.recorded_ns < 0 || op.recorded_ns > kMaxHeldNs) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node %d: recorded duration %d ns is outside [0, 1 h]",
+                        op.node_id, op.recorded_ns));
+  }
+  if (op.recorded_start_ns > kMaxStartNs) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node %d: recorded start %d ns is out of range",
+                        op.node_id, op.recorded_start_ns));
+  }
+  const bool comm = op.kind == OpKind::kCollective ||
+                    op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+  if (!comm) return absl::OkStatus();
+  if (op.comm.bytes < 0 || op.comm.bytes > kMaxCommBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node %d: comm_size %d is outside [0, 2^40] bytes",
+                        op.node_id, op.comm.bytes));
+  }
+  if (op.comm.peer < -1 || op.comm.peer >= kMaxRanks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "node %d: comm peer %d is not a rank", op.node_id, op.comm.peer));
+  }
+  if (op.kind == OpKind::kSend && op.comm.peer < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node %d: send without comm_dst", op.node_id));
+  }
+  if (op.kind == OpKind::kRecv && op.comm.peer < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node %d: recv without comm_src", op.node_id));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int ReplayPlan::RequiredRanks() const {
@@ -151,6 +196,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
   for (NodeIndex n : *order) {
     const ChakraProtoMsg::Node& node = graph.node(n);
     ReplayOp op = classifier.Classify(graph, n);
+    RETURN_IF_ERROR(ValidateOp(op));
     if ((op.kind == OpKind::kHostCompute && !options.host_ops) ||
         !plan.steps.Runs(n, options.host_time)) {
       op.kind = OpKind::kNone;

@@ -40,9 +40,8 @@ absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
   plan_options.host_gaps = options.host_gaps;
   auto plan = BuildReplayPlan(graph, plan_options);
   if (!plan.ok()) {
-    return absl::Status(
-        plan.status().code(),
-        absl::StrFormat("%s: %s", path, plan.status().message()));
+    return absl::Status(plan.status().code(),
+                        PrefixPath(path, plan.status().message()));
   }
   const int needed =
       options.world > 0 ? std::max(options.world, 1) : plan->RequiredRanks();
@@ -156,11 +155,15 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
   auto timed_or = RunReplay(plan, backend->get(), *world, run);
   if (!timed_or.ok()) {
     // Not agreed: the other ranks may be blocked in a collective. Aborted tells
-    // the caller to end the job.
-    if (world->size() == 1)
-      return absl::AbortedError(timed_or.status().message());
-    return absl::AbortedError(absl::StrFormat("rank %d: %s", world->rank(),
-                                              timed_or.status().message()));
+    // the caller to end the job. The message names the trace file: the
+    // backend names only the node.
+    const std::string path =
+        TracePathForRank(options, world->rank(), world->size()).value_or("");
+    if (world->size() == 1) {
+      return absl::AbortedError(PrefixPath(path, timed_or.status().message()));
+    }
+    return absl::AbortedError(absl::StrFormat(
+        "rank %d: %s: %s", world->rank(), path, timed_or.status().message()));
   }
   const std::vector<IterationTiming>& timed = *timed_or;
 

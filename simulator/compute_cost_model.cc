@@ -13,6 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/checked_math.h"
 #include "proto/io_shapes.h"
 #include "proto/op_cost.h"
 #include "proto/status_macros.h"
@@ -44,23 +45,53 @@ std::string DefaultDevicePresetsPath() {
 absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
                                                 const std::string& device) {
   ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(presets_path));
-  if (!j.contains("devices") || !j["devices"].contains(device)) {
+  // Every access below checks the type first: nlohmann's value()/get<>() throw
+  // on a type mismatch, and this project is built without exception handlers.
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(presets_path, ": not a JSON object"));
+  }
+  auto devices = j.find("devices");
+  if (devices == j.end() || !devices->is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        presets_path, ": needs a \"devices\" object of device profiles"));
+  }
+  auto dev = devices->find(device);
+  if (dev == devices->end()) {
     return absl::NotFoundError(
         absl::StrFormat("%s: unknown device '%s'", presets_path, device));
   }
-  const nlohmann::json& d = j["devices"][device];
+  if (!dev->is_object()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: device '%s' is not a JSON object", presets_path, device));
+  }
+  const nlohmann::json& d = *dev;
+  absl::Status bad;
+  auto number = [&](const char* key, double fallback) {
+    auto it = d.find(key);
+    if (it == d.end()) return fallback;
+    if (!it->is_number()) {
+      bad = absl::InvalidArgumentError(absl::StrFormat(
+          "%s: device '%s': '%s' is not a number", presets_path, device, key));
+      return fallback;
+    }
+    return it->get<double>();
+  };
   DeviceProfile p;
   p.name = device;
   const double peak =
-      d.value("peak_tflops", 0.0) * 1e3;           // TFLOP/s = 1e3 FLOP/ns
-  const double mem = d.value("mem_bw_gbps", 0.0);  // GB/s = B/ns
-  p.peak_flops_per_ns = peak * d.value("peak_efficiency", 1.0);
-  p.mem_bytes_per_ns = mem * d.value("mem_efficiency", 1.0);
+      number("peak_tflops", 0.0) * 1e3;           // TFLOP/s = 1e3 FLOP/ns
+  const double mem = number("mem_bw_gbps", 0.0);  // GB/s = B/ns
+  p.peak_flops_per_ns = peak * number("peak_efficiency", 1.0);
+  p.mem_bytes_per_ns = mem * number("mem_efficiency", 1.0);
   p.raw_flops_per_ns = peak;
   p.raw_bytes_per_ns = mem;
-  if (!(p.peak_flops_per_ns > 0) || !(p.mem_bytes_per_ns > 0)) {
+  RETURN_IF_ERROR(bad);
+  if (!(p.peak_flops_per_ns > 0) || !(p.mem_bytes_per_ns > 0) ||
+      !std::isfinite(p.peak_flops_per_ns) ||
+      !std::isfinite(p.mem_bytes_per_ns)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: device '%s' needs positive peak_tflops and mem_bw_gbps",
+        "%s: device '%s' needs positive, finite peak_tflops and mem_bw_gbps",
         presets_path, device));
   }
   return p;
@@ -95,8 +126,12 @@ std::string CalibrationKey(absl::string_view name, absl::string_view shapes) {
 
 absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path) {
   ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(path));
-  if (j.value("format", "") != "et-calibration" || !j.contains("entries") ||
-      !j["entries"].is_array()) {
+  // Types are checked before every get<>(): nlohmann throws on a mismatch.
+  auto format = j.is_object() ? j.find("format") : j.end();
+  auto entries = j.is_object() ? j.find("entries") : j.end();
+  if (!j.is_object() || format == j.end() || !format->is_string() ||
+      format->get<std::string>() != "et-calibration" || entries == j.end() ||
+      !entries->is_array()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path,
                      ": not an et-calibration file (needs \"format\": "
@@ -105,16 +140,24 @@ absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path) {
   }
   CalibrationTable table;
   size_t index = 0;
-  for (const auto& e : j["entries"]) {
-    if (!e.contains("name") || !e.contains("mean_us") ||
-        !e["mean_us"].is_number()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: entry %d: needs name and mean_us", path, index));
+  for (const auto& e : *entries) {
+    auto name = e.is_object() ? e.find("name") : e.end();
+    auto mean = e.is_object() ? e.find("mean_us") : e.end();
+    if (!e.is_object() || name == e.end() || !name->is_string() ||
+        mean == e.end() || !mean->is_number()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: entry %d: needs a string name and a numeric mean_us", path,
+          index));
     }
-    const std::string shapes =
-        e.contains("input_shapes") ? e["input_shapes"].dump() : "[]";
-    table[CalibrationKey(e["name"].get<std::string>(), shapes)] =
-        e["mean_us"].get<double>() * 1e3;
+    const double mean_ns = mean->get<double>() * 1e3;
+    // A negative or huge mean would wrap when rounded to int64 nanoseconds.
+    if (!(mean_ns >= 0) || mean_ns > 9.2e18) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: entry %d: mean_us out of range (0 to 9.2e15)", path, index));
+    }
+    auto shapes_it = e.find("input_shapes");
+    const std::string shapes = shapes_it != e.end() ? shapes_it->dump() : "[]";
+    table[CalibrationKey(name->get<std::string>(), shapes)] = mean_ns;
     ++index;
   }
   return table;
@@ -150,7 +193,7 @@ std::optional<int64_t> ComputeCostModel::RecordedNs(
   if (std::optional<int64_t> ns = GetInt(n, attr::kDurationNs); ns && *ns > 0)
     return *ns;
   if (n.duration_micros() > 0)
-    return static_cast<int64_t>(n.duration_micros()) * 1000;
+    return MicrosToNanosSaturating(n.duration_micros());
   return std::nullopt;
 }
 

@@ -10,12 +10,24 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "proto/checked_math.h"
 #include "simulator/collective_cost_model.h"
 #include "simulator/collective_rendezvous.h"
 #include "simulator/event_queue.h"
 
 namespace et::sim {
 namespace {
+
+// Simulated times stay below 2^62 ns so that sums of two never overflow.
+constexpr int64_t kMaxSimNs = int64_t{1} << 62;
+
+// A modelled cost (double ns) as int64 ns: NaN and negatives are 0, values past
+// kMaxSimNs saturate there (std::llround of 1e300 is undefined).
+int64_t CostToNs(double ns) {
+  if (!(ns > 0)) return 0;
+  if (ns >= static_cast<double>(kMaxSimNs)) return kMaxSimNs;
+  return std::llround(ns);
+}
 
 constexpr uint32_t kPrioFinish = 0;
 
@@ -183,12 +195,11 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
 
   if (p.kind[node] == OpKind::kCompute) {
     // A host op's thread is busy for its gap first (Python, the dispatcher).
-    const int64_t start = t + p.gap_ns[node];
+    const int64_t start = SaturatingAdd(t, p.gap_ns[node]);
     tl.start_ns[node] = start;
     const double scaled = static_cast<double>(p.compute_ns[node]) *
                           classes_[c].slowdown / options_.compute_scale;
-    queue_.Push(start + static_cast<int64_t>(std::llround(scaled)), kPrioFinish,
-                c, node);
+    queue_.Push(SaturatingAdd(start, CostToNs(scaled)), kPrioFinish, c, node);
     return;
   }
   // The thread that issued a host-side collective goes on at once.
@@ -315,10 +326,10 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
     }
     if (fastest > 0) cost = static_cast<double>(fastest);
   }
-  run.cost_ns = static_cast<int64_t>(std::llround(cost));
+  run.cost_ns = CostToNs(cost);
   for (const RendezvousArrival& m : members) {
     result_.timelines[m.actor].start_ns[m.node] = t;
-    queue_.Push(t + run.cost_ns, kPrioFinish, m.actor, m.node);
+    queue_.Push(SaturatingAdd(t, run.cost_ns), kPrioFinish, m.actor, m.node);
   }
   result_.collectives.push_back(std::move(run));
 }
@@ -369,6 +380,14 @@ absl::StatusOr<SimResult> Engine::Run() {
       ++result_.events;
     }
     IssueDirty(t);
+  }
+  // Times saturate rather than wrap (proto/checked_math.h); a clock that
+  // reached the ceiling means some input duration was absurd, and every time
+  // after it would be wrong.
+  if (t >= kMaxSimNs) {
+    return absl::OutOfRangeError(
+        "simulated time passed 2^62 ns (146 years): a recorded duration or "
+        "size in the input is out of range");
   }
   for (const ClassState& s : state_) {
     if (s.done != s.deps_left.size()) return DeadlockError(t);

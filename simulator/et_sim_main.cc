@@ -4,21 +4,25 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "proto/cli_args.h"
 #include "proto/file_util.h"
+#include "proto/input_limits.h"
 #include "proto/process_group.h"
 #include "simulator/input_checks.h"
 #include "simulator/simulation.h"
 
-ABSL_FLAG(int64_t, world, 0,
+ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
           "ranks for a single input (every rank runs it; default 1)");
-ABSL_FLAG(int64_t, ranks, 0, "ranks for a pattern input 'out.%d.et'");
+ABSL_FLAG(std::optional<int64_t>, ranks, std::nullopt,
+          "ranks for a pattern input 'out.%d.et'");
 ABSL_FLAG(std::string, schedule, "stream",
           "stream (a queue per CPU thread and GPU stream) or astra (one CPU "
           "op, one GPU op, "
@@ -107,8 +111,21 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
                                      std::string(positional[2]) + "'");
   }
   f.input.path = positional[1];
-  o.world_size = absl::GetFlag(FLAGS_world);
-  f.input.pattern_ranks = absl::GetFlag(FLAGS_ranks);
+  // Optional flags: unset means the default, but an explicit 0 or less is a
+  // mistake, not a request for the default. Checked before anything is sized
+  // by them.
+  const std::optional<int64_t> world = absl::GetFlag(FLAGS_world);
+  const std::optional<int64_t> ranks = absl::GetFlag(FLAGS_ranks);
+  if (world && (*world < 1 || *world > et::kMaxRanks)) {
+    Fail(absl::StrFormat("--world %d: must be in [1, %d]", *world,
+                         et::kMaxRanks));
+  }
+  if (ranks && (*ranks < 1 || *ranks > et::kMaxRanks)) {
+    Fail(absl::StrFormat("--ranks %d: must be in [1, %d]", *ranks,
+                         et::kMaxRanks));
+  }
+  o.world_size = world.value_or(0);
+  f.input.pattern_ranks = ranks.value_or(0);
   o.scheduling =
       Choose<SchedulingMode>("schedule", absl::GetFlag(FLAGS_schedule),
                              {{"stream", SchedulingMode::kStreamAware},
@@ -177,10 +194,12 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
 }
 
 // Mistakes that would still give a plausible number; see input_checks.h.
-// Needs the groups file's path for messages, hence read here again.
-void CheckInputs(const Flags& flags) {
+// Needs the groups file's path for messages, hence read here again. Returns
+// the notes, printed once the run succeeded (an error is one line).
+std::vector<std::string> CheckInputs(const Flags& flags) {
+  std::vector<std::string> notes;
   auto files = et::sim::ResolveRankFiles(flags.input);
-  if (!files.ok() || files->empty()) return;  // Run() reports it
+  if (!files.ok() || files->empty()) return notes;  // Run() reports it
   auto facts = et::sim::ScanRankFile(files->front());
   if (!facts.ok()) Fail(std::string(facts.status().message()));
   const bool groups_given = !flags.options.groups_override.empty();
@@ -195,8 +214,9 @@ void CheckInputs(const Flags& flags) {
   for (const std::string& note :
        {et::sim::GroupsNote(flags.options.groups_override, *facts),
         et::sim::DurationsNote(*facts, flags.options)}) {
-    if (!note.empty()) std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
+    if (!note.empty()) notes.push_back(note);
   }
+  return notes;
 }
 
 }  // namespace
@@ -210,9 +230,11 @@ int main(int argc, char** argv) {
       "[--timeline t.json]\n"
       "  et-sim traces_dir/"));
   flags.options.keep_timeline = !flags.timeline.empty();
-  CheckInputs(flags);
+  const std::vector<std::string> notes = CheckInputs(flags);
   auto sim = et::sim::Simulation::Run(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
+  for (const std::string& note : notes)
+    std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
   const et::sim::Report& report = (*sim)->report();
   const std::string text = flags.json
                                ? et::sim::FormatReportJson(report) + "\n"

@@ -119,7 +119,7 @@ std::string DurationsNote(const InputFacts& rank0, const SimOptions& options) {
   const std::string model = absl::StrFormat(
       "the roofline model on %s (num_ops / peak FLOP/s, tensor_size / memory "
       "bandwidth; 0 for ops without either)",
-      options.device);
+      options.device.empty() ? "H100 (no --device)" : options.device);
   if (rank0.compute_nodes_timed == 0) {
     return absl::StrFormat(
         "%s has no recorded durations (converted without --kineto?): compute "

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/checked_math.h"
 #include "proto/comm_type.h"
 #include "simulator/device_what_if.h"
 
@@ -262,7 +263,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
           ns && *ns > 0) {
         p.recorded_ns[i] = *ns;
       } else {
-        p.recorded_ns[i] = static_cast<int64_t>(node.duration_micros()) * 1000;
+        p.recorded_ns[i] = MicrosToNanosSaturating(node.duration_micros());
       }
     }
     const auto key = ResourceKey(node, kind, p.group[i], options.scheduling);

@@ -6,9 +6,11 @@
 #include <map>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/file_util.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "simulator/compute_cost_model.h"
 
@@ -21,6 +23,11 @@ absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
     if (input.pattern_ranks <= 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(input.path, ": a rank pattern needs --ranks N"));
+    }
+    if (input.pattern_ranks > kMaxRanks) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: --ranks %d: at most %d", input.path,
+                          input.pattern_ranks, kMaxRanks));
     }
     for (int64_t r = 0; r < input.pattern_ranks; ++r) {
       files.push_back(ExpandRankPattern(input.path, static_cast<int>(r)));
@@ -43,7 +50,13 @@ absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
              isdigit(static_cast<unsigned char>(stem[digits - 1])))
         --digits;
       if (digits == stem.size()) continue;
-      const int64_t rank = std::stoll(stem.substr(digits));
+      // SimpleAtoi, not std::stoll: stoll throws on 20 digits.
+      int64_t rank = 0;
+      if (!absl::SimpleAtoi(stem.substr(digits), &rank) || rank > kMaxRanks) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: %s: rank out of range (at most %d)",
+                            input.path, name, kMaxRanks));
+      }
       if (!by_rank.emplace(rank, entry.path().string()).second) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s: two files for rank %d", input.path, rank));
@@ -71,6 +84,13 @@ absl::Status Simulation::Load(const SimInput& input,
                               const SimOptions& options) {
   ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveRankFiles(input));
   ASSIGN_OR_RETURN(ComputeCostModel compute, ComputeCostModel::Create(options));
+  // Checked before anything is sized by it: a world of 2^62 once reached
+  // vector::resize and aborted with std::length_error.
+  if (options.world_size < 0 || options.world_size > kMaxRanks) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: --world %d: must be in [1, %d]", input.path,
+                        options.world_size, kMaxRanks));
+  }
   if (files.size() == 1) {
     world_size_ = options.world_size > 0 ? options.world_size : 1;
   } else {
@@ -86,13 +106,13 @@ absl::Status Simulation::Load(const SimInput& input,
     absl::StatusOr<Graph> g = LoadGraph(f);
     if (!g.ok())
       return absl::Status(g.status().code(),
-                          absl::StrCat(f, ": ", g.status().message()));
+                          PrefixPath(f, g.status().message()));
     graphs_.push_back(std::make_unique<Graph>(std::move(*g)));
     absl::StatusOr<RankProgram> p =
         CompileRankProgram(*graphs_.back(), options, compute);
     if (!p.ok())
       return absl::Status(p.status().code(),
-                          absl::StrCat(f, ": ", p.status().message()));
+                          PrefixPath(f, p.status().message()));
     programs_.push_back(std::make_unique<RankProgram>(std::move(*p)));
     files_.push_back(f);
   }

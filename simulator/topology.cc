@@ -3,6 +3,7 @@
 #include "simulator/topology.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "yaml-cpp/yaml.h"
 
@@ -72,6 +74,42 @@ absl::StatusOr<double> ParseNumber(const YAML::Node& node,
   return value;
 }
 
+// A dim's npus: a whole number in [0, kMaxRanks]; casting 1e30 or NaN to
+// int64 is undefined, and a product of large dims overflowed.
+absl::StatusOr<int64_t> ParseNpus(const YAML::Node& node,
+                                  absl::string_view origin,
+                                  absl::string_view what) {
+  ASSIGN_OR_RETURN(double n, ParseNumber(node, origin, what));
+  if (!(n >= 0 && n <= static_cast<double>(kMaxRanks)) || n != std::floor(n)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s must be a whole number in [0, %d], got %g",
+                        origin, what, kMaxRanks, n));
+  }
+  return static_cast<int64_t>(n);
+}
+
+// Bracket nesting of a flow-style YAML/JSON text, scanned before yaml-cpp sees
+// it: yaml-cpp recurses once per level and reports its own limit only as
+// "bad file"-like noise, so deep input gets a clear message here instead.
+bool NestingWithin(absl::string_view text, int limit) {
+  int depth = 0;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
 // ASTRA-sim: parallel lists topology/npus_count/bandwidth/latency.
 absl::StatusOr<Topology> ParseAstra(const YAML::Node& root,
                                     absl::string_view origin) {
@@ -91,8 +129,7 @@ absl::StatusOr<Topology> ParseAstra(const YAML::Node& root,
   for (size_t i = 0; i < kinds.size(); ++i) {
     TopologyDim dim;
     ASSIGN_OR_RETURN(dim.kind, ParseKind(kinds[i].as<std::string>(), origin));
-    ASSIGN_OR_RETURN(double n, ParseNumber(npus[i], origin, "npus_count"));
-    dim.npus = static_cast<int64_t>(n);
+    ASSIGN_OR_RETURN(dim.npus, ParseNpus(npus[i], origin, "npus_count"));
     ASSIGN_OR_RETURN(dim.bandwidth_gbps,
                      ParseNumber(bws[i], origin, "bandwidth"));
     ASSIGN_OR_RETURN(dim.latency_ns, ParseNumber(lats[i], origin, "latency"));
@@ -117,8 +154,7 @@ absl::StatusOr<Topology> ParseOurs(const YAML::Node& root,
                                                    : std::string("Switch"),
                                          origin));
     if (d["npus"]) {
-      ASSIGN_OR_RETURN(double n, ParseNumber(d["npus"], origin, "npus"));
-      dim.npus = static_cast<int64_t>(n);
+      ASSIGN_OR_RETURN(dim.npus, ParseNpus(d["npus"], origin, "npus"));
     }
     if (!d["bandwidth_gbps"] || !d["latency_ns"]) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -154,6 +190,10 @@ double Topology::BytesPerNs(size_t d) const {
 
 absl::StatusOr<Topology> ParseTopology(absl::string_view text,
                                        absl::string_view origin) {
+  if (!NestingWithin(text, kMaxNestingDepth)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: nested deeper than %d levels", origin, kMaxNestingDepth));
+  }
   YAML::Node root;
   try {  // yaml-cpp reports errors by exception; they stop here.
     root = YAML::Load(std::string(text));
@@ -190,14 +230,14 @@ absl::StatusOr<Topology> FitTopology(Topology t, int64_t world_size) {
   int64_t inner = 1;
   for (size_t d = 0; d < t.dims.size(); ++d) {
     TopologyDim& dim = t.dims[d];
-    if (!(dim.bandwidth_gbps > 0)) {
+    if (!(dim.bandwidth_gbps > 0) || !std::isfinite(dim.bandwidth_gbps)) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: dim %d: bandwidth must be positive, got %g GB/s",
                           t.name, d, dim.bandwidth_gbps));
     }
-    if (dim.latency_ns < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: dim %d: negative latency", t.name, d));
+    if (!(dim.latency_ns >= 0) || !std::isfinite(dim.latency_ns)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: dim %d: latency must be finite and >= 0", t.name, d));
     }
     if (dim.npus == 0) {
       if (d + 1 != t.dims.size()) {
@@ -216,7 +256,11 @@ absl::StatusOr<Topology> FitTopology(Topology t, int64_t world_size) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: dim %d: npus must be positive", t.name, d));
     }
-    inner *= dim.npus;
+    inner *= dim.npus;  // both <= kMaxRanks = 2^20: no overflow
+    if (inner > kMaxRanks) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: the dims hold more than %d ranks", t.name, kMaxRanks));
+    }
   }
   if (world_size > t.dims[0].npus && world_size % t.dims[0].npus != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -114,7 +114,7 @@ absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
   std::remove(tmp_dot.c_str());
   std::remove(tmp_err.c_str());
   if (!exit_code.ok() || *exit_code != 0) {
-    std::remove(tmp_out.c_str());
+    DiscardTempFile(tmp_out);
     return absl::InternalError(absl::StrFormat(
         "%s: %s failed (%s)%s", output_path, dot,
         exit_code.ok() ? absl::StrCat("exit status ", *exit_code)

@@ -41,8 +41,7 @@ ABSL_FLAG(std::string, raw_json, "",
           "write the whole .et (one input) as protobuf JSON");
 ABSL_FLAG(std::string, ids, "",
           "filter: node ids A:B inclusive (A:, :B and A also work)");
-ABSL_FLAG(std::string, name, "",
-          "filter: names matching this ECMAScript regex");
+ABSL_FLAG(std::string, name, "", "filter: names matching this RE2 regex");
 ABSL_FLAG(
     std::string, type, "",
     "filter: compute, collective, sendrecv, comm, memory, metadata, cpu, gpu");
@@ -159,9 +158,14 @@ std::string DrawingTitle(const std::vector<std::string>& inputs) {
   return absl::StrFormat("%s + %d more", base(inputs[0]), inputs.size() - 1);
 }
 
-absl::Status Run(const Options& o) {
+// Writes every requested output, recording each in `written` and its "wrote"
+// line in `notes`; Run removes them all if a later one fails, so a run that
+// exits non-zero leaves no output (a failed --timeline once left the -o file).
+absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
+                      std::string* notes) {
   if (!o.raw_json_output.empty()) {
     RETURN_IF_ERROR(et::EtToJsonFile(o.inputs[0], o.raw_json_output));
+    written->push_back(o.raw_json_output);
   }
   ASSIGN_OR_RETURN(auto traces, et::viz::LoadRankTraces(o.inputs));
   ASSIGN_OR_RETURN(auto selections, et::viz::SelectNodes(traces, o.filter));
@@ -180,29 +184,41 @@ absl::Status Run(const Options& o) {
     export_options.title = DrawingTitle(o.inputs);
     RETURN_IF_ERROR(
         et::viz::ExportGraph(graph, o.graph_output, export_options));
-    std::fprintf(stderr, "et-viz: wrote %s (%zu nodes, %zu edges%s)\n",
-                 o.graph_output.c_str(), graph.nodes.size(), graph.edges.size(),
-                 et::viz::IsDrawing(format)
-                     ? absl::StrFormat(", layout size %d",
-                                       et::viz::EstimateLayoutSize(graph))
-                           .c_str()
-                     : "");
+    written->push_back(o.graph_output);
+    absl::StrAppendFormat(
+        notes, "et-viz: wrote %s (%zu nodes, %zu edges%s)\n", o.graph_output,
+        graph.nodes.size(), graph.edges.size(),
+        et::viz::IsDrawing(format)
+            ? absl::StrFormat(", layout size %d",
+                              et::viz::EstimateLayoutSize(graph))
+            : "");
   }
   if (!o.timeline_output.empty()) {
     ASSIGN_OR_RETURN(auto summary, et::viz::WriteTimelineFile(
                                        traces, selections, o.timeline_output));
-    std::fprintf(stderr,
-                 "et-viz: wrote %s (%lld events on %lld tracks; %lld untimed "
-                 "nodes left out)\n",
-                 o.timeline_output.c_str(),
-                 static_cast<long long>(summary.events),
-                 static_cast<long long>(summary.tracks),
-                 static_cast<long long>(summary.untimed_nodes));
+    written->push_back(o.timeline_output);
+    absl::StrAppendFormat(notes,
+                          "et-viz: wrote %s (%d events on %d tracks; %d "
+                          "untimed nodes left out)\n",
+                          o.timeline_output, summary.events, summary.tracks,
+                          summary.untimed_nodes);
   }
   if (o.report) {
     const auto report = et::viz::BuildReport(traces, selections, {o.by_shape});
     std::cout << (o.report_json ? report.ToJson() : report.ToText(o.top));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Run(const Options& o) {
+  std::vector<std::string> written;
+  std::string notes;
+  absl::Status status = RunSteps(o, &written, &notes);
+  if (!status.ok()) {
+    for (const std::string& path : written) std::remove(path.c_str());
+    return status;
+  }
+  std::fputs(notes.c_str(), stderr);
   return absl::OkStatus();
 }
 

@@ -23,10 +23,10 @@ namespace et::viz {
 struct NodeFilter {
   std::optional<uint64_t> min_id;  // inclusive
   std::optional<uint64_t> max_id;  // inclusive
-  std::string name_pattern;  // ECMAScript regex, matched anywhere in the name
-  std::vector<NodeKind> kinds;  // empty: every kind
-  std::vector<Device> devices;  // empty: every device
-  std::vector<int> ranks;       // empty: every rank
+  std::string name_pattern;        // RE2 regex, matched anywhere in the name
+  std::vector<NodeKind> kinds;     // empty: every kind
+  std::vector<Device> devices;     // empty: every device
+  std::vector<int> ranks;          // empty: every rank
   std::optional<int64_t>
       step;  // only ProfilerStep#<step> and the ops inside it
   std::optional<int32_t> max_depth;  // 0 = top-level ops only

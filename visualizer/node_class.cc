@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/checked_math.h"
 #include "proto/comm_type.h"
 
 namespace et::viz {
@@ -70,7 +71,7 @@ absl::string_view DeviceName(Device device) {
 
 int64_t DurationNs(const Node& node) {
   if (auto ns = GetInt(node, attr::kDurationNs)) return *ns;
-  return static_cast<int64_t>(node.duration_micros()) * 1000;
+  return MicrosToNanosSaturating(node.duration_micros());
 }
 
 int64_t InclusiveDurationNs(const Node& node) {

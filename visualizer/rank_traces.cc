@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/file_util.h"
 #include "proto/status_macros.h"
 
 namespace et::viz {
@@ -48,9 +49,8 @@ absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
   for (size_t k = 0; k < paths.size(); ++k) {
     auto graph = LoadGraph(paths[k]);
     if (!graph.ok()) {
-      return absl::Status(
-          graph.status().code(),
-          absl::StrFormat("%s: %s", paths[k], graph.status().message()));
+      return absl::Status(graph.status().code(),
+                          PrefixPath(paths[k], graph.status().message()));
     }
     int rank = static_cast<int>(k);
     if (auto meta_rank = GetInt(graph->metadata().attr(), attr::kRank)) {

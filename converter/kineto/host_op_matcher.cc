@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "converter/kineto/global_aligner.h"
 #include "converter/kineto/sequence_aligner.h"
+#include "proto/checked_math.h"
 
 namespace et::kineto {
 namespace {
@@ -252,14 +253,17 @@ const Placement* ChoosePlacement(const std::vector<Placement>& placements,
   auto key = [&](const Placement& p) {
     int64_t violation = 0, distance = 0;
     if (bounds.has_prev) {
-      violation += std::max<int64_t>(0, bounds.prev_ts_ns - p.first_ts_ns);
+      violation = SaturatingAdd(
+          violation, std::max<int64_t>(0, bounds.prev_ts_ns - p.first_ts_ns));
       distance = std::abs(p.first_ts_ns - bounds.prev_ts_ns);
     } else if (bounds.has_next) {
-      violation += std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns);
+      violation = SaturatingAdd(
+          violation, std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns));
       distance = std::abs(bounds.next_ts_ns - p.first_ts_ns);
     }
     if (bounds.has_prev && bounds.has_next) {
-      violation += std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns);
+      violation = SaturatingAdd(
+          violation, std::max<int64_t>(0, p.first_ts_ns - bounds.next_ts_ns));
     }
     return std::make_tuple(violation, distance, -p.score, p.first_ts_ns,
                            p.kineto_thread);

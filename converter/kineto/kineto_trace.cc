@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "proto/checked_math.h"
 #include "proto/file_util.h"
 #include "proto/status_macros.h"
 
@@ -24,8 +25,14 @@ namespace od = simdjson::ondemand;
 
 absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
 
+// Times are kept within +-2^61 ns (73 years; epoch timestamps today are
+// 1.7e18 ns < 2.3e18): then ts + dur, and the differences the linker takes,
+// cannot overflow int64. A ts of 1e30 used to convert to INT64_MIN.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+
 // "123", "123.4567", "-5", "1.5e3" (microseconds) -> nanoseconds. Exact for
-// plain decimals; exponent forms fall back to double.
+// plain decimals; exponent forms fall back to double. nullopt for junk and for
+// values beyond kMaxTimeNs.
 std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
   while (!text.empty() &&
          (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
@@ -42,8 +49,11 @@ std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
   }
   int64_t whole = 0;
   size_t digits = 0;
+  bool too_big = false;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
-    whole = whole * 10 + (text[i] - '0');
+    // Saturates instead of wrapping; the range check below refuses it.
+    whole = SaturatingAdd(SaturatingMul(whole, 10), text[i] - '0');
+    if (whole > kMaxTimeNs) too_big = true;
   }
   int64_t frac_ns = 0;
   if (i < text.size() && text[i] == '.') {
@@ -60,12 +70,17 @@ std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
     char* end = nullptr;
     double micros = std::strtod(copy.c_str(), &end);
     if (end != copy.c_str() + copy.size()) return std::nullopt;
-    return static_cast<int64_t>(micros * 1000.0 + (micros < 0 ? -0.5 : 0.5));
+    auto ns = DoubleToInt64(micros * 1000.0 + (micros < 0 ? -0.5 : 0.5));
+    if (!ns || *ns > kMaxTimeNs || *ns < -kMaxTimeNs) return std::nullopt;
+    return ns;
   }
-  int64_t ns = whole * 1000 + frac_ns;
+  if (too_big) return std::nullopt;
+  const int64_t ns = SaturatingAdd(SaturatingMul(whole, 1000), frac_ns);
+  if (ns > kMaxTimeNs) return std::nullopt;
   return negative ? -ns : ns;
 }
 
+// An id or count; nullopt when it is not an integer that fits int64.
 std::optional<int64_t> ReadInt(od::value& value) {
   od::json_type type;
   if (value.type().get(type)) return std::nullopt;
@@ -73,7 +88,7 @@ std::optional<int64_t> ReadInt(od::value& value) {
     int64_t i;
     if (!value.get_int64().get(i)) return i;
     double d;
-    if (!value.get_double().get(d)) return static_cast<int64_t>(d);
+    if (!value.get_double().get(d)) return DoubleToInt64(d);
     return std::nullopt;
   }
   if (type == od::json_type::string) {  // some exporters quote ids
@@ -83,7 +98,9 @@ std::optional<int64_t> ReadInt(od::value& value) {
     if (s.empty()) return std::nullopt;
     for (char c : s) {
       if (c < '0' || c > '9') return std::nullopt;
-      i = i * 10 + (c - '0');
+      auto next = CheckedAdd(SaturatingMul(i, 10), c - '0');
+      if (!next || *next == INT64_MAX) return std::nullopt;
+      i = *next;
     }
     return i;
   }
@@ -278,8 +295,9 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
       auto ns = MicrosTextToNanos(token);
       if (!ns) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "kineto: %s: event #%d: '%s' is not a number: %s", source_,
-            event_index_, ToAbsl(key), ToAbsl(token.substr(0, 40))));
+            "kineto: %s: event #%d: '%s' is not a number within +-2.3e15 us: "
+            "%s",
+            source_, event_index_, ToAbsl(key), ToAbsl(token.substr(0, 40))));
       }
       if (key == "ts") {
         event.ts_ns = *ns;

@@ -1,5 +1,6 @@
 // et-convert on damaged and hostile inputs: each gets one error naming the file
 // (and the node where there is one), and no output file is left behind.
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "converter/converter.h"
+#include "converter/multi_rank.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
 #include "proto/file_util.h"
@@ -132,6 +134,89 @@ TEST(BadInputTest, CorruptGzip) {
   ExpectRejected(WriteInput("corrupt.json.gz", corrupt), {"gzip"});
   ExpectRejected(WriteInput("cut.json.gz", bytes.substr(0, bytes.size() / 2)),
                  {"truncated"});
+}
+
+std::string Gzip(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb9");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  return path;
+}
+
+// A small gzip that expands without bound: one value is held whole, so it is
+// cut off at the per-node limit (it used to grow to 6.3 GB).
+TEST(BadInputTest, GzipBombsStopAtTheLimitAndSaySo) {
+  ExpectRejected(Gzip(TempOut("bomb_string.json.gz"),
+                      R"({"schema": ")" + std::string(80u << 20, 'a')),
+                 {"64 MiB", "limit"});
+  ExpectRejected(Gzip(TempOut("bomb_node.json.gz"),
+                      std::string(kHeader) + R"({"id": 1, "x": ")" +
+                          std::string(80u << 20, 'x')),
+                 {"64 MiB", "limit"});
+  ExpectRejected(Gzip(TempOut("bomb_nesting.json.gz"),
+                      std::string(kHeader) + R"({"id": 1, "x": )" +
+                          std::string(80u << 20, '[')),
+                 {"nested deeper than 256 levels"});
+}
+
+TEST(BadInputTest, TrailingDataAndMissingGzipTrailerAreErrors) {
+  const std::string text = std::string(kHeader) + Node(1, 0) + "]}";
+  ExpectRejected(WriteInput("trailing.json", text + "\n{\"nodes\": []}"),
+                 {"data after the end"});
+  EXPECT_TRUE(ConvertFile(WriteInput("ok_ws.json", text + "\n \n"),
+                          TempOut("ok_ws.et"), {})
+                  .ok());
+  const std::string gz = Gzip(TempOut("whole.json.gz"), text);
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ExpectRejected(
+      WriteInput("notrailer.json.gz", bytes.substr(0, bytes.size() - 8)),
+      {"truncated gzip"});
+}
+
+// Values that used to be accepted and turned into garbage downstream: each is
+// an error naming the file, the node and the field.
+TEST(BadInputTest, OutOfRangeAndMistypedFieldsNameNodeAndField) {
+  const std::string mm = R"({"name": "aten::mm", "id": 2, "parent": 1, )";
+  ExpectRejected(WriteInput("ts.json", std::string(kHeader) + Node(1, 0) +
+                                           ", " + mm + R"("ts": 1e300}]})"),
+                 {"node 2", "`ts`", "out of range"});
+  ExpectRejected(WriteInput("dur.json", std::string(kHeader) + Node(1, 0) +
+                                            ", " + mm + R"("dur": -5}]})"),
+                 {"node 2", "`dur`", "out of range"});
+  ExpectRejected(
+      WriteInput("nan.json", std::string(kHeader) + Node(1, 0) + ", " + mm +
+                                 R"("inputs": [[1, 2, 0, NaN, 4, "cpu"]]}]})"),
+      {"node 2", "input argument 0", "NaN"});
+  ExpectRejected(
+      WriteInput("shape_str.json", std::string(kHeader) + Node(1, 0) + ", " +
+                                       mm + R"("input_shapes": "[[2, 2]]"}]})"),
+      {"node 2", "`input_shapes`"});
+  ExpectRejected(WriteInput("shape_mixed.json",
+                            std::string(kHeader) + Node(1, 0) + ", " + mm +
+                                R"("output_shapes": [["a", 2]]}]})"),
+                 {"node 2", "`output_shapes`"});
+  ExpectRejected(WriteInput("schema_num.json", R"({"schema": 101, "nodes": [)" +
+                                                   Node(1, 0) + "]}"),
+                 {"`schema` is not a string", "101"});
+}
+
+// Directory mode: two inputs with one stem would write one output (and, with
+// a shared temp name, could leave a corrupt .et under its final name).
+TEST(BadInputTest, DirectoryWithTwoInputsForOneOutputIsRefused) {
+  const std::string dir = TempOut("same_stem_dir");
+  mkdir(dir.c_str(), 0755);
+  const std::string text = std::string(kHeader) + Node(1, 0) + "]}";
+  std::ofstream(dir + "/r.0.json") << text;
+  Gzip(dir + "/r.0.json.gz", text);
+  auto jobs = JobsFromDirectory(dir, ::testing::TempDir());
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(jobs.status().message().find("r.0.json and r.0.json.gz would both"),
+            std::string::npos)
+      << jobs.status();
 }
 
 TEST(BadInputTest, UnknownSchemaNamesItAndForceTriesAnyway) {

@@ -157,6 +157,21 @@ TEST(KinetoTraceTest, FileCutBetweenEventsIsAClearError) {
       << trace.status();
 }
 
+// A ts of 1e30 us used to become INT64_MIN ns and sort first; ids past int64
+// wrapped. Times beyond +-2^61 ns are refused, naming the event and field.
+TEST(KinetoTraceTest, OutOfRangeTimesAreClearErrors) {
+  for (const char* ts : {"1e30", "1e300", "99999999999999999999999", "-1e30"}) {
+    auto trace = KinetoTrace::Parse(
+        std::string(R"({"traceEvents": [{"ph": "X", "name": "a", "ts": )") +
+            ts + R"(, "dur": 1}]})",
+        "ts.json");
+    ASSERT_FALSE(trace.ok()) << ts;
+    EXPECT_NE(trace.status().message().find("ts.json: event #0: 'ts'"),
+              std::string::npos)
+        << trace.status();
+  }
+}
+
 TEST(KinetoTraceTest, MissingTraceEventsIsAClearError) {
   auto trace = KinetoTrace::Parse(
       R"({"schemaVersion": 1, "deviceProperties": []})", "x.json");

@@ -81,6 +81,103 @@ TEST(EtIoTest, TruncatedFileIsAnErrorNamingTheFile) {
             std::string::npos);
 }
 
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A damaged length prefix must be reported as what it is, not as a message
+// "of 4294967295 bytes", and must not make the reader allocate its size.
+TEST(EtIoTest, HugeOrOverlongLengthPrefixIsAClearError) {
+  const std::string path = TempPath("prefix.et");
+  ASSERT_TRUE(WriteEtFile(path, Meta(), SampleNodes(2)).ok());
+  const std::string good = ReadBytes(path);
+  // The metadata message comes first; append a node whose prefix is a
+  // 10-byte varint (2^63 + ...), then one that claims 1 GiB.
+  WriteBytes(path,
+             good.substr(0, good.size()) +
+                 std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10) +
+                 "xyz");
+  auto graph = LoadGraph(path);
+  ASSERT_FALSE(graph.ok());
+  std::string message(graph.status().message());
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("limit"), std::string::npos) << message;
+  EXPECT_EQ(message.find("4294967295"), std::string::npos) << message;
+  WriteBytes(path, good + std::string("\x80\x80\x80\x80\x04", 5) + "xyz");
+  graph = LoadGraph(path);
+  ASSERT_FALSE(graph.ok());
+  message = std::string(graph.status().message());
+  EXPECT_NE(message.find("1073741824 bytes"), std::string::npos) << message;
+}
+
+// A gzip whose trailer (CRC and length) is cut off used to read as complete.
+TEST(EtIoTest, GzipWithoutTrailerIsAnError) {
+  const std::string path = TempPath("notrailer.et.gz");
+  ASSERT_TRUE(WriteEtFile(path, Meta(), SampleNodes(20)).ok());
+  const std::string bytes = ReadBytes(path);
+  WriteBytes(path, bytes.substr(0, bytes.size() - 8));
+  auto graph = LoadGraph(path);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(std::string(graph.status().message()).find("truncated gzip"),
+            std::string::npos)
+      << graph.status();
+}
+
+// Values the schema cannot mean are refused when the file is read, naming the
+// file, the node and the field (they reached et-replay as "-1-byte
+// collectives").
+TEST(EtIoTest, ImpossibleFieldValuesAreErrorsNamingNodeAndField) {
+  struct Case {
+    const char* name;
+    void (*damage)(std::vector<ChakraProtoMsg::Node>*);
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"dup.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) { (*n)[3].set_id(2); },
+       "node 2: id repeated"},
+      {"type.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[1].set_type(static_cast<ChakraProtoMsg::NodeType>(99));
+       },
+       "node 2: unknown node type 99"},
+      {"comm_type.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[2].set_type(ChakraProtoMsg::COMM_COLL_NODE);
+         SetInt64((*n)[2].mutable_attr(), attr::kCommType, 99);
+       },
+       "node 3: unknown comm_type 99"},
+      {"comm_size.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[2].set_type(ChakraProtoMsg::COMM_COLL_NODE);
+         SetInt64((*n)[2].mutable_attr(), attr::kCommSize, -1);
+       },
+       "node 3: negative comm_size -1"},
+      {"peer.et",
+       [](std::vector<ChakraProtoMsg::Node>* n) {
+         (*n)[2].set_type(ChakraProtoMsg::COMM_SEND_NODE);
+         SetInt64((*n)[2].mutable_attr(), attr::kCommDst, -3);
+       },
+       "node 3: comm_dst -3 is not a rank"},
+  };
+  for (const Case& c : cases) {
+    std::vector<ChakraProtoMsg::Node> nodes = SampleNodes(5);
+    c.damage(&nodes);
+    const std::string path = TempPath(c.name);
+    ASSERT_TRUE(WriteEtFile(path, Meta(), nodes).ok()) << c.name;
+    auto graph = LoadGraph(path);
+    ASSERT_FALSE(graph.ok()) << c.name;
+    EXPECT_NE(graph.status().message().find(path + ": " + c.needle),
+              std::string::npos)
+        << graph.status();
+  }
+}
+
 TEST(EtIoTest, EmptyFileAndDirectoryAreErrors) {
   const std::string path = TempPath("empty.et");
   { std::ofstream out(path); }

@@ -4,6 +4,7 @@
 // built here.
 #include "replay/replay_plan.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -247,6 +248,37 @@ TEST(ReplayPlanTest, RequiredRanksComeFromMetadataGroupsAndPeers) {
   EXPECT_EQ(plan->RequiredRanks(), 6);
   EXPECT_EQ(plan->ops[0].comm.group, 0);
   EXPECT_EQ(plan->unknown_group_ops, 0);
+}
+
+// Values that would hang the replay (it really waits for recorded times) or
+// hand MPI a negative count are refused while planning, naming the node.
+TEST(ReplayPlanTest, AbsurdDurationsSizesAndPeersAreRefused) {
+  auto expect_refused = [](ChakraProtoMsg::Node n, const std::string& what) {
+    const uint64_t id = n.id();
+    Graph graph = Graph::Build({}, {std::move(n)});
+    auto plan = BuildReplayPlan(graph, PlanOptions{});
+    ASSERT_FALSE(plan.ok()) << what;
+    const std::string message(plan.status().message());
+    EXPECT_NE(message.find("node " + std::to_string(id)), std::string::npos)
+        << message;
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  };
+  ChakraProtoMsg::Node held = CompNode(3, "k", 0, {}, false, 7);
+  SetInt64(held.mutable_attr(), attr::kDurationNs,
+           std::numeric_limits<int64_t>::max());
+  expect_refused(held, "duration");
+  ChakraProtoMsg::Node micros = CompNode(4, "k", 0, {}, false, 7);
+  micros.set_duration_micros(~uint64_t{0});
+  expect_refused(micros, "duration");
+  expect_refused(CollNode(5, ChakraProtoMsg::ALL_REDUCE, -1, {}), "comm_size");
+  ChakraProtoMsg::Node send;
+  send.set_id(6);
+  send.set_name("send");
+  send.set_type(ChakraProtoMsg::COMM_SEND_NODE);
+  SetInt64(send.mutable_attr(), attr::kCommSize, 64);
+  expect_refused(send, "comm_dst");
+  SetInt64(send.mutable_attr(), attr::kCommDst, int64_t{1} << 40);
+  expect_refused(send, "peer");
 }
 
 }  // namespace

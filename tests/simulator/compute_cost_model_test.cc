@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "gtest/gtest.h"
 #include "proto/attr_names.h"
@@ -95,6 +96,59 @@ TEST(ComputeCostModelTest, CalibrationFileByNameAndShapes) {
       "[[8, 8], [8, 8]]");             // not calibrated: roofline
   EXPECT_EQ(m->DurationNs(other), 1);  // 1024 FLOP / 692300 FLOP/ns, rounded up
   std::remove(path.c_str());
+}
+
+// Calibration and device files of the wrong shape: nlohmann's get<>() and
+// value() throw on a type mismatch, and an escaped exception is SIGABRT. Each
+// must be an error naming the file.
+TEST(ComputeCostModelTest, WrongTypesInCalibrationAndDeviceFilesAreErrors) {
+  const std::string path = std::string(ET_BINARY_DIR) + "/sim_bad_types.json";
+  const char* const calibrations[] = {
+      R"({"format": "et-calibration", "entries": [{"name": 5, "mean_us": 1}]})",
+      R"({"format": 7, "entries": []})",
+      R"([{"format": "et-calibration"}])",
+      R"({"format": "et-calibration", "entries": [3]})",
+      R"({"format": "et-calibration", "entries": [{"name": "x",
+          "mean_us": -1}]})",
+      R"({"format": "et-calibration", "entries": [{"name": "x",
+          "mean_us": 1e300}]})",
+  };
+  for (const char* text : calibrations) {
+    std::ofstream(path) << text;
+    SimOptions o;
+    o.compute_model = ComputeModel::kCalibrated;
+    o.calibration_file = path;
+    auto m = ComputeCostModel::Create(o);
+    ASSERT_FALSE(m.ok()) << text;
+    EXPECT_NE(m.status().message().find(path), std::string::npos) << text;
+  }
+  const char* const devices[] = {
+      R"({"devices": {"x": {"peak_tflops": "fast", "mem_bw_gbps": 1}}})",
+      R"({"devices": {"x": 3}})",
+      R"({"devices": [1, 2]})",
+      R"([1])",
+      R"({"devices": {"x": {"peak_tflops": 1, "mem_bw_gbps": 1,
+          "mem_efficiency": "all"}}})",
+  };
+  for (const char* text : devices) {
+    std::ofstream(path) << text;
+    SimOptions o;
+    o.device = "x";
+    o.device_file = path;
+    auto m = ComputeCostModel::Create(o);
+    ASSERT_FALSE(m.ok()) << text;
+    EXPECT_NE(m.status().message().find(path), std::string::npos) << text;
+  }
+  std::remove(path.c_str());
+}
+
+// A duration_micros near 2^64 must not wrap into a small or negative time.
+TEST(ComputeCostModelTest, HugeRecordedDurationSaturates) {
+  auto m = ComputeCostModel::Create(SimOptions{});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ChakraProtoMsg::Node n = Mm(0);
+  n.set_duration_micros(~uint64_t{0});
+  EXPECT_EQ(m->DurationNs(n), std::numeric_limits<int64_t>::max());
 }
 
 }  // namespace

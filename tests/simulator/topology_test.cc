@@ -66,6 +66,40 @@ TEST(TopologyTest, ZeroBandwidthIsAClearError) {
             std::string::npos);
 }
 
+// Numbers that would be undefined to cast (1e30 npus), products that would
+// overflow, and nesting deep enough to exhaust yaml-cpp's recursion: each a
+// clear error naming the file.
+TEST(TopologyTest, HostileNumbersAndNestingAreClearErrors) {
+  auto huge = ParseTopology(
+      "dims: [{kind: Switch, npus: 1e30, bandwidth_gbps: 1, latency_ns: 5}]",
+      "huge.yml");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("huge.yml: npus must be a whole"),
+            std::string::npos)
+      << huge.status();
+  auto product = ParseTopology(
+      "dims: [{npus: 1048576, bandwidth_gbps: 1, latency_ns: 1},"
+      " {npus: 1048576, bandwidth_gbps: 1, latency_ns: 1},"
+      " {npus: 1048576, bandwidth_gbps: 1, latency_ns: 1},"
+      " {npus: 1048576, bandwidth_gbps: 1, latency_ns: 1}]",
+      "product.yml");
+  ASSERT_TRUE(product.ok()) << product.status();
+  auto fit = FitTopology(*product, 8);
+  ASSERT_FALSE(fit.ok());
+  EXPECT_NE(fit.status().message().find("more than"), std::string::npos)
+      << fit.status();
+  auto deep = ParseTopology(std::string(100000, '[') + std::string(100000, ']'),
+                            "deep.yml");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("deep.yml: nested deeper"),
+            std::string::npos)
+      << deep.status();
+  auto nan = ParseTopology(
+      "dims: [{npus: 8, bandwidth_gbps: .inf, latency_ns: .nan}]", "nan.yml");
+  ASSERT_TRUE(nan.ok()) << nan.status();
+  EXPECT_FALSE(FitTopology(*nan, 8).ok());
+}
+
 TEST(TopologyTest, WorldNotDivisibleByNodeSize) {
   auto fit = FitTopology(*LoadTopology("HGX-H100"), 12);
   ASSERT_FALSE(fit.ok());

@@ -231,6 +231,35 @@ TEST(GraphFilterTest, BadFiltersGetErrorsThatNameTheFlag) {
   EXPECT_EQ(*ranks, (std::vector<int>{0, 2, 3, 4}));
 }
 
+// std::regex recursed once per character: '.*x' over a 30 KB name overflowed
+// the stack. RE2 is linear; this must finish and find no match.
+TEST(GraphFilterTest, PatternOverLongNameNeitherCrashesNorHangs) {
+  std::vector<Node> nodes = {
+      MakeNode(1, std::string(30000, 'a'), ChakraProtoMsg::COMP_NODE),
+      MakeNode(2, "aten::mm", ChakraProtoMsg::COMP_NODE)};
+  std::vector<RankTrace> traces;
+  traces.push_back(
+      MakeRankTrace(Graph::Build({}, std::move(nodes)), 0, "long.et"));
+  NodeFilter f;
+  f.name_pattern = ".*x";
+  auto sel = SelectNodes(traces, f);
+  ASSERT_FALSE(sel.ok());
+  EXPECT_NE(sel.status().message().find("select none"), std::string::npos);
+  f.name_pattern = "(a+)+$";  // catastrophic for a backtracking matcher
+  EXPECT_EQ(Select(traces, f), (std::set<uint64_t>{1}));
+  f.name_pattern = ".*mm$";
+  EXPECT_EQ(Select(traces, f), (std::set<uint64_t>{2}));
+}
+
+// A rank range is refused before it is expanded: '0-2000000000' asked for 8 GB.
+TEST(GraphFilterTest, HugeRankRangeIsRefusedBeforeAllocating) {
+  auto ranks = ParseRankList("0-2000000000");
+  ASSERT_FALSE(ranks.ok());
+  EXPECT_NE(ranks.status().message().find("limit"), std::string::npos);
+  EXPECT_FALSE(ParseRankList("2147483647").ok());
+  EXPECT_TRUE(ParseRankList("0-1023").ok());
+}
+
 TEST(RankTracesTest, RanksFromFileNames) {
   EXPECT_EQ(RankFromFileName("dir/all_reduce.3.et"), 3);
   EXPECT_EQ(RankFromFileName("trace.12.et.gz"), 12);

@@ -1,0 +1,38 @@
+// libFuzzer target: the small config readers of et-sim: topology YAML/JSON,
+// ASTRA system JSON, device presets, calibration files and process-group
+// tables. The first byte picks the reader; the rest is the text.
+#include <cstdint>
+#include <string>
+
+#include "fuzz_input_file.h"
+#include "proto/process_group.h"
+#include "simulator/astra_compat.h"
+#include "simulator/compute_cost_model.h"
+#include "simulator/topology.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 5) {
+    case 0: {
+      auto t = et::sim::ParseTopology(text, "fuzz.yml");
+      if (t.ok()) (void)et::sim::FitTopology(*t, 8);
+      break;
+    }
+    case 1:
+      (void)et::sim::ParseAstraSystemJson(text, "fuzz.json");
+      break;
+    case 2:
+      (void)et::sim::LoadDeviceProfile(
+          et::fuzz::WriteFuzzInput(data + 1, size - 1, ".dev.json"), "H100");
+      break;
+    case 3:
+      (void)et::sim::LoadCalibration(
+          et::fuzz::WriteFuzzInput(data + 1, size - 1, ".cal.json"));
+      break;
+    default:
+      (void)et::ParseProcessGroupJson(text);
+      break;
+  }
+  return 0;
+}
