@@ -11,8 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "proto/cli_args.h"
-#include "proto/status_macros.h"
 #include "proto/input_limits.h"
+#include "proto/status_macros.h"
 #include "replay/replay_session.h"
 
 ABSL_FLAG(std::string, device, "cpu",
