@@ -158,6 +158,16 @@ TEST(BadInputTest, ValueLengthHonoursEscapesAtEveryOffset) {
     EXPECT_EQ(JsonValueLength(value.substr(0, value.size() - 1)),
               absl::string_view::npos)
         << pad;
+    // Without backslashes whole 64-byte blocks are counted at once: brackets
+    // inside strings, and strings across block edges, must not count.
+    std::string many = "[" + std::string(static_cast<size_t>(pad), ' ');
+    for (int k = 0; k < 6; ++k)
+      many += R"({"k": "]}[{", "l": [[1], {"m": "}"}]}, )";
+    many += "0]";
+    EXPECT_EQ(JsonValueLength(many + ", 7]}"), many.size()) << pad;
+    EXPECT_EQ(JsonValueLength(many.substr(0, many.size() - 1)),
+              absl::string_view::npos)
+        << pad;
     for (int backslashes = 1; backslashes < 40; ++backslashes) {
       // An odd run escapes the quote after it, so the string goes on.
       const std::string run(static_cast<size_t>(backslashes), '\\');
