@@ -4,7 +4,9 @@
 // decoded, to an anonymous temporary file (page cache, not process memory).
 // Either file is mapped read-only (pread where mmap fails): with `--keep all`
 // one pread per node was 27,214 system calls and ~8% of the CPU time on a
-// 27k-node trace. Not thread-safe.
+// 27k-node trace. A plain input truncated by another process during the
+// conversion now ends it with SIGBUS where pread reported the short read.
+// Not thread-safe.
 #ifndef CONVERTER_TRACE_TEXT_SOURCE_H_
 #define CONVERTER_TRACE_TEXT_SOURCE_H_
 
