@@ -3,10 +3,15 @@
 
 #include <zlib.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
+#include "absl/numeric/bits.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "proto/file_util.h"
@@ -62,42 +67,191 @@ Scan ScanString(const char* buf, size_t p, size_t n, size_t* end) {
   return Scan::kNeedMore;
 }
 
+// What one structural byte does to ScanContainer's state.
+enum class Step { kGoOn, kSkipNext, kDone, kBad, kTooDeep };
+
+// Bit k set where bits 0..k of `x` hold an odd number of ones: with `x` the
+// quotes of a block, the bytes inside strings (opening quote included).
+uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
+// Ones in `x`. absl::popcount is a libgcc call where the x86-64 baseline has
+// no POPCNT (2% of the CPU time on a 27k-node trace); this is its bit trick
+// inline.
+int CountOnes(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555u;
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return static_cast<int>((x * 0x0101010101010101u) >> 56);
+}
+
+// Scans past an object or array starting at `p` (which is '{' or '['). Only
+// quotes, backslashes and brackets matter: a backslash in a string skips the
+// byte after it (so an escaped quote is not a closing one) and brackets count
+// outside strings. With SSE2, 64-byte blocks without a backslash are done with
+// masks: the string bytes come from a prefix XOR of the quotes, and the depth
+// moves by the count of brackets outside strings; only a block where the value
+// may close is walked bracket by bracket. Blocks with a backslash (none in a
+// 21 MB recorded 1.1.0 trace, 24 in resnet's 12 MB) and the tail go through
+// visit(), 16 bytes at a time. The byte-by-byte scan with a memchr per string
+// was 15% of the CPU time on a 27k-node 1.1.0 trace.
+Scan ScanContainer(const char* buf, size_t p, size_t n, size_t* end) {
+  int depth = 0;
+  bool in_string = false;
+  auto visit = [&](size_t at) -> Step {
+    const char c = buf[at];
+    if (in_string) {
+      if (c == '\\') return Step::kSkipNext;
+      if (c == '"') in_string = false;
+      return Step::kGoOn;
+    }
+    switch (kClasses.of[static_cast<uint8_t>(c)]) {
+      case kQuote:
+        in_string = true;
+        return Step::kGoOn;
+      case kOpen:
+        // Nothing real nests this deep; later stages walk values, and a
+        // bound here keeps every one of them shallow.
+        return ++depth > kMaxNestingDepth ? Step::kTooDeep : Step::kGoOn;
+      case kClose:
+        if (--depth == 0) {
+          *end = at + 1;
+          return Step::kDone;
+        }
+        return depth < 0 ? Step::kBad : Step::kGoOn;
+      default:  // a backslash outside a string, or a byte the mask over-reports
+        return Step::kGoOn;
+    }
+  };
+  size_t i = p;
+#if defined(__SSE2__)
+  // '{' '[' are 0x7B 0x5B, '}' ']' 0x7D 0x5D and '\\' 0x5C: OR-ing in 0x20
+  // folds each pair onto one value (the third compare also hits '|', which
+  // visit() passes over).
+  const __m128i fold = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');
+  const __m128i close = _mm_set1_epi8('}');
+  const __m128i backslash = _mm_set1_epi8('|');
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i exact_backslash = _mm_set1_epi8('\\');
+  auto bits = [](__m128i eq, int shift) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(eq)))
+           << shift;
+  };
+  // Does the 64 bytes at `at` with masks; false (nothing done) when they hold
+  // a backslash. Sets *done and *end when the value closes in them.
+  auto block = [&](size_t at, bool* done, bool* too_deep) -> bool {
+    uint64_t quotes = 0, opens = 0, closes = 0, backslashes = 0;
+    for (int k = 0; k < 4; ++k) {
+      const __m128i v =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + at + 16 * k));
+      const __m128i f = _mm_or_si128(v, fold);
+      quotes |= bits(_mm_cmpeq_epi8(v, quote), 16 * k);
+      opens |= bits(_mm_cmpeq_epi8(f, open), 16 * k);
+      closes |= bits(_mm_cmpeq_epi8(f, close), 16 * k);
+      backslashes |= bits(_mm_cmpeq_epi8(v, exact_backslash), 16 * k);
+    }
+    if (backslashes != 0) return false;
+    const uint64_t strings =
+        PrefixXor(quotes) ^ (in_string ? ~uint64_t{0} : uint64_t{0});
+    in_string = (strings >> 63) != 0;
+    opens &= ~strings;
+    closes &= ~strings;
+    const int n_closes = CountOnes(closes);
+    if (n_closes < depth) {  // cannot close here
+      // A block adds at most 64 levels, so the bound is seen within 64.
+      depth += CountOnes(opens) - n_closes;
+      *too_deep = depth > kMaxNestingDepth;
+      return true;
+    }
+    for (uint64_t both = opens | closes; both != 0; both &= both - 1) {
+      const int j = absl::countr_zero(both);
+      if ((opens >> j) & 1) {
+        if (++depth > kMaxNestingDepth) {
+          *too_deep = true;
+          return true;
+        }
+      } else if (--depth == 0) {
+        *end = at + static_cast<size_t>(j) + 1;
+        *done = true;
+        return true;
+      }
+    }
+    return true;
+  };
+  while (i + 16 <= n) {
+    bool done = false, too_deep = false;
+    if (i + 64 <= n && block(i, &done, &too_deep)) {
+      if (too_deep) return Scan::kTooDeep;
+      if (done) return Scan::kDone;
+      i += 64;
+      continue;
+    }
+    // The tail, or a block with a backslash: 16 bytes through visit().
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + i));
+    const __m128i f = _mm_or_si128(v, fold);
+    const __m128i hits = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)),
+        _mm_or_si128(_mm_cmpeq_epi8(f, backslash), _mm_cmpeq_epi8(v, quote)));
+    uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(hits));
+    size_t next = i + 16;
+    while (mask != 0) {
+      const int j = absl::countr_zero(mask);
+      mask &= mask - 1;
+      switch (visit(i + static_cast<size_t>(j))) {
+        case Step::kGoOn:
+          break;
+        case Step::kSkipNext:
+          if (j == 15) {
+            next = i + 17;
+          } else {
+            mask &= ~(1u << (j + 1));
+          }
+          break;
+        case Step::kDone:
+          return Scan::kDone;
+        case Step::kBad:
+          return Scan::kBad;
+        case Step::kTooDeep:
+          return Scan::kTooDeep;
+      }
+    }
+    i = next;
+  }
+#endif
+  for (; i < n; ++i) {
+    switch (visit(i)) {
+      case Step::kGoOn:
+        break;
+      case Step::kSkipNext:
+        ++i;
+        break;
+      case Step::kDone:
+        return Scan::kDone;
+      case Step::kBad:
+        return Scan::kBad;
+      case Step::kTooDeep:
+        return Scan::kTooDeep;
+    }
+  }
+  return Scan::kNeedMore;
+}
+
 // Scans past one JSON value starting at `p` (no leading whitespace). Brackets
 // are matched and strings skipped; scalars end at the next structural
 // character.
 Scan ScanValue(const char* buf, size_t p, size_t n, size_t* end) {
   const char c0 = buf[p];
   if (c0 == '"') return ScanString(buf, p, n, end);
-  if (c0 == '{' || c0 == '[') {
-    // 64-bit: a buffer of 2^31 '[' overflowed an int (undefined behaviour).
-    int64_t depth = 0;
-    for (size_t i = p; i < n; ++i) {
-      switch (kClasses.of[static_cast<uint8_t>(buf[i])]) {
-        case kPlain:
-          break;
-        case kQuote: {
-          size_t s_end;
-          if (ScanString(buf, i, n, &s_end) == Scan::kNeedMore)
-            return Scan::kNeedMore;
-          i = s_end - 1;
-          break;
-        }
-        case kOpen:
-          // Nothing real nests this deep; later stages walk values, and a
-          // bound here keeps every one of them shallow.
-          if (++depth > kMaxNestingDepth) return Scan::kTooDeep;
-          break;
-        case kClose:
-          if (--depth == 0) {
-            *end = i + 1;
-            return Scan::kDone;
-          }
-          if (depth < 0) return Scan::kBad;
-          break;
-      }
-    }
-    return Scan::kNeedMore;
-  }
+  if (c0 == '{' || c0 == '[') return ScanContainer(buf, p, n, end);
   if (c0 == '}' || c0 == ']' || c0 == ',' || c0 == ':') return Scan::kBad;
   for (size_t i = p; i < n; ++i) {
     const char c = buf[i];

@@ -4,10 +4,21 @@
 namespace et::convert {
 
 std::string CompactJson(absl::string_view json) {
-  if (json.find_first_of("\n\r") == absl::string_view::npos) {
-    return std::string(json);
-  }
   std::string out;
+  CompactJsonTo(json, &out);
+  return out;
+}
+
+void CompactJsonTo(absl::string_view json, std::string* out_string) {
+  // Two memchr scans, not find_first_of("\n\r"): absl builds a 256-entry
+  // table per call, 6% of `--keep all`'s CPU time on a 27k-node trace.
+  if (json.find('\n') == absl::string_view::npos &&
+      json.find('\r') == absl::string_view::npos) {
+    out_string->assign(json.data(), json.size());
+    return;
+  }
+  std::string& out = *out_string;
+  out.clear();
   out.reserve(json.size());
   bool in_string = false;
   for (size_t i = 0; i < json.size(); ++i) {
@@ -26,7 +37,6 @@ std::string CompactJson(absl::string_view json) {
       out.push_back(c);
     }
   }
-  return out;
 }
 
 }  // namespace et::convert

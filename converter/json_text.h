@@ -15,6 +15,9 @@ namespace et::convert {
 // dozen lines. Text without a line break is returned unchanged: PyTorch's own
 // `[1, 2]` spacing is what other tools expect.
 std::string CompactJson(absl::string_view json);
+// The same into `*out` (replacing its contents), reusing its capacity: the
+// emitter writes six such texts per node into a reused message.
+void CompactJsonTo(absl::string_view json, std::string* out);
 
 }  // namespace et::convert
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "converter/et_json_tokenizer.h"
 #include "proto/status_macros.h"
@@ -65,10 +66,29 @@ class BatchQueue {
     not_full_.notify_all();
   }
 
+  // Batches go back to the producer emptied but with their buffers: a fresh
+  // 128 KiB text per batch was fresh pages to fault in every time (the
+  // batches were ~40% of et-convert's page faults on a 27k-node trace).
+  void Recycle(NodeBatch batch) {
+    batch.text.clear();
+    batch.spans.clear();
+    batch.fields.clear();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.size() < kMaxQueued + 1) free_.push_back(std::move(batch));
+  }
+  NodeBatch TakeFree() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return NodeBatch();
+    NodeBatch batch = std::move(free_.back());
+    free_.pop_back();
+    return batch;
+  }
+
  private:
   std::mutex mu_;
   std::condition_variable not_full_, not_empty_;
   std::deque<NodeBatch> queue_;
+  std::vector<NodeBatch> free_;  // emptied batches for the producer
   bool closed_ = false;
   bool stopped_ = false;
 };
@@ -89,7 +109,7 @@ absl::Status ParseTracePipelined(
       if (first) batch.fields = tokenizer.top_level_fields();
       first = false;
       if (!queue.Push(std::move(batch))) return absl::CancelledError("stopped");
-      batch = NodeBatch();
+      batch = queue.TakeFree();
       return absl::OkStatus();
     };
     tokenizer_status = tokenizer.Run(
@@ -124,6 +144,8 @@ absl::Status ParseTracePipelined(
           &out->ops.back(), &out->tensors);
       out->ops.back().text_offset = s.offset;
     }
+    queue.Recycle(std::move(batch));
+    batch = NodeBatch();
   }
   queue.Stop();
   producer.join();

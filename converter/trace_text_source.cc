@@ -2,6 +2,8 @@
 #include "converter/trace_text_source.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,7 @@
 namespace et::convert {
 
 TraceTextSource::~TraceTextSource() {
+  if (map_ != nullptr) munmap(const_cast<char*>(map_), map_size_);
   if (spill_ != nullptr) fclose(spill_);  // tmpfile(): removed on close
   if (fd_ >= 0 && spill_ == nullptr) close(fd_);
 }
@@ -56,6 +59,22 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
           absl::StrFormat("%s: temporary file write failed", path_));
     }
   }
+  if (Map(op.text_offset + op.text_length)) {
+    // Pages read through the mapping count in the resident set although they
+    // are the kernel's page cache: reading a 21 MB trace's nodes showed +12 MB
+    // (default mode) to +20 MB (`--keep all`) over the pread copy. Dropping
+    // the mapped pages every ~8 MiB keeps the peak near the pread figure; later
+    // reads fault them back in from the cache. Each read is charged its length
+    // plus the 64 KiB the kernel maps around a fault.
+    constexpr size_t kDropEveryBytes = 8 << 20;
+    constexpr size_t kFaultAroundBytes = 64 << 10;
+    mapped_since_drop_ += op.text_length + kFaultAroundBytes;
+    if (mapped_since_drop_ > kDropEveryBytes) {
+      madvise(const_cast<char*>(map_), map_size_, MADV_DONTNEED);
+      mapped_since_drop_ = op.text_length + kFaultAroundBytes;
+    }
+    return absl::string_view(map_ + op.text_offset, op.text_length);
+  }
   buffer_.resize(op.text_length);
   size_t done = 0;
   while (done < op.text_length) {
@@ -69,6 +88,28 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
     done += static_cast<size_t>(n);
   }
   return absl::string_view(buffer_);
+}
+
+bool TraceTextSource::Map(size_t needed) {
+  if (needed <= map_size_) return true;
+  if (map_failed_ || fd_ < 0) return false;
+  struct stat st;
+  if (fstat(fd_, &st) != 0 || static_cast<size_t>(st.st_size) < needed) {
+    map_failed_ = true;
+    return false;
+  }
+  if (map_ != nullptr) munmap(const_cast<char*>(map_), map_size_);
+  map_ = nullptr;
+  map_size_ = 0;
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd_, 0);
+  if (p == MAP_FAILED) {
+    map_failed_ = true;
+    return false;
+  }
+  map_ = static_cast<const char*>(p);
+  map_size_ = size;
+  return true;
 }
 
 }  // namespace et::convert

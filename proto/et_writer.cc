@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -19,6 +20,8 @@ namespace et {
 struct EtWriter::Sink {
   FILE* plain = nullptr;
   gzFile gz = nullptr;
+  // stdio's buffer for `plain`; outlives it (Close() runs first in ~Sink).
+  std::unique_ptr<char[]> buffer;
 
   bool Write(const void* data, size_t n) {
     if (n == 0) return true;
@@ -64,8 +67,13 @@ absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(
   } else {
     sink->plain = fopen(tmp.c_str(), "wb");
     // 256 KiB writes instead of stdio's 4 KiB: a 300k-node graph took 37k write
-    // calls.
-    if (sink->plain != nullptr) setvbuf(sink->plain, nullptr, _IOFBF, 1 << 18);
+    // calls. glibc ignores setvbuf's size when it is given no buffer (it kept
+    // writing 4 KiB: 3,278 calls for a 13 MB graph), so we pass our own.
+    if (sink->plain != nullptr) {
+      constexpr size_t kBufferBytes = 1 << 18;
+      sink->buffer = std::make_unique<char[]>(kBufferBytes);
+      setvbuf(sink->plain, sink->buffer.get(), _IOFBF, kBufferBytes);
+    }
   }
   if (sink->gz == nullptr && sink->plain == nullptr) {
     const int err = errno;

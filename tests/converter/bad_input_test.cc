@@ -8,6 +8,7 @@
 #include <string>
 
 #include "converter/converter.h"
+#include "converter/et_json_tokenizer.h"
 #include "converter/multi_rank.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
@@ -227,6 +228,42 @@ TEST(BadInputTest, UnknownSchemaNamesItAndForceTriesAnyway) {
   ConvertOptions force;
   force.force_schema = true;
   EXPECT_TRUE(ConvertFile(in, in + ".forced.et", force).ok());
+}
+
+// The structural scan visits quotes, backslashes and brackets 16 bytes at a
+// time; escapes must be honoured wherever they fall in a block (a backslash as
+// the last byte of one escapes the first byte of the next).
+TEST(BadInputTest, ValueLengthHonoursEscapesAtEveryOffset) {
+  const std::string tail =
+      R"({"n": "a\"]}", "s": ["\\", "\\\"", "x\\\\"], "u": "\u005d\\"})";
+  for (int pad = 0; pad < 40; ++pad) {
+    const std::string value =
+        "[" + std::string(static_cast<size_t>(pad), ' ') + tail + "]";
+    EXPECT_EQ(JsonValueLength(value + ", 7]}"), value.size()) << pad;
+    EXPECT_EQ(JsonValueLength(value.substr(0, value.size() - 1)),
+              absl::string_view::npos)
+        << pad;
+    // Without backslashes whole 64-byte blocks are counted at once: brackets
+    // inside strings, and strings across block edges, must not count.
+    std::string many = "[" + std::string(static_cast<size_t>(pad), ' ');
+    for (int k = 0; k < 6; ++k)
+      many += R"({"k": "]}[{", "l": [[1], {"m": "}"}]}, )";
+    many += "0]";
+    EXPECT_EQ(JsonValueLength(many + ", 7]}"), many.size()) << pad;
+    EXPECT_EQ(JsonValueLength(many.substr(0, many.size() - 1)),
+              absl::string_view::npos)
+        << pad;
+    for (int backslashes = 1; backslashes < 40; ++backslashes) {
+      // An odd run escapes the quote after it, so the string goes on.
+      const std::string run(static_cast<size_t>(backslashes), '\\');
+      const std::string text = "[" +
+                               std::string(static_cast<size_t>(pad), ' ') +
+                               "\"" + run + "\"]\"]";
+      const size_t expected = text.size() - (backslashes % 2 == 0 ? 2 : 0);
+      EXPECT_EQ(JsonValueLength(text + ", 1]"), expected)
+          << pad << " " << backslashes;
+    }
+  }
 }
 
 }  // namespace
