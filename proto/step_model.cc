@@ -12,10 +12,12 @@
 #include "absl/strings/strip.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/checked_math.h"
 
 namespace et {
 namespace {
 
+// Times stay below 2^61 ns so that a start plus a duration cannot overflow.
 constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max() / 4;
 
 }  // namespace
@@ -48,20 +50,14 @@ int64_t RecordedDurationNs(const ChakraProtoMsg::Node& node) {
       ns && *ns > 0) {
     return std::min(*ns, kMaxNs);
   }
-  const uint64_t us = node.duration_micros();
-  return us >= static_cast<uint64_t>(kMaxNs / 1000)
-             ? kMaxNs
-             : static_cast<int64_t>(us) * 1000;
+  return std::min(MicrosToNanosSaturating(node.duration_micros()), kMaxNs);
 }
 
 int64_t RecordedStartNs(const ChakraProtoMsg::Node& node) {
   if (std::optional<int64_t> ns = GetInt(node, attr::kStartNs); ns && *ns >= 0)
     return std::min(*ns, kMaxNs);
   if (node.start_time_micros() == 0) return -1;
-  const uint64_t us = node.start_time_micros();
-  return us >= static_cast<uint64_t>(kMaxNs / 1000)
-             ? kMaxNs
-             : static_cast<int64_t>(us) * 1000;
+  return std::min(MicrosToNanosSaturating(node.start_time_micros()), kMaxNs);
 }
 
 bool IsHostNode(const ChakraProtoMsg::Node& node) {
