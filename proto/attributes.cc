@@ -29,54 +29,66 @@ const AttributeProto* FindAttr(const AttrList& attrs, absl::string_view name) {
   return nullptr;
 }
 
-std::optional<int64_t> GetInt(const AttrList& attrs, absl::string_view name) {
-  const AttributeProto* a = FindAttr(attrs, name);
-  if (a == nullptr) return std::nullopt;
-  switch (a->value_case()) {
+std::optional<int64_t> IntValue(const AttributeProto& a) {
+  switch (a.value_case()) {
     case AttributeProto::kInt32Val:
-      return a->int32_val();
+      return a.int32_val();
     case AttributeProto::kInt64Val:
-      return a->int64_val();
+      return a.int64_val();
     case AttributeProto::kUint32Val:
-      return a->uint32_val();
+      return a.uint32_val();
     case AttributeProto::kUint64Val:
-      return static_cast<int64_t>(a->uint64_val());
+      return static_cast<int64_t>(a.uint64_val());
     case AttributeProto::kSint32Val:
-      return a->sint32_val();
+      return a.sint32_val();
     case AttributeProto::kSint64Val:
-      return a->sint64_val();
+      return a.sint64_val();
     case AttributeProto::kFixed32Val:
-      return a->fixed32_val();
+      return a.fixed32_val();
     case AttributeProto::kFixed64Val:
-      return static_cast<int64_t>(a->fixed64_val());
+      return static_cast<int64_t>(a.fixed64_val());
     case AttributeProto::kSfixed32Val:
-      return a->sfixed32_val();
+      return a.sfixed32_val();
     case AttributeProto::kSfixed64Val:
-      return a->sfixed64_val();
+      return a.sfixed64_val();
     case AttributeProto::kBoolVal:
-      return a->bool_val() ? 1 : 0;
+      return a.bool_val() ? 1 : 0;
     default:
       return std::nullopt;
   }
 }
 
+std::optional<double> DoubleValue(const AttributeProto& a) {
+  if (a.value_case() == AttributeProto::kDoubleVal) return a.double_val();
+  if (a.value_case() == AttributeProto::kFloatVal) return a.float_val();
+  std::optional<int64_t> i = IntValue(a);
+  if (i.has_value()) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+std::optional<bool> BoolValue(const AttributeProto& a) {
+  if (a.value_case() == AttributeProto::kBoolVal) return a.bool_val();
+  std::optional<int64_t> i = IntValue(a);
+  if (i.has_value()) return *i != 0;
+  return std::nullopt;
+}
+
+std::optional<int64_t> GetInt(const AttrList& attrs, absl::string_view name) {
+  const AttributeProto* a = FindAttr(attrs, name);
+  if (a == nullptr) return std::nullopt;
+  return IntValue(*a);
+}
+
 std::optional<double> GetDouble(const AttrList& attrs, absl::string_view name) {
   const AttributeProto* a = FindAttr(attrs, name);
   if (a == nullptr) return std::nullopt;
-  if (a->value_case() == AttributeProto::kDoubleVal) return a->double_val();
-  if (a->value_case() == AttributeProto::kFloatVal) return a->float_val();
-  std::optional<int64_t> i = GetInt(attrs, name);
-  if (i.has_value()) return static_cast<double>(*i);
-  return std::nullopt;
+  return DoubleValue(*a);
 }
 
 std::optional<bool> GetBool(const AttrList& attrs, absl::string_view name) {
   const AttributeProto* a = FindAttr(attrs, name);
   if (a == nullptr) return std::nullopt;
-  if (a->value_case() == AttributeProto::kBoolVal) return a->bool_val();
-  std::optional<int64_t> i = GetInt(attrs, name);
-  if (i.has_value()) return *i != 0;
-  return std::nullopt;
+  return BoolValue(*a);
 }
 
 std::optional<std::string> GetString(const AttrList& attrs,

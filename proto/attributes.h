@@ -25,6 +25,13 @@ using AttrList =
 const ChakraProtoMsg::AttributeProto* FindAttr(const AttrList& attrs,
                                                absl::string_view name);
 
+// The value of one attribute: any integer (or bool) kind as an integer, any
+// numeric kind as a double, a bool or any integer as a bool; nullopt when the
+// kind does not convert.
+std::optional<int64_t> IntValue(const ChakraProtoMsg::AttributeProto& a);
+std::optional<double> DoubleValue(const ChakraProtoMsg::AttributeProto& a);
+std::optional<bool> BoolValue(const ChakraProtoMsg::AttributeProto& a);
+
 // Integer value of any integer (or bool) kind; nullopt if absent or not an
 // integer.
 std::optional<int64_t> GetInt(const AttrList& attrs, absl::string_view name);

@@ -8,17 +8,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "proto/gemm_shape.h"
 
 namespace et {
 namespace {
 
 enum class Rule : uint8_t {
-  kMm,              // mm(a[M,K], b[K,N])
-  kAddmm,           // addmm(bias, a, b)
-  kBmm,             // bmm(a[B,M,K], b[B,K,N])
-  kBaddbmm,         // baddbmm(bias, a, b)
-  kMatmul,          // matmul(a, b), any ranks
-  kLinear,          // linear(x[...,K], w[N,K], bias?)
+  // GEMM-like forward ops are proto/gemm_shape.h's (one list for every tool).
   kLinearBackward,  // linear_backward(x, grad_out, w, mask): 2 GEMMs
   kConv,            // conv*(x, w, ...), never transposed
   kConvGeneric,     // convolution/_convolution(x, w, b, stride, pad, dil,
@@ -56,12 +52,6 @@ void AddAll(RuleTable* table, std::initializer_list<const char*> names,
 const RuleTable& Rules() {
   static const RuleTable* table = [] {
     auto* t = new RuleTable;
-    AddAll(t, {"mm", "_mm"}, {Rule::kMm});
-    AddAll(t, {"addmm", "_addmm_activation"}, {Rule::kAddmm});
-    AddAll(t, {"bmm"}, {Rule::kBmm});
-    AddAll(t, {"baddbmm"}, {Rule::kBaddbmm});
-    AddAll(t, {"matmul", "dot", "vdot", "mv"}, {Rule::kMatmul});
-    AddAll(t, {"linear", "mkldnn_linear"}, {Rule::kLinear});
     AddAll(t, {"linear_backward", "mkldnn_linear_backward"},
            {Rule::kLinearBackward});
     AddAll(t,
@@ -434,60 +424,22 @@ int64_t FirstInputElements(const IoParseResult& inputs) {
 // ---- GEMM family
 // -------------------------------------------------------------------------
 
-struct GemmShape {
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  int64_t Flops() const {
-    return SatMul(2, SatMul(SatMul(batch, m), SatMul(n, k)));
-  }
-};
-
-// torch.matmul semantics: 1-D operands are promoted (and the added dim
-// removed), leading dims broadcast. Returns nullopt for 0-D operands.
-std::optional<GemmShape> MatmulShape(const std::vector<int64_t>& a,
-                                     const std::vector<int64_t>& b) {
-  if (a.empty() || b.empty()) return std::nullopt;
+// linear_backward(x, grad_out, w, mask): the forward GEMM x[..., K] w[N, K]^T,
+// twice (dX and dW).
+std::optional<GemmShape> LinearBackwardShape(const IoParseResult& in) {
+  const IoEntry* x = TensorAt(in, 0);
+  const IoEntry* w = TensorAt(in, 2);
+  if (x == nullptr || w == nullptr || x->dims.empty() || w->dims.size() != 2)
+    return std::nullopt;
   GemmShape s;
-  s.k = a.back();
-  s.m = a.size() >= 2 ? a[a.size() - 2] : 1;
-  s.n = b.size() >= 2 ? b.back() : 1;
-  size_t a_batch = a.size() > 2 ? a.size() - 2 : 0;
-  size_t b_batch = b.size() > 2 ? b.size() - 2 : 0;
-  size_t rank = std::max(a_batch, b_batch);
-  for (size_t i = 0; i < rank;
-       ++i) {  // right-aligned broadcast of the batch dims
-    int64_t da = i < a_batch ? a[a_batch - 1 - i] : 1;
-    int64_t db = i < b_batch ? b[b_batch - 1 - i] : 1;
-    s.batch = SatMul(s.batch, std::max(da, db));
-  }
-  if (b.size() <= 2) {  // [B..., M, K] x [K, N] is one GEMM of B*M rows
-    s.m = SatMul(s.m, s.batch);
-    s.batch = 1;
-  }
+  s.m = ProductOf(x->dims, 0, x->dims.size() - 1);
+  s.k = x->dims.back();
+  s.n = w->dims[0];
   return s;
 }
 
-std::optional<GemmShape> GemmFromRule(Rule rule, const IoParseResult& in) {
-  size_t first = (rule == Rule::kAddmm || rule == Rule::kBaddbmm) ? 1 : 0;
-  const IoEntry* a = TensorAt(in, first);
-  const IoEntry* b = TensorAt(in, first + 1);
-  if (a == nullptr || b == nullptr) return std::nullopt;
-  if (rule == Rule::kLinear || rule == Rule::kLinearBackward) {
-    // linear(x, w): x[..., K], w[N, K]. linear_backward(x, grad_out, w, mask).
-    const IoEntry* w = rule == Rule::kLinear ? b : TensorAt(in, 2);
-    if (w == nullptr || a->dims.empty() || w->dims.size() != 2)
-      return std::nullopt;
-    GemmShape s;
-    s.m = ProductOf(a->dims, 0, a->dims.size() - 1);
-    s.k = a->dims.back();
-    s.n = w->dims[0];
-    return s;
-  }
-  if (rule == Rule::kMm || rule == Rule::kAddmm) {
-    if (a->dims.size() != 2 || b->dims.size() != 2) return std::nullopt;
-  } else if (rule == Rule::kBmm || rule == Rule::kBaddbmm) {
-    if (a->dims.size() != 3 || b->dims.size() != 3) return std::nullopt;
-  }
-  return MatmulShape(a->dims, b->dims);
+int64_t GemmFlops(const GemmShape& s) {
+  return SatMul(2, SatMul(SatMul(s.batch, s.m), SatMul(s.n, s.k)));
 }
 
 // ---- Convolution
@@ -687,23 +639,20 @@ OpCost EstimateOpCost(absl::string_view op_name, const IoParseResult& inputs,
                       const IoParseResult& outputs) {
   const OpCost fallback{OpKind::kOther, 0,
                         inputs.TotalBytes() + outputs.TotalBytes(), false};
+  if (const GemmForm form = GemmFormOfName(op_name); form != GemmForm::kNone) {
+    std::optional<GemmShape> s = GemmShapeOf(form, inputs, nullptr);
+    if (!s) return fallback;
+    return {s->batch > 1 ? OpKind::kBatchedGemm : OpKind::kGemm, GemmFlops(*s),
+            fallback.tensor_size_bytes, true};
+  }
   const RuleEntry* entry = FindRule(op_name);
   if (entry == nullptr) return fallback;
   switch (entry->rule) {
-    case Rule::kMm:
-    case Rule::kAddmm:
-    case Rule::kBmm:
-    case Rule::kBaddbmm:
-    case Rule::kMatmul:
-    case Rule::kLinear:
     case Rule::kLinearBackward: {
-      std::optional<GemmShape> s = GemmFromRule(entry->rule, inputs);
+      std::optional<GemmShape> s = LinearBackwardShape(inputs);
       if (!s) return fallback;
-      int64_t flops = s->Flops();
-      if (entry->rule == Rule::kLinearBackward)
-        flops = SatMul(flops, 2);  // dX and dW
-      OpKind kind = s->batch > 1 ? OpKind::kBatchedGemm : OpKind::kGemm;
-      return {kind, flops, fallback.tensor_size_bytes, true};
+      return {OpKind::kGemm, SatMul(GemmFlops(*s), 2), /*dX and dW*/
+              fallback.tensor_size_bytes, true};
     }
     case Rule::kConv:
     case Rule::kConvGeneric:
@@ -722,18 +671,20 @@ OpCost EstimateOpCost(absl::string_view op_name, const IoParseResult& inputs,
 }
 
 OpKind OpKindFromName(absl::string_view op_name) {
+  switch (GemmFormOfName(op_name)) {
+    case GemmForm::kNone:
+      break;
+    case GemmForm::kBmm:
+    case GemmForm::kBaddbmm:
+      return OpKind::kBatchedGemm;
+    default:
+      return OpKind::kGemm;
+  }
   const RuleEntry* entry = FindRule(op_name);
   if (entry == nullptr) return OpKind::kOther;
   switch (entry->rule) {
-    case Rule::kMm:
-    case Rule::kAddmm:
-    case Rule::kMatmul:
-    case Rule::kLinear:
     case Rule::kLinearBackward:
       return OpKind::kGemm;
-    case Rule::kBmm:
-    case Rule::kBaddbmm:
-      return OpKind::kBatchedGemm;
     case Rule::kConv:
     case Rule::kConvGeneric:
     case Rule::kConvTranspose:

@@ -6,12 +6,10 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 
 namespace et {
 
-int64_t AddRecordedTimeline(const Graph& graph, const StepModel& steps,
+int64_t AddRecordedTimeline(const NodeModel& graph, const StepModel& steps,
                             int64_t rank, ChromeTrace* trace) {
   // Time 0: the first recorded start among the step's nodes (all nodes when
   // the graph has no steps).
@@ -24,23 +22,23 @@ int64_t AddRecordedTimeline(const Graph& graph, const StepModel& steps,
   if (origin == std::numeric_limits<int64_t>::max()) return 0;
   const int64_t pid = RecordedPid(rank);
   trace->NameProcess(pid, absl::StrCat("rank ", rank, " (recorded)"));
-  std::map<std::pair<bool, int64_t>, int64_t> tracks;  // (gpu, id) -> tid
+  std::map<std::pair<QueueKind, int64_t>, int64_t> tracks;  // queue -> tid
   int64_t events = 0;
   for (NodeIndex i = 0; i < graph.size(); ++i) {
     const int64_t start = steps.recorded_start_ns(i);
     if (start < 0) continue;
-    const ChakraProtoMsg::Node& node = graph.node(i);
-    const bool host = steps.is_host(i);
-    const int64_t id = host ? GetInt(node, attr::kTid).value_or(0)
-                            : GetInt(node, attr::kStream).value_or(0);
-    auto [it, fresh] = tracks.emplace(std::make_pair(!host, id),
+    const Queue& q = graph.queue(i);
+    auto [it, fresh] = tracks.emplace(std::make_pair(q.kind, q.number),
                                       static_cast<int64_t>(tracks.size()));
     if (fresh) {
-      trace->NameThread(pid, it->second,
-                        absl::StrCat(host ? "thread " : "stream ", id));
+      const char* label = q.kind == QueueKind::kThread   ? "thread "
+                          : q.kind == QueueKind::kStream ? "stream "
+                                                         : "comm group ";
+      trace->NameThread(pid, it->second, absl::StrCat(label, q.number));
     }
-    trace->AddComplete(pid, it->second, node.name(), "recorded", start - origin,
-                       steps.recorded_duration_ns(i), {{"node", node.id()}});
+    trace->AddComplete(pid, it->second, graph.name(i), "recorded",
+                       start - origin, steps.recorded_duration_ns(i),
+                       {{"node", graph.id(i)}});
     ++events;
   }
   return events;

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "proto/chrome_trace.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "proto/step_model.h"
 
 namespace et {
@@ -19,7 +19,7 @@ inline int64_t RecordedPid(int64_t rank) { return 1000000 + rank; }
 
 // Adds every node with a recorded start as "rank R (recorded)"; returns the
 // number of events added (0 when nothing was recorded).
-int64_t AddRecordedTimeline(const Graph& graph, const StepModel& steps,
+int64_t AddRecordedTimeline(const NodeModel& graph, const StepModel& steps,
                             int64_t rank, ChromeTrace* trace);
 
 }  // namespace et

@@ -45,27 +45,8 @@ absl::StatusOr<HostTimeMode> ParseHostTimeMode(absl::string_view text) {
       "--host-time '", text, "': expected 'unprofiled' or 'recorded'"));
 }
 
-int64_t RecordedDurationNs(const ChakraProtoMsg::Node& node) {
-  if (std::optional<int64_t> ns = GetInt(node, attr::kDurationNs);
-      ns && *ns > 0) {
-    return std::min(*ns, kMaxNs);
-  }
-  return std::min(MicrosToNanosSaturating(node.duration_micros()), kMaxNs);
-}
-
-int64_t RecordedStartNs(const ChakraProtoMsg::Node& node) {
-  if (std::optional<int64_t> ns = GetInt(node, attr::kStartNs); ns && *ns >= 0)
-    return std::min(*ns, kMaxNs);
-  if (node.start_time_micros() == 0) return -1;
-  return std::min(MicrosToNanosSaturating(node.start_time_micros()), kMaxNs);
-}
-
-bool IsHostNode(const ChakraProtoMsg::Node& node) {
-  if (GetBool(node, attr::kIsGpuOp).value_or(false)) return false;
-  return GetBool(node, attr::kIsCpuOp).value_or(false);
-}
-
-StepModel StepModel::Build(const Graph& graph, const HostTimeModel& model) {
+StepModel StepModel::Build(const NodeModel& graph,
+                           const HostTimeModel& model) {
   StepModel m;
   m.model_ = model;
 
@@ -76,7 +57,7 @@ StepModel StepModel::Build(const Graph& graph, const HostTimeModel& model) {
   return m;
 }
 
-void StepModel::ReadNodes(const Graph& graph) {
+void StepModel::ReadNodes(const NodeModel& graph) {
   const size_t n = graph.size();
   is_host_.assign(n, 0);
   is_wait_.assign(n, 0);
@@ -91,23 +72,23 @@ void StepModel::ReadNodes(const Graph& graph) {
   recorded_ns_.assign(n, 0);
   std::vector<int64_t> step(n, -1);
   for (NodeIndex i = 0; i < n; ++i) {
-    const ChakraProtoMsg::Node& node = graph.node(i);
-    step[i] = GetInt(node, attr::kStep).value_or(-1);
+    step[i] = graph.step(i);
     if (step[i] >= 0) step_ids_.push_back(step[i]);
-    recorded_start_ns_[i] = RecordedStartNs(node);
-    recorded_ns_[i] = RecordedDurationNs(node);
-    flops_[i] = static_cast<double>(
-        std::max<int64_t>(0, GetInt(node, attr::kNumOps).value_or(0)));
-    bytes_[i] = static_cast<double>(
-        std::max<int64_t>(0, GetInt(node, attr::kTensorSize).value_or(0)));
-    is_host_[i] = node.type() == ChakraProtoMsg::COMP_NODE && IsHostNode(node);
-    is_wait_[i] = GetInt(node, attr::kWaitSeq).has_value();
-    if (!is_host_[i] && node.type() == ChakraProtoMsg::COMP_NODE)
+    recorded_start_ns_[i] = graph.start_ns(i);
+    recorded_ns_[i] = graph.duration_ns(i);
+    // Recorded costs only: a launcher's share goes to its kernels, and a
+    // host op "computes" when the trace says it does.
+    if (!graph.cost_from_shapes(i)) {
+      flops_[i] = graph.flops(i);
+      bytes_[i] = graph.bytes(i);
+    }
+    is_host_[i] = graph.kind(i) == NodeKind::kHostOp;
+    is_wait_[i] = graph.is_wait(i);
+    if (graph.kind(i) == NodeKind::kKernel || graph.kind(i) == NodeKind::kGemm)
       has_gpu_ops_ = true;
     if (!is_host_[i]) continue;
-    host_ops_[i] = static_cast<uint32_t>(
-        std::max<int64_t>(1, GetInt(node, attr::kHostOps).value_or(1)));
-    tid_[i] = GetInt(node, attr::kTid).value_or(0);
+    host_ops_[i] = graph.host_ops(i);
+    tid_[i] = graph.queue(i).number;
     computes_[i] = flops_[i] > 0 || bytes_[i] > 0;
   }
   LinkLaunchers(graph);
@@ -129,10 +110,10 @@ void StepModel::ReadNodes(const Graph& graph) {
 // A GPU op's launcher is the host node it depends on (its ET parent is
 // usually an op folded into that node). A GPU op without FLOPs and bytes of
 // its own takes an even share of its launcher's.
-void StepModel::LinkLaunchers(const Graph& graph) {
+void StepModel::LinkLaunchers(const NodeModel& graph) {
   const size_t n = graph.size();
   for (NodeIndex i = 0; i < n; ++i) {
-    if (is_host_[i] || graph.node(i).type() != ChakraProtoMsg::COMP_NODE)
+    if (graph.kind(i) != NodeKind::kKernel && graph.kind(i) != NodeKind::kGemm)
       continue;
     for (DepSelection sel :
          {DepSelection::kCtrlOnly, DepSelection::kDataOnly}) {
@@ -155,7 +136,7 @@ void StepModel::LinkLaunchers(const Graph& graph) {
 // Profiled steps: the `step_times_us` entries whose `step_names` are steps of
 // this graph (all of them when the names are missing). The unprofiled step:
 // `unprofiled_step_us`.
-void StepModel::ReadMeasured(const Graph& graph) {
+void StepModel::ReadMeasured(const NodeModel& graph) {
   const auto& meta = graph.metadata().attr();
   if (std::optional<double> us = GetDouble(meta, attr::kUnprofiledStepUs);
       us && *us > 0) {
@@ -195,7 +176,7 @@ void StepModel::ReadMeasured(const Graph& graph) {
 // of the previous op on its thread or of its latest dependency, whichever is
 // later (nested or overlapping ops: 0). Time spent waiting for another thread
 // or a GPU op is not the thread's own.
-void StepModel::FillGaps(const Graph& graph) {
+void StepModel::FillGaps(const NodeModel& graph) {
   const size_t n = is_host_.size();
   recorded_gap_ns_.assign(n, 0);
   std::vector<NodeIndex> order;

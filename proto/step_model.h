@@ -11,7 +11,7 @@
 //                the unprofiled step. Nodes outside every recorded step (GPU
 //                work the profiler's warm-up step left running) are left out.
 //
-// Built once from a Graph; columns by NodeIndex. Immutable; thread-safe reads.
+// Built once from a NodeModel; columns by NodeIndex. Immutable; thread-safe reads.
 #ifndef PROTO_STEP_MODEL_H_
 #define PROTO_STEP_MODEL_H_
 
@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 
 namespace et {
 
@@ -58,7 +58,8 @@ struct MeasuredStep {
 
 class StepModel {
  public:
-  static StepModel Build(const Graph& graph, const HostTimeModel& model = {});
+  static StepModel Build(const NodeModel& graph,
+                         const HostTimeModel& model = {});
 
   // Steps the graph holds (distinct ProfilerStep numbers on its nodes), in
   // ascending order; empty when no node carries a step (then the whole graph
@@ -106,10 +107,10 @@ class StepModel {
   bool has_gpu_ops() const { return has_gpu_ops_; }
 
  private:
-  void ReadNodes(const Graph& graph);
-  void ReadMeasured(const Graph& graph);
-  void FillGaps(const Graph& graph);
-  void LinkLaunchers(const Graph& graph);
+  void ReadNodes(const NodeModel& graph);
+  void ReadMeasured(const NodeModel& graph);
+  void FillGaps(const NodeModel& graph);
+  void LinkLaunchers(const NodeModel& graph);
   void FillUnprofiled();
   int64_t ProfilerNsPerOp() const;
   int64_t RecordedSpanNs() const;
@@ -141,15 +142,6 @@ class StepModel {
 // "## step_N ##" (a record_function range around a training step, as in
 // examples/record_trace.py for PyTorch 1.13); -1 for any other name.
 int64_t StepNumberOfName(absl::string_view name);
-
-// The recorded duration of a node in ns: `duration_ns` when positive, else
-// `duration_micros` (saturating).
-int64_t RecordedDurationNs(const ChakraProtoMsg::Node& node);
-// The recorded start in ns, or -1 when the node has none.
-int64_t RecordedStartNs(const ChakraProtoMsg::Node& node);
-// A node that runs on a host thread: is_cpu_op true and is_gpu_op not true
-// (no flag at all: a device op, as in ASTRA-sim's workloads).
-bool IsHostNode(const ChakraProtoMsg::Node& node);
 
 }  // namespace et
 

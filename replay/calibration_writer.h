@@ -1,8 +1,6 @@
-// The calibration file et-sim reads (docs/calibration-format.md,
-// "et-calibration" version 1): measured times of the replayed ops grouped by op
-// name and input shapes (the node's inputs.shapes as a JSON list), with count,
-// mean and standard deviation over every timed sample of every op in the group
-// (plus min and median, informational).
+// The calibration file of a replay: measured times of the replayed ops
+// grouped by op name and input shapes (the model's canonical key), in the
+// format proto/calibration.h writes and et-sim reads.
 #ifndef REPLAY_CALIBRATION_WRITER_H_
 #define REPLAY_CALIBRATION_WRITER_H_
 
@@ -10,17 +8,26 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "proto/calibration.h"
+#include "proto/node_model.h"
 #include "replay/device_backend.h"
 #include "replay/replay_plan.h"
 
 namespace et::replay {
 
-std::string CalibrationJson(const ReplayPlan& plan,
+// One entry per (name, input shapes) of the replayed ops, with every timed
+// sample of every op in it.
+std::vector<CalibrationEntry> CalibrationEntries(
+    const NodeModel& model, const ReplayPlan& plan,
+    const std::vector<IterationTiming>& timed);
+
+std::string CalibrationJson(const NodeModel& model, const ReplayPlan& plan,
                             const std::vector<IterationTiming>& timed,
                             const std::string& device);
 
 // CalibrationJson written atomically to `path`.
-absl::Status WriteCalibration(const std::string& path, const ReplayPlan& plan,
+absl::Status WriteCalibration(const std::string& path, const NodeModel& model,
+                              const ReplayPlan& plan,
                               const std::vector<IterationTiming>& timed,
                               const std::string& device);
 

@@ -201,7 +201,7 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
                                 c.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                        "MPI_Recv");
     default: {
-      const int root = world_->GroupRankOf(c.group, std::max(c.peer, 0));
+      const int root = world_->GroupRankOf(c.group, std::max(c.root, 0));
       return RunMpiCollective(c, comm, std::max(root, 0), send_buffer_.data(),
                               recv_buffer_.data());
     }

@@ -76,7 +76,7 @@ class CudaBackend : public DeviceBackend {
 
  private:
   bool OnDevice(const ReplayOp& op) const {
-    return plan_->queues[op.queue].kind == QueueKind::kDeviceStream;
+    return plan_->queues[op.queue].kind == ReplayQueueKind::kDeviceStream;
   }
   uint64_t ScratchBytesFor(const ReplayOp& op) const;
   absl::Status IssueHost(size_t i);
@@ -203,7 +203,7 @@ absl::Status CudaBackend::PrepareLocal(const ReplayPlan& plan,
   streams_.assign(plan.queues.size(), nullptr);
   cublas_.assign(plan.queues.size(), nullptr);
   for (size_t q = 0; q < plan.queues.size(); ++q) {
-    if (plan.queues[q].kind != QueueKind::kDeviceStream) continue;
+    if (plan.queues[q].kind != ReplayQueueKind::kDeviceStream) continue;
     RETURN_IF_CUDA_ERROR(
         cudaStreamCreateWithFlags(&streams_[q], cudaStreamNonBlocking));
     RETURN_IF_CUBLAS_ERROR(cublasCreate(&cublas_[q]));
@@ -386,7 +386,7 @@ absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
   if (send == nullptr) send = scratch_;
   if (recv == nullptr) recv = scratch_ + std::max<int64_t>(b.send, 4);
   const int root =
-      std::max(world_->GroupRankOf(group, std::max(op.comm.peer, 0)), 0);
+      std::max(world_->GroupRankOf(group, std::max(op.comm.root, 0)), 0);
   RETURN_IF_ERROR(RunNcclOp(op.kind, op.comm, comm, root, send, recv, stream));
   ++comm_calls_;
   return absl::OkStatus();

@@ -10,7 +10,8 @@
 
 #include "proto/dtype.h"
 #include "proto/et_def.pb.h"
-#include "proto/graph.h"
+#include "proto/gemm_shape.h"
+#include "proto/node_model.h"
 
 namespace et::replay {
 
@@ -32,34 +33,9 @@ inline bool IsCommunication(OpKind kind) {
          kind == OpKind::kRecv;
 }
 
-// C[batch][m][n] = op(A)[batch][m][k] * op(B)[batch][k][n], row-major as
-// PyTorch sees it.
-struct GemmShape {
-  int64_t batch = 1;
-  int64_t m = 0;
-  int64_t n = 0;
-  int64_t k = 0;
-  bool trans_a = false;  // A is stored k x m (e.g. a transposed view)
-  bool trans_b = false;  // B is stored n x k (aten::linear's weight)
-  // A's position among the op's tensor inputs, B follows it (addmm's bias is
-  // input 0).
-  int a_input = 0;
-  // One of the types the backends implement (IsReplayable, op_classifier.cc).
-  Dtype dtype = Dtype::kFloat32;
-
-  double flops() const { return 2.0 * batch * m * n * k; }
-};
-
-struct CommSpec {
-  ChakraProtoMsg::CollectiveCommType type = ChakraProtoMsg::ALL_REDUCE;
-  int64_t bytes = 0;  // comm_size: bytes each rank contributes (its input)
-  Dtype dtype = Dtype::kFloat32;
-  int group = -1;  // index into ReplayPlan::groups; -1 = every rank
-  int peer =
-      -1;  // send: destination, recv: source; root for rooted collectives
-  int tag = 0;
-};
-
+// GemmShape (proto/gemm_shape.h) and CommSpec (proto/node_model.h) are the
+// model's: a collective's comm.root is its root, comm.dtype one of the types
+// the backends implement (IsReplayable, op_classifier.cc).
 struct ReplayOp {
   NodeIndex node = 0;
   uint64_t node_id = 0;
@@ -76,9 +52,7 @@ struct ReplayOp {
   double flops = 0;           // num_ops, or the GEMM's 2*b*m*n*k
   GemmShape gemm;             // kGemm
   CommSpec comm;              // kCollective / kSend / kRecv
-  uint32_t name_id = 0;       // ReplayPlan::names index
-  uint32_t shape_key_id = 0;  // ReplayPlan::names index: input shapes text
-  uint32_t types_id = 0;      // ReplayPlan::names index: input types text
+  uint32_t name_id = 0;  // ReplayPlan::names index
 };
 
 }  // namespace et::replay

@@ -6,8 +6,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "replay/op_classifier.h"
@@ -20,10 +18,10 @@ constexpr int64_t kCommStreamId = -1;
 class NameTable {
  public:
   explicit NameTable(std::vector<std::string>* names) : names_(names) {}
-  uint32_t Intern(const std::string& s) {
+  uint32_t Intern(absl::string_view s) {
     auto [it, inserted] =
         index_.emplace(s, static_cast<uint32_t>(names_->size()));
-    if (inserted) names_->push_back(s);
+    if (inserted) names_->emplace_back(s);
     return it->second;
   }
 
@@ -32,24 +30,27 @@ class NameTable {
   absl::flat_hash_map<std::string, uint32_t> index_;
 };
 
-QueueInfo QueueFor(const ChakraProtoMsg::Node& node, const ReplayOp& op) {
-  const bool comm = IsCommunication(op.kind);
-  if (!comm && IsHostNode(node)) {
-    return {QueueKind::kHostThread, GetInt(node, attr::kTid).value_or(0)};
+// The model's queue; collectives without a recorded stream get their
+// group's comm stream, sends and receives share one.
+QueueInfo QueueFor(const NodeModel& model, NodeIndex n, const ReplayOp& op) {
+  const Queue& q = model.queue(n);
+  switch (q.kind) {
+    case QueueKind::kThread:
+      return {ReplayQueueKind::kHostThread, q.number};
+    case QueueKind::kStream:
+      return {ReplayQueueKind::kDeviceStream, q.number};
+    case QueueKind::kCommGroup:
+      break;
   }
-  auto stream = GetInt(node, attr::kStream);
-  if (stream && *stream > 0) return {QueueKind::kDeviceStream, *stream};
-  if (!comm) return {QueueKind::kDeviceStream, 0};
-  return {QueueKind::kDeviceStream, kCommStreamId,
+  return {ReplayQueueKind::kDeviceStream, kCommStreamId,
           op.kind == OpKind::kCollective ? op.comm.group : -1};
 }
 
-void FillRecordedIdentity(const Graph& graph, ReplayPlan* plan) {
-  const auto& meta = graph.metadata().attr();
-  plan->recorded_rank =
-      static_cast<int>(GetInt(meta, attr::kRank).value_or(-1));
-  plan->recorded_world_size =
-      static_cast<int>(GetInt(meta, attr::kWorldSize).value_or(0));
+void FillRecordedIdentity(const NodeModel& model, ReplayPlan* plan) {
+  plan->recorded_rank = static_cast<int>(
+      std::clamp<int64_t>(model.info().rank, -1, kMaxRanks));
+  plan->recorded_world_size = static_cast<int>(
+      std::clamp<int64_t>(model.info().world_size, 0, kMaxRanks));
 }
 
 // Host ops hold the host-time model's time, and its gap before them.
@@ -69,8 +70,8 @@ void FillHostTimes(const PlanOptions& options, ReplayPlan* plan) {
 // -1 (wait for the end) unless both recorded starts are known.
 int64_t LaunchLagNs(const ReplayPlan& plan, const ReplayOp& op,
                     const ReplayOp& host) {
-  if (plan.queues[op.queue].kind != QueueKind::kDeviceStream ||
-      plan.queues[host.queue].kind != QueueKind::kHostThread ||
+  if (plan.queues[op.queue].kind != ReplayQueueKind::kDeviceStream ||
+      plan.queues[host.queue].kind != ReplayQueueKind::kHostThread ||
       op.recorded_start_ns < 0 || host.recorded_start_ns < 0) {
     return -1;
   }
@@ -83,7 +84,7 @@ int64_t LaunchLagNs(const ReplayPlan& plan, const ReplayOp& op,
 }
 
 // Waits of op i: the latest dependency on each other queue.
-void AddWaits(const Graph& graph, const std::vector<uint32_t>& op_of_node,
+void AddWaits(const NodeModel& graph, const std::vector<uint32_t>& op_of_node,
               size_t i, ReplayPlan* plan, std::vector<int64_t>* latest_by_queue,
               std::vector<int>* touched) {
   const ReplayOp& op = plan->ops[i];
@@ -143,6 +144,10 @@ absl::Status ValidateOp(const ReplayOp& op) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "node %d: comm peer %d is not a rank", op.node_id, op.comm.peer));
   }
+  if (op.comm.root < 0 || op.comm.root >= kMaxRanks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "node %d: comm root %d is not a rank", op.node_id, op.comm.root));
+  }
   if (op.kind == OpKind::kSend && op.comm.peer < 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("node %d: send without comm_dst", op.node_id));
@@ -165,55 +170,46 @@ int ReplayPlan::RequiredRanks() const {
   for (const ReplayOp& op : ops) {
     if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
       needed = std::max(needed, op.comm.peer + 1);
+    } else if (op.kind == OpKind::kCollective) {
+      needed = std::max(needed, op.comm.root + 1);
     }
   }
   return needed;
 }
 
-absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
+absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
                                            const PlanOptions& options) {
   ReplayPlan plan;
   plan.steps = StepModel::Build(graph);
   plan.host_time = options.host_time;
-  plan.groups = DecodeProcessGroups(graph.metadata().attr());
-  std::vector<std::string> group_names;
-  for (const ProcessGroup& g : plan.groups) group_names.push_back(g.name);
+  plan.groups = graph.groups();
+  RETURN_IF_ERROR(graph.executable());
+  // Traces of the 2023 converter have cyclic ctrl deps whose consumers
+  // followed data deps only; the model says so and orders by data deps.
+  plan.used_data_deps_only = graph.followed_deps() != DepSelection::kAll;
 
-  auto order = graph.TopologicalOrder(DepSelection::kAll);
-  if (!order.ok()) {
-    // Traces of the 2023 converter have cyclic ctrl deps whose consumers
-    // followed data deps only; do the same rather than refuse the file.
-    plan.used_data_deps_only = true;
-    order = graph.TopologicalOrder(DepSelection::kDataOnly);
-    if (!order.ok()) return order.status();
-  }
-
-  OpClassifier classifier(std::move(group_names));
   NameTable names(&plan.names);
   absl::flat_hash_map<std::tuple<int, int64_t, int>, int> queue_index;
   std::vector<uint32_t> op_of_node(graph.size(), 0);
-  plan.ops.reserve(order->size());
-  for (NodeIndex n : *order) {
-    const ChakraProtoMsg::Node& node = graph.node(n);
-    ReplayOp op = classifier.Classify(graph, n);
+  plan.ops.reserve(graph.order().size());
+  for (NodeIndex n : graph.order()) {
+    ReplayOp op = ClassifyNode(graph, n);
     RETURN_IF_ERROR(ValidateOp(op));
     if ((op.kind == OpKind::kHostCompute && !options.host_ops) ||
         !plan.steps.Runs(n, options.host_time)) {
       op.kind = OpKind::kNone;
     }
-    const QueueInfo q = QueueFor(node, op);
+    const QueueInfo q = QueueFor(graph, n, op);
     auto [it, inserted] = queue_index.emplace(
         std::make_tuple(static_cast<int>(q.kind), q.recorded_id, q.comm_group),
         static_cast<int>(plan.queues.size()));
     if (inserted) plan.queues.push_back(q);
     op.queue = it->second;
-    op.name_id = names.Intern(node.name());
-    op.shape_key_id = names.Intern(node.inputs().shapes());
-    op.types_id = names.Intern(node.inputs().types());
+    op.name_id = names.Intern(graph.name(n));
     op_of_node[n] = static_cast<uint32_t>(plan.ops.size());
     plan.ops.push_back(op);
   }
-  plan.unknown_group_ops = classifier.unknown_groups();
+  plan.unknown_group_ops = graph.counts().unknown_groups;
   FillHostTimes(options, &plan);
 
   plan.wait_offsets.reserve(plan.ops.size() + 1);

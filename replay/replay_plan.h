@@ -3,10 +3,9 @@
 // data + ctrl deps, ties by id) with each op's queue and the cross-queue waits
 // it needs.
 //
-// Queues: device ops go to the recorded CUDA stream (attr `stream`;
-// communication without one gets its process group's own stream, as NCCL
-// runs on a side stream per communicator), host ops to their recorded thread
-// (attr `tid`). Within a queue,
+// Queues: the model's (docs/node-model.md): device ops go to their recorded
+// stream, host ops to their thread; communication without a stream gets its
+// process group's own stream, as NCCL runs on a side stream per communicator. Within a queue,
 // issue order is execution order, so a dependency on the same queue needs
 // nothing; a dependency on another queue becomes a wait on that op's completion
 // (a CUDA event on the GPU). Only the latest dependency per other queue is
@@ -22,17 +21,17 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "proto/process_group.h"
 #include "proto/step_model.h"
 #include "replay/replay_op.h"
 
 namespace et::replay {
 
-enum class QueueKind : uint8_t { kHostThread, kDeviceStream };
+enum class ReplayQueueKind : uint8_t { kHostThread, kDeviceStream };
 
 struct QueueInfo {
-  QueueKind kind = QueueKind::kDeviceStream;
+  ReplayQueueKind kind = ReplayQueueKind::kDeviceStream;
   int64_t recorded_id = 0;  // the recorded stream or tid; -1 = a comm stream
   // A comm stream's process group (ReplayPlan::groups; -1: every rank). As in
   // PyTorch, each group's collectives have their own stream, so those of
@@ -74,12 +73,6 @@ struct ReplayPlan {
   const std::string& name(const ReplayOp& op) const {
     return names[op.name_id];
   }
-  const std::string& shape_key(const ReplayOp& op) const {
-    return names[op.shape_key_id];
-  }
-  const std::string& types(const ReplayOp& op) const {
-    return names[op.types_id];
-  }
 
   // Ranks a launch needs: recorded_world_size, or 1 + the largest rank named by
   // a group or a send/recv peer.
@@ -95,7 +88,7 @@ struct PlanOptions {
   bool host_gaps = true;
 };
 
-absl::StatusOr<ReplayPlan> BuildReplayPlan(const Graph& graph,
+absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
                                            const PlanOptions& options);
 
 }  // namespace et::replay

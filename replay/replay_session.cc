@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "proto/file_util.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "proto/status_macros.h"
 #include "replay/calibration_writer.h"
 #include "replay/cpu_backend.h"
@@ -26,14 +26,14 @@ namespace {
 constexpr double kGiB = 1073741824.0;
 
 struct Loaded {
-  Graph graph;
+  NodeModel graph;
   ReplayPlan plan;
 };
 
 absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
                                    int ranks) {
   ASSIGN_OR_RETURN(std::string path, TracePathForRank(options, rank, ranks));
-  ASSIGN_OR_RETURN(Graph graph, LoadGraph(path));
+  ASSIGN_OR_RETURN(NodeModel graph, NodeModel::Load(path));
   PlanOptions plan_options;
   plan_options.host_time = options.host_time;
   plan_options.host_ops = options.host_ops;
@@ -96,7 +96,7 @@ std::string OutputFor(const std::string& path, int rank) {
   return rank == 0 ? path : "";
 }
 
-absl::Status WriteOutputs(const ReplayOptions& options, const Graph& graph,
+absl::Status WriteOutputs(const ReplayOptions& options, const NodeModel& graph,
                           const ReplayPlan& plan,
                           const std::vector<IterationTiming>& timed,
                           const ReplayReport& report, int rank) {
@@ -107,7 +107,7 @@ absl::Status WriteOutputs(const ReplayOptions& options, const Graph& graph,
     RETURN_IF_ERROR(WriteReplayTrace(p, graph, plan, timed, rank));
   }
   if (auto p = OutputFor(options.calibration_path, rank); !p.empty()) {
-    RETURN_IF_ERROR(WriteCalibration(p, plan, timed, report.device));
+    RETURN_IF_ERROR(WriteCalibration(p, graph, plan, timed, report.device));
   }
   return absl::OkStatus();
 }

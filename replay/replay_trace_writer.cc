@@ -9,7 +9,7 @@
 #include "proto/recorded_timeline.h"
 
 namespace et::replay {
-std::string ReplayTraceJson(const Graph& graph, const ReplayPlan& plan,
+std::string ReplayTraceJson(const NodeModel& graph, const ReplayPlan& plan,
                             const std::vector<IterationTiming>& timed,
                             int rank) {
   ChromeTrace trace;
@@ -20,7 +20,7 @@ std::string ReplayTraceJson(const Graph& graph, const ReplayPlan& plan,
     const QueueInfo& info = plan.queues[q];
     trace.NameThread(
         rank, static_cast<int64_t>(q),
-        info.kind == QueueKind::kHostThread
+        info.kind == ReplayQueueKind::kHostThread
             ? absl::StrFormat("thread %d", info.recorded_id)
             : (info.recorded_id >= 0
                    ? absl::StrFormat("stream %d", info.recorded_id)
@@ -46,7 +46,7 @@ std::string ReplayTraceJson(const Graph& graph, const ReplayPlan& plan,
   return trace.ToJson();
 }
 
-absl::Status WriteReplayTrace(const std::string& path, const Graph& graph,
+absl::Status WriteReplayTrace(const std::string& path, const NodeModel& graph,
                               const ReplayPlan& plan,
                               const std::vector<IterationTiming>& timed,
                               int rank) {

@@ -17,12 +17,12 @@
 
 namespace et::replay {
 
-std::string ReplayTraceJson(const Graph& graph, const ReplayPlan& plan,
+std::string ReplayTraceJson(const NodeModel& graph, const ReplayPlan& plan,
                             const std::vector<IterationTiming>& timed,
                             int rank);
 
 // ReplayTraceJson written atomically to `path`.
-absl::Status WriteReplayTrace(const std::string& path, const Graph& graph,
+absl::Status WriteReplayTrace(const std::string& path, const NodeModel& graph,
                               const ReplayPlan& plan,
                               const std::vector<IterationTiming>& timed,
                               int rank);

@@ -5,7 +5,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
-#include "proto/io_shapes.h"
 
 namespace et::replay {
 namespace {
@@ -17,20 +16,15 @@ bool HoldsDeviceMemory(OpKind kind) {
 
 }  // namespace
 
-StoragePlan StoragePlan::Build(const Graph& graph, const ReplayPlan& plan) {
+StoragePlan StoragePlan::Build(const NodeModel& graph, const ReplayPlan& plan) {
   StoragePlan sp;
   absl::flat_hash_map<uint64_t, uint32_t> dense;
   std::vector<size_t> first_use, last_use;
-  std::vector<IoTensor> refs;
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const ReplayOp& op = plan.ops[i];
     if (HoldsDeviceMemory(op.kind)) {
-      const ChakraProtoMsg::Node& node = graph.node(op.node);
       for (int side = 0; side < 2; ++side) {
-        const auto& io = side == 0 ? node.inputs() : node.outputs();
-        if (!CollectIoTensors(io.values(), &refs))
-          continue;  // no tensors recorded
-        for (const IoTensor& t : refs) {
+        for (const IoTensor& t : graph.recorded_tensors(op.node, side == 1)) {
           if (t.elem_bytes == 0 || t.num_elems == 0) continue;
           auto [it, inserted] = dense.emplace(
               t.storage_id, static_cast<uint32_t>(sp.storage_bytes_.size()));

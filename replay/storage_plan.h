@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "replay/replay_plan.h"
 
 namespace et::replay {
@@ -30,7 +30,7 @@ class StoragePlan {
  public:
   // Only ops that run on the device (GEMMs, kernels, communication) hold
   // storage.
-  static StoragePlan Build(const Graph& graph, const ReplayPlan& plan);
+  static StoragePlan Build(const NodeModel& graph, const ReplayPlan& plan);
 
   size_t storage_count() const { return storage_bytes_.size(); }
   uint64_t storage_bytes(uint32_t s) const { return storage_bytes_[s]; }

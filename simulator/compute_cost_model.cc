@@ -11,11 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
-#include "proto/checked_math.h"
-#include "proto/io_shapes.h"
-#include "proto/op_cost.h"
+#include "proto/calibration.h"
 #include "proto/status_macros.h"
 
 #ifndef ET_SIM_PRESETS_DIR
@@ -115,54 +111,6 @@ absl::StatusOr<DeviceProfile> DeviceProfileForName(
   return LoadDeviceProfile(presets_path, best);
 }
 
-std::string CalibrationKey(absl::string_view name, absl::string_view shapes) {
-  std::string key(name);
-  key += '|';
-  for (char c : shapes) {
-    if (c != ' ' && c != '\n' && c != '\t') key += c;
-  }
-  return key;
-}
-
-absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path) {
-  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(path));
-  // Types are checked before every get<>(): nlohmann throws on a mismatch.
-  auto format = j.is_object() ? j.find("format") : j.end();
-  auto entries = j.is_object() ? j.find("entries") : j.end();
-  if (!j.is_object() || format == j.end() || !format->is_string() ||
-      format->get<std::string>() != "et-calibration" || entries == j.end() ||
-      !entries->is_array()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path,
-                     ": not an et-calibration file (needs \"format\": "
-                     "\"et-calibration\" and "
-                     "an \"entries\" list)"));
-  }
-  CalibrationTable table;
-  size_t index = 0;
-  for (const auto& e : *entries) {
-    auto name = e.is_object() ? e.find("name") : e.end();
-    auto mean = e.is_object() ? e.find("mean_us") : e.end();
-    if (!e.is_object() || name == e.end() || !name->is_string() ||
-        mean == e.end() || !mean->is_number()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: entry %d: needs a string name and a numeric mean_us", path,
-          index));
-    }
-    const double mean_ns = mean->get<double>() * 1e3;
-    // A negative or huge mean would wrap when rounded to int64 nanoseconds.
-    if (!(mean_ns >= 0) || mean_ns > 9.2e18) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: entry %d: mean_us out of range (0 to 9.2e15)", path, index));
-    }
-    auto shapes_it = e.find("input_shapes");
-    const std::string shapes = shapes_it != e.end() ? shapes_it->dump() : "[]";
-    table[CalibrationKey(name->get<std::string>(), shapes)] = mean_ns;
-    ++index;
-  }
-  return table;
-}
-
 absl::StatusOr<ComputeCostModel> ComputeCostModel::Create(
     const SimOptions& options) {
   ComputeCostModel m;
@@ -188,60 +136,44 @@ absl::StatusOr<ComputeCostModel> ComputeCostModel::Create(
   return m;
 }
 
-std::optional<int64_t> ComputeCostModel::RecordedNs(
-    const ChakraProtoMsg::Node& n) const {
-  if (std::optional<int64_t> ns = GetInt(n, attr::kDurationNs); ns && *ns > 0)
-    return *ns;
-  if (n.duration_micros() > 0)
-    return MicrosToNanosSaturating(n.duration_micros());
+std::optional<int64_t> ComputeCostModel::RecordedNs(const NodeModel& model,
+                                                    NodeIndex i) const {
+  if (model.duration_ns(i) > 0) return model.duration_ns(i);
   return std::nullopt;
 }
 
-std::optional<int64_t> ComputeCostModel::RooflineNs(
-    const ChakraProtoMsg::Node& n) const {
-  std::optional<double> flops;
-  std::optional<double> bytes;
-  if (std::optional<int64_t> ops = GetInt(n, attr::kNumOps); ops && *ops > 0) {
-    flops = static_cast<double>(*ops);
-  }
-  if (std::optional<int64_t> b = GetInt(n, attr::kTensorSize); b && *b > 0) {
-    bytes = static_cast<double>(*b);
-  }
-  if (!flops && !bytes) {
-    // A graph from another converter: derive both from the shapes, as
-    // et-convert does.
-    const OpCost cost = EstimateOpCost(
-        n.name(), ParseIoInfo(n.inputs().shapes(), n.inputs().types()),
-        ParseIoInfo(n.outputs().shapes(), n.outputs().types()));
-    if (cost.num_ops > 0) flops = static_cast<double>(cost.num_ops);
-    if (cost.tensor_size_bytes > 0)
-      bytes = static_cast<double>(cost.tensor_size_bytes);
-  }
-  if (!flops && !bytes) return std::nullopt;
-  const double compute_ns = flops ? *flops / device_.peak_flops_per_ns : 0;
-  const double memory_ns = bytes ? *bytes / device_.mem_bytes_per_ns : 0;
+// FLOPs and bytes as the model decoded them: recorded, else from the shapes
+// (a graph from another converter), as et-convert derives them.
+std::optional<int64_t> ComputeCostModel::RooflineNs(const NodeModel& model,
+                                                    NodeIndex i) const {
+  const double flops = model.flops(i);
+  const double bytes = model.bytes(i);
+  if (!(flops > 0) && !(bytes > 0)) return std::nullopt;
+  const double compute_ns = flops > 0 ? flops / device_.peak_flops_per_ns : 0;
+  const double memory_ns = bytes > 0 ? bytes / device_.mem_bytes_per_ns : 0;
   return static_cast<int64_t>(std::ceil(std::max(compute_ns, memory_ns)));
 }
 
-int64_t ComputeCostModel::DurationNs(const ChakraProtoMsg::Node& n) const {
+int64_t ComputeCostModel::DurationNs(const NodeModel& model,
+                                     NodeIndex i) const {
   std::optional<int64_t> ns;
   switch (model_) {
     case ComputeModel::kRecorded:
-      ns = RecordedNs(n);
-      if (!ns) ns = RooflineNs(n);
+      ns = RecordedNs(model, i);
+      if (!ns) ns = RooflineNs(model, i);
       break;
     case ComputeModel::kRoofline:
-      ns = RooflineNs(n);
-      if (!ns) ns = RecordedNs(n);
+      ns = RooflineNs(model, i);
+      if (!ns) ns = RecordedNs(model, i);
       break;
     case ComputeModel::kCalibrated: {
-      auto it =
-          calibration_.find(CalibrationKey(n.name(), n.inputs().shapes()));
+      auto it = calibration_.find(
+          CalibrationKey(model.name(i), model.input_shapes_key(i)));
       if (it != calibration_.end()) {
         ns = static_cast<int64_t>(std::llround(it->second));
       } else {
-        ns = RooflineNs(n);
-        if (!ns) ns = RecordedNs(n);
+        ns = RooflineNs(model, i);
+        if (!ns) ns = RecordedNs(model, i);
       }
       break;
     }

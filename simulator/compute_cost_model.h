@@ -14,7 +14,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proto/et_def.pb.h"
+#include "proto/calibration.h"
+#include "proto/node_model.h"
 #include "simulator/sim_options.h"
 
 namespace et::sim {
@@ -40,24 +41,20 @@ std::string DefaultDevicePresetsPath();
 absl::StatusOr<DeviceProfile> DeviceProfileForName(
     const std::string& presets_path, absl::string_view device_name);
 
-// op name + "|" + input shapes with blanks removed -> measured mean ns.
-using CalibrationTable = absl::flat_hash_map<std::string, double>;
-absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path);
-std::string CalibrationKey(absl::string_view name, absl::string_view shapes);
 
 class ComputeCostModel {
  public:
   static absl::StatusOr<ComputeCostModel> Create(const SimOptions& options);
 
   // Duration in ns before what-if scaling.
-  int64_t DurationNs(const ChakraProtoMsg::Node& node) const;
+  int64_t DurationNs(const NodeModel& model, NodeIndex i) const;
   double compute_scale() const { return compute_scale_; }
 
   const DeviceProfile& device() const { return device_; }
 
  private:
-  std::optional<int64_t> RecordedNs(const ChakraProtoMsg::Node& node) const;
-  std::optional<int64_t> RooflineNs(const ChakraProtoMsg::Node& node) const;
+  std::optional<int64_t> RecordedNs(const NodeModel& model, NodeIndex i) const;
+  std::optional<int64_t> RooflineNs(const NodeModel& model, NodeIndex i) const;
 
   ComputeModel model_ = ComputeModel::kRecorded;
   DeviceProfile device_;

@@ -180,7 +180,7 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
   // Critical predecessor: the dep or resource predecessor that finished last.
   int32_t pred = s.last_on[p.resource[node]];
   int64_t pred_finish = pred >= 0 ? tl.finish_ns[pred] : -1;
-  const Graph& g = *p.graph;
+  const NodeModel& g = *p.graph;
   auto consider = [&](absl::Span<const NodeIndex> deps) {
     for (NodeIndex d : deps) {
       if (tl.finish_ns[d] >= pred_finish) {
@@ -344,7 +344,7 @@ absl::Status Engine::DeadlockError(int64_t t) const {
       arrived[a.actor] = 1;
       issued.push_back(
           absl::StrFormat("rank %d (node %d)", classes_[a.actor].ranks.front(),
-                          classes_[a.actor].program->graph->node(a.node).id()));
+                          classes_[a.actor].program->graph->id(a.node)));
     }
     std::vector<std::string> missing;
     for (size_t c = 0; c < classes_.size() && missing.size() < 16; ++c) {

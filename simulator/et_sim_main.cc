@@ -196,12 +196,11 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
 // Mistakes that would still give a plausible number; see input_checks.h.
 // Needs the groups file's path for messages, hence read here again. Returns
 // the notes, printed once the run succeeded (an error is one line).
-std::vector<std::string> CheckInputs(const Flags& flags) {
+std::vector<std::string> CheckInputs(const Flags& flags,
+                                     const et::sim::Simulation& sim) {
   std::vector<std::string> notes;
-  auto files = et::sim::ResolveRankFiles(flags.input);
-  if (!files.ok() || files->empty()) return notes;  // Run() reports it
-  auto facts = et::sim::ScanRankFile(files->front());
-  if (!facts.ok()) Fail(std::string(facts.status().message()));
+  const std::optional<et::sim::InputFacts> facts =
+      et::sim::FactsOf(sim.model(0), sim.file(0));
   const bool groups_given = !flags.options.groups_override.empty();
   if (flags.input.pattern_ranks > 0) {
     absl::Status s = et::sim::CheckRankCount(
@@ -230,9 +229,11 @@ int main(int argc, char** argv) {
       "[--timeline t.json]\n"
       "  et-sim traces_dir/"));
   flags.options.keep_timeline = !flags.timeline.empty();
-  const std::vector<std::string> notes = CheckInputs(flags);
-  auto sim = et::sim::Simulation::Run(flags.input, flags.options);
+  auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
+  const std::vector<std::string> notes = CheckInputs(flags, **sim);
+  if (absl::Status s = (*sim)->Simulate(flags.options); !s.ok())
+    Fail(std::string(s.message()));
   for (const std::string& note : notes)
     std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
   const et::sim::Report& report = (*sim)->report();

@@ -5,9 +5,6 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
-#include "proto/et_reader.h"
 #include "proto/file_util.h"
 #include "proto/status_macros.h"
 
@@ -21,39 +18,40 @@ bool Exists(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<InputFacts> ScanRankFile(const std::string& path) {
+InputFacts FactsOf(const NodeModel& model, const std::string& path) {
   InputFacts facts;
   facts.path = path;
-  ASSIGN_OR_RETURN(std::unique_ptr<EtReader> reader, EtReader::Open(path));
-  facts.recorded_world_size =
-      GetInt(reader->metadata().attr(), attr::kWorldSize).value_or(0);
-  ChakraProtoMsg::Node node;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, reader->Next(&node));
-    if (!more) break;
-    switch (node.type()) {
-      case ChakraProtoMsg::COMP_NODE: {
+  facts.recorded_world_size = model.info().world_size;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    switch (model.type(i)) {
+      case ChakraProtoMsg::COMP_NODE:
         ++facts.compute_nodes;
-        const bool timed = GetInt(node, attr::kDurationNs).value_or(0) > 0 ||
-                           node.duration_micros() > 0;
-        if (timed) ++facts.compute_nodes_timed;
+        if (model.duration_ns(i) > 0) ++facts.compute_nodes_timed;
         break;
-      }
       case ChakraProtoMsg::COMM_COLL_NODE:
       case ChakraProtoMsg::COMM_SEND_NODE:
-      case ChakraProtoMsg::COMM_RECV_NODE:
+      case ChakraProtoMsg::COMM_RECV_NODE: {
         ++facts.comm_nodes;
-        if (std::optional<std::string> pg = GetString(node, attr::kPgName)) {
-          facts.pg_names.insert(*pg);
+        const CommSpec* c = model.comm(i);
+        if (c != nullptr && c->pg_name != 0) {
+          facts.pg_names.insert(std::string(model.string(c->pg_name)));
         } else {
           ++facts.comm_nodes_without_group;
         }
         break;
+      }
       default:
         break;
     }
   }
   return facts;
+}
+
+absl::StatusOr<InputFacts> ScanRankFile(const std::string& path) {
+  ModelOptions options;
+  options.keep_io = false;
+  ASSIGN_OR_RETURN(NodeModel model, NodeModel::Load(path, options));
+  return FactsOf(model, path);
 }
 
 absl::Status CheckRankCount(const std::string& pattern, int64_t ranks,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/node_model.h"
 #include "proto/process_group.h"
 #include "simulator/sim_options.h"
 
@@ -28,6 +29,8 @@ struct InputFacts {
   int64_t compute_nodes_timed = 0;  // with duration_ns or duration_micros > 0
 };
 
+InputFacts FactsOf(const NodeModel& model, const std::string& path);
+// FactsOf a file loaded on its own.
 absl::StatusOr<InputFacts> ScanRankFile(const std::string& path);
 
 // A pattern input simulated on fewer ranks than the traces hold leaves the

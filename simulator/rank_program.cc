@@ -8,52 +8,51 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
-#include "proto/checked_math.h"
-#include "proto/comm_type.h"
+#include "proto/status_macros.h"
 #include "simulator/device_what_if.h"
 
 namespace et::sim {
 namespace {
 
-using ChakraProtoMsg::Node;
-
-OpKind Classify(const Node& n) {
-  switch (n.type()) {
-    case ChakraProtoMsg::COMM_COLL_NODE:
+// The simulator's view of the model's kinds: every kind that takes time on
+// its queue computes (memory nodes move their bytes, node-model.md).
+OpKind Classify(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kCollective:
       return OpKind::kCollective;
-    case ChakraProtoMsg::COMM_SEND_NODE:
+    case NodeKind::kSend:
       return OpKind::kSend;
-    case ChakraProtoMsg::COMM_RECV_NODE:
+    case NodeKind::kRecv:
       return OpKind::kRecv;
-    case ChakraProtoMsg::COMP_NODE:
+    case NodeKind::kHostOp:
+    case NodeKind::kKernel:
+    case NodeKind::kGemm:
+    case NodeKind::kMemory:
       return OpKind::kCompute;
-    default:
+    case NodeKind::kMetadata:
       return OpKind::kNoop;
   }
+  return OpKind::kNoop;
 }
 
-// One rule for every tool (proto/step_model.h): a node without is_cpu_op or
-// is_gpu_op is a device op.
-bool IsGpuOp(const Node& n) { return !IsHostNode(n); }
-
 // Resource key: (class, id). Class 0 = CPU thread, 1 = GPU stream, 2 = comm
-// channel.
-std::pair<int, int64_t> ResourceKey(const Node& n, OpKind kind, int32_t group,
-                                    SchedulingMode mode) {
-  const bool comm = kind == OpKind::kCollective || kind == OpKind::kSend ||
-                    kind == OpKind::kRecv;
+// channel (group index in the program's groups).
+std::pair<int, int64_t> ResourceKey(const NodeModel& model, NodeIndex i,
+                                    int32_t group, SchedulingMode mode) {
+  const Queue& q = model.queue(i);
   if (mode == SchedulingMode::kAstraCompat) {
-    if (comm) return {2, 0};
-    return {IsGpuOp(n) ? 1 : 0, 0};
+    if (IsCommunication(model.kind(i))) return {2, 0};
+    return {q.kind == QueueKind::kThread ? 0 : 1, 0};
   }
-  if (comm) {
-    if (std::optional<int64_t> s = GetInt(n, attr::kStream)) return {1, *s};
-    return {2, group};
+  switch (q.kind) {
+    case QueueKind::kThread:
+      return {0, q.number};
+    case QueueKind::kStream:
+      return {1, q.number};
+    case QueueKind::kCommGroup:
+      return {2, group};
   }
-  if (IsGpuOp(n)) return {1, GetInt(n, attr::kStream).value_or(0)};
-  return {0, GetInt(n, attr::kTid).value_or(0)};
+  return {2, group};
 }
 
 std::string ResourceName(std::pair<int, int64_t> key,
@@ -73,15 +72,14 @@ std::string ResourceName(std::pair<int, int64_t> key,
 
 // The what-if for a trace recorded on one GPU and predicted for another
 // (--device), or nullopt (with a note when the recording GPU is unknown).
-std::optional<DeviceWhatIf> WhatIfFor(const Graph& graph,
+std::optional<DeviceWhatIf> WhatIfFor(const NodeModel& graph,
                                       const SimOptions& options,
                                       std::vector<std::string>* notes) {
   if (options.device.empty()) return std::nullopt;
   const std::string presets = options.device_file.empty()
                                   ? DefaultDevicePresetsPath()
                                   : options.device_file;
-  const std::string recorded_name =
-      GetString(graph.metadata().attr(), attr::kDeviceName).value_or("");
+  const std::string& recorded_name = graph.info().device_name;
   absl::StatusOr<DeviceProfile> recorded =
       DeviceProfileForName(presets, recorded_name);
   absl::StatusOr<DeviceProfile> target =
@@ -103,7 +101,7 @@ std::optional<DeviceWhatIf> WhatIfFor(const Graph& graph,
 // An edge from a host-side collective (no GPU stream) to a host op that
 // follows it in issue order (a ctrl dep) and neither waits for it nor is
 // otherwise ordered after its completion.
-bool ReleasedOnIssue(const Graph& graph, const RankProgram& p, NodeIndex dep,
+bool ReleasedOnIssue(const NodeModel& graph, const RankProgram& p, NodeIndex dep,
                      NodeIndex user) {
   const OpKind k = p.kind[dep];
   if (k != OpKind::kCollective && k != OpKind::kSend && k != OpKind::kRecv)
@@ -115,7 +113,7 @@ bool ReleasedOnIssue(const Graph& graph, const RankProgram& p, NodeIndex dep,
 }
 
 // Users CSR over the followed deps, split by when they are released.
-void BuildUsers(const Graph& graph, DepSelection deps, RankProgram* p) {
+void BuildUsers(const NodeModel& graph, DepSelection deps, RankProgram* p) {
   const size_t n = graph.size();
   auto for_each_dep = [&](NodeIndex i, auto&& fn) {
     for (NodeIndex d : graph.data_deps(i)) fn(d);
@@ -163,7 +161,7 @@ int32_t ProgramGroups::Find(const std::string& name) const {
 }
 
 absl::StatusOr<RankProgram> CompileRankProgram(
-    const Graph& graph, const SimOptions& options,
+    const NodeModel& graph, const SimOptions& options,
     const ComputeCostModel& compute) {
   RankProgram p;
   p.graph = &graph;
@@ -172,7 +170,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   p.groups.groups[0].name = "<all>";
   std::vector<ProcessGroup> groups =
       options.groups_override.empty()
-          ? DecodeProcessGroups(graph.metadata().attr())
+          ? graph.groups()
           : options.groups_override;
   for (ProcessGroup& g : groups) p.groups.groups.push_back(std::move(g));
   // A group file describes the simulated world: its ranks are taken as they
@@ -180,32 +178,14 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   // off).
   p.recorded_world_size =
       options.groups_override.empty()
-          ? GetInt(graph.metadata().attr(), attr::kWorldSize).value_or(0)
+          ? graph.info().world_size
           : 0;
 
-  // Which deps to follow: all, unless control deps are cyclic (old converters).
-  DepSelection deps = DepSelection::kAll;
-  std::string repaired;
-  if (absl::StatusOr<std::vector<NodeIndex>> order =
-          graph.TopologicalOrder(deps);
-      !order.ok()) {
-    deps = DepSelection::kDataOnly;
-    absl::StatusOr<std::vector<NodeIndex>> data_order =
-        graph.TopologicalOrder(deps);
-    if (!data_order.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "data dependencies are cyclic: ", data_order.status().message()));
-    }
-    p.ctrl_deps_ignored = true;
-    repaired = absl::StrCat("ctrl_deps are cyclic (", order.status().message(),
-                            "); simulated with data_deps only");
-  }
-  if (graph.missing_dep_count() > 0) {
-    absl::StrAppend(&repaired, repaired.empty() ? "" : "; ",
-                    graph.missing_dep_count(),
-                    " deps name ids not in the graph (ignored)");
-  }
-  if (!repaired.empty()) p.notes.push_back(std::move(repaired));
+  // Which deps to follow and what was repaired: the model's structure check.
+  RETURN_IF_ERROR(graph.executable());
+  const DepSelection deps = graph.followed_deps();
+  p.ctrl_deps_ignored = deps != DepSelection::kAll;
+  for (const std::string& note : graph.structure_notes()) p.notes.push_back(note);
 
   p.steps = StepModel::Build(graph);
   const HostTimeMode mode = options.host_time;
@@ -232,8 +212,8 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   p.dep_count.assign(n, 0);
   std::map<std::pair<int, int64_t>, uint32_t> resources;
   for (NodeIndex i = 0; i < n; ++i) {
-    const Node& node = graph.node(i);
-    const OpKind kind = p.steps.Runs(i, mode) ? Classify(node) : OpKind::kNoop;
+    const OpKind kind =
+        p.steps.Runs(i, mode) ? Classify(graph.kind(i)) : OpKind::kNoop;
     p.kind[i] = kind;
     if (kind == OpKind::kCompute && p.steps.is_host(i) && host_time_model &&
         p.steps.recorded_duration_ns(i) > 0) {
@@ -245,28 +225,18 @@ absl::StatusOr<RankProgram> CompileRankProgram(
           what_if->ScaleNs(p.steps.recorded_duration_ns(i), p.steps.flops(i),
                            p.steps.bytes(i), &what_if_counts);
     } else if (kind == OpKind::kCompute) {
-      p.compute_ns[i] = compute.DurationNs(node);
-    } else if (kind != OpKind::kNoop) {
-      p.comm_type[i] = static_cast<ChakraProtoMsg::CollectiveCommType>(
-          GetInt(node, attr::kCommType).value_or(ChakraProtoMsg::ALL_REDUCE));
-      p.comm_bytes[i] =
-          static_cast<uint64_t>(GetInt(node, attr::kCommSize).value_or(0));
-      if (std::optional<std::string> pg = GetString(node, attr::kPgName)) {
-        const int32_t g = p.groups.Find(*pg);
+      p.compute_ns[i] = compute.DurationNs(graph, i);
+    } else if (const CommSpec* c = graph.comm(i); c != nullptr) {
+      p.comm_type[i] = c->type;
+      p.comm_bytes[i] = static_cast<uint64_t>(c->bytes);
+      if (c->pg_name != 0) {
+        const int32_t g = p.groups.Find(std::string(graph.string(c->pg_name)));
         p.group[i] = g < 0 ? 0 : g;
       }
-      if (kind == OpKind::kSend)
-        p.peer[i] = GetInt(node, attr::kCommDst).value_or(-1);
-      if (kind == OpKind::kRecv)
-        p.peer[i] = GetInt(node, attr::kCommSrc).value_or(-1);
-      if (std::optional<int64_t> ns = GetInt(node, attr::kDurationNs);
-          ns && *ns > 0) {
-        p.recorded_ns[i] = *ns;
-      } else {
-        p.recorded_ns[i] = MicrosToNanosSaturating(node.duration_micros());
-      }
+      if (kind == OpKind::kSend || kind == OpKind::kRecv) p.peer[i] = c->peer;
+      p.recorded_ns[i] = graph.duration_ns(i);
     }
-    const auto key = ResourceKey(node, kind, p.group[i], options.scheduling);
+    const auto key = ResourceKey(graph, i, p.group[i], options.scheduling);
     auto [it, inserted] =
         resources.emplace(key, static_cast<uint32_t>(resources.size()));
     if (inserted) {

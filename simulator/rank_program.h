@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "proto/process_group.h"
 #include "proto/step_model.h"
 #include "simulator/compute_cost_model.h"
@@ -29,7 +29,7 @@ struct ProgramGroups {
 };
 
 struct RankProgram {
-  const Graph* graph = nullptr;  // not owned
+  const NodeModel* graph = nullptr;  // not owned
   std::vector<OpKind> kind;
   std::vector<uint32_t> resource;   // dense per program
   std::vector<int64_t> compute_ns;  // compute ops (before slow-down)
@@ -64,7 +64,7 @@ struct RankProgram {
 };
 
 // Compiles `graph` (which must outlive the program) under `options`.
-absl::StatusOr<RankProgram> CompileRankProgram(const Graph& graph,
+absl::StatusOr<RankProgram> CompileRankProgram(const NodeModel& graph,
                                                const SimOptions& options,
                                                const ComputeCostModel& compute);
 

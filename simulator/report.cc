@@ -83,7 +83,7 @@ std::vector<CriticalStep> CriticalPath(const RankClass& rc,
   for (int32_t n = last; n >= 0; n = tl.critical_pred[n]) {
     const int64_t dur = tl.finish_ns[n] - tl.start_ns[n];
     if (p.kind[n] != OpKind::kNoop) {
-      path.push_back({p.graph->node(n).id(), p.graph->node(n).name(),
+      path.push_back({p.graph->id(n), std::string(p.graph->name(n)),
                       tl.start_ns[n], dur});
       *busy_ns += dur;
     }
@@ -153,8 +153,8 @@ Report BuildReport(const std::vector<RankClass>& classes,
   const ClassTimeline& tl = result.timelines[slowest];
   for (size_t i = 0; i < p.kind.size(); ++i) {
     if (p.kind[i] != OpKind::kCompute || tl.finish_ns[i] < 0) continue;
-    OpRow& row = ops[p.graph->node(i).name()];
-    row.name = p.graph->node(i).name();
+    OpRow& row = ops[std::string(p.graph->name(i))];
+    row.name = std::string(p.graph->name(i));
     ++row.calls;
     row.total_ns += tl.finish_ns[i] - tl.start_ns[i];
     compute_total += tl.finish_ns[i] - tl.start_ns[i];
@@ -321,12 +321,12 @@ absl::Status WriteTimeline(const std::vector<RankClass>& classes,
     }
     for (size_t i = 0; i < p.kind.size(); ++i) {
       if (p.kind[i] == OpKind::kNoop || tl.finish_ns[i] < 0) continue;
-      nlohmann::json args = {{"node", p.graph->node(i).id()}};
+      nlohmann::json args = {{"node", p.graph->id(i)}};
       if (IsComm(p.kind[i])) {
         args["bytes"] = p.comm_bytes[i];
         args["wait_us"] = (tl.start_ns[i] - tl.issue_ns[i]) / 1e3;
       }
-      trace.AddComplete(pid, p.resource[i], p.graph->node(i).name(),
+      trace.AddComplete(pid, p.resource[i], std::string(p.graph->name(i)),
                         IsComm(p.kind[i]) ? "comm" : "compute", tl.start_ns[i],
                         tl.finish_ns[i] - tl.start_ns[i], std::move(args));
     }

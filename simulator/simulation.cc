@@ -80,8 +80,8 @@ absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
   return files;
 }
 
-absl::Status Simulation::Load(const SimInput& input,
-                              const SimOptions& options) {
+absl::Status Simulation::LoadFiles(const SimInput& input,
+                                   const SimOptions& options) {
   ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveRankFiles(input));
   ASSIGN_OR_RETURN(ComputeCostModel compute, ComputeCostModel::Create(options));
   // Checked before anything is sized by it: a world of 2^62 once reached
@@ -102,14 +102,17 @@ absl::Status Simulation::Load(const SimInput& input,
     }
     world_size_ = static_cast<int64_t>(files.size());
   }
+  // The IO table is kept only for what reads it: calibration keys.
+  ModelOptions model_options;
+  model_options.keep_io = options.compute_model == ComputeModel::kCalibrated;
   for (const std::string& f : files) {
-    absl::StatusOr<Graph> g = LoadGraph(f);
+    absl::StatusOr<NodeModel> g = NodeModel::Load(f, model_options);
     if (!g.ok())
       return absl::Status(g.status().code(),
                           PrefixPath(f, g.status().message()));
-    graphs_.push_back(std::make_unique<Graph>(std::move(*g)));
+    models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
     absl::StatusOr<RankProgram> p =
-        CompileRankProgram(*graphs_.back(), options, compute);
+        CompileRankProgram(*models_.back(), options, compute);
     if (!p.ok())
       return absl::Status(p.status().code(),
                           PrefixPath(f, p.status().message()));
@@ -152,8 +155,20 @@ absl::Status Simulation::BuildClasses(const SimOptions& options) {
 
 absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Run(
     const SimInput& input, const SimOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Simulation> sim, Load(input, options));
+  RETURN_IF_ERROR(sim->Simulate(options));
+  return sim;
+}
+
+absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Load(
+    const SimInput& input, const SimOptions& options) {
   auto sim = std::unique_ptr<Simulation>(new Simulation());
-  RETURN_IF_ERROR(sim->Load(input, options));
+  RETURN_IF_ERROR(sim->LoadFiles(input, options));
+  return sim;
+}
+
+absl::Status Simulation::Simulate(const SimOptions& options) {
+  Simulation* sim = this;
   RETURN_IF_ERROR(sim->BuildClasses(options));
   CommEnvironment comm;
   ASSIGN_OR_RETURN(Topology topology, LoadTopology(options.topology));
@@ -170,7 +185,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Run(
   ASSIGN_OR_RETURN(sim->result_, RunSimulation(sim->classes_, sim->world_size_,
                                                options, comm));
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
-  return sim;
+  return absl::OkStatus();
 }
 
 }  // namespace et::sim

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "simulator/engine.h"
 #include "simulator/rank_program.h"
 #include "simulator/report.h"
@@ -29,6 +29,14 @@ class Simulation {
   // Loads and runs. Errors name the file (and node) at fault.
   static absl::StatusOr<std::unique_ptr<Simulation>> Run(
       const SimInput& input, const SimOptions& options);
+  // The two halves of Run, for a caller that checks the loaded inputs first.
+  static absl::StatusOr<std::unique_ptr<Simulation>> Load(
+      const SimInput& input, const SimOptions& options);
+  absl::Status Simulate(const SimOptions& options);
+
+  // The distinct graphs loaded, and their files.
+  const NodeModel& model(size_t k) const { return *models_[k]; }
+  const std::string& file(size_t k) const { return files_[k]; }
 
   const Report& report() const { return report_; }
   const SimResult& result() const { return result_; }
@@ -36,11 +44,11 @@ class Simulation {
   int64_t world_size() const { return world_size_; }
 
  private:
-  absl::Status Load(const SimInput& input, const SimOptions& options);
+  absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
   absl::Status BuildClasses(const SimOptions& options);
 
   std::vector<std::string> files_;  // per distinct graph
-  std::vector<std::unique_ptr<Graph>> graphs_;
+  std::vector<std::unique_ptr<NodeModel>> models_;
   std::vector<std::unique_ptr<RankProgram>> programs_;
   std::vector<int32_t> program_of_rank_;
   std::vector<RankClass> classes_;
