@@ -268,7 +268,9 @@ void NodeModelBuilder::DecodeMetadata(
 void NodeModelBuilder::DecodeComm(const Node& node, const NodeAttrs& attrs,
                                   NodeModel::Facts* f) {
   CommSpec c;
-  c.bytes = std::max<int64_t>(0, attrs.Int(Attr::kCommSize).value_or(0));
+  // As recorded: Load refuses a negative size (node_checks), FromGraph keeps
+  // it for the tools' own range checks.
+  c.bytes = attrs.Int(Attr::kCommSize).value_or(0);
   c.dtype = DtypeFromName(attrs.String(Attr::kDtype))
                 .value_or(DtypeInfo{})
                 .id;

@@ -5,9 +5,8 @@ namespace et::replay {
 namespace {
 
 // The element types the backends implement (NcclType, MpiType and
-// CublasTypesFor switch over these). A trace's other types (complex, float8,
-// int16, ...) replay as float32, moving the same bytes.
-Dtype Replayable(Dtype type) {
+// CublasTypesFor switch over these).
+bool IsReplayable(Dtype type) {
   switch (type) {
     case Dtype::kFloat32:
     case Dtype::kFloat16:
@@ -18,10 +17,27 @@ Dtype Replayable(Dtype type) {
     case Dtype::kInt32:
     case Dtype::kInt64:
     case Dtype::kBool:
-      return type;
+      return true;
     default:
-      return Dtype::kFloat32;
+      return false;
   }
+}
+
+// A trace's other types (complex, float8, int16, ...) replay as float32,
+// moving the same bytes.
+Dtype Replayable(Dtype type) {
+  return IsReplayable(type) ? type : Dtype::kFloat32;
+}
+
+// A GEMM's type: the model's when replayable, else the first replayable
+// tensor input's, else float32.
+Dtype GemmType(const NodeModel& model, NodeIndex index, Dtype recorded) {
+  if (IsReplayable(recorded)) return recorded;
+  for (const IoSlot& slot : model.inputs(index)) {
+    if (slot.kind == IoKind::kTensor && IsReplayable(slot.dtype))
+      return slot.dtype;
+  }
+  return Dtype::kFloat32;
 }
 
 OpKind ReplayKindOf(NodeKind kind) {
@@ -63,7 +79,7 @@ ReplayOp ClassifyNode(const NodeModel& model, NodeIndex index) {
     op.bytes = static_cast<int64_t>(model.bytes(index));
   if (const GemmShape* g = model.gemm(index); g != nullptr) {
     op.gemm = *g;
-    op.gemm.dtype = Replayable(g->dtype);
+    op.gemm.dtype = GemmType(model, index, g->dtype);
   }
   if (const CommSpec* c = model.comm(index); c != nullptr) {
     op.comm = *c;

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "proto/status_macros.h"
 #include "simulator/device_what_if.h"
 
@@ -185,7 +186,8 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   RETURN_IF_ERROR(graph.executable());
   const DepSelection deps = graph.followed_deps();
   p.ctrl_deps_ignored = deps != DepSelection::kAll;
-  for (const std::string& note : graph.structure_notes()) p.notes.push_back(note);
+  if (!graph.structure_notes().empty())
+    p.notes.push_back(absl::StrJoin(graph.structure_notes(), "; "));
 
   p.steps = StepModel::Build(graph);
   const HostTimeMode mode = options.host_time;

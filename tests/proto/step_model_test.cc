@@ -91,7 +91,7 @@ TEST(StepModelTest, StepsAreTheDistinctStepAttrsInOrder) {
       MakeGraph({WithStep(HostOp(1, 0, 10), 5), WithStep(HostOp(2, 10, 10), 3),
                  WithStep(HostOp(3, 20, 10), 5), WithStep(HostOp(4, 30, 10), 7),
                  HostOp(5, 40, 10)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(m.step_ids(), (std::vector<int64_t>{3, 5, 7}));
   EXPECT_EQ(m.steps(), 3);
   EXPECT_EQ(m.step_index(Index(g, 1)), 1);  // step 5
@@ -103,7 +103,7 @@ TEST(StepModelTest, StepsAreTheDistinctStepAttrsInOrder) {
 
 TEST(StepModelTest, NoStepAttrIsOneStep) {
   Graph g = MakeGraph({HostOp(1, 0, 10), HostOp(2, 10, 10)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_TRUE(m.step_ids().empty());
   EXPECT_EQ(m.steps(), 1);
   EXPECT_EQ(m.step_index(0), -1);
@@ -114,7 +114,7 @@ TEST(StepModelTest, NoStepAttrIsOneStep) {
 TEST(StepModelTest, UnprofiledLeavesOutNodesOutsideSteps) {
   Graph g = MakeGraph({HostOp(1, 0, 10), WithStep(HostOp(2, 10, 10), 1),
                        GpuOp(3, 50, 0), WithStep(GpuOp(4, 50, 2), 1)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(m.nodes_outside_steps(), 2);
   EXPECT_FALSE(m.Runs(Index(g, 1), HostTimeMode::kUnprofiled));
   EXPECT_TRUE(m.Runs(Index(g, 2), HostTimeMode::kUnprofiled));
@@ -126,7 +126,7 @@ TEST(StepModelTest, UnprofiledLeavesOutNodesOutsideSteps) {
 
 TEST(StepModelTest, GraphWithoutStepsRunsEverythingInBothModes) {
   Graph g = MakeGraph({HostOp(1, 0, 10), GpuOp(2, 50, 1), GpuOp(3, 50, 0)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(m.nodes_outside_steps(), 0);
   for (NodeIndex i = 0; i < g.size(); ++i) {
     EXPECT_TRUE(m.Runs(i, HostTimeMode::kUnprofiled)) << i;
@@ -160,7 +160,7 @@ TEST(StepModelTest, HostNodeRule) {
   EXPECT_TRUE(IsHostNode(gpu_false_cpu));
 
   Graph g = MakeGraph({gpu_and_cpu, cpu, neither, cpu_false, gpu_false_cpu});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_FALSE(m.is_host(Index(g, 1)));
   EXPECT_TRUE(m.is_host(Index(g, 2)));
   EXPECT_FALSE(m.is_host(Index(g, 3)));
@@ -173,36 +173,36 @@ TEST(StepModelTest, RecordedDurationPrefersPositiveDurationNs) {
   Node both;
   both.set_duration_micros(5);
   SetInt64(both.mutable_attr(), attr::kDurationNs, 1234);
-  EXPECT_EQ(RecordedDurationNs(both), 1234);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({both})).duration_ns(0), 1234);
 
   Node zero_ns;
   zero_ns.set_duration_micros(5);
   SetInt64(zero_ns.mutable_attr(), attr::kDurationNs, 0);
-  EXPECT_EQ(RecordedDurationNs(zero_ns), 5000);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({zero_ns})).duration_ns(0), 5000);
 
   Node micros_only;
   micros_only.set_duration_micros(7);
-  EXPECT_EQ(RecordedDurationNs(micros_only), 7000);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({micros_only})).duration_ns(0), 7000);
 
-  EXPECT_EQ(RecordedDurationNs(Node()), 0);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({Node()})).duration_ns(0), 0);
 }
 
 TEST(StepModelTest, RecordedStartPrefersStartNs) {
   Node both;
   both.set_start_time_micros(9);
   SetInt64(both.mutable_attr(), attr::kStartNs, 777);
-  EXPECT_EQ(RecordedStartNs(both), 777);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({both})).start_ns(0), 777);
 
   Node micros_only;
   micros_only.set_start_time_micros(9);
-  EXPECT_EQ(RecordedStartNs(micros_only), 9000);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({micros_only})).start_ns(0), 9000);
 
-  EXPECT_EQ(RecordedStartNs(Node()), -1);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({Node()})).start_ns(0), -1);
 
   // The model's column agrees.
   Graph g = MakeGraph({HostOp(1, 4321, 10)});
-  EXPECT_EQ(StepModel::Build(g).recorded_start_ns(0), 4321);
-  EXPECT_EQ(StepModel::Build(g).recorded_duration_ns(0), 10);
+  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_start_ns(0), 4321);
+  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_duration_ns(0), 10);
 }
 
 TEST(StepModelTest, GpuOpsCountAsLaunchesAndShareTheirLaunchersWork) {
@@ -212,7 +212,7 @@ TEST(StepModelTest, GpuOpsCountAsLaunchesAndShareTheirLaunchersWork) {
                        GpuOp(2, 100, 1), GpuOp(3, 100, 1),
                        WithFlops(GpuOp(4, 100, 1), 50), GpuOp(5, 100, 0),
                        HostOp(6, 2000, 10)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   const NodeIndex host = Index(g, 1);
   EXPECT_EQ(m.launches(host), 3);
   EXPECT_EQ(m.launches(Index(g, 6)), 0);
@@ -233,7 +233,7 @@ TEST(StepModelTest, GpuOpsCountAsLaunchesAndShareTheirLaunchersWork) {
 
 TEST(StepModelTest, GapIsTheTimeSinceThePreviousOpOnTheThread) {
   Graph g = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 2300, 100)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(m.HostGapNs(Index(g, 1), HostTimeMode::kRecorded), 0);  // first
   EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kRecorded), 800);
 }
@@ -243,7 +243,7 @@ TEST(StepModelTest, GapCountsFromALaterEndingDependencyOnAnotherThread) {
   // at 4000: only 1000 ns of the gap are tid 0's own.
   Graph g = MakeGraph({HostOp(1, 0, 1000, 0), HostOp(2, 500, 3500, 1),
                        HostOp(3, 5000, 100, 0, {2})});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(m.HostGapNs(Index(g, 3), HostTimeMode::kRecorded), 1000);
   EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kRecorded), 0);  // first
   EXPECT_EQ(m.HostGapNs(Index(g, 1), HostTimeMode::kRecorded), 0);
@@ -252,7 +252,7 @@ TEST(StepModelTest, GapCountsFromALaterEndingDependencyOnAnotherThread) {
 TEST(StepModelTest, ThreadsDoNotAffectEachOthersGaps) {
   Graph g = MakeGraph({HostOp(1, 0, 1000, 0), HostOp(2, 0, 3000, 1),
                        HostOp(3, 1200, 100, 0), HostOp(4, 3500, 100, 1)});
-  StepModel m = StepModel::Build(g);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(m.HostGapNs(Index(g, 3), HostTimeMode::kRecorded), 200);
   EXPECT_EQ(m.HostGapNs(Index(g, 4), HostTimeMode::kRecorded), 500);
 }
@@ -269,7 +269,7 @@ TEST(StepModelTest, UnprofiledHostTimeInAGpuTraceIsDispatchAndLaunches) {
                        WithHostOps(HostOp(2, 0, 3000, 1), 50),
                        HostOp(3, 100200, 1000), HostOp(4, 106200, 1000),
                        GpuOp(10, 7000, 1), GpuOp(11, 8000, 1)});
-  StepModel m = StepModel::Build(g, model);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g), model);
   ASSERT_TRUE(m.has_gpu_ops());
   const NodeIndex op1 = Index(g, 1), op2 = Index(g, 2);
   const NodeIndex op3 = Index(g, 3), op4 = Index(g, 4);
@@ -299,7 +299,7 @@ TEST(StepModelTest, UnprofiledHostTimeInACpuTraceTakesOutTheProfilerCost) {
                        WithFlops(WithHostOps(HostOp(4, 6000, 10000), 3), 1000),
                        WithBytes(WithHostOps(HostOp(5, 20000, 4000), 5), 64),
                        WithHostOps(HostOp(6, 30000, 100000), 2)});
-  StepModel m = StepModel::Build(g, model);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g), model);
   ASSERT_FALSE(m.has_gpu_ops());
   EXPECT_EQ(m.profiler_ns_per_op(), 1200);
   EXPECT_EQ(m.HostDurationNs(Index(g, 4), HostTimeMode::kUnprofiled),
@@ -316,14 +316,14 @@ TEST(StepModelTest, UnprofiledMeasuredStepComesFromMetadata) {
   GlobalMetadata meta;
   SetDouble(meta.mutable_attr(), attr::kUnprofiledStepUs, 1860);
   Graph with = MakeGraph({WithStep(HostOp(1, 0, 10), 1)}, meta);
-  MeasuredStep m = StepModel::Build(with).Measured(HostTimeMode::kUnprofiled);
+  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with)).Measured(HostTimeMode::kUnprofiled);
   ASSERT_TRUE(m.us.has_value());
   EXPECT_DOUBLE_EQ(*m.us, 1860);
   EXPECT_EQ(m.source, "unprofiled-run");
 
   Graph without = MakeGraph({WithStep(HostOp(1, 0, 10), 1)});
   MeasuredStep none =
-      StepModel::Build(without).Measured(HostTimeMode::kUnprofiled);
+      StepModel::Build(NodeModel::FromGraph(without)).Measured(HostTimeMode::kUnprofiled);
   EXPECT_FALSE(none.us.has_value());
   EXPECT_EQ(none.source, "");
 }
@@ -336,7 +336,7 @@ TEST(StepModelTest, RecordedMeasuredStepIsTheMeanOfTheGraphsSteps) {
   SetDouble(meta.mutable_attr(), attr::kMeasuredStepUs, 999);  // not used
   Graph g = MakeGraph(
       {WithStep(HostOp(1, 0, 10), 2), WithStep(HostOp(2, 10, 10), 3)}, meta);
-  StepModel model = StepModel::Build(g);
+  StepModel model = StepModel::Build(NodeModel::FromGraph(g));
   EXPECT_EQ(model.profiled_step_us(), (std::vector<double>{200, 400}));
   MeasuredStep m = model.Measured(HostTimeMode::kRecorded);
   ASSERT_TRUE(m.us.has_value());
@@ -348,14 +348,14 @@ TEST(StepModelTest, RecordedMeasuredStepWithoutStepsIsMetadataElseSpan) {
   GlobalMetadata meta;
   SetDouble(meta.mutable_attr(), attr::kMeasuredStepUs, 555);
   Graph with = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 3000, 2000)}, meta);
-  MeasuredStep m = StepModel::Build(with).Measured(HostTimeMode::kRecorded);
+  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with)).Measured(HostTimeMode::kRecorded);
   ASSERT_TRUE(m.us.has_value());
   EXPECT_DOUBLE_EQ(*m.us, 555);
   EXPECT_EQ(m.source, "profiled-run");
 
   // First start 1000 ns, last end 5000 ns: 4 us.
   Graph span = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 3000, 2000)});
-  MeasuredStep s = StepModel::Build(span).Measured(HostTimeMode::kRecorded);
+  MeasuredStep s = StepModel::Build(NodeModel::FromGraph(span)).Measured(HostTimeMode::kRecorded);
   ASSERT_TRUE(s.us.has_value());
   EXPECT_DOUBLE_EQ(*s.us, 4.0);
   EXPECT_EQ(s.source, "profiled-run");
@@ -364,7 +364,7 @@ TEST(StepModelTest, RecordedMeasuredStepWithoutStepsIsMetadataElseSpan) {
   untimed.set_id(1);
   untimed.set_type(ChakraProtoMsg::COMP_NODE);
   MeasuredStep none =
-      StepModel::Build(MakeGraph({untimed})).Measured(HostTimeMode::kRecorded);
+      StepModel::Build(NodeModel::FromGraph(MakeGraph({untimed}))).Measured(HostTimeMode::kRecorded);
   EXPECT_FALSE(none.us.has_value());
   EXPECT_EQ(none.source, "");
 }

@@ -18,6 +18,15 @@
 namespace et::replay {
 namespace {
 
+// The replay's GEMM for one node: the model's shape with the replay's types.
+bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
+  const NodeModel model = NodeModel::FromGraph(
+      Graph::Build(ChakraProtoMsg::GlobalMetadata(), {node}));
+  if (model.gemm(0) == nullptr) return false;
+  *gemm = ClassifyNode(model, 0).gemm;
+  return true;
+}
+
 absl::StatusOr<Graph> Convert(const std::string& et, const std::string& kineto,
                               convert::Granularity granularity,
                               const std::string& out_name) {
@@ -39,13 +48,13 @@ TEST(LinkedGemmTest, ResnetGemmKernelsReplayAsCublasGemmsOnTheirStream) {
       Convert("/param/resnet_et.1.0.1.json.gz", "/param/resnet_kineto.json.gz",
               convert::Granularity::kSimulation, "resnet_linked.et");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto plan = BuildReplayPlan(*graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(*graph), PlanOptions{});
   ASSERT_TRUE(plan.ok()) << plan.status();
   std::vector<std::vector<int64_t>> mnk;
   for (const ReplayOp& op : plan->ops) {
     if (op.kind != OpKind::kGemm) continue;
     mnk.push_back({op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch});
-    EXPECT_EQ(plan->queues[op.queue].kind, QueueKind::kDeviceStream);
+    EXPECT_EQ(plan->queues[op.queue].kind, ReplayQueueKind::kDeviceStream);
     EXPECT_EQ(op.gemm.dtype, Dtype::kFloat32);
     EXPECT_GT(op.recorded_ns, 0);
     EXPECT_EQ(op.flops, 2.0 * 128 * 512 * 1000);

@@ -19,6 +19,15 @@
 namespace et::replay {
 namespace {
 
+// The replay's GEMM for one node: the model's shape with the replay's types.
+bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
+  const NodeModel model = NodeModel::FromGraph(
+      Graph::Build(ChakraProtoMsg::GlobalMetadata(), {node}));
+  if (model.gemm(0) == nullptr) return false;
+  *gemm = ClassifyNode(model, 0).gemm;
+  return true;
+}
+
 using testing::CollNode;
 using testing::CompNode;
 
@@ -137,7 +146,7 @@ TEST(OpClassifierTest, GemmDtypeIsOneTheBackendsImplement) {
 TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
   auto graph = LoadGraph(kData + "/chakra/mlp_mp.0.et");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto plan = BuildReplayPlan(*graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(*graph), PlanOptions{});
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->ops.size(), graph->size());
   int colls = 0, comps = 0;
@@ -182,12 +191,12 @@ TEST(ReplayPlanTest, CrossStreamDependencyWaitsOnlyForTheLatestProducer) {
       CollNode(5, ChakraProtoMsg::ALL_REDUCE, 4096, {4}),
   };
   Graph graph = Graph::Build({}, nodes);
-  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
   ASSERT_EQ(plan->ops.size(), 5u);
   // Queues: thread 1, stream 7, stream 13, and the communication stream.
   ASSERT_EQ(plan->queues.size(), 4u);
-  EXPECT_EQ(plan->queues[plan->ops[0].queue].kind, QueueKind::kHostThread);
+  EXPECT_EQ(plan->queues[plan->ops[0].queue].kind, ReplayQueueKind::kHostThread);
   EXPECT_EQ(plan->ops[1].queue, plan->ops[2].queue);
   EXPECT_NE(plan->ops[3].queue, plan->ops[2].queue);
   // k_b follows k_a on its stream: no wait. k_c waits for k_b only (k_a is
@@ -215,7 +224,7 @@ TEST(ReplayPlanTest, EachProcessGroupHasItsOwnCommunicationStream) {
       meta, {CollNode(1, ChakraProtoMsg::ALL_REDUCE, 64, {}, "0"),
              CollNode(2, ChakraProtoMsg::ALL_GATHER, 64, {}, "1"),
              CollNode(3, ChakraProtoMsg::ALL_REDUCE, 64, {}, "0")});
-  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
   ASSERT_EQ(plan->queues.size(), 2u);
   EXPECT_EQ(plan->ops[0].queue, plan->ops[2].queue);
@@ -228,7 +237,7 @@ TEST(ReplayPlanTest, EachProcessGroupHasItsOwnCommunicationStream) {
 TEST(ReplayPlanTest, CyclicCtrlDepsOfThe2023ConverterFallBackToDataDeps) {
   auto graph = LoadGraph(kData + "/chakra/feeder_tests_chakra.0.et");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto plan = BuildReplayPlan(*graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(*graph), PlanOptions{});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->used_data_deps_only);
   EXPECT_EQ(plan->ops.size(), graph->size());
@@ -243,7 +252,7 @@ TEST(ReplayPlanTest, RequiredRanksComeFromMetadataGroupsAndPeers) {
   EncodeProcessGroups({pg}, meta.mutable_attr());
   Graph graph = Graph::Build(
       meta, {CollNode(1, ChakraProtoMsg::ALL_GATHER, 64, {}, "1")});
-  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->RequiredRanks(), 6);
   EXPECT_EQ(plan->ops[0].comm.group, 0);
@@ -256,7 +265,7 @@ TEST(ReplayPlanTest, AbsurdDurationsSizesAndPeersAreRefused) {
   auto expect_refused = [](ChakraProtoMsg::Node n, const std::string& what) {
     const uint64_t id = n.id();
     Graph graph = Graph::Build({}, {std::move(n)});
-    auto plan = BuildReplayPlan(graph, PlanOptions{});
+    auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
     ASSERT_FALSE(plan.ok()) << what;
     const std::string message(plan.status().message());
     EXPECT_NE(message.find("node " + std::to_string(id)), std::string::npos)

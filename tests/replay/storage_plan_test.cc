@@ -37,10 +37,10 @@ TEST(StoragePlanTest, FreesAfterLastUseSoThePeakIsTheLargestLiveSet) {
   // mm1: 1,2 -> 3; mm2: 3,4 -> 5; mm3: 5,5 -> 6. 16 KiB per storage.
   Graph graph = Graph::Build(
       {}, {Mm(1, 1, 2, 3, {}), Mm(2, 3, 4, 5, {1}), Mm(3, 5, 5, 6, {2})});
-  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
   ASSERT_EQ(plan->ops[0].kind, OpKind::kGemm);
-  StoragePlan sp = StoragePlan::Build(graph, *plan);
+  StoragePlan sp = StoragePlan::Build(NodeModel::FromGraph(graph), *plan);
   ASSERT_EQ(sp.storage_count(), 6u);
   EXPECT_EQ(sp.storage_bytes(0), 16384u);
   // Live sets: {1,2,3} = 3, then {3,4,5} = 3, then {5,6} = 2 storages.
@@ -62,11 +62,11 @@ TEST(StoragePlanTest, HostOpsHoldNoDeviceMemory) {
   SetBool(host.mutable_attr(), attr::kIsGpuOp, false);
   SetBool(host.mutable_attr(), attr::kIsCpuOp, true);
   Graph graph = Graph::Build({}, {host});
-  auto plan = BuildReplayPlan(graph, PlanOptions{});
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->ops[0].kind, OpKind::kHostCompute);
   EXPECT_GT(plan->ops[0].flops, 0);  // GEMM FLOPs kept for the report
-  EXPECT_EQ(StoragePlan::Build(graph, *plan).storage_count(), 0u);
+  EXPECT_EQ(StoragePlan::Build(NodeModel::FromGraph(graph), *plan).storage_count(), 0u);
 }
 
 }  // namespace

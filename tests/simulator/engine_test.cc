@@ -19,6 +19,7 @@ using testing::Compute;
 using testing::MakeGraph;
 
 struct Run {
+  std::vector<std::unique_ptr<NodeModel>> models;
   std::vector<std::unique_ptr<RankProgram>> programs;
   std::vector<RankClass> classes;
   absl::StatusOr<SimResult> result = absl::UnknownError("not run");
@@ -34,7 +35,9 @@ std::unique_ptr<Run> Simulate(const std::vector<const Graph*>& graphs,
   auto compute = ComputeCostModel::Create(options);
   EXPECT_TRUE(compute.ok()) << compute.status();
   for (size_t r = 0; r < graphs.size(); ++r) {
-    auto p = CompileRankProgram(*graphs[r], options, *compute);
+    run->models.push_back(
+        std::make_unique<NodeModel>(NodeModel::FromGraph(*graphs[r])));
+    auto p = CompileRankProgram(*run->models.back(), options, *compute);
     EXPECT_TRUE(p.ok()) << p.status();
     run->programs.push_back(std::make_unique<RankProgram>(std::move(*p)));
     run->classes.push_back(
