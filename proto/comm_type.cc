@@ -1,6 +1,8 @@
 // Collective name parsing; see comm_type.h.
 #include "proto/comm_type.h"
 
+#include <algorithm>
+
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -51,6 +53,15 @@ constexpr Entry kEntries[] = {
 }  // namespace
 
 std::optional<CommSpelling> ParseCommName(absl::string_view name) {
+  // Chakra's 2023 converter numbered host-side calls: "c10d::allreduce_(0)".
+  if (absl::EndsWith(name, ")")) {
+    const size_t open = name.rfind('(');
+    if (open != absl::string_view::npos && open + 2 < name.size() &&
+        std::all_of(name.begin() + open + 1, name.end() - 1,
+                    [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      name = name.substr(0, open);
+    }
+  }
   std::string c = Canonical(name);
   // Strip the namespaces and decorations PyTorch adds: c10d::allreduce_,
   // nccl:all_reduce, gloo:broadcast, _allgather_base,

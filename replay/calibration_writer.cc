@@ -15,7 +15,7 @@ std::vector<CalibrationEntry> CalibrationEntries(
   std::vector<CalibrationEntry> entries;
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const ReplayOp& op = plan.ops[i];
-    if (op.kind == OpKind::kNone) continue;
+    if (op.kind == ReplayOpKind::kNone) continue;
     const absl::string_view shapes = model.input_shapes_key(op.node);
     auto [it, inserted] =
         index.try_emplace({op.name_id, shapes}, entries.size());
@@ -25,7 +25,7 @@ std::vector<CalibrationEntry> CalibrationEntries(
       e.shapes_key = std::string(shapes);
       for (const IoSlot& slot : model.inputs(op.node))
         e.input_types.emplace_back(DtypeName(slot.dtype));
-      if (op.kind == OpKind::kCollective) {
+      if (op.kind == ReplayOpKind::kCollective) {
         e.comm_type = std::string(CommTypeName(op.comm.type));
         e.comm_bytes = op.comm.bytes;
       }

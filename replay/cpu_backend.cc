@@ -190,13 +190,13 @@ absl::Status CpuBackend::RunComm(const ReplayOp& op) {
   }
   const int count = static_cast<int>(c.bytes);
   switch (op.kind) {
-    case OpKind::kSend: {
+    case ReplayOpKind::kSend: {
       pending_sends_.emplace_back();
       return MpiStatus(MPI_Isend(send_buffer_.data(), count, MPI_BYTE, c.peer,
                                  c.tag, MPI_COMM_WORLD, &pending_sends_.back()),
                        "MPI_Isend");
     }
-    case OpKind::kRecv:
+    case ReplayOpKind::kRecv:
       return MpiStatus(MPI_Recv(recv_buffer_.data(), count, MPI_BYTE, c.peer,
                                 c.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                        "MPI_Recv");
@@ -220,9 +220,9 @@ absl::Status CpuBackend::RunOp(uint32_t i, int64_t start, int64_t* end) {
                                           plan_->name(op), s.message()));
     }
     *end = NowNs();
-  } else if (op.kind != OpKind::kNone) {
+  } else if (op.kind != ReplayOpKind::kNone) {
     const int64_t hold =
-        op.kind == OpKind::kHostCompute ? op.host_ns : op.recorded_ns;
+        op.kind == ReplayOpKind::kHostCompute ? op.host_ns : op.recorded_ns;
     timer_.WaitUntil(start, hold);
     *end = start + hold;
   }

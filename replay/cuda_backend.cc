@@ -98,7 +98,7 @@ class CudaBackend : public DeviceBackend {
   // Ranks in the op's communicator (the launch's, not the recorded size);
   // send/recv run on the world's.
   int CommSize(const ReplayOp& op) const {
-    return world_->GroupSize(op.kind == OpKind::kCollective ? op.comm.group
+    return world_->GroupSize(op.kind == ReplayOpKind::kCollective ? op.comm.group
                                                             : -1);
   }
   absl::Status Failed(absl::Status s) {
@@ -165,15 +165,15 @@ CudaBackend::~CudaBackend() {
 
 uint64_t CudaBackend::ScratchBytesFor(const ReplayOp& op) const {
   switch (op.kind) {
-    case OpKind::kGemm: {
+    case ReplayOpKind::kGemm: {
       const GemmBytes b = GemmBytesOf(op.gemm);
       return b.a + b.b + b.c;
     }
-    case OpKind::kKernel:
+    case ReplayOpKind::kKernel:
       return static_cast<uint64_t>(op.bytes);
-    case OpKind::kCollective:
-    case OpKind::kSend:
-    case OpKind::kRecv: {
+    case ReplayOpKind::kCollective:
+    case ReplayOpKind::kSend:
+    case ReplayOpKind::kRecv: {
       const CommBufferBytes b = BuffersFor(op.comm, CommSize(op));
       return static_cast<uint64_t>(std::max<int64_t>(b.send, 4) +
                                    std::max<int64_t>(b.recv, 4));
@@ -307,7 +307,7 @@ absl::Status CudaBackend::IssueHost(size_t i) {
   start = std::max(std::max(start, free_ns) + op.gap_before_ns, NowNs());
   const int64_t now = NowNs();
   if (start > now) timer_.WaitUntil(now, start - now);
-  const int64_t held_ns = op.kind == OpKind::kNone ? 0 : op.host_ns;
+  const int64_t held_ns = op.kind == ReplayOpKind::kNone ? 0 : op.host_ns;
   host_start_ns_[i] = start;
   host_timing_[i] = {start - origin_host_ns_, held_ns};
   free_ns = start + held_ns;
@@ -372,7 +372,7 @@ absl::Status CudaBackend::RunGemm(size_t i) {
 
 absl::Status CudaBackend::RunComm(size_t i, cudaStream_t stream) {
   const ReplayOp& op = plan_->ops[i];
-  const int group = op.kind == OpKind::kCollective ? op.comm.group : -1;
+  const int group = op.kind == ReplayOpKind::kCollective ? op.comm.group : -1;
   ncclComm_t comm = nccl_.comm(group);
   if (comm == nullptr) {
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -443,15 +443,15 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
   RETURN_IF_ERROR(AllocateStorages(i, stream));
   RETURN_IF_CUDA_ERROR(cudaEventRecord(start_events_[i], stream));
   switch (op.kind) {
-    case OpKind::kGemm:
+    case ReplayOpKind::kGemm:
       RETURN_IF_ERROR(RunGemm(i));
       break;
-    case OpKind::kCollective:
-    case OpKind::kSend:
-    case OpKind::kRecv:
+    case ReplayOpKind::kCollective:
+    case ReplayOpKind::kSend:
+    case ReplayOpKind::kRecv:
       RETURN_IF_ERROR(RunComm(i, stream));
       break;
-    case OpKind::kKernel:
+    case ReplayOpKind::kKernel:
       if (op.bytes > 0) {
         // The copy kernel moves 16-byte words.
         char* buffer = View(i, false, 0, op.bytes, 16);
@@ -461,11 +461,11 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
         RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
       }
       break;
-    case OpKind::kHostCompute:  // recorded on a stream: keep its time on that
+    case ReplayOpKind::kHostCompute:  // recorded on a stream: keep its time on that
                                 // stream
       RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
       break;
-    case OpKind::kNone:
+    case ReplayOpKind::kNone:
       break;
   }
   RETURN_IF_CUDA_ERROR(cudaEventRecord(end_events_[i], stream));

@@ -120,18 +120,18 @@ absl::Status NcclGroups::Init(const MpiWorld& world, int group_count) {
   return absl::OkStatus();
 }
 
-absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm,
+absl::Status RunNcclOp(ReplayOpKind kind, const CommSpec& spec, ncclComm_t comm,
                        int root, const void* send, void* recv,
                        cudaStream_t stream) {
   const ncclDataType_t type = NcclType(spec.dtype);
   const size_t elem = ElementBytes(spec.dtype);
   const size_t count = (static_cast<size_t>(spec.bytes) + elem - 1) / elem;
-  if (kind == OpKind::kSend) {
+  if (kind == ReplayOpKind::kSend) {
     RETURN_IF_NCCL_ERROR(
         ncclSend(send, spec.bytes, ncclUint8, spec.peer, comm, stream));
     return absl::OkStatus();
   }
-  if (kind == OpKind::kRecv) {
+  if (kind == ReplayOpKind::kRecv) {
     RETURN_IF_NCCL_ERROR(
         ncclRecv(recv, spec.bytes, ncclUint8, spec.peer, comm, stream));
     return absl::OkStatus();

@@ -46,7 +46,7 @@ class NcclGroups {
 // Enqueues `spec` on `stream`. `root` is the root's rank in `comm`;
 // `send`/`recv` hold BuffersFor() bytes (mpi_collective.h). Send/recv peers are
 // world ranks on `comm`.
-absl::Status RunNcclOp(OpKind kind, const CommSpec& spec, ncclComm_t comm,
+absl::Status RunNcclOp(ReplayOpKind kind, const CommSpec& spec, ncclComm_t comm,
                        int root, const void* send, void* recv,
                        cudaStream_t stream);
 

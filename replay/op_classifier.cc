@@ -40,25 +40,25 @@ Dtype GemmType(const NodeModel& model, NodeIndex index, Dtype recorded) {
   return Dtype::kFloat32;
 }
 
-OpKind ReplayKindOf(NodeKind kind) {
+ReplayOpKind ReplayKindOf(NodeKind kind) {
   switch (kind) {
     case NodeKind::kHostOp:
-      return OpKind::kHostCompute;
+      return ReplayOpKind::kHostCompute;
     case NodeKind::kKernel:
     case NodeKind::kMemory:
-      return OpKind::kKernel;
+      return ReplayOpKind::kKernel;
     case NodeKind::kGemm:
-      return OpKind::kGemm;
+      return ReplayOpKind::kGemm;
     case NodeKind::kCollective:
-      return OpKind::kCollective;
+      return ReplayOpKind::kCollective;
     case NodeKind::kSend:
-      return OpKind::kSend;
+      return ReplayOpKind::kSend;
     case NodeKind::kRecv:
-      return OpKind::kRecv;
+      return ReplayOpKind::kRecv;
     case NodeKind::kMetadata:
-      return OpKind::kNone;
+      return ReplayOpKind::kNone;
   }
-  return OpKind::kNone;
+  return ReplayOpKind::kNone;
 }
 
 }  // namespace
@@ -75,7 +75,7 @@ ReplayOp ClassifyNode(const NodeModel& model, NodeIndex index) {
   op.flops = model.cost_from_shapes(index) && model.gemm(index) == nullptr
                  ? 0
                  : model.flops(index);
-  if (op.kind == OpKind::kKernel && !model.cost_from_shapes(index))
+  if (op.kind == ReplayOpKind::kKernel && !model.cost_from_shapes(index))
     op.bytes = static_cast<int64_t>(model.bytes(index));
   if (const GemmShape* g = model.gemm(index); g != nullptr) {
     op.gemm = *g;
@@ -88,21 +88,21 @@ ReplayOp ClassifyNode(const NodeModel& model, NodeIndex index) {
   return op;
 }
 
-absl::string_view OpKindName(OpKind kind) {
+absl::string_view ReplayOpKindName(ReplayOpKind kind) {
   switch (kind) {
-    case OpKind::kNone:
+    case ReplayOpKind::kNone:
       return "none";
-    case OpKind::kHostCompute:
+    case ReplayOpKind::kHostCompute:
       return "host";
-    case OpKind::kKernel:
+    case ReplayOpKind::kKernel:
       return "kernel";
-    case OpKind::kGemm:
+    case ReplayOpKind::kGemm:
       return "gemm";
-    case OpKind::kCollective:
+    case ReplayOpKind::kCollective:
       return "collective";
-    case OpKind::kSend:
+    case ReplayOpKind::kSend:
       return "send";
-    case OpKind::kRecv:
+    case ReplayOpKind::kRecv:
       return "recv";
   }
   return "none";

@@ -15,7 +15,7 @@
 
 namespace et::replay {
 
-enum class OpKind : uint8_t {
+enum class ReplayOpKind : uint8_t {
   kNone,         // metadata and bookkeeping: orders, does nothing
   kHostCompute,  // a CPU op: the recorded duration on the host thread
   kKernel,       // a device kernel that is not a GEMM: memory-bound or timed
@@ -25,12 +25,12 @@ enum class OpKind : uint8_t {
   kRecv,         // point-to-point receive from `comm.peer`
 };
 
-absl::string_view OpKindName(OpKind kind);
+absl::string_view ReplayOpKindName(ReplayOpKind kind);
 
 // Collectives and point-to-point ops: the ones that call MPI or NCCL.
-inline bool IsCommunication(OpKind kind) {
-  return kind == OpKind::kCollective || kind == OpKind::kSend ||
-         kind == OpKind::kRecv;
+inline bool IsCommunication(ReplayOpKind kind) {
+  return kind == ReplayOpKind::kCollective || kind == ReplayOpKind::kSend ||
+         kind == ReplayOpKind::kRecv;
 }
 
 // GemmShape (proto/gemm_shape.h) and CommSpec (proto/node_model.h) are the
@@ -39,7 +39,7 @@ inline bool IsCommunication(OpKind kind) {
 struct ReplayOp {
   NodeIndex node = 0;
   uint64_t node_id = 0;
-  OpKind kind = OpKind::kNone;
+  ReplayOpKind kind = ReplayOpKind::kNone;
   int queue = 0;                   // ReplayPlan::queues index
   int64_t recorded_ns = 0;         // recorded duration (0 if none)
   int64_t recorded_start_ns = -1;  // recorded start, -1 if none

@@ -43,7 +43,7 @@ QueueInfo QueueFor(const NodeModel& model, NodeIndex n, const ReplayOp& op) {
       break;
   }
   return {ReplayQueueKind::kDeviceStream, kCommStreamId,
-          op.kind == OpKind::kCollective ? op.comm.group : -1};
+          op.kind == ReplayOpKind::kCollective ? op.comm.group : -1};
 }
 
 void FillRecordedIdentity(const NodeModel& model, ReplayPlan* plan) {
@@ -56,7 +56,7 @@ void FillRecordedIdentity(const NodeModel& model, ReplayPlan* plan) {
 // Host ops hold the host-time model's time, and its gap before them.
 void FillHostTimes(const PlanOptions& options, ReplayPlan* plan) {
   for (ReplayOp& op : plan->ops) {
-    if (op.kind != OpKind::kHostCompute) continue;
+    if (op.kind != ReplayOpKind::kHostCompute) continue;
     op.host_ns = plan->steps.HostDurationNs(op.node, options.host_time);
     if (options.host_gaps)
       op.gap_before_ns = plan->steps.HostGapNs(op.node, options.host_time);
@@ -75,7 +75,7 @@ int64_t LaunchLagNs(const ReplayPlan& plan, const ReplayOp& op,
       op.recorded_start_ns < 0 || host.recorded_start_ns < 0) {
     return -1;
   }
-  const int64_t held_ns = host.kind == OpKind::kNone ? 0 : host.host_ns;
+  const int64_t held_ns = host.kind == ReplayOpKind::kNone ? 0 : host.host_ns;
   const int64_t lag = std::clamp<int64_t>(
       op.recorded_start_ns - host.recorded_start_ns, 0, host.recorded_ns);
   if (host.recorded_ns <= 0) return std::min(lag, held_ns);
@@ -132,8 +132,8 @@ absl::Status ValidateOp(const ReplayOp& op) {
         absl::StrFormat("node %d: recorded start %d ns is out of range",
                         op.node_id, op.recorded_start_ns));
   }
-  const bool comm = op.kind == OpKind::kCollective ||
-                    op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+  const bool comm = op.kind == ReplayOpKind::kCollective ||
+                    op.kind == ReplayOpKind::kSend || op.kind == ReplayOpKind::kRecv;
   if (!comm) return absl::OkStatus();
   if (op.comm.bytes < 0 || op.comm.bytes > kMaxCommBytes) {
     return absl::InvalidArgumentError(
@@ -148,11 +148,11 @@ absl::Status ValidateOp(const ReplayOp& op) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "node %d: comm root %d is not a rank", op.node_id, op.comm.root));
   }
-  if (op.kind == OpKind::kSend && op.comm.peer < 0) {
+  if (op.kind == ReplayOpKind::kSend && op.comm.peer < 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("node %d: send without comm_dst", op.node_id));
   }
-  if (op.kind == OpKind::kRecv && op.comm.peer < 0) {
+  if (op.kind == ReplayOpKind::kRecv && op.comm.peer < 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("node %d: recv without comm_src", op.node_id));
   }
@@ -168,9 +168,9 @@ int ReplayPlan::RequiredRanks() const {
       needed = std::max<int>(needed, static_cast<int>(r) + 1);
   }
   for (const ReplayOp& op : ops) {
-    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+    if (op.kind == ReplayOpKind::kSend || op.kind == ReplayOpKind::kRecv) {
       needed = std::max(needed, op.comm.peer + 1);
-    } else if (op.kind == OpKind::kCollective) {
+    } else if (op.kind == ReplayOpKind::kCollective) {
       needed = std::max(needed, op.comm.root + 1);
     }
   }
@@ -195,9 +195,9 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
   for (NodeIndex n : graph.order()) {
     ReplayOp op = ClassifyNode(graph, n);
     RETURN_IF_ERROR(ValidateOp(op));
-    if ((op.kind == OpKind::kHostCompute && !options.host_ops) ||
+    if ((op.kind == ReplayOpKind::kHostCompute && !options.host_ops) ||
         !plan.steps.Runs(n, options.host_time)) {
-      op.kind = OpKind::kNone;
+      op.kind = ReplayOpKind::kNone;
     }
     const QueueInfo q = QueueFor(graph, n, op);
     auto [it, inserted] = queue_index.emplace(

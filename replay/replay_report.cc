@@ -35,14 +35,14 @@ OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
   const ReplayOp& op = plan.ops[i];
   const double seconds = s.mean_ns / 1e9;
   if (op.flops > 0 && seconds > 0) s.tflops = op.flops / seconds / 1e12;
-  if (op.kind == OpKind::kCollective) {
+  if (op.kind == ReplayOpKind::kCollective) {
     s.ranks = CommRanks(plan, op.comm, ranks);
     if (seconds > 0) {
       s.algbw_gbps =
           NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) / seconds / 1e9;
       s.busbw_gbps = s.algbw_gbps * BusBandwidthFactor(op.comm.type, s.ranks);
     }
-  } else if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) &&
+  } else if ((op.kind == ReplayOpKind::kSend || op.kind == ReplayOpKind::kRecv) &&
              seconds > 0) {
     s.algbw_gbps = s.busbw_gbps = op.comm.bytes / seconds / 1e9;
   }
@@ -55,7 +55,7 @@ std::vector<int64_t> StepEnds(const ReplayPlan& plan,
   std::vector<int64_t> ends(static_cast<size_t>(plan.steps.steps()), 0);
   for (size_t i = 0; i < plan.ops.size() && i < t.ops.size(); ++i) {
     const ReplayOp& op = plan.ops[i];
-    if (op.kind == OpKind::kNone) continue;
+    if (op.kind == ReplayOpKind::kNone) continue;
     const int32_t k =
         plan.steps.step_ids().empty() ? 0 : plan.steps.step_index(op.node);
     if (k >= 0)
@@ -141,15 +141,15 @@ ReplayReport BuildReport(const ReplayPlan& plan,
   std::map<std::string, double> bus_bytes, comm_seconds;
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const ReplayOp& op = plan.ops[i];
-    if (op.kind == OpKind::kNone) continue;
+    if (op.kind == ReplayOpKind::kNone) continue;
     OpStat s = StatOf(plan, timed, i, ranks, &scratch);
-    ++r.ops_by_kind[std::string(OpKindName(op.kind))];
-    if (op.kind == OpKind::kGemm) {
+    ++r.ops_by_kind[std::string(ReplayOpKindName(op.kind))];
+    if (op.kind == ReplayOpKind::kGemm) {
       ++r.gemm_count;
       gemm_flops += op.flops;
       gemm_seconds += s.mean_ns / 1e9;
     }
-    if (op.kind == OpKind::kCollective) {
+    if (op.kind == ReplayOpKind::kCollective) {
       const std::string type(CommTypeName(op.comm.type));
       CommTotals& c = r.collectives[type];
       ++c.count;
@@ -202,7 +202,7 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
   for (const OpStat* s : top) {
     const ReplayOp& op = plan.ops[s->op];
     absl::StrAppendFormat(&out, "  %d  %s  %s  %.1f  %.1f\n", op.node_id,
-                          plan.name(op), OpKindName(op.kind), s->mean_ns / 1e3,
+                          plan.name(op), ReplayOpKindName(op.kind), s->mean_ns / 1e3,
                           op.recorded_ns / 1e3);
   }
   return out;
@@ -234,7 +234,7 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
     const ReplayOp& op = plan.ops[s.op];
     nlohmann::json o = {{"node", op.node_id},
                         {"name", plan.name(op)},
-                        {"kind", std::string(OpKindName(op.kind))},
+                        {"kind", std::string(ReplayOpKindName(op.kind))},
                         {"queue", op.queue},
                         {"recorded_us", op.recorded_ns / 1e3},
                         {"mean_us", s.mean_ns / 1e3},
@@ -242,14 +242,14 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
                         {"p50_us", s.p50_ns / 1e3}};
     if (op.flops > 0) o["tflops"] = s.tflops;
     if (IsCommunication(op.kind)) {
-      if (op.kind == OpKind::kCollective)
+      if (op.kind == ReplayOpKind::kCollective)
         o["comm_type"] = CommTypeName(op.comm.type);
       o["comm_bytes"] = op.comm.bytes;
       o["ranks"] = s.ranks;
       o["algbw_gbps"] = s.algbw_gbps;
       o["busbw_gbps"] = s.busbw_gbps;
     }
-    if (op.kind == OpKind::kGemm) {
+    if (op.kind == ReplayOpKind::kGemm) {
       o["gemm"] = {{"batch", op.gemm.batch},
                    {"m", op.gemm.m},
                    {"n", op.gemm.n},

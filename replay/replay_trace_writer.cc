@@ -34,8 +34,8 @@ std::string ReplayTraceJson(const NodeModel& graph, const ReplayPlan& plan,
     const IterationTiming& t = timed[iter];
     for (size_t i = 0; i < plan.ops.size(); ++i) {
       const ReplayOp& op = plan.ops[i];
-      if (op.kind == OpKind::kNone) continue;
-      trace.AddComplete(rank, op.queue, plan.name(op), OpKindName(op.kind),
+      if (op.kind == ReplayOpKind::kNone) continue;
+      trace.AddComplete(rank, op.queue, plan.name(op), ReplayOpKindName(op.kind),
                         base_ns + t.ops[i].start_ns, t.ops[i].duration_ns,
                         {{"node", op.node_id},
                          {"iteration", iter},

@@ -9,8 +9,8 @@
 namespace et::replay {
 namespace {
 
-bool HoldsDeviceMemory(OpKind kind) {
-  return kind == OpKind::kGemm || kind == OpKind::kKernel ||
+bool HoldsDeviceMemory(ReplayOpKind kind) {
+  return kind == ReplayOpKind::kGemm || kind == ReplayOpKind::kKernel ||
          IsCommunication(kind);
 }
 

@@ -117,7 +117,7 @@ void Engine::Init() {
 // Noops finish at once; others wait for their resource.
 void Engine::MarkReady(uint32_t c, uint32_t node, int64_t t) {
   const RankProgram& p = *classes_[c].program;
-  if (p.kind[node] == OpKind::kNoop) {
+  if (p.kind[node] == SimOpKind::kNoop) {
     ClassTimeline& tl = result_.timelines[c];
     tl.issue_ns[node] = tl.start_ns[node] = t;
     queue_.Push(t, kPrioFinish, c, node);
@@ -139,7 +139,7 @@ void Engine::OnFinish(const SimEvent& e) {
   ClassTimeline& tl = result_.timelines[c];
   tl.finish_ns[node] = e.time_ns;
   ++s.done;
-  if (p.kind[node] != OpKind::kNoop) {
+  if (p.kind[node] != SimOpKind::kNoop) {
     const uint32_t r = p.resource[node];
     s.busy[r] = 0;
     s.last_on[r] = static_cast<int32_t>(node);
@@ -193,7 +193,7 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
   if (!p.ctrl_deps_ignored) consider(g.ctrl_deps(node));
   tl.critical_pred[node] = pred;
 
-  if (p.kind[node] == OpKind::kCompute) {
+  if (p.kind[node] == SimOpKind::kCompute) {
     // A host op's thread is busy for its gap first (Python, the dispatcher).
     const int64_t start = SaturatingAdd(t, p.gap_ns[node]);
     tl.start_ns[node] = start;
@@ -257,9 +257,9 @@ int32_t Engine::ClassOfRank(int64_t rank) const {
 void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
   const RankProgram& p = *classes_[c].program;
   ClassState& s = state_[c];
-  const OpKind kind = p.kind[node];
+  const SimOpKind kind = p.kind[node];
   const RendezvousArrival me{c, node, t};
-  if (kind == OpKind::kCollective) {
+  if (kind == SimOpKind::kCollective) {
     const int64_t gid = GroupGlobalId(p, p.group[node]);
     const RendezvousKey key{0, gid, 0, s.group_seq[gid]++};
     if (rendezvous_.Arrive(key, RequiredClasses(p, p.group[node]), me,
@@ -282,7 +282,7 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
     StartComm(scratch_, t, true, 2);
     return;
   }
-  const bool send = kind == OpKind::kSend;
+  const bool send = kind == SimOpKind::kSend;
   const int64_t src = send ? self : peer, dst = send ? peer : self;
   const RendezvousKey key{1, src, dst, s.p2p_seq[peer * 2 + (send ? 0 : 1)]++};
   if (rendezvous_.Arrive(key, 2, me, &scratch_))

@@ -17,23 +17,23 @@ namespace {
 
 // The simulator's view of the model's kinds: every kind that takes time on
 // its queue computes (memory nodes move their bytes, node-model.md).
-OpKind Classify(NodeKind kind) {
+SimOpKind Classify(NodeKind kind) {
   switch (kind) {
     case NodeKind::kCollective:
-      return OpKind::kCollective;
+      return SimOpKind::kCollective;
     case NodeKind::kSend:
-      return OpKind::kSend;
+      return SimOpKind::kSend;
     case NodeKind::kRecv:
-      return OpKind::kRecv;
+      return SimOpKind::kRecv;
     case NodeKind::kHostOp:
     case NodeKind::kKernel:
     case NodeKind::kGemm:
     case NodeKind::kMemory:
-      return OpKind::kCompute;
+      return SimOpKind::kCompute;
     case NodeKind::kMetadata:
-      return OpKind::kNoop;
+      return SimOpKind::kNoop;
   }
-  return OpKind::kNoop;
+  return SimOpKind::kNoop;
 }
 
 // Resource key: (class, id). Class 0 = CPU thread, 1 = GPU stream, 2 = comm
@@ -104,8 +104,8 @@ std::optional<DeviceWhatIf> WhatIfFor(const NodeModel& graph,
 // otherwise ordered after its completion.
 bool ReleasedOnIssue(const NodeModel& graph, const RankProgram& p, NodeIndex dep,
                      NodeIndex user) {
-  const OpKind k = p.kind[dep];
-  if (k != OpKind::kCollective && k != OpKind::kSend && k != OpKind::kRecv)
+  const SimOpKind k = p.kind[dep];
+  if (k != SimOpKind::kCollective && k != SimOpKind::kSend && k != SimOpKind::kRecv)
     return false;
   if (p.resource_names[p.resource[dep]].rfind("gpu", 0) == 0) return false;
   if (!p.steps.is_host(user) || p.steps.is_wait(user)) return false;
@@ -214,19 +214,19 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   p.dep_count.assign(n, 0);
   std::map<std::pair<int, int64_t>, uint32_t> resources;
   for (NodeIndex i = 0; i < n; ++i) {
-    const OpKind kind =
-        p.steps.Runs(i, mode) ? Classify(graph.kind(i)) : OpKind::kNoop;
+    const SimOpKind kind =
+        p.steps.Runs(i, mode) ? Classify(graph.kind(i)) : SimOpKind::kNoop;
     p.kind[i] = kind;
-    if (kind == OpKind::kCompute && p.steps.is_host(i) && host_time_model &&
+    if (kind == SimOpKind::kCompute && p.steps.is_host(i) && host_time_model &&
         p.steps.recorded_duration_ns(i) > 0) {
       p.compute_ns[i] = p.steps.HostDurationNs(i, mode);
       p.gap_ns[i] = p.steps.HostGapNs(i, mode);
-    } else if (kind == OpKind::kCompute && what_if &&
+    } else if (kind == SimOpKind::kCompute && what_if &&
                p.steps.recorded_duration_ns(i) > 0) {
       p.compute_ns[i] =
           what_if->ScaleNs(p.steps.recorded_duration_ns(i), p.steps.flops(i),
                            p.steps.bytes(i), &what_if_counts);
-    } else if (kind == OpKind::kCompute) {
+    } else if (kind == SimOpKind::kCompute) {
       p.compute_ns[i] = compute.DurationNs(graph, i);
     } else if (const CommSpec* c = graph.comm(i); c != nullptr) {
       p.comm_type[i] = c->type;
@@ -235,7 +235,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
         const int32_t g = p.groups.Find(std::string(graph.string(c->pg_name)));
         p.group[i] = g < 0 ? 0 : g;
       }
-      if (kind == OpKind::kSend || kind == OpKind::kRecv) p.peer[i] = c->peer;
+      if (kind == SimOpKind::kSend || kind == SimOpKind::kRecv) p.peer[i] = c->peer;
       p.recorded_ns[i] = graph.duration_ns(i);
     }
     const auto key = ResourceKey(graph, i, p.group[i], options.scheduling);

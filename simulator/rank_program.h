@@ -20,7 +20,7 @@
 
 namespace et::sim {
 
-enum class OpKind : uint8_t { kNoop, kCompute, kCollective, kSend, kRecv };
+enum class SimOpKind : uint8_t { kNoop, kCompute, kCollective, kSend, kRecv };
 
 // Process groups of one program; index 0 is the implicit "all ranks" group.
 struct ProgramGroups {
@@ -30,7 +30,7 @@ struct ProgramGroups {
 
 struct RankProgram {
   const NodeModel* graph = nullptr;  // not owned
-  std::vector<OpKind> kind;
+  std::vector<SimOpKind> kind;
   std::vector<uint32_t> resource;   // dense per program
   std::vector<int64_t> compute_ns;  // compute ops (before slow-down)
   // Host ops: time their thread spends before them (Python, dispatcher).

@@ -41,8 +41,8 @@ int64_t UnionLength(std::vector<Interval>* v) {
   return total;
 }
 
-bool IsComm(OpKind k) {
-  return k == OpKind::kCollective || k == OpKind::kSend || k == OpKind::kRecv;
+bool IsComm(SimOpKind k) {
+  return k == SimOpKind::kCollective || k == SimOpKind::kSend || k == SimOpKind::kRecv;
 }
 
 RankSummary Summarize(const RankClass& rc, const ClassTimeline& tl) {
@@ -53,7 +53,7 @@ RankSummary Summarize(const RankClass& rc, const ClassTimeline& tl) {
   for (size_t i = 0; i < p.kind.size(); ++i) {
     if (tl.finish_ns[i] < 0) continue;
     s.step_ns = std::max(s.step_ns, tl.finish_ns[i]);
-    if (p.kind[i] == OpKind::kCompute)
+    if (p.kind[i] == SimOpKind::kCompute)
       compute.push_back({tl.start_ns[i], tl.finish_ns[i]});
     if (IsComm(p.kind[i])) comm.push_back({tl.start_ns[i], tl.finish_ns[i]});
   }
@@ -82,7 +82,7 @@ std::vector<CriticalStep> CriticalPath(const RankClass& rc,
   *busy_ns = 0;
   for (int32_t n = last; n >= 0; n = tl.critical_pred[n]) {
     const int64_t dur = tl.finish_ns[n] - tl.start_ns[n];
-    if (p.kind[n] != OpKind::kNoop) {
+    if (p.kind[n] != SimOpKind::kNoop) {
       path.push_back({p.graph->id(n), std::string(p.graph->name(n)),
                       tl.start_ns[n], dur});
       *busy_ns += dur;
@@ -99,7 +99,7 @@ std::vector<CriticalStep> CriticalPath(const RankClass& rc,
 std::vector<int64_t> StepEnds(const RankProgram& p, const ClassTimeline& tl) {
   std::vector<int64_t> ends(static_cast<size_t>(p.steps.steps()), 0);
   for (size_t i = 0; i < p.kind.size(); ++i) {
-    if (p.kind[i] == OpKind::kNoop || tl.finish_ns[i] < 0) continue;
+    if (p.kind[i] == SimOpKind::kNoop || tl.finish_ns[i] < 0) continue;
     const int32_t k = p.steps.step_ids().empty()
                           ? 0
                           : p.steps.step_index(static_cast<NodeIndex>(i));
@@ -152,7 +152,7 @@ Report BuildReport(const std::vector<RankClass>& classes,
   const RankProgram& p = *classes[slowest].program;
   const ClassTimeline& tl = result.timelines[slowest];
   for (size_t i = 0; i < p.kind.size(); ++i) {
-    if (p.kind[i] != OpKind::kCompute || tl.finish_ns[i] < 0) continue;
+    if (p.kind[i] != SimOpKind::kCompute || tl.finish_ns[i] < 0) continue;
     OpRow& row = ops[std::string(p.graph->name(i))];
     row.name = std::string(p.graph->name(i));
     ++row.calls;
@@ -320,7 +320,7 @@ absl::Status WriteTimeline(const std::vector<RankClass>& classes,
       trace.NameThread(pid, static_cast<int64_t>(res), p.resource_names[res]);
     }
     for (size_t i = 0; i < p.kind.size(); ++i) {
-      if (p.kind[i] == OpKind::kNoop || tl.finish_ns[i] < 0) continue;
+      if (p.kind[i] == SimOpKind::kNoop || tl.finish_ns[i] < 0) continue;
       nlohmann::json args = {{"node", p.graph->id(i)}};
       if (IsComm(p.kind[i])) {
         args["bytes"] = p.comm_bytes[i];

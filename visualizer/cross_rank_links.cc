@@ -1,12 +1,10 @@
-// Cross-rank collective and send/recv links; see cross_rank_links.h.
+// Cross-rank collective and send/recv links from the node models' comm specs;
+// see cross_rank_links.h.
 #include "visualizer/cross_rank_links.h"
 
 #include <map>
 #include <string>
 #include <tuple>
-
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 
 namespace et::viz {
 namespace {
@@ -50,23 +48,28 @@ void AddCrossRankEdges(const std::vector<RankTrace>& traces,
     const RankTrace& trace = traces[t];
     std::map<std::string, int64_t> next_seq;          // per process group
     std::map<std::pair<int, int>, int64_t> next_p2p;  // per (src, dst)
-    for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
-      const auto& node = trace.graph.node(i);
+    const NodeModel& model = trace.model;
+    for (NodeIndex i = 0; i < model.size(); ++i) {
       const uint32_t viz = viz_index[t][i];
-      if (node.type() == ChakraProtoMsg::COMM_COLL_NODE) {
-        std::string pg = GetString(node, attr::kPgName).value_or("");
+      const CommSpec* comm = model.comm(i);
+      if (model.type(i) == ChakraProtoMsg::COMM_COLL_NODE) {
+        // A collective whose type the model could not decode has no spec (no
+        // pg_name, no comm_seq): it is still counted, in the sequence of
+        // collectives without a process group.
+        std::string pg;
+        if (comm != nullptr) pg = std::string(model.string(comm->pg_name));
         int64_t seq = next_seq[pg]++;
-        if (auto recorded = GetInt(node, attr::kCommSeq)) seq = *recorded;
+        if (comm != nullptr && comm->seq >= 0) seq = comm->seq;
         collectives[{pg, seq}].push_back(
-            {trace.rank, viz, CommTypeLabel(node)});
-      } else if (node.type() == ChakraProtoMsg::COMM_SEND_NODE) {
-        if (auto dst = GetInt(node, attr::kCommDst)) {
-          const std::pair<int, int> link{trace.rank, static_cast<int>(*dst)};
+            {trace.rank, viz, CommTypeLabel(model, i)});
+      } else if (model.type(i) == ChakraProtoMsg::COMM_SEND_NODE) {
+        if (comm != nullptr && comm->peer >= 0) {
+          const std::pair<int, int> link{trace.rank, comm->peer};
           sends[{link.first, link.second, next_p2p[link]++}] = viz;
         }
-      } else if (node.type() == ChakraProtoMsg::COMM_RECV_NODE) {
-        if (auto src = GetInt(node, attr::kCommSrc)) {
-          const std::pair<int, int> link{static_cast<int>(*src), trace.rank};
+      } else if (model.type(i) == ChakraProtoMsg::COMM_RECV_NODE) {
+        if (comm != nullptr && comm->peer >= 0) {
+          const std::pair<int, int> link{comm->peer, trace.rank};
           recvs[{link.first, link.second, next_p2p[link]++}] = viz;
         }
       }

@@ -26,9 +26,7 @@ struct NodeStyle {
 NodeStyle StyleOf(NodeKind kind, Device device) {
   switch (kind) {
     case NodeKind::kCompute:
-      return {"box", device == Device::kGpu   ? "#d3ecd1"
-                     : device == Device::kCpu ? "#dbe8f7"
-                                              : "#eeeeee"};
+      return {"box", device == Device::kGpu ? "#d3ecd1" : "#dbe8f7"};
     case NodeKind::kCollective:
       return {"hexagon", "#f9c89b"};
     case NodeKind::kSendRecv:
@@ -49,10 +47,8 @@ const char* BorderOf(Device device) {
       return "#2e7d32";
     case Device::kCpu:
       return "#1f4e79";
-    case Device::kUnknown:
-      return "#666666";
   }
-  return "#666666";
+  return "#1f4e79";
 }
 
 std::string NodeLabel(const VizNode& n) {
@@ -100,9 +96,8 @@ std::string LegendLabel(const VizGraph& graph, const std::string& title) {
   for (const VizNode& n : graph.nodes) present.insert({n.kind, n.device});
   std::string cells;
   for (const auto& [kind, device] : present) {
-    std::string text(KindName(kind));
-    if (device != Device::kUnknown)
-      absl::StrAppend(&text, " ", DeviceName(device));
+    const std::string text =
+        absl::StrCat(KindName(kind), " ", DeviceName(device));
     absl::StrAppendFormat(&cells, "<td bgcolor=\"%s\">%s (%s)</td>",
                           StyleOf(kind, device).fill, text,
                           StyleOf(kind, device).shape);
@@ -175,19 +170,16 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
       indent = "    ";
     }
     for (const auto& [track, members] : tracks) {
-      const bool cluster = track.kind != Track::Kind::kNone;
-      std::string inner = indent;
-      if (cluster) {
-        absl::StrAppendFormat(
-            &out,
-            "%ssubgraph \"cluster_r%d_%s\" {\n%s  label=\"%s\"; "
-            "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
-            "color=\"#bdbdbd\";\n",
-            indent, rank, TrackName(track), indent, TrackName(track));
-        inner = indent + "  ";
-      }
+      // Every node has a track (the model's queue), so every node is in one.
+      absl::StrAppendFormat(
+          &out,
+          "%ssubgraph \"cluster_r%d_%s\" {\n%s  label=\"%s\"; "
+          "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
+          "color=\"#bdbdbd\";\n",
+          indent, rank, TrackName(track), indent, TrackName(track));
+      const std::string inner = indent + "  ";
       for (uint32_t k : members) AppendNode(graph.nodes[k], inner, &out);
-      if (cluster) absl::StrAppend(&out, indent, "}\n");
+      absl::StrAppend(&out, indent, "}\n");
     }
     if (multi_rank) absl::StrAppend(&out, "  }\n");
   }

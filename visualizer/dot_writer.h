@@ -4,10 +4,10 @@
 // name, id, duration and bytes. Data edges are solid, control edges dashed,
 // cross-rank collective links bold orange and peer (send->recv) links gold;
 // neither cross-rank kind constrains the layout. A control edge that doubles a
-// data edge between the same two nodes is not drawn. One cluster per CPU thread
-// or GPU stream, nested in one cluster per rank when several ranks are drawn. A
-// legend sits in the graph label (no extra nodes, so node counts stay exact).
-// Stateless; thread-safe.
+// data edge between the same two nodes is not drawn. One cluster per CPU
+// thread, GPU stream or process group channel (NodeModel::queue), nested in one
+// cluster per rank when several ranks are drawn. A legend sits in the graph
+// label (no extra nodes, so node counts stay exact). Stateless; thread-safe.
 #ifndef VISUALIZER_DOT_WRITER_H_
 #define VISUALIZER_DOT_WRITER_H_
 

@@ -167,7 +167,10 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
     RETURN_IF_ERROR(et::EtToJsonFile(o.inputs[0], o.raw_json_output));
     written->push_back(o.raw_json_output);
   }
-  ASSIGN_OR_RETURN(auto traces, et::viz::LoadRankTraces(o.inputs));
+  // Only a report by shapes reads the IO table; the rest of et-viz needs the
+  // model's columns alone, so the table is not kept for them.
+  ASSIGN_OR_RETURN(auto traces,
+                   et::viz::LoadRankTraces(o.inputs, o.report && o.by_shape));
   ASSIGN_OR_RETURN(auto selections, et::viz::SelectNodes(traces, o.filter));
   if (!o.graph_output.empty()) {
     ASSIGN_OR_RETURN(auto format, et::viz::GraphFormatFromPath(o.graph_output));

@@ -28,7 +28,7 @@ int32_t DeepestFittingDepth(const std::vector<RankTrace>& traces,
                             int64_t max_nodes, int64_t* count_at_depth) {
   std::map<int32_t, int64_t> by_depth;
   for (size_t t = 0; t < traces.size(); ++t) {
-    for (NodeIndex i = 0; i < traces[t].graph.size(); ++i) {
+    for (NodeIndex i = 0; i < traces[t].model.size(); ++i) {
       if (selections[t].shown[i]) ++by_depth[traces[t].hierarchy.depth(i)];
     }
   }

@@ -12,8 +12,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "re2/re2.h"
@@ -54,12 +52,12 @@ absl::StatusOr<std::unique_ptr<RE2>> CompilePattern(
 // (its default granularity drops the ProfilerStep#N spans themselves), and the
 // subtree of every ProfilerStep#<step> node (iterative, explicit stack).
 std::vector<uint8_t> StepMask(const RankTrace& trace, int64_t step) {
-  std::vector<uint8_t> in_step(trace.graph.size(), 0);
+  const NodeModel& model = trace.model;
+  std::vector<uint8_t> in_step(model.size(), 0);
   const std::string step_name = absl::StrCat(kStepPrefix, step);
   std::vector<NodeIndex> stack;
-  for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
-    if (trace.graph.node(i).name() == step_name ||
-        GetInt(trace.graph.node(i), attr::kStep) == step) {
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    if (model.name(i) == step_name || model.step(i) == step) {
       stack.push_back(i);
     }
   }
@@ -82,7 +80,7 @@ bool Contains(const std::vector<int>& v, int x) {
 // it.
 void FoldIntoShownAncestors(const RankTrace& trace, RankSelection* sel) {
   const OpHierarchy& h = trace.hierarchy;
-  const size_t n = trace.graph.size();
+  const size_t n = trace.model.size();
   std::vector<NodeIndex> by_depth(n);
   for (NodeIndex i = 0; i < n; ++i) by_depth[i] = i;
   std::stable_sort(
@@ -186,14 +184,15 @@ absl::StatusOr<std::vector<int>> ParseRankList(absl::string_view text) {
 
 std::vector<int64_t> ProfilerSteps(const RankTrace& trace) {
   std::vector<int64_t> steps;
-  for (const auto& node : trace.graph.nodes()) {
-    absl::string_view name = node.name();
+  const NodeModel& model = trace.model;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    absl::string_view name = model.name(i);
     int64_t step = 0;
     if (absl::ConsumePrefix(&name, kStepPrefix) &&
         absl::SimpleAtoi(name, &step)) {
       steps.push_back(step);
-    } else if (auto tagged = GetInt(node, attr::kStep); tagged.has_value()) {
-      steps.push_back(*tagged);
+    } else if (model.step(i) >= 0) {  // -1: no step recorded
+      steps.push_back(model.step(i));
     }
   }
   std::sort(steps.begin(), steps.end());
@@ -222,7 +221,8 @@ absl::StatusOr<std::vector<RankSelection>> SelectNodes(
   std::vector<int64_t> steps_seen;
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
-    const size_t n = trace.graph.size();
+    const NodeModel& model = trace.model;
+    const size_t n = model.size();
     RankSelection& sel = selections[t];
     sel.shown.assign(n, 0);
     sel.fold_into.assign(n, OpHierarchy::kNoParent);
@@ -234,23 +234,30 @@ absl::StatusOr<std::vector<RankSelection>> SelectNodes(
       for (int64_t s : ProfilerSteps(trace)) steps_seen.push_back(s);
     }
     for (NodeIndex i = 0; i < n; ++i) {
-      const auto& node = trace.graph.node(i);
-      if (filter.min_id && node.id() < *filter.min_id) continue;
-      if (filter.max_id && node.id() > *filter.max_id) continue;
+      const uint64_t id = model.id(i);
+      if (filter.min_id && id < *filter.min_id) continue;
+      if (filter.max_id && id > *filter.max_id) continue;
       if (filter.step && !in_step[i]) continue;
       if (filter.max_depth && trace.hierarchy.depth(i) > *filter.max_depth)
         continue;
       if (!filter.kinds.empty() &&
-          std::find(filter.kinds.begin(), filter.kinds.end(), KindOf(node)) ==
-              filter.kinds.end()) {
+          std::find(filter.kinds.begin(), filter.kinds.end(),
+                    KindOf(model, i)) == filter.kinds.end()) {
         continue;
       }
       if (!filter.devices.empty() &&
           std::find(filter.devices.begin(), filter.devices.end(),
-                    DeviceOf(node)) == filter.devices.end()) {
+                    DeviceOf(model, i)) == filter.devices.end()) {
         continue;
       }
-      if (pattern && !RE2::PartialMatch(node.name(), *pattern)) continue;
+      if (pattern) {
+        // This RE2 takes its own StringPiece, not absl::string_view.
+        const absl::string_view name = model.name(i);
+        if (!RE2::PartialMatch(re2::StringPiece(name.data(), name.size()),
+                               *pattern)) {
+          continue;
+        }
+      }
       sel.shown[i] = 1;
       sel.fold_into[i] = i;
       ++sel.shown_count;

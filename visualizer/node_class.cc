@@ -1,18 +1,13 @@
-// Node classification for et-viz; see node_class.h.
+// Node classification for et-viz from the typed node model; see node_class.h.
 #include "visualizer/node_class.h"
 
 #include "absl/strings/str_cat.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
-#include "proto/checked_math.h"
 #include "proto/comm_type.h"
 
 namespace et::viz {
 
-using ChakraProtoMsg::Node;
-
-NodeKind KindOf(const Node& node) {
-  switch (node.type()) {
+NodeKind KindOf(const NodeModel& model, NodeIndex i) {
+  switch (model.type(i)) {
     case ChakraProtoMsg::COMP_NODE:
       return NodeKind::kCompute;
     case ChakraProtoMsg::COMM_COLL_NODE:
@@ -30,13 +25,8 @@ NodeKind KindOf(const Node& node) {
   }
 }
 
-Device DeviceOf(const Node& node) {
-  if (GetBool(node, attr::kIsGpuOp).value_or(false)) return Device::kGpu;
-  // Chakra marks GPU kernels with is_cpu_op = false rather than a GPU flag.
-  const std::optional<bool> is_cpu = GetBool(node, attr::kIsCpuOp);
-  if (is_cpu.has_value()) return *is_cpu ? Device::kCpu : Device::kGpu;
-  if (GetInt(node, attr::kStream).has_value()) return Device::kGpu;
-  return Device::kUnknown;
+Device DeviceOf(const NodeModel& model, NodeIndex i) {
+  return model.on_host(i) ? Device::kCpu : Device::kGpu;
 }
 
 absl::string_view KindName(NodeKind kind) {
@@ -63,47 +53,38 @@ absl::string_view DeviceName(Device device) {
       return "cpu";
     case Device::kGpu:
       return "gpu";
-    case Device::kUnknown:
-      return "unknown";
   }
-  return "unknown";
+  return "gpu";
 }
 
-int64_t DurationNs(const Node& node) {
-  if (auto ns = GetInt(node, attr::kDurationNs)) return *ns;
-  return MicrosToNanosSaturating(node.duration_micros());
+int64_t DurationNs(const NodeModel& model, NodeIndex i) {
+  return model.duration_ns(i);
 }
 
-int64_t InclusiveDurationNs(const Node& node) {
-  if (auto ns = GetInt(node, attr::kInclusiveDurNs)) return *ns;
-  return DurationNs(node);
+int64_t InclusiveDurationNs(const NodeModel& model, NodeIndex i) {
+  return model.inclusive_duration_ns(i);
 }
 
-std::optional<int64_t> StartNs(const Node& node) {
-  if (auto ns = GetInt(node, attr::kStartNs)) return *ns;
-  if (node.start_time_micros() != 0) {
-    return static_cast<int64_t>(node.start_time_micros()) * 1000;
-  }
-  return std::nullopt;
+std::optional<int64_t> StartNs(const NodeModel& model, NodeIndex i) {
+  const int64_t start = model.start_ns(i);
+  if (start < 0) return std::nullopt;
+  return start;
 }
 
-int64_t BytesOf(const Node& node) {
-  const NodeKind kind = KindOf(node);
-  if (kind == NodeKind::kCollective || kind == NodeKind::kSendRecv) {
-    if (auto bytes = GetInt(node, attr::kCommSize)) return *bytes;
-  }
-  return GetInt(node, attr::kTensorSize).value_or(0);
+int64_t BytesOf(const NodeModel& model, NodeIndex i) {
+  if (const CommSpec* comm = model.comm(i)) return comm->bytes;
+  if (model.cost_from_shapes(i)) return 0;
+  return static_cast<int64_t>(model.bytes(i));
 }
 
-std::string CommTypeLabel(const Node& node) {
-  switch (node.type()) {
+std::string CommTypeLabel(const NodeModel& model, NodeIndex i) {
+  switch (model.type(i)) {
     case ChakraProtoMsg::COMM_COLL_NODE: {
-      const int64_t type = GetInt(node, attr::kCommType).value_or(0);
-      if (!ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(type))) {
-        return absl::StrCat("COMM_TYPE_", type);
-      }
-      return std::string(
-          CommTypeName(static_cast<ChakraProtoMsg::CollectiveCommType>(type)));
+      // The model leaves comm() unset for a collective whose type neither
+      // comm_type nor its name gives (it runs as metadata in et-sim).
+      const CommSpec* comm = model.comm(i);
+      if (comm == nullptr) return "UNKNOWN";
+      return std::string(CommTypeName(comm->type));
     }
     case ChakraProtoMsg::COMM_SEND_NODE:
       return "SEND";
@@ -114,15 +95,17 @@ std::string CommTypeLabel(const Node& node) {
   }
 }
 
-Track TrackOf(const Node& node) {
-  if (auto stream = GetInt(node, attr::kStream);
-      stream && DeviceOf(node) == Device::kGpu) {
-    return {Track::Kind::kStream, *stream};
+Track TrackOf(const NodeModel& model, NodeIndex i) {
+  const Queue& queue = model.queue(i);
+  switch (queue.kind) {
+    case QueueKind::kThread:
+      return {Track::Kind::kThread, queue.number};
+    case QueueKind::kStream:
+      return {Track::Kind::kStream, queue.number};
+    case QueueKind::kCommGroup:
+      return {Track::Kind::kCommGroup, queue.number};
   }
-  if (auto tid = GetInt(node, attr::kTid)) return {Track::Kind::kThread, *tid};
-  if (auto stream = GetInt(node, attr::kStream))
-    return {Track::Kind::kStream, *stream};
-  return {};
+  return {Track::Kind::kStream, queue.number};
 }
 
 std::string TrackName(const Track& track) {
@@ -131,8 +114,9 @@ std::string TrackName(const Track& track) {
       return absl::StrCat("thread ", track.number);
     case Track::Kind::kStream:
       return absl::StrCat("stream ", track.number);
-    case Track::Kind::kNone:
-      return "";
+    case Track::Kind::kCommGroup:
+      if (track.number < 0) return "comm group all ranks";
+      return absl::StrCat("comm group ", track.number);
   }
   return "";
 }

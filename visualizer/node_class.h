@@ -1,9 +1,10 @@
-// How et-viz classifies a Chakra node for drawing, filtering and reporting: its
-// kind (compute, collective, send/recv, memory, metadata), where it ran (CPU or
-// GPU, from the is_gpu_op / is_cpu_op / stream attributes), its recorded times
-// in nanoseconds (the sub-microsecond attributes when present, else the
-// whole-microsecond proto fields) and the bytes it moves. Pure functions of one
-// node; thread-safe.
+// How et-viz classifies a node for drawing, filtering and reporting: its kind
+// (compute, collective, send/recv, memory, metadata), where it ran (CPU or
+// GPU), its recorded times in nanoseconds, the bytes it moves and the track
+// (thread, stream or process group channel) it occupied. Every fact comes from
+// the typed node model (proto/node_model.h), so et-viz decodes a node by the
+// same rules as et-sim and et-replay; this file only maps the model's facts to
+// what a picture or a report shows. Pure functions of one node; thread-safe.
 #ifndef VISUALIZER_NODE_CLASS_H_
 #define VISUALIZER_NODE_CLASS_H_
 
@@ -11,12 +12,13 @@
 #include <optional>
 #include <string>
 
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proto/et_def.pb.h"
+#include "proto/node_model.h"
 
 namespace et::viz {
 
+// The drawing kind: the protobuf node type, so a collective the model could
+// not decode (NodeKind::kMetadata there) is still drawn as a collective.
 enum class NodeKind {
   kCompute,
   kCollective,
@@ -25,42 +27,46 @@ enum class NodeKind {
   kMetadata,
   kOther
 };
-enum class Device { kCpu, kGpu, kUnknown };
+// The model's host/device rule: a node runs on a host thread or on the device.
+enum class Device { kCpu, kGpu };
 
-NodeKind KindOf(const ChakraProtoMsg::Node& node);
-Device DeviceOf(const ChakraProtoMsg::Node& node);
+NodeKind KindOf(const NodeModel& model, NodeIndex i);
+// kCpu when the model puts the node on a host thread, else kGpu (a node
+// without is_cpu_op / is_gpu_op is a device op; see NodeModel::on_host).
+Device DeviceOf(const NodeModel& model, NodeIndex i);
 
 // "compute", "collective", "sendrecv", "memory", "metadata", "other".
 absl::string_view KindName(NodeKind kind);
-// "cpu", "gpu", "unknown".
+// "cpu", "gpu".
 absl::string_view DeviceName(Device device);
 
-// Duration in ns: attr duration_ns, else duration_micros * 1000.
-int64_t DurationNs(const ChakraProtoMsg::Node& node);
-// Duration including nested ops: attr inclusive_dur_ns when the writer recorded
-// it (our converter does, and then writes the exclusive time as the duration
-// for ops whose children are nodes too), else DurationNs (Chakra's convention:
-// the recorded duration includes nested ops).
-int64_t InclusiveDurationNs(const ChakraProtoMsg::Node& node);
-// Start in ns: attr start_ns, else start_time_micros * 1000; nullopt when
-// neither is recorded (start_time_micros == 0 means "not recorded" in every
-// writer we know).
-std::optional<int64_t> StartNs(const ChakraProtoMsg::Node& node);
+// Duration in ns, as the model decoded it (duration_ns, else duration_micros).
+int64_t DurationNs(const NodeModel& model, NodeIndex i);
+// Duration including nested ops: inclusive_dur_ns when the writer recorded it
+// (our converter does, and then writes the exclusive time as the duration for
+// ops whose children are nodes too), else DurationNs (Chakra's convention: the
+// recorded duration includes nested ops).
+int64_t InclusiveDurationNs(const NodeModel& model, NodeIndex i);
+// Start in ns (start_ns, else start_time_micros); nullopt when not recorded.
+std::optional<int64_t> StartNs(const NodeModel& model, NodeIndex i);
 
-// Bytes the node moves: comm_size for communication, else tensor_size, else 0.
-int64_t BytesOf(const ChakraProtoMsg::Node& node);
+// Bytes the node moves: a communication node's comm_size; else the recorded
+// tensor_size (a size the model estimated from shapes is not shown: et-viz
+// reports what the trace recorded); else 0.
+int64_t BytesOf(const NodeModel& model, NodeIndex i);
 
-// "ALL_REDUCE" etc. for a collective (a missing comm_type reads as ALL_REDUCE,
-// the proto3 default, as Chakra's consumers read it); "SEND"/"RECV" for
-// point-to-point; "" otherwise.
-std::string CommTypeLabel(const ChakraProtoMsg::Node& node);
+// "ALL_REDUCE" etc. for a collective (its comm_type, else the type its name
+// spells, as the model decodes it; "UNKNOWN" when neither says); "SEND" /
+// "RECV" for point-to-point; "" otherwise.
+std::string CommTypeLabel(const NodeModel& model, NodeIndex i);
 
-// The track a node ran on, for clusters and timelines: a GPU stream or a CPU
-// thread.
+// The track a node ran on, for clusters and timelines: a CPU thread, a GPU
+// stream, or the channel of a process group (a collective recorded without a
+// stream): the model's queue.
 struct Track {
-  enum class Kind { kThread, kStream, kNone };
-  Kind kind = Kind::kNone;
-  int64_t number = 0;  // tid or stream
+  enum class Kind { kThread, kStream, kCommGroup };
+  Kind kind = Kind::kThread;
+  int64_t number = 0;  // tid, stream, or group index (-1: all ranks)
   bool operator==(const Track& o) const {
     return kind == o.kind && number == o.number;
   }
@@ -68,8 +74,8 @@ struct Track {
     return kind != o.kind ? kind < o.kind : number < o.number;
   }
 };
-Track TrackOf(const ChakraProtoMsg::Node& node);
-// "thread 3", "stream 7", "" for kNone.
+Track TrackOf(const NodeModel& model, NodeIndex i);
+// "thread 3", "stream 7", "comm group 1", "comm group all ranks".
 std::string TrackName(const Track& track);
 
 }  // namespace et::viz

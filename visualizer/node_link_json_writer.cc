@@ -16,10 +16,8 @@ void AppendNode(const VizNode& n, std::string* out) {
                   ", \"name\": ", JsonQuote(n.name), ", \"type\": ",
                   JsonQuote(ChakraProtoMsg::NodeType_Name(n.type)),
                   ", \"kind\": ", JsonQuote(KindName(n.kind)),
-                  ", \"device\": ", JsonQuote(DeviceName(n.device)));
-  if (n.track.kind != Track::Kind::kNone) {
-    absl::StrAppend(out, ", \"track\": ", JsonQuote(TrackName(n.track)));
-  }
+                  ", \"device\": ", JsonQuote(DeviceName(n.device)),
+                  ", \"track\": ", JsonQuote(TrackName(n.track)));
   absl::StrAppendFormat(out, ", \"duration_us\": %.3f, \"bytes\": %d",
                         n.duration_ns / 1e3, n.bytes);
   if (!n.comm_type.empty())

@@ -1,27 +1,24 @@
-// Op nesting of a trace; see op_hierarchy.h.
+// Op nesting of a trace, from its node model; see op_hierarchy.h.
 #include "visualizer/op_hierarchy.h"
-
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 
 namespace et::viz {
 
-OpHierarchy OpHierarchy::Build(const Graph& graph) {
+OpHierarchy OpHierarchy::Build(const NodeModel& model) {
   OpHierarchy h;
-  const size_t n = graph.size();
+  const size_t n = model.size();
   h.parent_.assign(n, kNoParent);
   bool any_parent_id = false;
   for (NodeIndex i = 0; i < n; ++i) {
-    auto parent_id = GetInt(graph.node(i), attr::kParentId);
-    if (!parent_id.has_value()) continue;
+    const uint64_t parent_id = model.parent_id(i);
+    if (parent_id == 0) continue;  // the model's "no parent recorded"
     any_parent_id = true;
-    auto parent = graph.Find(static_cast<uint64_t>(*parent_id));
+    auto parent = model.Find(parent_id);
     if (parent.has_value() && *parent != i) h.parent_[i] = *parent;
   }
   if (!any_parent_id) {
     h.source_ = Source::kCtrlDeps;
     for (NodeIndex i = 0; i < n; ++i) {
-      auto deps = graph.ctrl_deps(i);
+      auto deps = model.ctrl_deps(i);
       if (!deps.empty() && deps[0] != i) h.parent_[i] = deps[0];
     }
   }

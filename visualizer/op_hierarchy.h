@@ -1,8 +1,9 @@
 // The op nesting of one trace: which op encloses which (an aten::linear
 // encloses its aten::addmm, a ProfilerStep#3 encloses the whole step). Our
-// converter records the enclosing op in attr parent_id; older writers (Chakra's
-// reference converter) only put the parent in ctrl_deps, so when no node
-// carries parent_id the first resolvable ctrl dep is taken as the parent.
+// converter records the enclosing op in attr parent_id (NodeModel::parent_id,
+// 0 = none); older writers (Chakra's reference converter) only put the parent
+// in ctrl_deps, so when no node names a parent the first resolvable ctrl dep
+// is taken as the parent.
 // Parent links that would form a cycle (the 2023 feeder trace has ctrl cycles)
 // are cut, deterministically, and counted. Built once per graph, immutable
 // afterwards; thread-safe to read.
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 
 namespace et::viz {
 
@@ -23,7 +24,7 @@ class OpHierarchy {
   static constexpr NodeIndex kNoParent = std::numeric_limits<NodeIndex>::max();
   enum class Source { kParentIdAttr, kCtrlDeps };
 
-  static OpHierarchy Build(const Graph& graph);
+  static OpHierarchy Build(const NodeModel& model);
 
   NodeIndex parent(NodeIndex i) const { return parent_[i]; }
   absl::Span<const NodeIndex> children(NodeIndex i) const {

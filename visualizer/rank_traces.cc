@@ -1,4 +1,4 @@
-// Loading the per-rank inputs of et-viz; see rank_traces.h.
+// Loading the per-rank inputs of et-viz into node models; see rank_traces.h.
 #include "visualizer/rank_traces.h"
 
 #include <algorithm>
@@ -7,19 +7,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "proto/file_util.h"
 #include "proto/status_macros.h"
 
 namespace et::viz {
 
-RankTrace MakeRankTrace(Graph graph, int rank, std::string path) {
+RankTrace MakeRankTrace(NodeModel model, int rank, std::string path) {
   RankTrace trace;
   trace.rank = rank;
   trace.path = std::move(path);
-  trace.graph = std::move(graph);
-  trace.hierarchy = OpHierarchy::Build(trace.graph);
+  trace.model = std::move(model);
+  trace.hierarchy = OpHierarchy::Build(trace.model);
   return trace;
 }
 
@@ -43,18 +41,20 @@ std::optional<int> RankFromFileName(absl::string_view path) {
 }
 
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& paths) {
+    const std::vector<std::string>& paths, bool keep_input_shapes) {
+  ModelOptions options;
+  options.keep_io = keep_input_shapes;
   std::vector<RankTrace> traces;
   traces.reserve(paths.size());
   for (size_t k = 0; k < paths.size(); ++k) {
-    auto graph = LoadGraph(paths[k]);
-    if (!graph.ok()) {
-      return absl::Status(graph.status().code(),
-                          PrefixPath(paths[k], graph.status().message()));
+    auto model = NodeModel::Load(paths[k], options);
+    if (!model.ok()) {
+      return absl::Status(model.status().code(),
+                          PrefixPath(paths[k], model.status().message()));
     }
     int rank = static_cast<int>(k);
-    if (auto meta_rank = GetInt(graph->metadata().attr(), attr::kRank)) {
-      rank = static_cast<int>(*meta_rank);
+    if (const int64_t meta_rank = model->info().rank; meta_rank >= 0) {
+      rank = static_cast<int>(meta_rank);
     } else if (auto name_rank = RankFromFileName(paths[k])) {
       rank = *name_rank;
     }
@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
                             paths[k], rank, other.path));
       }
     }
-    traces.push_back(MakeRankTrace(*std::move(graph), rank, paths[k]));
+    traces.push_back(MakeRankTrace(*std::move(model), rank, paths[k]));
   }
   std::sort(
       traces.begin(), traces.end(),

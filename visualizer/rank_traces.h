@@ -1,7 +1,8 @@
-// The inputs of one et-viz run: one .et file per rank, each loaded into a Graph
-// with its op nesting. The rank of a file is its metadata `rank` attribute,
-// else the number in a name like `trace.3.et` (Chakra's per-rank naming), else
-// its position on the command line. Owns the graphs; immutable after loading.
+// The inputs of one et-viz run: one .et file per rank, each decoded into the
+// typed node model (proto/node_model.h) with its op nesting. The rank of a file
+// is its metadata `rank` attribute, else the number in a name like `trace.3.et`
+// (Chakra's per-rank naming), else its position on the command line. Owns the
+// models; immutable after loading.
 #ifndef VISUALIZER_RANK_TRACES_H_
 #define VISUALIZER_RANK_TRACES_H_
 
@@ -11,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proto/graph.h"
+#include "proto/node_model.h"
 #include "visualizer/op_hierarchy.h"
 
 namespace et::viz {
@@ -19,17 +20,19 @@ namespace et::viz {
 struct RankTrace {
   int rank = 0;
   std::string path;
-  Graph graph;
+  NodeModel model;
   OpHierarchy hierarchy;
 };
 
-// Wraps an in-memory graph (tests, tools that already hold one).
-RankTrace MakeRankTrace(Graph graph, int rank, std::string path);
+// Wraps a model already built (tests build one with NodeModel::FromGraph).
+RankTrace MakeRankTrace(NodeModel model, int rank, std::string path);
 
 // Loads each file; fails on a file that does not load or on two files with one
-// rank. The result is ordered by rank.
+// rank. The result is ordered by rank. The IO table is dropped unless
+// `keep_input_shapes` (report rows by input shapes): nothing else in et-viz
+// reads it, and it is most of a model's memory.
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& paths);
+    const std::vector<std::string>& paths, bool keep_input_shapes = false);
 
 // The rank number in a file name like "x.3.et" or "x.3.et.gz"; nullopt if none.
 std::optional<int> RankFromFileName(absl::string_view path);

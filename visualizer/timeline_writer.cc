@@ -25,13 +25,14 @@ struct TimedEvent {
 };
 
 void AddEvent(const RankTrace& trace, const TimedEvent& e, ChromeTrace* out) {
-  const auto& node = trace.graph.node(e.node);
-  nlohmann::json args = {{"id", node.id()}};
-  if (int64_t bytes = BytesOf(node); bytes > 0) args["bytes"] = bytes;
-  const std::string comm = CommTypeLabel(node);
+  const NodeModel& model = trace.model;
+  nlohmann::json args = {{"id", model.id(e.node)}};
+  if (int64_t bytes = BytesOf(model, e.node); bytes > 0) args["bytes"] = bytes;
+  const std::string comm = CommTypeLabel(model, e.node);
   if (!comm.empty()) args["comm_type"] = comm;
-  out->AddComplete(e.rank, e.track_id, node.name(), KindName(KindOf(node)),
-                   e.start_ns, e.duration_ns, std::move(args));
+  out->AddComplete(e.rank, e.track_id, model.name(e.node),
+                   KindName(KindOf(model, e.node)), e.start_ns, e.duration_ns,
+                   std::move(args));
 }
 
 }  // namespace
@@ -44,33 +45,29 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
   std::vector<TimedEvent> events;
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
-    std::map<Track, int>
-        track_ids;  // ordered: threads, then streams, ascending
-    for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
+    const NodeModel& model = trace.model;
+    // Ordered: threads, then streams, then process group channels, ascending.
+    std::map<Track, int> track_ids;
+    for (NodeIndex i = 0; i < model.size(); ++i) {
       if (!selections[t].shown[i]) continue;
-      const auto start = StartNs(trace.graph.node(i));
+      const auto start = StartNs(model, i);
       if (!start) {
         ++summary->untimed_nodes;
         continue;
       }
-      track_ids.emplace(TrackOf(trace.graph.node(i)), 0);
-      events.push_back(
-          {trace.rank, 0, *start, DurationNs(trace.graph.node(i)), t, i});
+      track_ids.emplace(TrackOf(model, i), 0);
+      events.push_back({trace.rank, 0, *start, DurationNs(model, i), t, i});
     }
     if (track_ids.empty()) continue;
     out.NameProcess(trace.rank, absl::StrCat("rank ", trace.rank));
     int next_id = 1;
     for (auto& [track, id] : track_ids) {
       id = next_id++;
-      out.NameThread(
-          trace.rank, id,
-          track.kind == Track::Kind::kNone ? "unassigned" : TrackName(track),
-          id);
+      out.NameThread(trace.rank, id, TrackName(track), id);
     }
     summary->tracks += static_cast<int64_t>(track_ids.size());
     for (TimedEvent& e : events) {
-      if (e.trace == t)
-        e.track_id = track_ids[TrackOf(trace.graph.node(e.node))];
+      if (e.trace == t) e.track_id = track_ids[TrackOf(model, e.node)];
     }
   }
   // Parents before children at equal start, so viewers nest them correctly.

@@ -1,10 +1,11 @@
 // A Chrome / Perfetto trace (JSON "traceEvents", openable in ui.perfetto.dev
 // and chrome://tracing) of the times recorded in .et files: one process per
-// rank, one track per CPU thread and per GPU stream, one complete ("X") event
-// per node with a recorded start. Track ids are dense per rank (threads first,
-// then streams, ascending) because real OS thread ids and stream numbers can
-// collide; each track is named with its real tid/stream. Nodes without a start
-// time cannot be placed and are counted instead. Stateless; thread-safe.
+// rank, one track per CPU thread, GPU stream and process group channel (the
+// node model's queue), one complete ("X") event per node with a recorded
+// start. Track ids are dense per rank (threads first, then streams, then
+// groups, ascending) because real OS thread ids and stream numbers can
+// collide; each track is named with its real tid/stream/group. Nodes without a
+// start time cannot be placed and are counted instead. Stateless; thread-safe.
 #ifndef VISUALIZER_TIMELINE_WRITER_H_
 #define VISUALIZER_TIMELINE_WRITER_H_
 

@@ -7,8 +7,6 @@
 #include <tuple>
 #include <utility>
 
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "visualizer/node_class.h"
 
 namespace et::viz {
@@ -45,12 +43,13 @@ struct TrackAccumulator {
 }  // namespace
 
 int64_t SelfTimeNs(const RankTrace& trace, NodeIndex i, bool* clamped) {
-  const auto& node = trace.graph.node(i);
-  const Device device = DeviceOf(node);
-  int64_t self = InclusiveDurationNs(node);
+  const NodeModel& model = trace.model;
+  const Device device = DeviceOf(model, i);
+  int64_t self = InclusiveDurationNs(model, i);
   for (NodeIndex child : trace.hierarchy.children(i)) {
-    const auto& c = trace.graph.node(child);
-    if (DeviceOf(c) == device) self -= InclusiveDurationNs(c);
+    if (DeviceOf(model, child) == device) {
+      self -= InclusiveDurationNs(model, child);
+    }
   }
   *clamped = self < 0;
   return std::max<int64_t>(self, 0);
@@ -66,11 +65,11 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
     report.inputs.push_back(trace.path);
-    for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
+    const NodeModel& model = trace.model;
+    for (NodeIndex i = 0; i < model.size(); ++i) {
       if (!selections[t].shown[i]) continue;
-      const auto& node = trace.graph.node(i);
-      const int64_t dur = DurationNs(node);
-      const int64_t inclusive = InclusiveDurationNs(node);
+      const int64_t dur = DurationNs(model, i);
+      const int64_t inclusive = InclusiveDurationNs(model, i);
       bool clamped = false;
       const int64_t self = SelfTimeNs(trace, i, &clamped);
       ++report.nodes;
@@ -78,25 +77,31 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
       report.total_self_ns += self;
       report.self_clamped_nodes += clamped ? 1 : 0;
 
-      OpKey key{node.name(), std::string(DeviceName(DeviceOf(node))),
-                options.by_input_shapes ? node.inputs().shapes() : ""};
+      // The shapes as the model keys them (one canonical text), present when
+      // the traces were loaded with their IO table (LoadRankTraces).
+      OpKey key{std::string(model.name(i)),
+                std::string(DeviceName(DeviceOf(model, i))),
+                options.by_input_shapes ? std::string(model.input_shapes_key(i))
+                                        : ""};
       OpGroupStats& op = ops[key];
       ++op.calls;
       op.total_ns += inclusive;
       op.self_ns += self;
 
-      const std::string comm_type = CommTypeLabel(node);
+      const std::string comm_type = CommTypeLabel(model, i);
       if (!comm_type.empty()) {
-        const std::string pg = GetString(node, attr::kPgName).value_or("");
+        const CommSpec* spec = model.comm(i);
+        const std::string pg =
+            spec == nullptr ? "" : std::string(model.string(spec->pg_name));
         CommGroupStats& c = comms[{comm_type, pg}];
         ++c.calls;
-        c.bytes += BytesOf(node);
+        c.bytes += BytesOf(model, i);
         c.total_ns += inclusive;
       }
 
-      TrackAccumulator& acc = tracks[{trace.rank, TrackOf(node)}];
+      TrackAccumulator& acc = tracks[{trace.rank, TrackOf(model, i)}];
       ++acc.ops;
-      if (auto start = StartNs(node)) {
+      if (auto start = StartNs(model, i)) {
         acc.intervals.push_back({*start, *start + inclusive});
       } else {
         ++acc.untimed;
@@ -119,8 +124,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
   for (auto& [key, acc] : tracks) {
     TrackStats s;
     s.rank = key.first;
-    s.track = key.second.kind == Track::Kind::kNone ? "unassigned"
-                                                    : TrackName(key.second);
+    s.track = TrackName(key.second);
     s.ops = acc.ops;
     s.untimed_ops = acc.untimed;
     if (!acc.intervals.empty()) {

@@ -1,7 +1,9 @@
 // Where the time goes in a trace, like a profiler's summary: ops grouped by
 // name (and device, and optionally input shapes) with calls, total and self
 // time, mean and share; communication by type and process group with bytes;
-// busy time per CPU thread and GPU stream. Total time of an op = its inclusive
+// busy time per track (CPU thread, GPU stream, process group channel: the node
+// model's queue). Every fact is the node model's (proto/node_model.h). Total
+// time of an op = its inclusive
 // duration (InclusiveDurationNs: attr inclusive_dur_ns, else the recorded
 // duration). Self time = total minus the totals of the ops nested directly in
 // it on the same device (a GPU kernel does not eat its CPU launcher's time);
@@ -24,8 +26,10 @@ namespace et::viz {
 
 struct OpGroupStats {
   std::string name;
-  std::string device;        // "cpu", "gpu", "unknown"
-  std::string input_shapes;  // only when grouping by shapes
+  std::string device;  // "cpu", "gpu"
+  // Only when grouping by shapes: NodeModel::input_shapes_key, e.g.
+  // "[[64,32],[32],[]]".
+  std::string input_shapes;
   int64_t calls = 0;
   int64_t total_ns = 0;
   int64_t self_ns = 0;
@@ -41,7 +45,7 @@ struct CommGroupStats {
 
 struct TrackStats {
   int rank = 0;
-  std::string track;  // "thread 1", "stream 7", "unassigned"
+  std::string track;  // "thread 1", "stream 7", "comm group 0"
   int64_t ops = 0;
   int64_t busy_ns = 0;         // union of the timed ops' intervals
   int64_t first_start_ns = 0;  // of the timed ops
@@ -66,6 +70,8 @@ struct TraceReport {
 };
 
 struct ReportOptions {
+  // Needs the traces loaded with their IO table (LoadRankTraces's
+  // keep_input_shapes); without it every node's shapes read "".
   bool by_input_shapes = false;
 };
 

@@ -59,13 +59,20 @@ void AppendCollectives(const TraceReport& r, std::string* out) {
 }
 
 void AppendTracks(const TraceReport& r, std::string* out) {
-  absl::StrAppend(out, "\nBusy time per thread and stream\n");
-  absl::StrAppendFormat(out, "  %4s  %-12s %7s  %-10s %-10s %6s  %s\n", "rank",
-                        "track", "ops", "busy", "span", "busy%", "untimed ops");
+  absl::StrAppend(out, "\nBusy time per thread, stream and process group\n");
+  // 12 columns fit "thread 1234" and "comm group 3"; longer names ("comm
+  // group all ranks") widen the column rather than push the rest of the row.
+  int width = 12;
+  for (const TrackStats& t : r.tracks) {
+    width = std::max(width, static_cast<int>(t.track.size()));
+  }
+  absl::StrAppendFormat(out, "  %4s  %-*s %7s  %-10s %-10s %6s  %s\n", "rank",
+                        width, "track", "ops", "busy", "span", "busy%",
+                        "untimed ops");
   for (const TrackStats& t : r.tracks) {
     const int64_t span = t.last_end_ns - t.first_start_ns;
-    absl::StrAppendFormat(out, "  %4d  %-12s %7d  %-10s %-10s %6s  %d\n",
-                          t.rank, t.track, t.ops, HumanDuration(t.busy_ns),
+    absl::StrAppendFormat(out, "  %4d  %-*s %7d  %-10s %-10s %6s  %d\n", t.rank,
+                          width, t.track, t.ops, HumanDuration(t.busy_ns),
                           HumanDuration(span), Percent(t.busy_ns, span),
                           t.untimed_ops);
   }

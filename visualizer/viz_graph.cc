@@ -1,32 +1,32 @@
-// Building the drawable graph; see viz_graph.h.
+// Building the drawable graph from the ranks' node models; see viz_graph.h.
 #include "visualizer/viz_graph.h"
 
 #include <algorithm>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "visualizer/cross_rank_links.h"
 
 namespace et::viz {
 namespace {
 
 VizNode MakeVizNode(const RankTrace& trace, NodeIndex i) {
-  const auto& node = trace.graph.node(i);
+  const NodeModel& model = trace.model;
   VizNode v;
   v.rank = trace.rank;
-  v.id = node.id();
-  v.name = node.name();
-  v.type = node.type();
-  v.kind = KindOf(node);
-  v.device = DeviceOf(node);
-  v.track = TrackOf(node);
-  v.duration_ns = DurationNs(node);
-  v.bytes = BytesOf(node);
-  v.comm_type = CommTypeLabel(node);
+  v.id = model.id(i);
+  v.name = std::string(model.name(i));
+  v.type = model.type(i);
+  v.kind = KindOf(model, i);
+  v.device = DeviceOf(model, i);
+  v.track = TrackOf(model, i);
+  v.duration_ns = DurationNs(model, i);
+  v.bytes = BytesOf(model, i);
+  v.comm_type = CommTypeLabel(model, i);
   if (v.kind == NodeKind::kCollective) {
-    v.pg_name = GetString(node, attr::kPgName).value_or("");
+    if (const CommSpec* comm = model.comm(i)) {
+      v.pg_name = std::string(model.string(comm->pg_name));
+    }
   }
   return v;
 }
@@ -36,7 +36,7 @@ VizNode MakeVizNode(const RankTrace& trace, NodeIndex i) {
 void AddDependencyEdges(const RankTrace& trace,
                         const std::vector<uint32_t>& viz_index,
                         VizGraph* graph) {
-  for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
+  for (NodeIndex i = 0; i < trace.model.size(); ++i) {
     const uint32_t to = viz_index[i];
     if (to == kNotDrawn) continue;
     auto add = [&](absl::Span<const NodeIndex> deps, EdgeKind kind) {
@@ -46,8 +46,8 @@ void AddDependencyEdges(const RankTrace& trace,
           graph->edges.push_back({from, to, kind});
       }
     };
-    add(trace.graph.data_deps(i), EdgeKind::kData);
-    add(trace.graph.ctrl_deps(i), EdgeKind::kCtrl);
+    add(trace.model.data_deps(i), EdgeKind::kData);
+    add(trace.model.ctrl_deps(i), EdgeKind::kCtrl);
   }
 }
 
@@ -78,15 +78,15 @@ VizGraph BuildVizGraph(const std::vector<RankTrace>& traces,
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
     const RankSelection& sel = selections[t];
-    graph.input_nodes += static_cast<int64_t>(trace.graph.size());
+    graph.input_nodes += static_cast<int64_t>(trace.model.size());
     std::vector<uint32_t>& index = viz_index[t];
-    index.assign(trace.graph.size(), kNotDrawn);
-    for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
+    index.assign(trace.model.size(), kNotDrawn);
+    for (NodeIndex i = 0; i < trace.model.size(); ++i) {
       if (!sel.shown[i]) continue;
       index[i] = static_cast<uint32_t>(graph.nodes.size());
       graph.nodes.push_back(MakeVizNode(trace, i));
     }
-    for (NodeIndex i = 0; i < trace.graph.size(); ++i) {
+    for (NodeIndex i = 0; i < trace.model.size(); ++i) {
       const NodeIndex rep = sel.fold_into[i];
       if (sel.shown[i] || rep == OpHierarchy::kNoParent) continue;
       index[i] = index[rep];

@@ -27,7 +27,7 @@ struct VizNode {
   std::string name;
   ChakraProtoMsg::NodeType type = ChakraProtoMsg::INVALID_NODE;
   NodeKind kind = NodeKind::kOther;
-  Device device = Device::kUnknown;
+  Device device = Device::kGpu;
   Track track;
   int64_t duration_ns = 0;
   int64_t bytes = 0;

@@ -128,13 +128,14 @@ TEST(NodeModelTest, QueueRule) {
 // metadata. et-sim took a missing comm_type as ALL_REDUCE without a word.
 TEST(NodeModelTest, CollectiveTypeRule) {
   Node typed = Coll(1, "whatever"), named = Coll(2, "nccl:all_gather"),
-       unknown = Coll(3, "mystery"), bad_type = Coll(4, "mystery2");
+       unknown = Coll(3, "mystery"), bad_type = Coll(4, "mystery2"),
+       numbered = Coll(5, "c10d::broadcast_(1)");  // Chakra's 2023 host call
   SetInt64(typed.mutable_attr(), attr::kCommType, ChakraProtoMsg::REDUCE);
   SetInt64(typed.mutable_attr(), attr::kCommRoot, 3);
   SetInt64(typed.mutable_attr(), attr::kCommSize, 4096);
   SetString(typed.mutable_attr(), attr::kDtype, "bfloat16");
   SetInt64(bad_type.mutable_attr(), attr::kCommType, 999);
-  const NodeModel m = Model({typed, named, unknown, bad_type});
+  const NodeModel m = Model({typed, named, unknown, bad_type, numbered});
   ASSERT_NE(m.comm(0), nullptr);
   EXPECT_EQ(m.kind(0), NodeKind::kCollective);
   EXPECT_EQ(m.comm(0)->type, ChakraProtoMsg::REDUCE);
@@ -147,6 +148,8 @@ TEST(NodeModelTest, CollectiveTypeRule) {
   EXPECT_EQ(m.kind(2), NodeKind::kMetadata);
   EXPECT_EQ(m.kind(3), NodeKind::kMetadata);
   EXPECT_EQ(m.counts().unknown_comm_type, 2);
+  ASSERT_NE(m.comm(4), nullptr);
+  EXPECT_EQ(m.comm(4)->type, ChakraProtoMsg::BROADCAST);
 }
 
 // Send/recv peers: comm_dst / comm_src; a group name resolves against the

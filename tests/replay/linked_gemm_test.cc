@@ -52,7 +52,7 @@ TEST(LinkedGemmTest, ResnetGemmKernelsReplayAsCublasGemmsOnTheirStream) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   std::vector<std::vector<int64_t>> mnk;
   for (const ReplayOp& op : plan->ops) {
-    if (op.kind != OpKind::kGemm) continue;
+    if (op.kind != ReplayOpKind::kGemm) continue;
     mnk.push_back({op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch});
     EXPECT_EQ(plan->queues[op.queue].kind, ReplayQueueKind::kDeviceStream);
     EXPECT_EQ(op.gemm.dtype, Dtype::kFloat32);

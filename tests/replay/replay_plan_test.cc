@@ -158,8 +158,8 @@ TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
   std::vector<size_t> position(graph->size());
   for (size_t i = 0; i < plan->ops.size(); ++i) {
     position[plan->ops[i].node] = i;
-    planned_colls += plan->ops[i].kind == OpKind::kCollective;
-    planned_kernels += plan->ops[i].kind == OpKind::kKernel;
+    planned_colls += plan->ops[i].kind == ReplayOpKind::kCollective;
+    planned_kernels += plan->ops[i].kind == ReplayOpKind::kKernel;
   }
   EXPECT_EQ(planned_colls, colls);
   EXPECT_EQ(planned_kernels, comps);

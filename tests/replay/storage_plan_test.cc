@@ -39,7 +39,7 @@ TEST(StoragePlanTest, FreesAfterLastUseSoThePeakIsTheLargestLiveSet) {
       {}, {Mm(1, 1, 2, 3, {}), Mm(2, 3, 4, 5, {1}), Mm(3, 5, 5, 6, {2})});
   auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
-  ASSERT_EQ(plan->ops[0].kind, OpKind::kGemm);
+  ASSERT_EQ(plan->ops[0].kind, ReplayOpKind::kGemm);
   StoragePlan sp = StoragePlan::Build(NodeModel::FromGraph(graph), *plan);
   ASSERT_EQ(sp.storage_count(), 6u);
   EXPECT_EQ(sp.storage_bytes(0), 16384u);
@@ -64,7 +64,7 @@ TEST(StoragePlanTest, HostOpsHoldNoDeviceMemory) {
   Graph graph = Graph::Build({}, {host});
   auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), PlanOptions{});
   ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(plan->ops[0].kind, OpKind::kHostCompute);
+  EXPECT_EQ(plan->ops[0].kind, ReplayOpKind::kHostCompute);
   EXPECT_GT(plan->ops[0].flops, 0);  // GEMM FLOPs kept for the report
   EXPECT_EQ(StoragePlan::Build(NodeModel::FromGraph(graph), *plan).storage_count(), 0u);
 }

@@ -11,6 +11,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/graph.h"
+#include "proto/node_model.h"
 #include "visualizer/op_hierarchy.h"
 #include "visualizer/rank_traces.h"
 #include "visualizer/viz_graph.h"
@@ -55,7 +56,8 @@ std::vector<RankTrace> TwoStepTrace() {
   SetInt64(nodes[8].mutable_attr(), attr::kStream, 7);
   std::vector<RankTrace> traces;
   traces.push_back(
-      MakeRankTrace(Graph::Build({}, std::move(nodes)), 0, "two_step.et"));
+      MakeRankTrace(NodeModel::FromGraph(Graph::Build({}, std::move(nodes))), 0,
+                    "two_step.et"));
   return traces;
 }
 
@@ -63,8 +65,8 @@ std::set<uint64_t> ShownIds(const std::vector<RankTrace>& traces,
                             const std::vector<RankSelection>& sel) {
   std::set<uint64_t> ids;
   for (size_t t = 0; t < traces.size(); ++t) {
-    for (NodeIndex i = 0; i < traces[t].graph.size(); ++i) {
-      if (sel[t].shown[i]) ids.insert(traces[t].graph.node(i).id());
+    for (NodeIndex i = 0; i < traces[t].model.size(); ++i) {
+      if (sel[t].shown[i]) ids.insert(traces[t].model.id(i));
     }
   }
   return ids;
@@ -81,7 +83,7 @@ TEST(OpHierarchyTest, ParentIdGivesDepthsAndChildren) {
   auto traces = TwoStepTrace();
   const OpHierarchy& h = traces[0].hierarchy;
   EXPECT_EQ(h.source(), OpHierarchy::Source::kParentIdAttr);
-  const Graph& g = traces[0].graph;
+  const NodeModel& g = traces[0].model;
   EXPECT_EQ(h.depth(*g.Find(1)), 0);
   EXPECT_EQ(h.depth(*g.Find(3)), 2);
   EXPECT_EQ(h.depth(*g.Find(9)), 3);
@@ -104,7 +106,8 @@ TEST(OpHierarchyTest, CtrlCyclesAreCutNotFollowedForever) {
   nodes[1].add_ctrl_deps(1);
   nodes[2].add_ctrl_deps(2);
   nodes[3].add_ctrl_deps(2);
-  OpHierarchy h = OpHierarchy::Build(Graph::Build({}, nodes));
+  OpHierarchy h =
+      OpHierarchy::Build(NodeModel::FromGraph(Graph::Build({}, nodes)));
   EXPECT_EQ(h.source(), OpHierarchy::Source::kCtrlDeps);
   EXPECT_EQ(h.cut_cycles(), 1);
   // Node 1 (index 0) is the first cycle member met: its link is cut.
@@ -120,9 +123,9 @@ TEST(OpHierarchyTest, FeederTraceWithCtrlCyclesLoads) {
       {std::string(ET_TEST_DATA) + "/chakra/feeder_tests_chakra.0.et"});
   ASSERT_TRUE(traces.ok()) << traces.status();
   const RankTrace& t = (*traces)[0];
-  EXPECT_EQ(t.graph.size(), 3664u);
+  EXPECT_EQ(t.model.size(), 3664u);
   EXPECT_GE(t.hierarchy.cut_cycles(), 1);  // the README documents ctrl cycles
-  for (NodeIndex i = 0; i < t.graph.size(); ++i) {
+  for (NodeIndex i = 0; i < t.model.size(); ++i) {
     const NodeIndex root = t.hierarchy.AncestorAtDepth(i, 0);
     ASSERT_EQ(t.hierarchy.parent(root), OpHierarchy::kNoParent);
   }
@@ -238,8 +241,8 @@ TEST(GraphFilterTest, PatternOverLongNameNeitherCrashesNorHangs) {
       MakeNode(1, std::string(30000, 'a'), ChakraProtoMsg::COMP_NODE),
       MakeNode(2, "aten::mm", ChakraProtoMsg::COMP_NODE)};
   std::vector<RankTrace> traces;
-  traces.push_back(
-      MakeRankTrace(Graph::Build({}, std::move(nodes)), 0, "long.et"));
+  traces.push_back(MakeRankTrace(
+      NodeModel::FromGraph(Graph::Build({}, std::move(nodes))), 0, "long.et"));
   NodeFilter f;
   f.name_pattern = ".*x";
   auto sel = SelectNodes(traces, f);
@@ -298,8 +301,9 @@ TEST(CrossRankTest, MlpModelParallelJoinsEachCollectiveWithItsTwin) {
                       std::string(ET_TEST_DATA) + "/chakra/mlp_mp.1.et"});
   ASSERT_TRUE(traces.ok()) << traces.status();
   int64_t collectives_rank0 = 0;
-  for (const auto& n : (*traces)[0].graph.nodes()) {
-    collectives_rank0 += n.type() == ChakraProtoMsg::COMM_COLL_NODE;
+  const NodeModel& rank0 = (*traces)[0].model;
+  for (NodeIndex i = 0; i < rank0.size(); ++i) {
+    collectives_rank0 += rank0.type(i) == ChakraProtoMsg::COMM_COLL_NODE;
   }
   ASSERT_GT(collectives_rank0, 0);
   auto sel = SelectNodes(*traces, {});

@@ -110,11 +110,11 @@ void RenderAndCheckEveryFormat(const std::vector<RankTrace>& traces,
   std::string dot;
   ASSERT_TRUE(ReadFileMaybeGzip(stem + ".dot", &dot).ok());
   int64_t expected_nodes = 0;
-  for (NodeIndex i = 0; i < traces[0].graph.size(); ++i) {
+  for (NodeIndex i = 0; i < traces[0].model.size(); ++i) {
     if (!(*sel)[0].shown[i]) continue;
     ++expected_nodes;
     const std::string key =
-        "\"r0_" + std::to_string(traces[0].graph.node(i).id()) + "\" [";
+        "\"r0_" + std::to_string(traces[0].model.id(i)) + "\" [";
     EXPECT_NE(dot.find(key), std::string::npos) << key;
   }
   EXPECT_EQ(expected_nodes, nodes);
@@ -244,11 +244,13 @@ TEST_F(RealTraceTest, ReportTotalsEqualTheSumOfNodeDurations) {
     auto sel = SelectNodes(traces, {});
     ASSERT_TRUE(sel.ok());
     TraceReport r = BuildReport(traces, *sel, {});
-    // Independently from the nodes: the exact duration attr, else whole
-    // microseconds.
+    // Independently from the protobuf nodes (not the node model et-viz reads):
+    // the exact duration attr, else whole microseconds.
+    auto graph = LoadGraph(path);
+    ASSERT_TRUE(graph.ok()) << graph.status();
     int64_t sum_ns = 0;
     int64_t sum_inclusive_ns = 0;
-    for (const auto& n : traces[0].graph.nodes()) {
+    for (const auto& n : graph->nodes()) {
       const int64_t ns =
           GetInt(n, attr::kDurationNs)
               .value_or(static_cast<int64_t>(n.duration_micros()) * 1000);
@@ -256,7 +258,7 @@ TEST_F(RealTraceTest, ReportTotalsEqualTheSumOfNodeDurations) {
       sum_inclusive_ns += GetInt(n, attr::kInclusiveDurNs).value_or(ns);
     }
     EXPECT_EQ(r.total_duration_ns, sum_ns) << path;
-    EXPECT_EQ(r.nodes, static_cast<int64_t>(traces[0].graph.size()));
+    EXPECT_EQ(r.nodes, static_cast<int64_t>(graph->size()));
     int64_t total = 0;
     int64_t self = 0;
     for (const auto& op : r.ops) {
@@ -277,8 +279,10 @@ TEST_F(RealTraceTest, ReportTotalsEqualTheSumOfNodeDurations) {
 
 TEST_F(RealTraceTest, ResnetReportCountsItsCollectives) {
   auto traces = Load(resnet_);
+  auto graph = LoadGraph(resnet_);  // the protobuf nodes, read independently
+  ASSERT_TRUE(graph.ok()) << graph.status();
   int64_t collectives = 0;
-  for (const auto& n : traces[0].graph.nodes()) {
+  for (const auto& n : graph->nodes()) {
     collectives += n.type() == ChakraProtoMsg::COMM_COLL_NODE;
   }
   ASSERT_GT(collectives, 0);
@@ -292,8 +296,10 @@ TEST_F(RealTraceTest, ResnetReportCountsItsCollectives) {
 
 TEST_F(RealTraceTest, NnDemoTimelineHasAnEventPerTimedNode) {
   auto traces = Load(nn_demo_);
+  auto graph = LoadGraph(nn_demo_);  // the protobuf nodes, read independently
+  ASSERT_TRUE(graph.ok()) << graph.status();
   int64_t timed = 0;
-  for (const auto& n : traces[0].graph.nodes()) {
+  for (const auto& n : graph->nodes()) {
     timed +=
         n.start_time_micros() != 0 || GetInt(n, attr::kStartNs).has_value();
   }

@@ -8,6 +8,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/graph.h"
+#include "proto/node_model.h"
 #include "visualizer/dot_renderer.h"
 #include "visualizer/dot_writer.h"
 #include "visualizer/graph_export.h"
@@ -31,7 +32,8 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 // A CPU op on thread 1 feeding (data + ctrl) a GPU kernel on stream 7 and an
-// all-reduce; a name with XML/JSON/DOT specials and an invalid UTF-8 byte.
+// all-reduce recorded without a stream (so on its process group's channel);
+// a name with XML/JSON/DOT specials and an invalid UTF-8 byte.
 VizGraph SmallGraph() {
   std::vector<Node> nodes(3);
   nodes[0].set_id(10);
@@ -56,7 +58,8 @@ VizGraph SmallGraph() {
   SetInt64(nodes[2].mutable_attr(), attr::kTid, 1);
   nodes[2].add_ctrl_deps(10);
   std::vector<RankTrace> traces;
-  traces.push_back(MakeRankTrace(Graph::Build({}, nodes), 0, "small.et"));
+  traces.push_back(MakeRankTrace(NodeModel::FromGraph(Graph::Build({}, nodes)),
+                                 0, "small.et"));
   auto sel = SelectNodes(traces, {});
   EXPECT_TRUE(sel.ok());
   return BuildVizGraph(traces, *sel);
@@ -83,9 +86,14 @@ TEST(DotWriterTest, ShapesColoursClustersAndEdgeStyles) {
   EXPECT_NE(dot.find("\"r0_10\" ["), std::string::npos);
   EXPECT_NE(dot.find("\"r0_11\" ["), std::string::npos);
   EXPECT_NE(dot.find("\"r0_12\" ["), std::string::npos);
-  EXPECT_EQ(Count(dot, "subgraph"), 2u);  // thread 1, stream 7
+  // Rule changed to the node model's queue rule (proto/node_model.h): a
+  // collective recorded without a stream runs on its process group's channel
+  // (here no pg_name: all ranks), not on the thread of its tid; et-viz used to
+  // put the all-reduce in the "thread 1" cluster, so there were 2 clusters.
+  EXPECT_EQ(Count(dot, "subgraph"), 3u);  // thread 1, stream 7, comm group
   EXPECT_NE(dot.find("label=\"thread 1\""), std::string::npos);
   EXPECT_NE(dot.find("label=\"stream 7\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"comm group all ranks\""), std::string::npos);
   EXPECT_NE(dot.find("shape=hexagon"), std::string::npos);
   EXPECT_NE(dot.find("ALL_REDUCE"), std::string::npos);
   EXPECT_NE(dot.find("1 MiB"), std::string::npos);
@@ -146,7 +154,8 @@ TEST(GraphExportTest, LayoutSizeCountsLongEdges) {
   }
   nodes[9].add_data_deps(0);
   std::vector<RankTrace> traces;
-  traces.push_back(MakeRankTrace(Graph::Build({}, nodes), 0, "chain.et"));
+  traces.push_back(MakeRankTrace(NodeModel::FromGraph(Graph::Build({}, nodes)),
+                                 0, "chain.et"));
   auto sel = SelectNodes(traces, {});
   ASSERT_TRUE(sel.ok());
   VizGraph g = BuildVizGraph(traces, *sel);
