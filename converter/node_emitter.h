@@ -14,7 +14,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "converter/collective_resolver.h"
-#include "converter/converter.h"
+#include "converter/convert_options.h"
+#include "converter/convert_summary.h"
 #include "converter/dependency_builder.h"
 #include "converter/keep_plan.h"
 #include "converter/op_table.h"
