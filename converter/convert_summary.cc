@@ -1,10 +1,11 @@
-// Text and JSON renderings of a ConvertSummary; see converter.h.
+// Text and JSON renderings of a ConvertSummary; see convert_summary.h.
+#include "converter/convert_summary.h"
+
 #include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "converter/converter.h"
 #include "nlohmann/json.hpp"
 
 namespace et::convert {

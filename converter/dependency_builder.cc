@@ -17,73 +17,94 @@ void SortUnique(std::vector<uint64_t>* v) {
   v->erase(std::unique(v->begin(), v->end()), v->end());
 }
 
-}  // namespace
+// Records dependencies of nodes on ops: each target is replaced by the node
+// standing for it (KeepPlan::stand_in), and a target with none is counted in
+// the stats instead of being dropped silently.
+class DepAdder {
+ public:
+  DepAdder(const OpTable& table, const KeepPlan& plan,
+           std::vector<NodeDeps>* deps, DependencyStats* stats)
+      : table_(table), plan_(plan), deps_(*deps), stats_(*stats) {}
 
-absl::Status DependencyBuilder::Build(const std::string& path,
-                                      const OpTable& table,
-                                      const CollectiveResolver& comms,
-                                      const KeepPlan& plan,
-                                      std::vector<NodeDeps>* deps) {
-  const uint32_t n = static_cast<uint32_t>(table.size());
-  deps->assign(n, {});
-  stats_ = {};
-  auto add = [&](uint32_t node, uint32_t target, bool data) {
+  void Ctrl(uint32_t node, uint32_t target) {
+    Add(node, target, &NodeDeps::ctrl);
+  }
+  void Data(uint32_t node, uint32_t target) {
+    Add(node, target, &NodeDeps::data);
+  }
+  // A linked trace's inter_thread_dep / sync_dep, named by ET id.
+  void LinkedCtrl(uint32_t node, uint64_t id) {
+    auto target = table_.Find(id);
+    if (!target.has_value()) ++stats_.missing_targets;
+    Ctrl(node, target.value_or(kNoOp));
+  }
+
+ private:
+  void Add(uint32_t node, uint32_t target,
+           std::vector<uint64_t> NodeDeps::*list) {
     if (target == kNoOp) {
       ++stats_.unresolved;
       return;
     }
-    const uint32_t s = plan.stand_in(target);
+    const uint32_t s = plan_.stand_in(target);
     if (s == kNoOp) {
       ++stats_.unresolved;
       return;
     }
     if (s == node) return;
-    ((*deps)[node].*(data ? &NodeDeps::data : &NodeDeps::ctrl))
-        .push_back(table.op(s).id);
-  };
-  // Control: caller, issue order per thread, stream order per GPU stream.
+    (deps_[node].*list).push_back(table_.op(s).id);
+  }
+
+  const OpTable& table_;
+  const KeepPlan& plan_;
+  std::vector<NodeDeps>& deps_;
+  DependencyStats& stats_;
+};
+
+// Control: the caller, issue order per thread, stream order per GPU stream,
+// the linked trace's deps, and a wait's collective.
+void AddControlDeps(const OpTable& table, const CollectiveResolver& comms,
+                    const KeepPlan& plan, DepAdder* add) {
   absl::flat_hash_map<int64_t, uint32_t> last_on_thread;
   // Keyed by the (device, stream) pair itself: packing them as device << 32
   // was undefined for device -1 and collided for streams >= 2^32.
   absl::flat_hash_map<std::pair<int32_t, int64_t>, uint32_t> last_on_stream;
   absl::flat_hash_map<int64_t, uint32_t> collective_by_seq;
+  const uint32_t n = static_cast<uint32_t>(table.size());
   for (uint32_t i = 0; i < n; ++i) {  // ascending id == start order
     if (!plan.is_node(i)) continue;
     const HostOp& op = table.op(i);
-    if (plan.caller(i) != kNoOp) add(i, plan.caller(i), false);
+    if (plan.caller(i) != kNoOp) add->Ctrl(i, plan.caller(i));
     if (op.is_gpu()) {
       auto [it, fresh] =
           last_on_stream.try_emplace(std::make_pair(op.device, op.stream), i);
-      if (!fresh) add(i, it->second, false);
+      if (!fresh) add->Ctrl(i, it->second);
       it->second = i;
     } else {
       auto [it, fresh] = last_on_thread.try_emplace(op.tid, i);
-      if (!fresh && it->second != plan.caller(i)) add(i, it->second, false);
+      if (!fresh && it->second != plan.caller(i)) add->Ctrl(i, it->second);
       it->second = i;
     }
-    for (uint64_t id : op.inter_thread_deps) {
-      auto target = table.Find(id);
-      if (!target.has_value()) ++stats_.missing_targets;
-      add(i, target.value_or(kNoOp), false);
-    }
-    for (uint64_t id : op.sync_deps) {
-      auto target = table.Find(id);
-      if (!target.has_value()) ++stats_.missing_targets;
-      add(i, target.value_or(kNoOp), false);
-    }
+    for (uint64_t id : op.inter_thread_deps) add->LinkedCtrl(i, id);
+    for (uint64_t id : op.sync_deps) add->LinkedCtrl(i, id);
     const int32_t rec = comms.record_of(i);
     if (rec >= 0 && comms.is_owner(i)) {
       const CommRecord& r = comms.records()[rec];
       if (r.kind == CommKind::kWait) {
         auto it = collective_by_seq.find(r.seq);
-        if (it != collective_by_seq.end()) add(i, it->second, false);
+        if (it != collective_by_seq.end()) add->Ctrl(i, it->second);
       } else if (r.seq >= 0) {
         collective_by_seq[r.seq] = i;
       }
     }
   }
-  // Data: sweep starts in id order; publish an op's outputs once its subtree
-  // has ended.
+}
+
+// Data: sweeps starts in id order and publishes an op's outputs once its
+// subtree has ended, so a consumer depends on the op that last wrote the
+// tensor before it began.
+void AddDataDeps(const OpTable& table, const KeepPlan& plan, DepAdder* add) {
+  const uint32_t n = static_cast<uint32_t>(table.size());
   using Pending = std::pair<uint64_t, uint32_t>;  // (subtree max id, op)
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>>
       open;
@@ -100,31 +121,33 @@ absl::Status DependencyBuilder::Build(const std::string& path,
     if (plan.is_node(i)) {
       for (const TensorRef& t : table.inputs(i)) {
         auto it = last_writer.find(t.tensor_id);
-        if (it != last_writer.end()) add(i, it->second, true);
+        if (it != last_writer.end()) add->Data(i, it->second);
       }
     }
     if (op.num_outputs > 0) open.emplace(table.subtree_max_id(i), i);
   }
-  for (auto& d : *deps) {
-    SortUnique(&d.ctrl);
-    SortUnique(&d.data);
-  }
-  // Callers, issue order and last writers all precede their node, so only
-  // linked-trace deps (inter_thread_dep, sync_dep) can point forward; without
-  // one the graph is acyclic by construction and the check below (a second pass
-  // over every dep) is skipped.
-  bool forward = false;
-  for (uint32_t i = 0; i < n && !forward; ++i) {
-    for (const auto* list : {&(*deps)[i].ctrl, &(*deps)[i].data}) {
-      forward |=
-          !list->empty() && list->back() >= table.op(i).id;  // lists are sorted
+}
+
+// True when some node depends on a node with an id not below its own (the
+// lists are sorted, so their last element says).
+bool HasForwardDep(const OpTable& table, const std::vector<NodeDeps>& deps) {
+  for (uint32_t i = 0; i < deps.size(); ++i) {
+    for (const auto* list : {&deps[i].ctrl, &deps[i].data}) {
+      if (!list->empty() && list->back() >= table.op(i).id) return true;
     }
   }
-  if (!forward) return absl::OkStatus();
+  return false;
+}
+
+// Kahn's algorithm over the dependencies: for each op, how many of its deps
+// never finished (all zero when the graph is acyclic).
+std::vector<uint32_t> UnfinishedDeps(const OpTable& table,
+                                     const std::vector<NodeDeps>& deps) {
+  const uint32_t n = static_cast<uint32_t>(table.size());
   std::vector<uint32_t> pending(n, 0);
   std::vector<std::vector<uint32_t>> users(n);
   for (uint32_t i = 0; i < n; ++i) {
-    for (const auto* list : {&(*deps)[i].ctrl, &(*deps)[i].data}) {
+    for (const auto* list : {&deps[i].ctrl, &deps[i].data}) {
       for (uint64_t id : *list) {
         users[*table.Find(id)].push_back(i);
         ++pending[i];
@@ -135,19 +158,24 @@ absl::Status DependencyBuilder::Build(const std::string& path,
   for (uint32_t i = 0; i < n; ++i) {
     if (pending[i] == 0) ready.push_back(i);
   }
-  size_t done = 0;
   while (!ready.empty()) {
     uint32_t i = ready.back();
     ready.pop_back();
-    ++done;
     for (uint32_t u : users[i]) {
       if (--pending[u] == 0) ready.push_back(u);
     }
   }
-  if (done == n) return absl::OkStatus();
-  // Walk back through unfinished deps until an op repeats: that closes a cycle.
+  return pending;
+}
+
+// The error naming one cycle among the ops Kahn's algorithm left unfinished
+// (`pending`, at least one non-zero): walks back through unfinished deps until
+// an op repeats, which closes a cycle.
+absl::Status CycleError(const std::string& path, const OpTable& table,
+                        const std::vector<NodeDeps>& deps,
+                        const std::vector<uint32_t>& pending) {
   auto next_pending = [&](uint32_t i) {
-    for (const auto* list : {&(*deps)[i].ctrl, &(*deps)[i].data}) {
+    for (const auto* list : {&deps[i].ctrl, &deps[i].data}) {
       for (uint64_t id : *list) {
         const uint32_t d = *table.Find(id);
         if (pending[d] != 0) return d;
@@ -158,7 +186,7 @@ absl::Status DependencyBuilder::Build(const std::string& path,
   uint32_t cur = 0;
   while (pending[cur] == 0) ++cur;
   std::vector<uint32_t> walk;
-  std::vector<bool> seen(n, false);
+  std::vector<bool> seen(table.size(), false);
   for (; !seen[cur]; cur = next_pending(cur)) {
     seen[cur] = true;
     walk.push_back(cur);
@@ -171,6 +199,35 @@ absl::Status DependencyBuilder::Build(const std::string& path,
   return absl::InvalidArgumentError(
       absl::StrFormat("%s: node %d: dependency cycle through nodes %s", path,
                       cycle.front(), absl::StrJoin(cycle, " <- ")));
+}
+
+}  // namespace
+
+absl::Status DependencyBuilder::Build(const std::string& path,
+                                      const OpTable& table,
+                                      const CollectiveResolver& comms,
+                                      const KeepPlan& plan,
+                                      std::vector<NodeDeps>* deps) {
+  deps->assign(table.size(), {});
+  stats_ = {};
+  DepAdder add(table, plan, deps, &stats_);
+  AddControlDeps(table, comms, plan, &add);
+  AddDataDeps(table, plan, &add);
+  for (auto& d : *deps) {
+    SortUnique(&d.ctrl);
+    SortUnique(&d.data);
+  }
+  // Callers, issue order and last writers all precede their node, so only
+  // linked-trace deps (inter_thread_dep, sync_dep) can point forward; without
+  // one the graph is acyclic by construction and the check below (a second pass
+  // over every dep) is skipped.
+  if (!HasForwardDep(table, *deps)) return absl::OkStatus();
+  const std::vector<uint32_t> pending = UnfinishedDeps(table, *deps);
+  if (std::all_of(pending.begin(), pending.end(),
+                  [](uint32_t p) { return p == 0; })) {
+    return absl::OkStatus();
+  }
+  return CycleError(path, table, *deps, pending);
 }
 
 }  // namespace et::convert

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "converter/collective_resolver.h"
-#include "converter/converter.h"
+#include "converter/convert_options.h"
 #include "converter/op_table.h"
 #include "proto/op_cost.h"
 

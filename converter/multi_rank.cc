@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "converter/converter.h"
 #include "proto/file_util.h"
 
 namespace et::convert {

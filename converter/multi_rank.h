@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "converter/converter.h"
+#include "converter/convert_options.h"
+#include "converter/convert_summary.h"
 
 namespace et::convert {
 

@@ -32,6 +32,32 @@ void SetMarkerAttrs(AttrList* attrs) {
   SetUint64(attrs, attr::kTensorSize, 0);
 }
 
+// Attributes of the nested format with no typed HostOp field, as recorded.
+void SetExtraAttrs(const HostOp& op, const StringPool& pool, AttrList* attrs) {
+  for (const ExtraAttr& a : op.extra_attrs) {
+    switch (a.kind) {
+      case ExtraAttr::Kind::kInt:
+        SetInt64(attrs, pool.Get(a.name), a.i);
+        break;
+      case ExtraAttr::Kind::kUint:
+        SetUint64(attrs, pool.Get(a.name), a.i);
+        break;
+      case ExtraAttr::Kind::kDouble:
+        SetDouble(attrs, pool.Get(a.name), a.d);
+        break;
+      case ExtraAttr::Kind::kBool:
+        SetBool(attrs, pool.Get(a.name), a.i != 0);
+        break;
+      case ExtraAttr::Kind::kString:
+        SetString(attrs, pool.Get(a.name), a.s);
+        break;
+      case ExtraAttr::Kind::kIntList:
+        SetInt64List(attrs, pool.Get(a.name), a.list);
+        break;
+    }
+  }
+}
+
 }  // namespace
 
 NodeEmitter::NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
@@ -149,23 +175,21 @@ bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
   return true;
 }
 
-void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
-                       ConvertSummary* summary) {
-  const HostOp& op = table_.op(i);
-  const uint32_t io_source = IoSourceOf(i);
-  const HostOp& io_op = table_.op(io_source);
-  const StringPool& pool = table_.pool();
+void NodeEmitter::ResetNode(uint32_t i, Node* node) {
   // Clear() deletes proto3 submessages, so each node allocated and freed two
   // IOInfo messages and their six strings (8 of the ~19 allocations per node
-  // with `--keep all`); they are kept, and overwritten below.
+  // with `--keep all`); they are kept, and overwritten by SetIoInfo.
   std::unique_ptr<ChakraProtoMsg::IOInfo> kept_in(node->release_inputs());
   std::unique_ptr<ChakraProtoMsg::IOInfo> kept_out(node->release_outputs());
   node->Clear();
   if (kept_in != nullptr) node->set_allocated_inputs(kept_in.release());
   if (kept_out != nullptr) node->set_allocated_outputs(kept_out.release());
-  node->set_id(op.id);
+  node->set_id(table_.op(i).id);
   const absl::string_view name = table_.name(i);
   node->mutable_name()->assign(name.data(), name.size());
+}
+
+void NodeEmitter::SetDeps(uint32_t i, Node* node, ConvertSummary* summary) {
   for (uint64_t d : deps_[i].ctrl) node->add_ctrl_deps(d);
   // data_deps carry the issue order too: ASTRA-sim's feeders v1/v2 (and
   // Chakra readers of that era) follow data_deps only, and would otherwise run
@@ -177,10 +201,15 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   for (uint64_t d : merged_deps_) node->add_data_deps(d);
   summary->ctrl_deps += deps_[i].ctrl.size();
   summary->data_deps += merged_deps_.size();
-  auto* io_in = node->mutable_inputs();
+}
+
+void NodeEmitter::SetIoInfo(uint32_t io_source, absl::string_view text,
+                            Node* node) {
+  const HostOp& io_op = table_.op(io_source);
   auto part = [&](IoPart p, std::string* out) {
     CompactJsonTo(io_op.io(text, p), out);
   };
+  auto* io_in = node->mutable_inputs();
   part(kInValues, io_in->mutable_values());
   part(kInShapes, io_in->mutable_shapes());
   part(kInTypes, io_in->mutable_types());
@@ -188,8 +217,11 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   part(kOutValues, io_out->mutable_values());
   part(kOutShapes, io_out->mutable_shapes());
   part(kOutTypes, io_out->mutable_types());
+}
 
-  // Times: a node that carries folded children keeps its inclusive time (see
+void NodeEmitter::SetTimes(uint32_t i, Node* node) {
+  const HostOp& op = table_.op(i);
+  // A node that carries folded children keeps its inclusive time (see
   // keep_plan.h).
   const bool carries_children =
       options_.granularity == Granularity::kSimulation &&
@@ -206,7 +238,14 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   }
   if (op.inclusive_dur_us >= 0)
     SetInt64(attrs, attr::kInclusiveDurNs, Nanos(op.inclusive_dur_us));
+}
 
+void NodeEmitter::SetOpAttrs(uint32_t i, uint32_t io_source,
+                             absl::string_view text, Node* node) {
+  const HostOp& op = table_.op(i);
+  const HostOp& io_op = table_.op(io_source);
+  const StringPool& pool = table_.pool();
+  auto* attrs = node->mutable_attr();
   // Chakra's attributes, then ours.
   SetInt64(attrs, attr::kRfId, op.rf_id);
   SetInt64(attrs, attr::kFwParent, op.fw_parent);
@@ -233,45 +272,27 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
       SetString(attrs, name, CompactJson(io_op.io(text, p)));  // not "", "[]"
   }
   if (io_source != i) SetString(attrs, attr::kIoOp, table_.name(io_source));
-  for (const ExtraAttr& a : op.extra_attrs) {
-    switch (a.kind) {
-      case ExtraAttr::Kind::kInt:
-        SetInt64(attrs, pool.Get(a.name), a.i);
-        break;
-      case ExtraAttr::Kind::kUint:
-        SetUint64(attrs, pool.Get(a.name), a.i);
-        break;
-      case ExtraAttr::Kind::kDouble:
-        SetDouble(attrs, pool.Get(a.name), a.d);
-        break;
-      case ExtraAttr::Kind::kBool:
-        SetBool(attrs, pool.Get(a.name), a.i != 0);
-        break;
-      case ExtraAttr::Kind::kString:
-        SetString(attrs, pool.Get(a.name), a.s);
-        break;
-      case ExtraAttr::Kind::kIntList:
-        SetInt64List(attrs, pool.Get(a.name), a.list);
-        break;
-    }
-  }
+  SetExtraAttrs(op, pool, attrs);
+}
 
-  node->set_type(ChakraProtoMsg::COMP_NODE);
+void NodeEmitter::SetMarker(uint32_t i, Node* node) {
+  // Markers, not work. They used to be METADATA_NODEs, which ASTRA-sim's
+  // current feeder rejects (its statistics assert on the type); a COMP node
+  // with no time and no cost means the same to every reader. The process
+  // groups also live in the global metadata, where readers look first.
+  auto* attrs = node->mutable_attr();
+  SetMarkerAttrs(attrs);
+  node->set_duration_micros(0);
+  if (IsProcessGroupInitName(table_.name(i)))
+    EncodeProcessGroups(groups_, attrs);
+}
+
+void NodeEmitter::SetCommunication(uint32_t i, Node* node,
+                                   ConvertSummary* summary) {
   const int32_t rec = comms_.record_of(i);
-  if (IsProcessGroupInitName(table_.name(i)) ||
-      IsProfilerRootName(table_.name(i))) {
-    // Markers, not work. They used to be METADATA_NODEs, which ASTRA-sim's
-    // current feeder rejects (its statistics assert on the type); a COMP node
-    // with no time and no cost means the same to every reader. The process
-    // groups also live in the global metadata, where readers look first.
-    SetMarkerAttrs(attrs);
-    node->set_duration_micros(0);
-    if (IsProcessGroupInitName(table_.name(i)))
-      EncodeProcessGroups(groups_, attrs);
-    ++summary->nodes_by_type[ChakraProtoMsg::NodeType_Name(node->type())];
-    return;
-  }
-  if (op.is_gpu() && IsNcclKernelName(table_.name(i))) {
+  if (table_.op(i).is_gpu() && IsNcclKernelName(table_.name(i))) {
+    // The kernel stands for its launching call's collective; an orphan kernel
+    // has only what its name says.
     const CommRecord* host = LaunchingCollective(i);
     CommRecord rec_copy;
     if (host != nullptr) rec_copy = *host;
@@ -284,7 +305,7 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
   } else if (rec >= 0 && comms_.is_owner(i)) {
     const CommRecord& r = comms_.records()[rec];
     if (r.kind == CommKind::kWait) {
-      if (r.seq >= 0) SetInt64(attrs, attr::kWaitSeq, r.seq);
+      if (r.seq >= 0) SetInt64(node->mutable_attr(), attr::kWaitSeq, r.seq);
     } else if ((r.kind == CommKind::kCollective || r.kind == CommKind::kSend ||
                 r.kind == CommKind::kRecv) &&
                !launches_gpu_collective_[i]) {
@@ -292,22 +313,48 @@ void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
     }
   } else if (rec >= 0) {
     // --keep all: another record of a collective counted once at its call.
-    SetUint64(attrs, attr::kCollectiveId,
+    SetUint64(node->mutable_attr(), attr::kCollectiveId,
               table_.op(comms_.records()[rec].owner).id);
   }
+}
+
+void NodeEmitter::SetSizeAttrs(uint32_t i, uint32_t io_source,
+                               absl::string_view text, Node* node,
+                               ConvertSummary* summary) {
+  auto* attrs = node->mutable_attr();
   if (node->type() == ChakraProtoMsg::COMP_NODE) {
     const OpCost& cost = CostOf(io_source, text);
     SetInt64(attrs, attr::kNumOps, cost.num_ops);
     SetUint64(attrs, attr::kTensorSize,
               static_cast<uint64_t>(cost.tensor_size_bytes));
     SetString(attrs, attr::kOpKind, OpKindName(cost.kind));
-    if (cost.kind == OpKind::kOther && !op.is_gpu() && rec < 0) {
+    if (cost.kind == OpKind::kOther && !table_.op(i).is_gpu() &&
+        comms_.record_of(i) < 0) {
       ++summary->unknown_ops[std::string(table_.name(i))];
     }
   } else if (node->type() != ChakraProtoMsg::METADATA_NODE) {
     SetUint64(attrs, attr::kTensorSize,
               static_cast<uint64_t>(std::max<int64_t>(
                   GetInt(*node, attr::kCommSize).value_or(0), 0)));
+  }
+}
+
+void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
+                       ConvertSummary* summary) {
+  const uint32_t io_source = IoSourceOf(i);
+  // Attributes are a list, so these steps write them in a fixed order.
+  ResetNode(i, node);
+  SetDeps(i, node, summary);
+  SetIoInfo(io_source, text, node);
+  SetTimes(i, node);
+  SetOpAttrs(i, io_source, text, node);
+  node->set_type(ChakraProtoMsg::COMP_NODE);
+  if (IsProcessGroupInitName(table_.name(i)) ||
+      IsProfilerRootName(table_.name(i))) {
+    SetMarker(i, node);
+  } else {
+    SetCommunication(i, node, summary);
+    SetSizeAttrs(i, io_source, text, node, summary);
   }
   ++summary->nodes_by_type[ChakraProtoMsg::NodeType_Name(node->type())];
 }

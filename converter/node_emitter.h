@@ -14,7 +14,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "converter/collective_resolver.h"
-#include "converter/converter.h"
+#include "converter/convert_options.h"
+#include "converter/convert_summary.h"
 #include "converter/dependency_builder.h"
 #include "converter/keep_plan.h"
 #include "converter/op_table.h"
@@ -48,6 +49,29 @@ class NodeEmitter {
             ConvertSummary* summary);
 
  private:
+  // The steps of Emit, in the order it runs them. Attributes are a list, so
+  // the order is part of the output (and of the golden files).
+  // Clears `node` for op `i` (keeping its IOInfo allocations), sets id, name.
+  void ResetNode(uint32_t i, ChakraProtoMsg::Node* node);
+  // ctrl_deps, and data_deps = data deps plus ctrl deps.
+  void SetDeps(uint32_t i, ChakraProtoMsg::Node* node, ConvertSummary* summary);
+  // The IOInfo texts of `io_source`, compacted.
+  void SetIoInfo(uint32_t io_source, absl::string_view text,
+                 ChakraProtoMsg::Node* node);
+  // Start, duration (exclusive, or inclusive for a node with folded children).
+  void SetTimes(uint32_t i, ChakraProtoMsg::Node* node);
+  // The ET fields, step, host-op count, GPU placement, strides and extras.
+  void SetOpAttrs(uint32_t i, uint32_t io_source, absl::string_view text,
+                  ChakraProtoMsg::Node* node);
+  // A profiler root or process-group table: no time, no cost.
+  void SetMarker(uint32_t i, ChakraProtoMsg::Node* node);
+  // COMM type and attributes, a wait's sequence number, or the collective a
+  // folded record belongs to (--keep all).
+  void SetCommunication(uint32_t i, ChakraProtoMsg::Node* node,
+                        ConvertSummary* summary);
+  // num_ops / tensor_size / op_kind of a COMP node, tensor_size of a COMM one.
+  void SetSizeAttrs(uint32_t i, uint32_t io_source, absl::string_view text,
+                    ChakraProtoMsg::Node* node, ConvertSummary* summary);
   // Makes `node` a COMM node for `rec`; false (and counted in the summary)
   // for a send/recv without a peer rank, which stays a COMP node.
   bool SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,

@@ -66,7 +66,9 @@ SymbolPositions::SymbolPositions(absl::Span<const uint32_t> sequence,
 }
 
 absl::Span<const int32_t> SymbolPositions::Positions(uint32_t symbol) const {
-  if (symbol + 1 >= offsets_.size()) return {};
+  // Compared as `symbol >= size - 1`: `symbol + 1` wraps to 0 for kNoName,
+  // which then read offsets_[kNoName].
+  if (symbol >= offsets_.size() - 1) return {};
   return absl::MakeConstSpan(positions_.data() + offsets_[symbol],
                              offsets_[symbol + 1] - offsets_[symbol]);
 }

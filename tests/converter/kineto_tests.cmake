@@ -10,3 +10,6 @@ endif()
 et_add_test(kineto_alignment_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kineto_alignment_test.cc
   LIBS et_kineto_link nlohmann_json::nlohmann_json)
+et_add_test(sequence_aligner_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/sequence_aligner_test.cc
+  LIBS et_kineto_link)

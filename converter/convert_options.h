@@ -1,0 +1,32 @@
+// How to convert one trace: the options every conversion stage reads (which
+// ops become nodes, schema checks, the Kineto trace, the rank). A header of its
+// own so that the stages (keep_plan.h, node_emitter.h, multi_rank.h) need not
+// include the converter's entry points in converter.h. Plain values.
+#ifndef CONVERTER_CONVERT_OPTIONS_H_
+#define CONVERTER_CONVERT_OPTIONS_H_
+
+#include <string>
+
+namespace et::convert {
+
+// Which host ops become nodes; see docs/et-convert.md for the policy.
+enum class Granularity {
+  kSimulation,  // default: ops a simulator needs, no time counted twice
+  kAll,         // every ET node
+};
+
+struct ConvertOptions {
+  Granularity granularity = Granularity::kSimulation;
+  bool force_schema = false;  // try unknown schema versions anyway
+  std::string kineto_path;    // optional Kineto trace of the same run
+  int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
+  // --measured-step-ms: the step of the same program without a profiler
+  // (overrides the Kineto trace's); 0 = none.
+  double measured_step_ms = 0;
+  bool show_progress =
+      false;  // progress on stderr (the CLI sets it for a terminal)
+};
+
+}  // namespace et::convert
+
+#endif  // CONVERTER_CONVERT_OPTIONS_H_
