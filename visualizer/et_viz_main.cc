@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "proto/cli_args.h"
+#include "cli/cli_args.h"
 #include "proto/graph_json.h"
 #include "proto/status_macros.h"
 #include "visualizer/graph_export.h"
