@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
       "  et-viz out.et --report [--json]\n"
-      "  et-viz out.0.et out.1.et -o ranks.svg\n"
+      "  et-viz out.0.et out.1.et -o ranks.svg  (or a directory of them)\n"
       "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();
   if (!status.ok()) {

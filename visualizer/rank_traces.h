@@ -1,16 +1,15 @@
 // The inputs of one et-viz run: one .et file per rank, each loaded into a Graph
 // with its op nesting. The rank of a file is its metadata `rank` attribute,
-// else the number in a name like `trace.3.et` (Chakra's per-rank naming), else
-// its position on the command line. Owns the graphs; immutable after loading.
+// else the rank its name carries (`trace.3.et`; the rule every tool shares,
+// proto/rank_files.h), else its position on the command line. Owns the graphs;
+// immutable after loading.
 #ifndef VISUALIZER_RANK_TRACES_H_
 #define VISUALIZER_RANK_TRACES_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "proto/graph.h"
 #include "visualizer/op_hierarchy.h"
 
@@ -26,13 +25,11 @@ struct RankTrace {
 // Wraps an in-memory graph (tests, tools that already hold one).
 RankTrace MakeRankTrace(Graph graph, int rank, std::string path);
 
-// Loads each file; fails on a file that does not load or on two files with one
-// rank. The result is ordered by rank.
+// Loads each file, and each directory's per-rank files (ListRankFiles in
+// proto/rank_files.h); fails on a file that does not load or on two files with
+// one rank. The result is ordered by rank.
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& paths);
-
-// The rank number in a file name like "x.3.et" or "x.3.et.gz"; nullopt if none.
-std::optional<int> RankFromFileName(absl::string_view path);
+    const std::vector<std::string>& inputs);
 
 }  // namespace et::viz
 
