@@ -8,13 +8,12 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/comm_type.h"
 #include "proto/et_writer.h"
-#include "proto/file_util.h"
+#include "proto/rank_files.h"
 #include "proto/status_macros.h"
 
 namespace et::convert {
@@ -345,7 +344,7 @@ absl::StatusOr<AstraTextSummary> ConvertAstraText(
     const AstraTextOptions& options) {
   if (num_ranks < 1)
     return absl::InvalidArgumentError("--ranks must be at least 1");
-  if (num_ranks > 1 && !absl::StrContains(out_pattern, "%d")) {
+  if (num_ranks > 1 && !IsRankPattern(out_pattern)) {
     return absl::InvalidArgumentError(absl::StrCat(
         out_pattern, ": output pattern needs %d for ", num_ranks, " ranks"));
   }

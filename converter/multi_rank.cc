@@ -1,7 +1,6 @@
 // Multi-rank conversion; see multi_rank.h.
 #include "converter/multi_rank.h"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,29 +8,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <thread>
 
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "converter/converter.h"
 #include "proto/file_util.h"
+#include "proto/rank_files.h"
+#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {
-
-// The last run of digits in a file name, or -1.
-int LastNumber(const std::string& name) {
-  size_t end = name.find_last_of("0123456789");
-  if (end == std::string::npos) return -1;
-  size_t begin = end;
-  while (begin > 0 && isdigit(static_cast<unsigned char>(name[begin - 1])))
-    --begin;
-  int value = -1;
-  if (!absl::SimpleAtoi(name.substr(begin, end - begin + 1), &value)) return -1;
-  return value;
-}
 
 // A hidden file beside `output`, so that the final rename stays on one
 // filesystem; the name keeps the output's ending, which picks gzip or not.
@@ -47,47 +33,27 @@ std::string StagingPath(const std::string& output) {
 absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
     const std::string& input_pattern, const std::string& output_pattern,
     const std::string& kineto_pattern, int ranks) {
-  if (ranks <= 0) return absl::InvalidArgumentError("--ranks must be positive");
-  for (const auto* p : {&input_pattern, &output_pattern}) {
-    if (!absl::StrContains(*p, "%d")) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "'%s': with --ranks, paths need a %%d for the rank", *p));
-    }
-  }
-  if (!kineto_pattern.empty() && !absl::StrContains(kineto_pattern, "%d")) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "'%s': with --ranks, the Kineto path needs a %%d for the rank",
-        kineto_pattern));
+  ASSIGN_OR_RETURN(std::vector<std::string> inputs,
+                   ExpandRankPatternForRanks(input_pattern, ranks));
+  ASSIGN_OR_RETURN(std::vector<std::string> outputs,
+                   ExpandRankPatternForRanks(output_pattern, ranks));
+  std::vector<std::string> kinetos(inputs.size());
+  if (!kineto_pattern.empty()) {
+    ASSIGN_OR_RETURN(kinetos, ExpandRankPatternForRanks(kineto_pattern, ranks));
   }
   std::vector<RankJob> jobs;
-  for (int r = 0; r < ranks; ++r) {
-    jobs.push_back(
-        {r, ExpandRankPattern(input_pattern, r),
-         ExpandRankPattern(output_pattern, r),
-         kineto_pattern.empty() ? "" : ExpandRankPattern(kineto_pattern, r)});
+  jobs.reserve(inputs.size());
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    jobs.push_back({static_cast<int>(r), std::move(inputs[r]),
+                    std::move(outputs[r]), std::move(kinetos[r])});
   }
   return jobs;
 }
 
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string& input_dir, const std::string& output_dir) {
-  DIR* dir = opendir(input_dir.c_str());
-  if (dir == nullptr) {
-    return absl::NotFoundError(
-        absl::StrFormat("%s: cannot open directory", input_dir));
-  }
-  std::vector<std::string> names;
-  while (dirent* e = readdir(dir)) {
-    std::string name = e->d_name;
-    if (absl::EndsWith(name, ".json") || absl::EndsWith(name, ".json.gz"))
-      names.push_back(name);
-  }
-  closedir(dir);
-  std::sort(names.begin(), names.end());
-  if (names.empty()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: no *.json or *.json.gz traces in the directory", input_dir));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> inputs,
+                   ListRankFiles(input_dir, ".json"));
   if (!IsDirectory(output_dir)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: with a directory of traces, the output must be an "
@@ -95,20 +61,16 @@ absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
                         output_dir));
   }
   std::vector<RankJob> jobs;
-  std::map<std::string, std::string> stems;  // stem -> the file it came from
-  for (size_t k = 0; k < names.size(); ++k) {
-    std::string stem = names[k].substr(0, names[k].find(".json"));
-    // r.0.json and r.0.json.gz would both become r.0.et, one overwriting the
-    // other mid-write; refuse before converting either.
-    if (auto [it, fresh] = stems.emplace(stem, names[k]); !fresh) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: %s and %s would both be written to %s.et; keep one", input_dir,
-          it->second, names[k], stem));
-    }
-    int rank = LastNumber(stem);
-    jobs.push_back({rank >= 0 ? rank : static_cast<int>(k),
-                    input_dir + "/" + names[k], output_dir + "/" + stem + ".et",
-                    ""});
+  jobs.reserve(inputs.size());
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    // r.0.json -> OUTPUT_DIR/r.0.et; ranks differ, so do the names.
+    const std::string& input = inputs[r];
+    const size_t slash = input.rfind('/');
+    const std::string name =
+        slash == std::string::npos ? input : input.substr(slash + 1);
+    const std::string stem = name.substr(0, name.rfind(".json"));
+    jobs.push_back(
+        {static_cast<int>(r), input, output_dir + "/" + stem + ".et", ""});
   }
   return jobs;
 }

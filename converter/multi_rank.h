@@ -20,13 +20,14 @@ struct RankJob {
   std::string kineto;  // empty: none
 };
 
-// Jobs for a pattern: input, output and kineto patterns each with %d.
+// Jobs for a pattern: input, output and kineto patterns each with %d
+// (ExpandRankPatternForRanks in proto/rank_files.h).
 absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
     const std::string& input_pattern, const std::string& output_pattern,
     const std::string& kineto_pattern, int ranks);
 // Jobs for every *.json / *.json.gz in `input_dir`, written to `output_dir` as
-// NAME.et; the rank is the last number in the file name, else the position in
-// name order.
+// NAME.et; the ranks come from the names, all of 0..N-1 once each
+// (ListRankFiles in proto/rank_files.h).
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string& input_dir, const std::string& output_dir);
 

@@ -19,7 +19,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "proto/input_limits.h"
 #include "proto/status_macros.h"
 
@@ -211,10 +210,6 @@ std::string PrefixPath(absl::string_view path, absl::string_view message) {
     return std::string(message);
   }
   return absl::StrCat(path, ": ", message);
-}
-
-std::string ExpandRankPattern(absl::string_view pattern, int rank) {
-  return absl::StrReplaceAll(pattern, {{"%d", absl::StrCat(rank)}});
 }
 
 }  // namespace et

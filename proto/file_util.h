@@ -50,9 +50,6 @@ std::string PrefixPath(absl::string_view path, absl::string_view message);
 // True when the path names a directory.
 bool IsDirectory(const std::string& path);
 
-// Expands a per-rank pattern: "out.%d.et" with rank 3 -> "out.3.et".
-std::string ExpandRankPattern(absl::string_view pattern, int rank);
-
 }  // namespace et
 
 #endif  // PROTO_FILE_UTIL_H_

@@ -10,7 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "proto/cli_args.h"
+#include "cli/cli_args.h"
 #include "proto/input_limits.h"
 #include "proto/status_macros.h"
 #include "replay/replay_session.h"

@@ -4,12 +4,12 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "proto/file_util.h"
 #include "proto/node_model.h"
+#include "proto/rank_files.h"
 #include "proto/status_macros.h"
 #include "replay/calibration_writer.h"
 #include "replay/cpu_backend.h"
@@ -92,7 +92,7 @@ absl::StatusOr<std::unique_ptr<DeviceBackend>> MakeBackend(
 // "out.%d.json" -> this rank's file; "out.json" -> rank 0 only; "" -> none.
 std::string OutputFor(const std::string& path, int rank) {
   if (path.empty()) return "";
-  if (absl::StrContains(path, "%d")) return ExpandRankPattern(path, rank);
+  if (IsRankPattern(path)) return ExpandRankPattern(path, rank);
   return rank == 0 ? path : "";
 }
 
@@ -118,13 +118,30 @@ bool HaveCudaBackend() { return ET_REPLAY_WITH_CUDA != 0; }
 
 absl::StatusOr<std::string> TracePathForRank(const ReplayOptions& options,
                                              int rank, int ranks) {
-  if (absl::StrContains(options.trace, "%d")) {
+  if (IsRankPattern(options.trace)) {
     if (options.world > 0) {
       return absl::InvalidArgumentError(
           "--world runs one trace on every rank; pass a file, not a %d "
           "pattern");
     }
     return ExpandRankPattern(options.trace, rank);
+  }
+  if (IsDirectory(options.trace)) {
+    if (options.world > 0) {
+      return absl::InvalidArgumentError(
+          "--world runs one trace on every rank; pass a file, not a "
+          "directory");
+    }
+    ASSIGN_OR_RETURN(std::vector<std::string> files,
+                     ListRankFiles(options.trace, ".et"));
+    // Every file, once: a rank left out would leave its peers' collectives
+    // waiting for it.
+    if (static_cast<int>(files.size()) != ranks) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %d per-rank traces for a launch of %d ranks (mpirun -np %d)",
+          options.trace, files.size(), ranks, files.size()));
+    }
+    return files[rank];
   }
   if (ranks > 1 && options.world == 0) {
     return absl::InvalidArgumentError(

@@ -12,7 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "proto/cli_args.h"
+#include "cli/cli_args.h"
 #include "proto/file_util.h"
 #include "proto/input_limits.h"
 #include "proto/process_group.h"

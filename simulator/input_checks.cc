@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "proto/file_util.h"
+#include "proto/rank_files.h"
 #include "proto/status_macros.h"
 
 namespace et::sim {
@@ -62,9 +63,8 @@ absl::Status CheckRankCount(const std::string& pattern, int64_t ranks,
   std::string evidence = "world_size in " + rank0.path;
   if (total <= ranks) {
     total = ranks;
-    while (Exists(ExpandRankPattern(pattern, static_cast<int>(total)))) ++total;
-    evidence =
-        ExpandRankPattern(pattern, static_cast<int>(total - 1)) + " exists";
+    while (Exists(ExpandRankPattern(pattern, total))) ++total;
+    evidence = ExpandRankPattern(pattern, total - 1) + " exists";
   }
   if (total <= ranks) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrFormat(

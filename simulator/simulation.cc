@@ -2,15 +2,12 @@
 #include "simulator/simulation.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/file_util.h"
 #include "proto/input_limits.h"
+#include "proto/rank_files.h"
 #include "proto/status_macros.h"
 #include "simulator/compute_cost_model.h"
 
@@ -18,66 +15,7 @@ namespace et::sim {
 
 absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
     const SimInput& input) {
-  std::vector<std::string> files;
-  if (absl::StrContains(input.path, "%d")) {
-    if (input.pattern_ranks <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(input.path, ": a rank pattern needs --ranks N"));
-    }
-    if (input.pattern_ranks > kMaxRanks) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: --ranks %d: at most %d", input.path,
-                          input.pattern_ranks, kMaxRanks));
-    }
-    for (int64_t r = 0; r < input.pattern_ranks; ++r) {
-      files.push_back(ExpandRankPattern(input.path, static_cast<int>(r)));
-    }
-    return files;
-  }
-  if (IsDirectory(input.path)) {
-    // Files named *.<rank>.et[.gz] (or *<rank>.et), ordered by rank.
-    std::map<int64_t, std::string> by_rank;
-    std::error_code ec;
-    for (const auto& entry :
-         std::filesystem::directory_iterator(input.path, ec)) {
-      std::string name = entry.path().filename().string();
-      std::string stem = name;
-      if (absl::EndsWith(stem, ".gz")) stem.resize(stem.size() - 3);
-      if (!absl::EndsWith(stem, ".et")) continue;
-      stem.resize(stem.size() - 3);
-      size_t digits = stem.size();
-      while (digits > 0 &&
-             isdigit(static_cast<unsigned char>(stem[digits - 1])))
-        --digits;
-      if (digits == stem.size()) continue;
-      // SimpleAtoi, not std::stoll: stoll throws on 20 digits.
-      int64_t rank = 0;
-      if (!absl::SimpleAtoi(stem.substr(digits), &rank) || rank > kMaxRanks) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s: %s: rank out of range (at most %d)",
-                            input.path, name, kMaxRanks));
-      }
-      if (!by_rank.emplace(rank, entry.path().string()).second) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s: two files for rank %d", input.path, rank));
-      }
-    }
-    int64_t expect = 0;
-    for (const auto& [rank, path] : by_rank) {
-      if (rank != expect++) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s: no file for rank %d", input.path, expect - 1));
-      }
-      files.push_back(path);
-    }
-    if (files.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(input.path, ": no per-rank .et files (name.<rank>.et)"));
-    }
-    return files;
-  }
-  files.push_back(input.path);
-  return files;
+  return ResolveRankPaths(input.path, input.pattern_ranks, ".et");
 }
 
 absl::Status Simulation::LoadFiles(const SimInput& input,

@@ -57,7 +57,8 @@ class Simulation {
   Report report_;
 };
 
-// The per-rank files an input names, in rank order.
+// The per-rank files an input names, in rank order (the rule of
+// proto/rank_files.h: a pattern, a directory of *.et, or one file).
 absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
     const SimInput& input);
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "proto/cli_args.h"
+#include "cli/cli_args.h"
 #include "proto/graph_json.h"
 #include "proto/status_macros.h"
 #include "visualizer/graph_export.h"
@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
       "  et-viz out.et --report [--json]\n"
-      "  et-viz out.0.et out.1.et -o ranks.svg\n"
+      "  et-viz out.0.et out.1.et -o ranks.svg  (or a directory of them)\n"
       "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();
   if (!status.ok()) {

@@ -3,11 +3,9 @@
 
 #include <algorithm>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "proto/file_util.h"
+#include "proto/rank_files.h"
 #include "proto/status_macros.h"
 
 namespace et::viz {
@@ -21,29 +19,21 @@ RankTrace MakeRankTrace(NodeModel model, int rank, std::string path) {
   return trace;
 }
 
-std::optional<int> RankFromFileName(absl::string_view path) {
-  const size_t slash = path.rfind('/');
-  absl::string_view name =
-      slash == absl::string_view::npos ? path : path.substr(slash + 1);
-  if (absl::EndsWith(name, ".gz")) name.remove_suffix(3);
-  if (!absl::EndsWith(name, ".et")) return std::nullopt;
-  name.remove_suffix(3);
-  const size_t dot = name.rfind('.');
-  if (dot == absl::string_view::npos) return std::nullopt;
-  absl::string_view digits = name.substr(dot + 1);
-  int rank = 0;
-  if (digits.empty() ||
-      !std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit) ||
-      !absl::SimpleAtoi(digits, &rank)) {
-    return std::nullopt;
-  }
-  return rank;
-}
-
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& paths, bool keep_input_shapes) {
+    const std::vector<std::string>& inputs, bool keep_input_shapes) {
   ModelOptions options;
   options.keep_io = keep_input_shapes;
+  // A directory stands for its per-rank files, in rank order.
+  std::vector<std::string> paths;
+  for (const std::string& input : inputs) {
+    if (!IsDirectory(input)) {
+      paths.push_back(input);
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::vector<std::string> listed,
+                     ListRankFiles(input, ".et"));
+    paths.insert(paths.end(), listed.begin(), listed.end());
+  }
   std::vector<RankTrace> traces;
   traces.reserve(paths.size());
   for (size_t k = 0; k < paths.size(); ++k) {

@@ -1,17 +1,15 @@
 // The inputs of one et-viz run: one .et file per rank, each decoded into the
 // typed node model (proto/node_model.h) with its op nesting. The rank of a file
-// is its metadata `rank` attribute, else the number in a name like `trace.3.et`
-// (Chakra's per-rank naming), else its position on the command line. Owns the
-// models; immutable after loading.
+// is its metadata `rank` attribute, else the rank its name carries
+// (`trace.3.et`; the rule every tool shares, proto/rank_files.h), else its
+// position on the command line. Owns the models; immutable after loading.
 #ifndef VISUALIZER_RANK_TRACES_H_
 #define VISUALIZER_RANK_TRACES_H_
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "proto/node_model.h"
 #include "visualizer/op_hierarchy.h"
 
@@ -27,15 +25,13 @@ struct RankTrace {
 // Wraps a model already built (tests build one with NodeModel::FromGraph).
 RankTrace MakeRankTrace(NodeModel model, int rank, std::string path);
 
-// Loads each file; fails on a file that does not load or on two files with one
-// rank. The result is ordered by rank. The IO table is dropped unless
+// Loads each file, and each directory's per-rank files (ListRankFiles in
+// proto/rank_files.h); fails on a file that does not load or on two files with
+// one rank. The result is ordered by rank. The IO table is dropped unless
 // `keep_input_shapes` (report rows by input shapes): nothing else in et-viz
 // reads it, and it is most of a model's memory.
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& paths, bool keep_input_shapes = false);
-
-// The rank number in a file name like "x.3.et" or "x.3.et.gz"; nullopt if none.
-std::optional<int> RankFromFileName(absl::string_view path);
+    const std::vector<std::string>& inputs, bool keep_input_shapes = false);
 
 }  // namespace et::viz
 

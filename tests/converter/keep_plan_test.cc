@@ -5,6 +5,8 @@
 // parse stages, so the plan sees exactly the OpTable a conversion would.
 #include "converter/keep_plan.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -82,7 +84,9 @@ std::string TraceJson() {
 class KeepPlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = ::testing::TempDir() + "/keep_plan_test.json";
+    // Per process: ctest runs each test of this binary in its own, at once.
+    path_ = ::testing::TempDir() + "/keep_plan_test." +
+            std::to_string(getpid()) + ".json";
     std::ofstream(path_) << TraceJson();
     auto pool = std::make_unique<StringPool>();
     EtNodeParser parser(path_, pool.get());

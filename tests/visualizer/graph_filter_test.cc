@@ -3,6 +3,7 @@
 #include "visualizer/graph_filter.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "proto/attributes.h"
 #include "proto/graph.h"
 #include "proto/node_model.h"
+#include "proto/rank_files.h"
 #include "visualizer/op_hierarchy.h"
 #include "visualizer/rank_traces.h"
 #include "visualizer/viz_graph.h"
@@ -319,6 +321,21 @@ TEST(CrossRankTest, MlpModelParallelJoinsEachCollectiveWithItsTwin) {
   }
   EXPECT_EQ(joins, collectives_rank0);
   EXPECT_EQ(g.collective_type_mismatches, 0);
+}
+
+// New in et-viz: a directory stands for its per-rank files (the rule of
+// proto/rank_files.h, as in et-sim and et-convert).
+TEST(RankTracesTest, ADirectoryStandsForItsPerRankFiles) {
+  auto traces =
+      LoadRankTraces({std::string(ET_TEST_DATA) +
+                      "/astra-sim/microbenchmarks/all_reduce/4npus_1MB"});
+  ASSERT_TRUE(traces.ok()) << traces.status();
+  ASSERT_EQ(traces->size(), 4u);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ((*traces)[r].rank, r);
+    EXPECT_NE((*traces)[r].path.find("all_reduce." + std::to_string(r) + ".et"),
+              std::string::npos);
+  }
 }
 
 TEST(RankTracesTest, DuplicateRanksAreRejected) {

@@ -1,5 +1,5 @@
 // Flag spelling normalisation; see cli_args.h.
-#include "proto/cli_args.h"
+#include "cli/cli_args.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,11 +22,10 @@ std::vector<char*> NormalizeFlagSpelling(int argc, char** argv,
   bool after_double_dash = false;
   for (size_t i = 1; i < storage->size(); ++i) {
     std::string& arg = (*storage)[i];
+    // "--" before the length test: it is two characters long, and everything
+    // after it is positional, spelled as typed.
+    if (arg == "--") after_double_dash = true;
     if (after_double_dash || arg.size() < 3 || arg[0] != '-') continue;
-    if (arg == "--") {
-      after_double_dash = true;
-      continue;
-    }
     const size_t start = arg[1] == '-' ? 2 : 1;
     const size_t end = arg.find('=');
     for (size_t k = start; k < arg.size() && k < end; ++k) {

@@ -3,8 +3,8 @@
 // `json_summary`: this rewrites hyphens in flag names (before any '=') to
 // underscores, leaving values and positionals untouched. It also prints
 // --help from the tool's own flag table.
-#ifndef PROTO_CLI_ARGS_H_
-#define PROTO_CLI_ARGS_H_
+#ifndef CLI_CLI_ARGS_H_
+#define CLI_CLI_ARGS_H_
 
 #include <string>
 #include <vector>
@@ -29,4 +29,4 @@ std::string FormatToolFlags();
 
 }  // namespace et
 
-#endif  // PROTO_CLI_ARGS_H_
+#endif  // CLI_CLI_ARGS_H_

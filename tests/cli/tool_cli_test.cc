@@ -1,4 +1,4 @@
-// Command-line behaviour every tool shares (proto/cli_args.h): --help lists
+// Command-line behaviour every tool shares (cli/cli_args.h): --help lists
 // the tool's own flags, one line each (Abseil's --help said "No flags
 // matched" for et-replay). Runs the built binaries.
 #include <sys/wait.h>
