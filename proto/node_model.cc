@@ -205,6 +205,28 @@ absl::Span<const IoSlot> NodeModel::outputs(NodeIndex i) const {
   return absl::MakeConstSpan(slots_.data() + f.io_begin + f.inputs, f.outputs);
 }
 
+std::vector<std::string> NodeModel::notes() const {
+  std::vector<std::string> notes = structure_notes_;
+  if (counts_.unknown_comm_type > 0) {
+    notes.push_back(absl::StrCat(
+        counts_.unknown_comm_type,
+        " collectives have neither a valid comm_type nor a collective name: "
+        "they order but move nothing"));
+  }
+  if (counts_.unknown_groups > 0) {
+    notes.push_back(absl::StrCat(
+        counts_.unknown_groups,
+        " communication nodes name a process group the metadata does not "
+        "describe: they span every rank"));
+  }
+  if (counts_.io_bad_values > 0) {
+    notes.push_back(absl::StrCat(counts_.io_bad_values,
+                                 " IO values did not parse (first: ",
+                                 counts_.first_io_error, ")"));
+  }
+  return notes;
+}
+
 // Builds a NodeModel one protobuf node at a time, then sorts and links.
 class NodeModelBuilder {
  public:
@@ -519,6 +541,7 @@ NodeModel NodeModelBuilder::Finish() {
 void NodeModelBuilder::Link() {
   absl::StatusOr<std::vector<NodeIndex>> order =
       m_.deps_.TopologicalOrder(DepSelection::kAll);
+  std::string note;
   if (!order.ok()) {
     m_.followed_ = DepSelection::kDataOnly;
     absl::StatusOr<std::vector<NodeIndex>> data_order =
@@ -527,19 +550,19 @@ void NodeModelBuilder::Link() {
       m_.executable_ = absl::InvalidArgumentError(absl::StrCat(
           "data dependencies are cyclic: ", data_order.status().message()));
     } else {
-      m_.structure_notes_.push_back(
-          absl::StrCat("ctrl_deps are cyclic (", order.status().message(),
-                       "); data_deps only are followed"));
+      note = absl::StrCat("ctrl_deps are cyclic (", order.status().message(),
+                          "); data_deps only are followed");
       m_.order_ = *std::move(data_order);
     }
   } else {
     m_.order_ = *std::move(order);
   }
   if (m_.deps_.missing_dep_count() > 0) {
-    m_.structure_notes_.push_back(
-        absl::StrCat(m_.deps_.missing_dep_count(),
-                     " deps name ids not in the graph (ignored)"));
+    absl::StrAppend(&note, note.empty() ? "" : "; ",
+                    m_.deps_.missing_dep_count(),
+                    " deps name ids not in the graph (ignored)");
   }
+  if (!note.empty()) m_.structure_notes_.push_back(std::move(note));
 }
 
 absl::StatusOr<NodeModel> NodeModel::Load(const std::string& path,

@@ -194,6 +194,10 @@ class NodeModel {
   // The global metadata as recorded (the step model reads its truths).
   const ChakraProtoMsg::GlobalMetadata& metadata() const { return metadata_; }
   const DecodeCounts& counts() const { return counts_; }
+  // What loading repaired, counted or could not use, one line each: the
+  // structure notes, then the decode counts that are not zero. Every tool
+  // reports them.
+  std::vector<std::string> notes() const;
 
  private:
   friend class NodeModelBuilder;

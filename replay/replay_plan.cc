@@ -210,6 +210,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
     plan.ops.push_back(op);
   }
   plan.unknown_group_ops = graph.counts().unknown_groups;
+  plan.notes = graph.notes();
   FillHostTimes(options, &plan);
 
   plan.wait_offsets.reserve(plan.ops.size() + 1);

@@ -51,6 +51,7 @@ struct ReplayPlan {
   StepModel steps;              // steps, measured steps, host-time model
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
   bool used_data_deps_only = false;  // ctrl deps were cyclic and were ignored
+  std::vector<std::string> notes;    // what loading repaired or counted
   int64_t unknown_group_ops =
       0;  // collectives naming a pg absent from the metadata
 

@@ -108,10 +108,14 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
     }
     rows.push_back(std::move(r));
   }
-  return MakeStepReport(std::move(rows), plan.steps.steps(), plan.host_time,
-                        plan.host_time == HostTimeMode::kUnprofiled
-                            ? plan.steps.nodes_outside_steps()
-                            : 0);
+  StepReport report = MakeStepReport(
+      std::move(rows), plan.steps.steps(), plan.host_time,
+      plan.host_time == HostTimeMode::kUnprofiled
+          ? plan.steps.nodes_outside_steps()
+          : 0);
+  report.notes.insert(report.notes.begin(), plan.notes.begin(),
+                      plan.notes.end());
+  return report;
 }
 
 double NcclTestsBytes(ChakraProtoMsg::CollectiveCommType type, int64_t bytes,

@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "proto/status_macros.h"
 #include "simulator/device_what_if.h"
 
@@ -186,8 +185,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   RETURN_IF_ERROR(graph.executable());
   const DepSelection deps = graph.followed_deps();
   p.ctrl_deps_ignored = deps != DepSelection::kAll;
-  if (!graph.structure_notes().empty())
-    p.notes.push_back(absl::StrJoin(graph.structure_notes(), "; "));
+  p.notes = graph.notes();
 
   p.steps = StepModel::Build(graph);
   const HostTimeMode mode = options.host_time;

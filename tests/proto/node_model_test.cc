@@ -148,6 +148,8 @@ TEST(NodeModelTest, CollectiveTypeRule) {
   EXPECT_EQ(m.kind(2), NodeKind::kMetadata);
   EXPECT_EQ(m.kind(3), NodeKind::kMetadata);
   EXPECT_EQ(m.counts().unknown_comm_type, 2);
+  ASSERT_EQ(m.notes().size(), 1u);  // reported, not dropped
+  EXPECT_EQ(m.notes()[0].rfind("2 collectives", 0), 0u) << m.notes()[0];
   ASSERT_NE(m.comm(4), nullptr);
   EXPECT_EQ(m.comm(4)->type, ChakraProtoMsg::BROADCAST);
 }
@@ -350,8 +352,11 @@ TEST(NodeModelTest, StructureCheck) {
   EXPECT_TRUE(ctrl_cycle.executable().ok());
   EXPECT_EQ(ctrl_cycle.followed_deps(), DepSelection::kDataOnly);
   EXPECT_EQ(ctrl_cycle.order(), (std::vector<NodeIndex>{0, 1}));
-  ASSERT_EQ(ctrl_cycle.structure_notes().size(), 2u);
-  EXPECT_NE(ctrl_cycle.structure_notes()[1].find("1 deps"), std::string::npos);
+  ASSERT_EQ(ctrl_cycle.notes().size(), 1u);
+  EXPECT_NE(ctrl_cycle.notes()[0].find("ctrl_deps are cyclic"),
+            std::string::npos);
+  EXPECT_NE(ctrl_cycle.notes()[0].find("1 deps name ids not in the graph"),
+            std::string::npos);
 
   a.add_data_deps(2);
   const NodeModel data_cycle = Model({a, b});
