@@ -234,6 +234,11 @@ class NodeModelBuilder {
                    const ModelOptions& options);
   void Add(const Node& node);
   NodeModel Finish();
+  // The first repeated id and the message index of its second copy, found
+  // while sorting (Finish); nullopt when ids are unique.
+  const std::optional<std::pair<uint64_t, size_t>>& repeated() const {
+    return repeated_;
+  }
 
  private:
   uint32_t Intern(absl::string_view s);
@@ -254,6 +259,7 @@ class NodeModelBuilder {
   absl::flat_hash_map<std::string, int32_t> group_index_;
   std::vector<uint64_t> ids_;
   CsrRows<uint64_t> data_, ctrl_;
+  std::optional<std::pair<uint64_t, size_t>> repeated_;
 };
 
 NodeModelBuilder::NodeModelBuilder(
@@ -264,10 +270,14 @@ NodeModelBuilder::NodeModelBuilder(
 }
 
 uint32_t NodeModelBuilder::Intern(absl::string_view s) {
-  auto [it, inserted] = string_index_.try_emplace(
-      std::string(s), static_cast<uint32_t>(m_.strings_.size()));
-  if (inserted) m_.strings_.emplace_back(s);
-  return it->second;
+  // Looked up by view first: most names repeat, and a std::string key per
+  // lookup was one allocation per node.
+  if (auto it = string_index_.find(s); it != string_index_.end())
+    return it->second;
+  const uint32_t id = static_cast<uint32_t>(m_.strings_.size());
+  string_index_.emplace(std::string(s), id);
+  m_.strings_.emplace_back(s);
+  return id;
 }
 
 void NodeModelBuilder::DecodeMetadata(
@@ -361,8 +371,15 @@ void NodeModelBuilder::DecodeIo(const Node& node, const NodeAttrs& attrs,
   const std::optional<int64_t> bytes = attrs.Int(Attr::kTensorSize);
   f->flops = static_cast<double>(std::max<int64_t>(0, ops.value_or(0)));
   f->bytes = static_cast<double>(std::max<int64_t>(0, bytes.value_or(0)));
-  const GemmForm form = computes ? GemmFormOf(node, attrs) : GemmForm::kNone;
-  const bool need_cost = computes && f->flops <= 0 && f->bytes <= 0;
+  // A host op's GEMM shape only gives FLOPs: not needed when recorded.
+  const GemmForm form =
+      computes && (f->kind != NodeKind::kHostOp || f->flops <= 0)
+          ? GemmFormOf(node, attrs)
+          : GemmForm::kNone;
+  // et-convert stamps op_kind on what it costed from the shapes itself: its
+  // zeros (views, allocations) are costs, not missing ones.
+  const bool need_cost = computes && f->flops <= 0 && f->bytes <= 0 &&
+                         attrs.get(Attr::kOpKind) == nullptr;
   if (!options_.keep_io && !need_cost && form == GemmForm::kNone) return;
   const IoParseResult in =
       ParseIoInfo(node.inputs().shapes(), node.inputs().types());
@@ -528,6 +545,9 @@ NodeModel NodeModelBuilder::Finish() {
     data_ = std::move(data);
     ctrl_ = std::move(ctrl);
   }
+  for (size_t k = 1; k < n && !repeated_; ++k) {
+    if (ids_[k] == ids_[k - 1]) repeated_.emplace(ids_[k], perm[k]);
+  }
   m_.deps_ = DepGraph::Build(std::move(ids_), data_, ctrl_);
   data_ = {};
   ctrl_ = {};
@@ -569,7 +589,6 @@ absl::StatusOr<NodeModel> NodeModel::Load(const std::string& path,
                                           const ModelOptions& options) {
   ASSIGN_OR_RETURN(auto reader, EtReader::Open(path));
   NodeModelBuilder builder(reader->metadata(), options);
-  absl::flat_hash_map<uint64_t, int64_t> seen;
   Node node;
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->Next(&node));
@@ -578,17 +597,17 @@ absl::StatusOr<NodeModel> NodeModel::Load(const std::string& path,
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: %s", path, s.message()));
     }
-    // Repeated ids are refused, not resolved: one copy's deps and times
-    // would silently vanish.
-    if (auto [it, inserted] = seen.try_emplace(node.id(), seen.size());
-        !inserted) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: node %d: id repeated (message #%d)", path,
-                          node.id(), seen.size()));
-    }
     builder.Add(node);
   }
-  return builder.Finish();
+  NodeModel model = builder.Finish();
+  // Repeated ids are refused, not resolved: one copy's deps and times would
+  // silently vanish.
+  if (const auto& repeated = builder.repeated()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: node %d: id repeated (message #%d)", path,
+                        repeated->first, repeated->second));
+  }
+  return model;
 }
 
 NodeModel NodeModel::FromGraph(const Graph& graph,

@@ -171,6 +171,10 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
   // model's columns alone, so the table is not kept for them.
   ASSIGN_OR_RETURN(auto traces,
                    et::viz::LoadRankTraces(o.inputs, o.report && o.by_shape));
+  for (const et::viz::RankTrace& trace : traces) {
+    for (const std::string& note : trace.model.notes())
+      absl::StrAppendFormat(notes, "et-viz: note: %s: %s\n", trace.path, note);
+  }
   ASSIGN_OR_RETURN(auto selections, et::viz::SelectNodes(traces, o.filter));
   if (!o.graph_output.empty()) {
     ASSIGN_OR_RETURN(auto format, et::viz::GraphFormatFromPath(o.graph_output));

@@ -18,8 +18,11 @@
 namespace et::replay {
 namespace {
 
-// The replay's GEMM for one node: the model's shape with the replay's types.
-bool GemmShapeFromNode(const ChakraProtoMsg::Node& node, GemmShape* gemm) {
+// The replay's GEMM for one node, as if it ran on the device: the model
+// decodes a host op's shape only when its FLOPs are not recorded, and these
+// CPU-trace ops carry theirs.
+bool GemmShapeFromNode(ChakraProtoMsg::Node node, GemmShape* gemm) {
+  SetBool(node.mutable_attr(), attr::kIsGpuOp, true);
   const NodeModel model = NodeModel::FromGraph(
       Graph::Build(ChakraProtoMsg::GlobalMetadata(), {node}));
   if (model.gemm(0) == nullptr) return false;
