@@ -160,114 +160,145 @@ int32_t ProgramGroups::Find(const std::string& name) const {
   return -1;
 }
 
-absl::StatusOr<RankProgram> CompileRankProgram(
-    const NodeModel& graph, const SimOptions& options,
-    const ComputeCostModel& compute) {
-  RankProgram p;
-  p.graph = &graph;
-  const size_t n = graph.size();
-  p.groups.groups.push_back(ProcessGroup{});
-  p.groups.groups[0].name = "<all>";
-  std::vector<ProcessGroup> groups =
-      options.groups_override.empty()
-          ? graph.groups()
-          : options.groups_override;
-  for (ProcessGroup& g : groups) p.groups.groups.push_back(std::move(g));
+namespace {
+
+// Groups: [0] all ranks, then the trace's (or the --groups table's).
+void FillGroups(const NodeModel& graph, const SimOptions& options,
+                RankProgram* p) {
+  p->groups.groups.push_back(ProcessGroup{});
+  p->groups.groups[0].name = "<all>";
+  std::vector<ProcessGroup> groups = options.groups_override.empty()
+                                         ? graph.groups()
+                                         : options.groups_override;
+  for (ProcessGroup& g : groups) p->groups.groups.push_back(std::move(g));
   // A group file describes the simulated world: its ranks are taken as they
-  // are, not scaled from the recorded world (recorded_world_size 0 turns that
-  // off).
-  p.recorded_world_size =
-      options.groups_override.empty()
-          ? graph.info().world_size
-          : 0;
+  // are, not scaled from the recorded world (0 turns that off).
+  p->recorded_world_size =
+      options.groups_override.empty() ? graph.info().world_size : 0;
+}
 
-  // Which deps to follow and what was repaired: the model's structure check.
-  RETURN_IF_ERROR(graph.executable());
-  const DepSelection deps = graph.followed_deps();
-  p.ctrl_deps_ignored = deps != DepSelection::kAll;
-  p.notes = graph.notes();
-
-  p.steps = StepModel::Build(graph);
-  const HostTimeMode mode = options.host_time;
-  p.host_time = mode;
-  // Host ops with a recorded time take the step model's when the host
-  // dispatches GPU work or durations are the recorded ones; a CPU-only trace
-  // under roofline or calibration keeps the compute model's.
-  const bool host_time_model =
-      p.steps.has_gpu_ops() || options.compute_model == ComputeModel::kRecorded;
-  const std::optional<DeviceWhatIf> what_if =
-      options.compute_model == ComputeModel::kRecorded
-          ? WhatIfFor(graph, options, &p.notes)
-          : std::nullopt;
+// How compute nodes get their time, decided once per program.
+struct ComputeTiming {
+  const ComputeCostModel* compute = nullptr;
+  // Host ops take the step model's time when the host dispatches GPU work or
+  // durations are the recorded ones; a CPU-only trace under roofline or
+  // calibration keeps the compute model's.
+  bool host_time_model = false;
+  std::optional<DeviceWhatIf> what_if;
   WhatIfCounts what_if_counts;
-  p.kind.resize(n);
-  p.resource.resize(n);
-  p.compute_ns.assign(n, 0);
-  p.gap_ns.assign(n, 0);
-  p.recorded_ns.assign(n, 0);
-  p.comm_type.assign(n, ChakraProtoMsg::ALL_REDUCE);
-  p.comm_bytes.assign(n, 0);
-  p.group.assign(n, 0);
-  p.peer.assign(n, -1);
-  p.dep_count.assign(n, 0);
+};
+
+void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,
+                    RankProgram* p) {
+  const int64_t recorded = p->steps.recorded_duration_ns(i);
+  if (p->steps.is_host(i) && timing->host_time_model && recorded > 0) {
+    p->compute_ns[i] = p->steps.HostDurationNs(i, p->host_time);
+    p->gap_ns[i] = p->steps.HostGapNs(i, p->host_time);
+  } else if (timing->what_if && recorded > 0) {
+    p->compute_ns[i] =
+        timing->what_if->ScaleNs(recorded, p->steps.flops(i),
+                                 p->steps.bytes(i), &timing->what_if_counts);
+  } else {
+    p->compute_ns[i] = timing->compute->DurationNs(graph, i);
+  }
+}
+
+void CompileComm(const NodeModel& graph, NodeIndex i, const CommSpec& c,
+                 RankProgram* p) {
+  p->comm_type[i] = c.type;
+  p->comm_bytes[i] = static_cast<uint64_t>(c.bytes);
+  if (c.pg_name != 0) {
+    const int32_t g = p->groups.Find(std::string(graph.string(c.pg_name)));
+    p->group[i] = g < 0 ? 0 : g;
+  }
+  if (p->kind[i] == SimOpKind::kSend || p->kind[i] == SimOpKind::kRecv)
+    p->peer[i] = c.peer;
+  p->recorded_ns[i] = graph.duration_ns(i);
+}
+
+// Kind, time or communication, and resource of every node.
+void CompileNodes(const NodeModel& graph, const SimOptions& options,
+                  ComputeTiming* timing, RankProgram* p) {
+  const size_t n = graph.size();
+  p->kind.resize(n);
+  p->resource.resize(n);
+  p->compute_ns.assign(n, 0);
+  p->gap_ns.assign(n, 0);
+  p->recorded_ns.assign(n, 0);
+  p->comm_type.assign(n, ChakraProtoMsg::ALL_REDUCE);
+  p->comm_bytes.assign(n, 0);
+  p->group.assign(n, 0);
+  p->peer.assign(n, -1);
+  p->dep_count.assign(n, 0);
   std::map<std::pair<int, int64_t>, uint32_t> resources;
   for (NodeIndex i = 0; i < n; ++i) {
-    const SimOpKind kind =
-        p.steps.Runs(i, mode) ? Classify(graph.kind(i)) : SimOpKind::kNoop;
-    p.kind[i] = kind;
-    if (kind == SimOpKind::kCompute && p.steps.is_host(i) && host_time_model &&
-        p.steps.recorded_duration_ns(i) > 0) {
-      p.compute_ns[i] = p.steps.HostDurationNs(i, mode);
-      p.gap_ns[i] = p.steps.HostGapNs(i, mode);
-    } else if (kind == SimOpKind::kCompute && what_if &&
-               p.steps.recorded_duration_ns(i) > 0) {
-      p.compute_ns[i] =
-          what_if->ScaleNs(p.steps.recorded_duration_ns(i), p.steps.flops(i),
-                           p.steps.bytes(i), &what_if_counts);
-    } else if (kind == SimOpKind::kCompute) {
-      p.compute_ns[i] = compute.DurationNs(graph, i);
-    } else if (const CommSpec* c = graph.comm(i); c != nullptr) {
-      p.comm_type[i] = c->type;
-      p.comm_bytes[i] = static_cast<uint64_t>(c->bytes);
-      if (c->pg_name != 0) {
-        const int32_t g = p.groups.Find(std::string(graph.string(c->pg_name)));
-        p.group[i] = g < 0 ? 0 : g;
-      }
-      if (kind == SimOpKind::kSend || kind == SimOpKind::kRecv) p.peer[i] = c->peer;
-      p.recorded_ns[i] = graph.duration_ns(i);
+    p->kind[i] = p->steps.Runs(i, p->host_time) ? Classify(graph.kind(i))
+                                                : SimOpKind::kNoop;
+    if (p->kind[i] == SimOpKind::kCompute) {
+      CompileCompute(graph, i, timing, p);
+    } else if (p->kind[i] != SimOpKind::kNoop && graph.comm(i) != nullptr) {
+      CompileComm(graph, i, *graph.comm(i), p);
     }
-    const auto key = ResourceKey(graph, i, p.group[i], options.scheduling);
+    const auto key = ResourceKey(graph, i, p->group[i], options.scheduling);
     auto [it, inserted] =
         resources.emplace(key, static_cast<uint32_t>(resources.size()));
     if (inserted) {
-      p.resource_names.push_back(ResourceName(key, p.groups));
-      p.resource_is_compute.push_back(key.first != 2);
+      p->resource_names.push_back(ResourceName(key, p->groups));
+      p->resource_is_compute.push_back(key.first != 2);
     }
-    p.resource[i] = it->second;
+    p->resource[i] = it->second;
   }
+}
 
-  p.measured = p.steps.Measured(mode);
+// The step the prediction is compared with, and the what-if's notes.
+void FillMeasured(const SimOptions& options, const ComputeTiming& timing,
+                  RankProgram* p) {
+  p->measured = p->steps.Measured(p->host_time);
+  const std::optional<DeviceWhatIf>& what_if = timing.what_if;
   if (options.measured_step_us > 0) {
-    p.measured = {options.measured_step_us, mode == HostTimeMode::kUnprofiled
-                                                ? "unprofiled-run"
-                                                : "profiled-run"};
-  } else if (what_if && p.measured.us) {
-    p.notes.push_back(absl::StrFormat(
+    p->measured = {options.measured_step_us,
+                   p->host_time == HostTimeMode::kUnprofiled ? "unprofiled-run"
+                                                             : "profiled-run"};
+  } else if (what_if && p->measured.us) {
+    p->notes.push_back(absl::StrFormat(
         "the trace's measured step is %s's, not %s's: no error reported (pass "
         "--measured-step-ms)",
         what_if->recorded().name, what_if->target().name));
-    p.measured = {};
+    p->measured = {};
   }
   if (what_if) {
-    p.notes.push_back(absl::StrFormat(
+    p->notes.push_back(absl::StrFormat(
         "GPU ops recorded on %s scaled to %s: %d compute-bound (by peak "
         "FLOP/s), %d memory-bound (by bandwidth), %d kept (no FLOPs or bytes)",
         what_if->recorded().name, what_if->target().name,
-        what_if_counts.compute_bound, what_if_counts.memory_bound,
-        what_if_counts.unknown));
+        timing.what_if_counts.compute_bound,
+        timing.what_if_counts.memory_bound, timing.what_if_counts.unknown));
   }
+}
 
-  BuildUsers(graph, deps, &p);
+}  // namespace
+
+absl::StatusOr<RankProgram> CompileRankProgram(
+    const NodeModel& graph, const SimOptions& options,
+    const ComputeCostModel& compute) {
+  // Which deps to follow and what was repaired: the model's structure check.
+  RETURN_IF_ERROR(graph.executable());
+  RankProgram p;
+  p.graph = &graph;
+  p.ctrl_deps_ignored = graph.followed_deps() != DepSelection::kAll;
+  p.notes = graph.notes();
+  FillGroups(graph, options, &p);
+  p.steps = StepModel::Build(graph);
+  p.host_time = options.host_time;
+  ComputeTiming timing;
+  timing.compute = &compute;
+  timing.host_time_model =
+      p.steps.has_gpu_ops() || options.compute_model == ComputeModel::kRecorded;
+  if (options.compute_model == ComputeModel::kRecorded)
+    timing.what_if = WhatIfFor(graph, options, &p.notes);
+  CompileNodes(graph, options, &timing, &p);
+  FillMeasured(options, timing, &p);
+  BuildUsers(graph, graph.followed_deps(), &p);
   return p;
 }
 
