@@ -2,7 +2,6 @@
 #include "proto/comm_type.h"
 
 #include <algorithm>
-
 #include <string>
 
 #include "absl/strings/ascii.h"

@@ -103,8 +103,8 @@ absl::StatusOr<std::vector<NodeIndex>> DepGraph::TopologicalOrder(
 // Finds up to `max_cycles` distinct cycles among the nodes Kahn's algorithm
 // cannot order. Each residual node is walked at most once, so this is linear in
 // the graph.
-std::vector<std::vector<uint64_t>> DepGraph::FindCycles(DepSelection sel,
-                                                     size_t max_cycles) const {
+std::vector<std::vector<uint64_t>> DepGraph::FindCycles(
+    DepSelection sel, size_t max_cycles) const {
   const DepGraph& g = *this;
   const size_t n = g.size();
   const bool use_data = sel != DepSelection::kCtrlOnly;
@@ -156,8 +156,7 @@ std::vector<std::vector<uint64_t>> DepGraph::FindCycles(DepSelection sel,
     if (state[cur] == 1) {  // closed a new cycle on this walk
       auto pos = std::find(path.begin(), path.end(), cur);
       std::vector<uint64_t> cycle;
-      for (auto it = pos; it != path.end(); ++it)
-        cycle.push_back(g.id(*it));
+      for (auto it = pos; it != path.end(); ++it) cycle.push_back(g.id(*it));
       std::reverse(cycle.begin(), cycle.end());
       cycles.push_back(std::move(cycle));
     }

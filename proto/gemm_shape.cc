@@ -116,9 +116,9 @@ std::optional<GemmShape> GemmShapeOf(GemmForm form, const IoParseResult& inputs,
   const Dims* b_strides =
       strides != nullptr ? OperandDims(*strides, first + 1) : nullptr;
   // A [..., M, K] folded into one [M', K] matrix must be row-major.
-  const bool a_folded = (form == GemmForm::kMatmul ||
-                         form == GemmForm::kLinear) &&
-                        a->size() > 2 && b->size() <= 2;
+  const bool a_folded =
+      (form == GemmForm::kMatmul || form == GemmForm::kLinear) &&
+      a->size() > 2 && b->size() <= 2;
   g.trans_a = !a_folded && StoredTransposed(*a, a_strides);
   const bool b_transposed = StoredTransposed(*b, b_strides);
   // linear's weight is [N, K]: row-major storage is already B transposed.

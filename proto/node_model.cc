@@ -32,10 +32,32 @@ constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max() / 4;
 
 // The attributes the model decodes, read in one pass over a node's list.
 enum class Attr : uint8_t {
-  kIsCpuOp, kIsGpuOp, kDurationNs, kStartNs, kInclusiveDurNs, kNumOps,
-  kTensorSize, kStep, kHostOps, kWaitSeq, kParentId, kDevice, kTid, kStream,
-  kDtype, kCommType, kCommSize, kPgName, kCommSrc, kCommDst, kCommTag,
-  kCommRoot, kCommSeq, kOpKind, kIoOp, kInputStrides,
+  kIsCpuOp,
+  kIsGpuOp,
+  kDurationNs,
+  kStartNs,
+  kInclusiveDurNs,
+  kNumOps,
+  kTensorSize,
+  kStep,
+  kHostOps,
+  kWaitSeq,
+  kParentId,
+  kDevice,
+  kTid,
+  kStream,
+  kDtype,
+  kCommType,
+  kCommSize,
+  kPgName,
+  kCommSrc,
+  kCommDst,
+  kCommTag,
+  kCommRoot,
+  kCommSeq,
+  kOpKind,
+  kIoOp,
+  kInputStrides,
 };
 
 const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
@@ -220,9 +242,9 @@ std::vector<std::string> NodeModel::notes() const {
         "describe: they span every rank"));
   }
   if (counts_.io_bad_values > 0) {
-    notes.push_back(absl::StrCat(counts_.io_bad_values,
-                                 " IO values did not parse (first: ",
-                                 counts_.first_io_error, ")"));
+    notes.push_back(absl::StrCat(
+        counts_.io_bad_values,
+        " IO values did not parse (first: ", counts_.first_io_error, ")"));
   }
   return notes;
 }
@@ -303,11 +325,9 @@ void NodeModelBuilder::DecodeComm(const Node& node, const NodeAttrs& attrs,
   // As recorded: Load refuses a negative size (node_checks), FromGraph keeps
   // it for the tools' own range checks.
   c.bytes = attrs.Int(Attr::kCommSize).value_or(0);
-  c.dtype = DtypeFromName(attrs.String(Attr::kDtype))
-                .value_or(DtypeInfo{})
-                .id;
-  c.tag = static_cast<int32_t>(std::clamp<int64_t>(
-      attrs.Int(Attr::kCommTag).value_or(0), 0, INT32_MAX));
+  c.dtype = DtypeFromName(attrs.String(Attr::kDtype)).value_or(DtypeInfo{}).id;
+  c.tag = static_cast<int32_t>(
+      std::clamp<int64_t>(attrs.Int(Attr::kCommTag).value_or(0), 0, INT32_MAX));
   c.seq = attrs.Int(Attr::kCommSeq).value_or(-1);
   if (absl::string_view pg = attrs.String(Attr::kPgName); !pg.empty()) {
     c.pg_name = Intern(pg);
@@ -327,8 +347,8 @@ void NodeModelBuilder::DecodeComm(const Node& node, const NodeAttrs& attrs,
     c.peer = RankValue(src.value_or(-1));
   } else {
     const std::optional<int64_t> type = attrs.Int(Attr::kCommType);
-    if (type && ChakraProtoMsg::CollectiveCommType_IsValid(
-                    static_cast<int>(*type))) {
+    if (type &&
+        ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(*type))) {
       c.type = static_cast<ChakraProtoMsg::CollectiveCommType>(*type);
     } else if (auto spelling = ParseCommName(node.name());
                spelling && spelling->kind == CommKind::kCollective) {

@@ -60,8 +60,8 @@ struct Queue {
 
 struct CommSpec {
   ChakraProtoMsg::CollectiveCommType type = ChakraProtoMsg::ALL_REDUCE;
-  int64_t bytes = 0;   // comm_size: what each rank contributes
-  int32_t group = -1;  // index into NodeModel::groups(); -1: every rank
+  int64_t bytes = 0;     // comm_size: what each rank contributes
+  int32_t group = -1;    // index into NodeModel::groups(); -1: every rank
   uint32_t pg_name = 0;  // NodeModel::string(); 0 = none recorded
   int32_t peer = -1;     // send: destination; recv: source
   int32_t root = 0;      // rooted collectives: comm_root, else comm_src, else 0
@@ -81,8 +81,8 @@ struct IoSlot {
 // What the facts were decoded from, per trace.
 struct TraceInfo {
   std::string schema;
-  int64_t rank = -1;       // -1: not recorded
-  int64_t world_size = 0;  // 0: not recorded
+  int64_t rank = -1;        // -1: not recorded
+  int64_t world_size = 0;   // 0: not recorded
   std::string device_name;  // the recording GPU ("" unknown)
 };
 
@@ -173,8 +173,7 @@ class NodeModel {
   absl::Span<const IoSlot> inputs(NodeIndex i) const;
   absl::Span<const IoSlot> outputs(NodeIndex i) const;
   absl::Span<const int64_t> dims(const IoSlot& slot) const {
-    return absl::MakeConstSpan(dims_.data() + slot.dims_begin,
-                               slot.dims_count);
+    return absl::MakeConstSpan(dims_.data() + slot.dims_begin, slot.dims_count);
   }
   // Every tensor the node's input (or output) `values` record, nested lists
   // included, whatever the types say: the device memory it touches. Device

@@ -45,8 +45,7 @@ absl::StatusOr<HostTimeMode> ParseHostTimeMode(absl::string_view text) {
       "--host-time '", text, "': expected 'unprofiled' or 'recorded'"));
 }
 
-StepModel StepModel::Build(const NodeModel& graph,
-                           const HostTimeModel& model) {
+StepModel StepModel::Build(const NodeModel& graph, const HostTimeModel& model) {
   StepModel m;
   m.model_ = model;
 

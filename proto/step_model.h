@@ -11,7 +11,8 @@
 //                the unprofiled step. Nodes outside every recorded step (GPU
 //                work the profiler's warm-up step left running) are left out.
 //
-// Built once from a NodeModel; columns by NodeIndex. Immutable; thread-safe reads.
+// Built once from a NodeModel; columns by NodeIndex. Immutable; thread-safe
+// reads.
 #ifndef PROTO_STEP_MODEL_H_
 #define PROTO_STEP_MODEL_H_
 

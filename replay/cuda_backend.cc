@@ -98,8 +98,8 @@ class CudaBackend : public DeviceBackend {
   // Ranks in the op's communicator (the launch's, not the recorded size);
   // send/recv run on the world's.
   int CommSize(const ReplayOp& op) const {
-    return world_->GroupSize(op.kind == ReplayOpKind::kCollective ? op.comm.group
-                                                            : -1);
+    return world_->GroupSize(
+        op.kind == ReplayOpKind::kCollective ? op.comm.group : -1);
   }
   absl::Status Failed(absl::Status s) {
     failed_ = true;
@@ -461,8 +461,8 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
         RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
       }
       break;
-    case ReplayOpKind::kHostCompute:  // recorded on a stream: keep its time on that
-                                // stream
+    case ReplayOpKind::kHostCompute:  // recorded on a stream: keep its time on
+                                      // that stream
       RETURN_IF_CUDA_ERROR(LaunchTimedKernel(op.recorded_ns, stream));
       break;
     case ReplayOpKind::kNone:

@@ -48,10 +48,10 @@ struct ReplayOp {
   // previous op on the thread ended (Python, the dispatcher).
   int64_t host_ns = 0;
   int64_t gap_before_ns = 0;
-  int64_t bytes = 0;          // kKernel: bytes touched (0: run for recorded_ns)
-  double flops = 0;           // num_ops, or the GEMM's 2*b*m*n*k
-  GemmShape gemm;             // kGemm
-  CommSpec comm;              // kCollective / kSend / kRecv
+  int64_t bytes = 0;     // kKernel: bytes touched (0: run for recorded_ns)
+  double flops = 0;      // num_ops, or the GEMM's 2*b*m*n*k
+  GemmShape gemm;        // kGemm
+  CommSpec comm;         // kCollective / kSend / kRecv
   uint32_t name_id = 0;  // ReplayPlan::names index
 };
 

@@ -47,8 +47,8 @@ QueueInfo QueueFor(const NodeModel& model, NodeIndex n, const ReplayOp& op) {
 }
 
 void FillRecordedIdentity(const NodeModel& model, ReplayPlan* plan) {
-  plan->recorded_rank = static_cast<int>(
-      std::clamp<int64_t>(model.info().rank, -1, kMaxRanks));
+  plan->recorded_rank =
+      static_cast<int>(std::clamp<int64_t>(model.info().rank, -1, kMaxRanks));
   plan->recorded_world_size = static_cast<int>(
       std::clamp<int64_t>(model.info().world_size, 0, kMaxRanks));
 }
@@ -133,7 +133,8 @@ absl::Status ValidateOp(const ReplayOp& op) {
                         op.node_id, op.recorded_start_ns));
   }
   const bool comm = op.kind == ReplayOpKind::kCollective ||
-                    op.kind == ReplayOpKind::kSend || op.kind == ReplayOpKind::kRecv;
+                    op.kind == ReplayOpKind::kSend ||
+                    op.kind == ReplayOpKind::kRecv;
   if (!comm) return absl::OkStatus();
   if (op.comm.bytes < 0 || op.comm.bytes > kMaxCommBytes) {
     return absl::InvalidArgumentError(

@@ -5,11 +5,11 @@
 //
 // Queues: the model's (docs/node-model.md): device ops go to their recorded
 // stream, host ops to their thread; communication without a stream gets its
-// process group's own stream, as NCCL runs on a side stream per communicator. Within a queue,
-// issue order is execution order, so a dependency on the same queue needs
-// nothing; a dependency on another queue becomes a wait on that op's completion
-// (a CUDA event on the GPU). Only the latest dependency per other queue is
-// kept: the queue is in order, so it implies the earlier ones.
+// process group's own stream, as NCCL runs on a side stream per communicator.
+// Within a queue, issue order is execution order, so a dependency on the same
+// queue needs nothing; a dependency on another queue becomes a wait on that
+// op's completion (a CUDA event on the GPU). Only the latest dependency per
+// other queue is kept: the queue is in order, so it implies the earlier ones.
 //
 // Immutable once built; safe to read from several threads.
 #ifndef REPLAY_REPLAY_PLAN_H_

@@ -42,7 +42,8 @@ OpStat StatOf(const ReplayPlan& plan, const std::vector<IterationTiming>& timed,
           NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) / seconds / 1e9;
       s.busbw_gbps = s.algbw_gbps * BusBandwidthFactor(op.comm.type, s.ranks);
     }
-  } else if ((op.kind == ReplayOpKind::kSend || op.kind == ReplayOpKind::kRecv) &&
+  } else if ((op.kind == ReplayOpKind::kSend ||
+              op.kind == ReplayOpKind::kRecv) &&
              seconds > 0) {
     s.algbw_gbps = s.busbw_gbps = op.comm.bytes / seconds / 1e9;
   }
@@ -108,11 +109,11 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
     }
     rows.push_back(std::move(r));
   }
-  StepReport report = MakeStepReport(
-      std::move(rows), plan.steps.steps(), plan.host_time,
-      plan.host_time == HostTimeMode::kUnprofiled
-          ? plan.steps.nodes_outside_steps()
-          : 0);
+  StepReport report =
+      MakeStepReport(std::move(rows), plan.steps.steps(), plan.host_time,
+                     plan.host_time == HostTimeMode::kUnprofiled
+                         ? plan.steps.nodes_outside_steps()
+                         : 0);
   report.notes.insert(report.notes.begin(), plan.notes.begin(),
                       plan.notes.end());
   return report;
@@ -206,8 +207,8 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
   for (const OpStat* s : top) {
     const ReplayOp& op = plan.ops[s->op];
     absl::StrAppendFormat(&out, "  %d  %s  %s  %.1f  %.1f\n", op.node_id,
-                          plan.name(op), ReplayOpKindName(op.kind), s->mean_ns / 1e3,
-                          op.recorded_ns / 1e3);
+                          plan.name(op), ReplayOpKindName(op.kind),
+                          s->mean_ns / 1e3, op.recorded_ns / 1e3);
   }
   return out;
 }

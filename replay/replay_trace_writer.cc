@@ -35,8 +35,9 @@ std::string ReplayTraceJson(const NodeModel& graph, const ReplayPlan& plan,
     for (size_t i = 0; i < plan.ops.size(); ++i) {
       const ReplayOp& op = plan.ops[i];
       if (op.kind == ReplayOpKind::kNone) continue;
-      trace.AddComplete(rank, op.queue, plan.name(op), ReplayOpKindName(op.kind),
-                        base_ns + t.ops[i].start_ns, t.ops[i].duration_ns,
+      trace.AddComplete(rank, op.queue, plan.name(op),
+                        ReplayOpKindName(op.kind), base_ns + t.ops[i].start_ns,
+                        t.ops[i].duration_ns,
                         {{"node", op.node_id},
                          {"iteration", iter},
                          {"recorded_us", op.recorded_ns / 1e3}});

@@ -41,7 +41,6 @@ std::string DefaultDevicePresetsPath();
 absl::StatusOr<DeviceProfile> DeviceProfileForName(
     const std::string& presets_path, absl::string_view device_name);
 
-
 class ComputeCostModel {
  public:
   static absl::StatusOr<ComputeCostModel> Create(const SimOptions& options);

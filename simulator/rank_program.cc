@@ -101,10 +101,11 @@ std::optional<DeviceWhatIf> WhatIfFor(const NodeModel& graph,
 // An edge from a host-side collective (no GPU stream) to a host op that
 // follows it in issue order (a ctrl dep) and neither waits for it nor is
 // otherwise ordered after its completion.
-bool ReleasedOnIssue(const NodeModel& graph, const RankProgram& p, NodeIndex dep,
-                     NodeIndex user) {
+bool ReleasedOnIssue(const NodeModel& graph, const RankProgram& p,
+                     NodeIndex dep, NodeIndex user) {
   const SimOpKind k = p.kind[dep];
-  if (k != SimOpKind::kCollective && k != SimOpKind::kSend && k != SimOpKind::kRecv)
+  if (k != SimOpKind::kCollective && k != SimOpKind::kSend &&
+      k != SimOpKind::kRecv)
     return false;
   if (p.resource_names[p.resource[dep]].rfind("gpu", 0) == 0) return false;
   if (!p.steps.is_host(user) || p.steps.is_wait(user)) return false;
@@ -196,8 +197,8 @@ void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,
     p->gap_ns[i] = p->steps.HostGapNs(i, p->host_time);
   } else if (timing->what_if && recorded > 0) {
     p->compute_ns[i] =
-        timing->what_if->ScaleNs(recorded, p->steps.flops(i),
-                                 p->steps.bytes(i), &timing->what_if_counts);
+        timing->what_if->ScaleNs(recorded, p->steps.flops(i), p->steps.bytes(i),
+                                 &timing->what_if_counts);
   } else {
     p->compute_ns[i] = timing->compute->DurationNs(graph, i);
   }
@@ -271,8 +272,8 @@ void FillMeasured(const SimOptions& options, const ComputeTiming& timing,
         "GPU ops recorded on %s scaled to %s: %d compute-bound (by peak "
         "FLOP/s), %d memory-bound (by bandwidth), %d kept (no FLOPs or bytes)",
         what_if->recorded().name, what_if->target().name,
-        timing.what_if_counts.compute_bound,
-        timing.what_if_counts.memory_bound, timing.what_if_counts.unknown));
+        timing.what_if_counts.compute_bound, timing.what_if_counts.memory_bound,
+        timing.what_if_counts.unknown));
   }
 }
 

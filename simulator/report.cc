@@ -42,7 +42,8 @@ int64_t UnionLength(std::vector<Interval>* v) {
 }
 
 bool IsComm(SimOpKind k) {
-  return k == SimOpKind::kCollective || k == SimOpKind::kSend || k == SimOpKind::kRecv;
+  return k == SimOpKind::kCollective || k == SimOpKind::kSend ||
+         k == SimOpKind::kRecv;
 }
 
 RankSummary Summarize(const RankClass& rc, const ClassTimeline& tl) {
@@ -83,8 +84,8 @@ std::vector<CriticalStep> CriticalPath(const RankClass& rc,
   for (int32_t n = last; n >= 0; n = tl.critical_pred[n]) {
     const int64_t dur = tl.finish_ns[n] - tl.start_ns[n];
     if (p.kind[n] != SimOpKind::kNoop) {
-      path.push_back({p.graph->id(n), std::string(p.graph->name(n)),
-                      tl.start_ns[n], dur});
+      path.push_back(
+          {p.graph->id(n), std::string(p.graph->name(n)), tl.start_ns[n], dur});
       *busy_ns += dur;
     }
     if (path.size() > 1000000)

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fuzz_input_file.h"
+#include "proto/calibration.h"
 #include "proto/process_group.h"
 #include "simulator/astra_compat.h"
 #include "simulator/compute_cost_model.h"
@@ -27,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           et::fuzz::WriteFuzzInput(data + 1, size - 1, ".dev.json"), "H100");
       break;
     case 3:
-      (void)et::sim::LoadCalibration(
+      (void)et::LoadCalibration(
           et::fuzz::WriteFuzzInput(data + 1, size - 1, ".cal.json"));
       break;
     default:

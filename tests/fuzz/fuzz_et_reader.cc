@@ -1,10 +1,12 @@
-// libFuzzer target: the .et reader and graph loader (length-delimited
-// protobuf, plain or gzip), plus the per-node checks every tool relies on.
+// libFuzzer target: the .et reader, the graph loader and the node model every
+// tool loads (length-delimited protobuf, plain or gzip), with the per-node
+// checks and the decoding of every fact.
 #include <cstdint>
 #include <string>
 
 #include "fuzz_input_file.h"
 #include "proto/graph.h"
+#include "proto/node_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string in = et::fuzz::WriteFuzzInput(data, size, ".et");
@@ -14,5 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // loader accepted.
     (void)graph->TopologicalOrder(et::DepSelection::kAll);
   }
+  // What et-sim, et-replay and et-viz load: the model with its IO table.
+  auto model = et::NodeModel::Load(in);
+  if (model.ok()) (void)model->notes();
   return 0;
 }

@@ -115,7 +115,8 @@ TEST(NodeModelTest, QueueRule) {
        stream0 = Coll(6, "allreduce");
   SetInt64(on_stream.mutable_attr(), attr::kStream, 21);
   SetInt64(stream0.mutable_attr(), attr::kStream, 0);
-  const NodeModel m = Model({host, kernel, bare, on_stream, no_stream, stream0});
+  const NodeModel m =
+      Model({host, kernel, bare, on_stream, no_stream, stream0});
   EXPECT_EQ(m.queue(0), (Queue{QueueKind::kThread, 4}));
   EXPECT_EQ(m.queue(1), (Queue{QueueKind::kStream, 7}));
   EXPECT_EQ(m.queue(2), (Queue{QueueKind::kStream, 0}));
@@ -184,7 +185,8 @@ TEST(NodeModelTest, PeerAndGroupRule) {
 TEST(NodeModelTest, MemoryNodesAreMemory) {
   Node load = Make(1, ChakraProtoMsg::MEM_LOAD_NODE, "load");
   SetInt64(load.mutable_attr(), attr::kTensorSize, 1 << 20);
-  const NodeModel m = Model({load, Make(2, ChakraProtoMsg::METADATA_NODE, "m")});
+  const NodeModel m =
+      Model({load, Make(2, ChakraProtoMsg::METADATA_NODE, "m")});
   EXPECT_EQ(m.kind(0), NodeKind::kMemory);
   EXPECT_EQ(m.bytes(0), 1 << 20);
   EXPECT_EQ(m.kind(1), NodeKind::kMetadata);
@@ -221,9 +223,9 @@ TEST(NodeModelTest, GemmRuleCoversEveryGemmName) {
 // K of A and B must agree (et-replay checked, op_cost did not); a mismatch
 // is a kernel, not a GEMM of made-up shape.
 TEST(NodeModelTest, GemmNeedsMatchingK) {
-  const NodeModel m = One(WithShapes(Comp(1, "aten::matmul"),
-                                     "[[4,64,32],[31,16]]",
-                                     "[\"Tensor(float)\",\"Tensor(float)\"]"));
+  const NodeModel m =
+      One(WithShapes(Comp(1, "aten::matmul"), "[[4,64,32],[31,16]]",
+                     "[\"Tensor(float)\",\"Tensor(float)\"]"));
   EXPECT_EQ(m.gemm(0), nullptr);
   EXPECT_EQ(m.kind(0), NodeKind::kKernel);
 }
@@ -272,8 +274,9 @@ TEST(NodeModelTest, CostRule) {
 // The IO table: positions typed once, dims flat, recorded tensors kept for
 // device nodes only; bad values counted with the first named.
 TEST(NodeModelTest, IoTable) {
-  Node k = WithShapes(Comp(1, "k"), "[[2,3],[],[[4],[5]]]",
-                      "[\"Tensor(float)\",\"Int\",\"GenericList[Tensor(float)]\"]");
+  Node k =
+      WithShapes(Comp(1, "k"), "[[2,3],[],[[4],[5]]]",
+                 "[\"Tensor(float)\",\"Int\",\"GenericList[Tensor(float)]\"]");
   k.mutable_inputs()->set_values("[[10,20,0,6,4,\"cuda:0\"],3,[]]");
   Node host = WithShapes(Comp(2, "h"), "[[2]]", "[\"Tensor(float)\"]");
   host.mutable_inputs()->set_values("[[11,21,0,2,4,\"cpu\"]]");
@@ -304,9 +307,9 @@ TEST(NodeModelTest, IoTable) {
 // writer re-dumped parsed JSON, the reader stripped blanks from raw text:
 // Python-quoted shapes never matched).
 TEST(NodeModelTest, ShapesKeyIsCanonical) {
-  const NodeModel json = One(WithShapes(
-      Comp(1, "aten::mm"), "[[64, 32], [32, 16], []]",
-      "[\"Tensor(float)\", \"Tensor(float)\", \"Int\"]"));
+  const NodeModel json =
+      One(WithShapes(Comp(1, "aten::mm"), "[[64, 32], [32, 16], []]",
+                     "[\"Tensor(float)\", \"Tensor(float)\", \"Int\"]"));
   const NodeModel python =
       One(WithShapes(Comp(1, "aten::mm"), "[[64, 32], [32, 16], []]",
                      "['Tensor(float)', 'Tensor(float)', 'Int']"));
@@ -317,8 +320,9 @@ TEST(NodeModelTest, ShapesKeyIsCanonical) {
 // What a replay writes, a simulation finds; a file of the wrong shape is one
 // error line, never an exception.
 TEST(NodeModelTest, CalibrationRoundTrip) {
-  const NodeModel m = One(WithShapes(Comp(1, "aten::mm"), "[[64, 32], [32, 16]]",
-                                     "['Tensor(float)', 'Tensor(float)']"));
+  const NodeModel m =
+      One(WithShapes(Comp(1, "aten::mm"), "[[64, 32], [32, 16]]",
+                     "['Tensor(float)', 'Tensor(float)']"));
   const std::string path = ::testing::TempDir() + "/node_model_cal.json";
   CalibrationEntry e;
   e.name = std::string(m.name(0));

@@ -182,7 +182,8 @@ TEST(StepModelTest, RecordedDurationPrefersPositiveDurationNs) {
 
   Node micros_only;
   micros_only.set_duration_micros(7);
-  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({micros_only})).duration_ns(0), 7000);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({micros_only})).duration_ns(0),
+            7000);
 
   EXPECT_EQ(NodeModel::FromGraph(MakeGraph({Node()})).duration_ns(0), 0);
 }
@@ -201,8 +202,10 @@ TEST(StepModelTest, RecordedStartPrefersStartNs) {
 
   // The model's column agrees.
   Graph g = MakeGraph({HostOp(1, 4321, 10)});
-  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_start_ns(0), 4321);
-  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_duration_ns(0), 10);
+  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_start_ns(0),
+            4321);
+  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_duration_ns(0),
+            10);
 }
 
 TEST(StepModelTest, GpuOpsCountAsLaunchesAndShareTheirLaunchersWork) {
@@ -316,14 +319,15 @@ TEST(StepModelTest, UnprofiledMeasuredStepComesFromMetadata) {
   GlobalMetadata meta;
   SetDouble(meta.mutable_attr(), attr::kUnprofiledStepUs, 1860);
   Graph with = MakeGraph({WithStep(HostOp(1, 0, 10), 1)}, meta);
-  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with)).Measured(HostTimeMode::kUnprofiled);
+  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with))
+                       .Measured(HostTimeMode::kUnprofiled);
   ASSERT_TRUE(m.us.has_value());
   EXPECT_DOUBLE_EQ(*m.us, 1860);
   EXPECT_EQ(m.source, "unprofiled-run");
 
   Graph without = MakeGraph({WithStep(HostOp(1, 0, 10), 1)});
-  MeasuredStep none =
-      StepModel::Build(NodeModel::FromGraph(without)).Measured(HostTimeMode::kUnprofiled);
+  MeasuredStep none = StepModel::Build(NodeModel::FromGraph(without))
+                          .Measured(HostTimeMode::kUnprofiled);
   EXPECT_FALSE(none.us.has_value());
   EXPECT_EQ(none.source, "");
 }
@@ -348,14 +352,16 @@ TEST(StepModelTest, RecordedMeasuredStepWithoutStepsIsMetadataElseSpan) {
   GlobalMetadata meta;
   SetDouble(meta.mutable_attr(), attr::kMeasuredStepUs, 555);
   Graph with = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 3000, 2000)}, meta);
-  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with)).Measured(HostTimeMode::kRecorded);
+  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with))
+                       .Measured(HostTimeMode::kRecorded);
   ASSERT_TRUE(m.us.has_value());
   EXPECT_DOUBLE_EQ(*m.us, 555);
   EXPECT_EQ(m.source, "profiled-run");
 
   // First start 1000 ns, last end 5000 ns: 4 us.
   Graph span = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 3000, 2000)});
-  MeasuredStep s = StepModel::Build(NodeModel::FromGraph(span)).Measured(HostTimeMode::kRecorded);
+  MeasuredStep s = StepModel::Build(NodeModel::FromGraph(span))
+                       .Measured(HostTimeMode::kRecorded);
   ASSERT_TRUE(s.us.has_value());
   EXPECT_DOUBLE_EQ(*s.us, 4.0);
   EXPECT_EQ(s.source, "profiled-run");
@@ -364,7 +370,8 @@ TEST(StepModelTest, RecordedMeasuredStepWithoutStepsIsMetadataElseSpan) {
   untimed.set_id(1);
   untimed.set_type(ChakraProtoMsg::COMP_NODE);
   MeasuredStep none =
-      StepModel::Build(NodeModel::FromGraph(MakeGraph({untimed}))).Measured(HostTimeMode::kRecorded);
+      StepModel::Build(NodeModel::FromGraph(MakeGraph({untimed})))
+          .Measured(HostTimeMode::kRecorded);
   EXPECT_FALSE(none.us.has_value());
   EXPECT_EQ(none.source, "");
 }

@@ -196,7 +196,8 @@ TEST(ReplayPlanTest, CrossStreamDependencyWaitsOnlyForTheLatestProducer) {
   ASSERT_EQ(plan->ops.size(), 5u);
   // Queues: thread 1, stream 7, stream 13, and the communication stream.
   ASSERT_EQ(plan->queues.size(), 4u);
-  EXPECT_EQ(plan->queues[plan->ops[0].queue].kind, ReplayQueueKind::kHostThread);
+  EXPECT_EQ(plan->queues[plan->ops[0].queue].kind,
+            ReplayQueueKind::kHostThread);
   EXPECT_EQ(plan->ops[1].queue, plan->ops[2].queue);
   EXPECT_NE(plan->ops[3].queue, plan->ops[2].queue);
   // k_b follows k_a on its stream: no wait. k_c waits for k_b only (k_a is

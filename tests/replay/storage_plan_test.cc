@@ -66,7 +66,9 @@ TEST(StoragePlanTest, HostOpsHoldNoDeviceMemory) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->ops[0].kind, ReplayOpKind::kHostCompute);
   EXPECT_GT(plan->ops[0].flops, 0);  // GEMM FLOPs kept for the report
-  EXPECT_EQ(StoragePlan::Build(NodeModel::FromGraph(graph), *plan).storage_count(), 0u);
+  EXPECT_EQ(
+      StoragePlan::Build(NodeModel::FromGraph(graph), *plan).storage_count(),
+      0u);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ namespace {
 // The model's cost of one node, decoded as a tool loads it (IO kept, for
 // calibration keys).
 int64_t Duration(const ComputeCostModel& m, const ChakraProtoMsg::Node& n) {
-  const NodeModel model = NodeModel::FromGraph(
-      Graph::Build(ChakraProtoMsg::GlobalMetadata(), {n}));
+  const NodeModel model =
+      NodeModel::FromGraph(Graph::Build(ChakraProtoMsg::GlobalMetadata(), {n}));
   return m.DurationNs(model, 0);
 }
 
@@ -101,7 +101,7 @@ TEST(ComputeCostModelTest, CalibrationFileByNameAndShapes) {
   EXPECT_EQ(Duration(*m, Mm(999)), 7500);
   ChakraProtoMsg::Node other = Mm(999);
   other.mutable_inputs()->set_shapes(
-      "[[8, 8], [8, 8]]");             // not calibrated: roofline
+      "[[8, 8], [8, 8]]");            // not calibrated: roofline
   EXPECT_EQ(Duration(*m, other), 1);  // 1024 FLOP / 692300 FLOP/ns, rounded up
   std::remove(path.c_str());
 }
