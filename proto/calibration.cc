@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -12,21 +10,11 @@
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "proto/file_util.h"
+#include "proto/json_file.h"
 #include "proto/status_macros.h"
 
 namespace et {
 namespace {
-
-absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded())
-    return absl::InvalidArgumentError(absl::StrCat(path, ": bad JSON"));
-  return j;
-}
 
 // One entry's key and mean; every access checks the type first (nlohmann
 // throws on a mismatch and this project has no exception handlers).
@@ -110,7 +98,7 @@ absl::Status WriteCalibration(const std::string& path,
 }
 
 absl::StatusOr<CalibrationTable> LoadCalibration(const std::string& path) {
-  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(path));
+  ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(path));
   auto format = j.is_object() ? j.find("format") : j.end();
   auto entries = j.is_object() ? j.find("entries") : j.end();
   if (!j.is_object() || format == j.end() || !format->is_string() ||

@@ -11,6 +11,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/file_util.h"
 #include "proto/input_limits.h"
+#include "proto/node_checks.h"
 #include "proto/status_macros.h"
 
 namespace et {
@@ -161,6 +162,21 @@ absl::StatusOr<bool> EtReader::Next(ChakraProtoMsg::Node* node) {
   ASSIGN_OR_RETURN(bool more, ReadMessage(node, "node"));
   if (more) ++nodes_read_;
   return more;
+}
+
+absl::Status ForEachCheckedNode(
+    EtReader* reader,
+    absl::FunctionRef<absl::Status(ChakraProtoMsg::Node*)> fn) {
+  ChakraProtoMsg::Node node;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, reader->Next(&node));
+    if (!more) return absl::OkStatus();
+    if (absl::Status s = CheckNodeFields(node); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: %s", reader->path(), s.message()));
+    }
+    RETURN_IF_ERROR(fn(&node));
+  }
 }
 
 }  // namespace et

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/et_def.pb.h"
@@ -46,6 +47,13 @@ class EtReader {
   ChakraProtoMsg::GlobalMetadata metadata_;
   int64_t nodes_read_ = 0;
 };
+
+// Reads every remaining node of `reader`, checks its fields
+// (proto/node_checks) and hands it to `fn`, which may move from it. Stops at
+// the first error, a check's or `fn`'s; a check's error names the file.
+absl::Status ForEachCheckedNode(
+    EtReader* reader,
+    absl::FunctionRef<absl::Status(ChakraProtoMsg::Node*)> fn);
 
 }  // namespace et
 

@@ -45,22 +45,17 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path) {
   // Repeated ids are refused, not resolved: Build would keep the first copy
   // and the second's deps and times would silently vanish.
   absl::flat_hash_set<uint64_t> ids;
-  ChakraProtoMsg::Node node;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, reader->Next(&node));
-    if (!more) break;
-    if (absl::Status s = CheckNodeFields(node); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: %s", path, s.message()));
-    }
-    if (!ids.insert(node.id()).second) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: node %d: id repeated (message #%d)", path,
-                          node.id(), nodes.size()));
-    }
-    nodes.push_back(std::move(node));
-    node = ChakraProtoMsg::Node();
-  }
+  RETURN_IF_ERROR(ForEachCheckedNode(
+      reader.get(), [&](ChakraProtoMsg::Node* node) -> absl::Status {
+        if (!ids.insert(node->id()).second) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("%s: node %d: id repeated (message #%d)", path,
+                              node->id(), nodes.size()));
+        }
+        nodes.push_back(std::move(*node));
+        *node = ChakraProtoMsg::Node();
+        return absl::OkStatus();
+      }));
   return Graph::Build(reader->metadata(), std::move(nodes));
 }
 

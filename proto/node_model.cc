@@ -609,16 +609,10 @@ absl::StatusOr<NodeModel> NodeModel::Load(const std::string& path,
                                           const ModelOptions& options) {
   ASSIGN_OR_RETURN(auto reader, EtReader::Open(path));
   NodeModelBuilder builder(reader->metadata(), options);
-  Node node;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, reader->Next(&node));
-    if (!more) break;
-    if (absl::Status s = CheckNodeFields(node); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: %s", path, s.message()));
-    }
-    builder.Add(node);
-  }
+  RETURN_IF_ERROR(ForEachCheckedNode(reader.get(), [&](Node* node) {
+    builder.Add(*node);
+    return absl::OkStatus();
+  }));
   NodeModel model = builder.Finish();
   // Repeated ids are refused, not resolved: one copy's deps and times would
   // silently vanish.

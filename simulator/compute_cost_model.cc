@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -12,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "proto/calibration.h"
+#include "proto/json_file.h"
 #include "proto/status_macros.h"
 
 #ifndef ET_SIM_PRESETS_DIR
@@ -19,20 +18,6 @@
 #endif
 
 namespace et::sim {
-namespace {
-
-absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded())
-    return absl::InvalidArgumentError(absl::StrCat(path, ": bad JSON"));
-  return j;
-}
-
-}  // namespace
 
 std::string DefaultDevicePresetsPath() {
   return std::string(ET_SIM_PRESETS_DIR) + "/devices.json";
@@ -40,7 +25,7 @@ std::string DefaultDevicePresetsPath() {
 
 absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
                                                 const std::string& device) {
-  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(presets_path));
+  ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(presets_path));
   // Every access below checks the type first: nlohmann's value()/get<>() throw
   // on a type mismatch, and this project is built without exception handlers.
   if (!j.is_object()) {
@@ -95,7 +80,7 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
 
 absl::StatusOr<DeviceProfile> DeviceProfileForName(
     const std::string& presets_path, absl::string_view device_name) {
-  ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(presets_path));
+  ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonFile(presets_path));
   std::string best;
   if (j.contains("devices") && j["devices"].is_object()) {
     for (const auto& [name, unused] : j["devices"].items()) {
