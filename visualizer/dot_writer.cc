@@ -23,19 +23,19 @@ struct NodeStyle {
   const char* fill;
 };
 
-NodeStyle StyleOf(NodeKind kind, Device device) {
+NodeStyle StyleOf(DrawKind kind, Device device) {
   switch (kind) {
-    case NodeKind::kCompute:
+    case DrawKind::kCompute:
       return {"box", device == Device::kGpu ? "#d3ecd1" : "#dbe8f7"};
-    case NodeKind::kCollective:
+    case DrawKind::kCollective:
       return {"hexagon", "#f9c89b"};
-    case NodeKind::kSendRecv:
+    case DrawKind::kSendRecv:
       return {"cds", "#fbe7a1"};
-    case NodeKind::kMemory:
+    case DrawKind::kMemory:
       return {"cylinder", "#e3d5f3"};
-    case NodeKind::kMetadata:
+    case DrawKind::kMetadata:
       return {"note", "#f4f4f4"};
-    case NodeKind::kOther:
+    case DrawKind::kOther:
       return {"ellipse", "#ffffff"};
   }
   return {"ellipse", "#ffffff"};
@@ -92,7 +92,7 @@ std::string EdgeAttrs(EdgeKind kind) {
 // A legend row per kind/device combination present, as an HTML-like table
 // label.
 std::string LegendLabel(const VizGraph& graph, const std::string& title) {
-  std::set<std::pair<NodeKind, Device>> present;
+  std::set<std::pair<DrawKind, Device>> present;
   for (const VizNode& n : graph.nodes) present.insert({n.kind, n.device});
   std::string cells;
   for (const auto& [kind, device] : present) {

@@ -127,19 +127,19 @@ absl::Status ParseNodeTypes(absl::string_view text, NodeFilter* filter) {
     const std::string word =
         absl::AsciiStrToLower(absl::StripAsciiWhitespace(raw));
     if (word == "compute" || word == "comp") {
-      filter->kinds.push_back(NodeKind::kCompute);
+      filter->kinds.push_back(DrawKind::kCompute);
     } else if (word == "collective" || word == "coll") {
-      filter->kinds.push_back(NodeKind::kCollective);
+      filter->kinds.push_back(DrawKind::kCollective);
     } else if (word == "sendrecv" || word == "send" || word == "recv" ||
                word == "p2p") {
-      filter->kinds.push_back(NodeKind::kSendRecv);
+      filter->kinds.push_back(DrawKind::kSendRecv);
     } else if (word == "memory" || word == "mem") {
-      filter->kinds.push_back(NodeKind::kMemory);
+      filter->kinds.push_back(DrawKind::kMemory);
     } else if (word == "metadata") {
-      filter->kinds.push_back(NodeKind::kMetadata);
+      filter->kinds.push_back(DrawKind::kMetadata);
     } else if (word == "comm") {
-      filter->kinds.push_back(NodeKind::kCollective);
-      filter->kinds.push_back(NodeKind::kSendRecv);
+      filter->kinds.push_back(DrawKind::kCollective);
+      filter->kinds.push_back(DrawKind::kSendRecv);
     } else if (word == "cpu") {
       filter->devices.push_back(Device::kCpu);
     } else if (word == "gpu") {

@@ -24,7 +24,7 @@ struct NodeFilter {
   std::optional<uint64_t> min_id;  // inclusive
   std::optional<uint64_t> max_id;  // inclusive
   std::string name_pattern;        // RE2 regex, matched anywhere in the name
-  std::vector<NodeKind> kinds;     // empty: every kind
+  std::vector<DrawKind> kinds;     // empty: every kind
   std::vector<Device> devices;     // empty: every device
   std::vector<int> ranks;          // empty: every rank
   std::optional<int64_t>

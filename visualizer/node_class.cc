@@ -6,22 +6,22 @@
 
 namespace et::viz {
 
-NodeKind KindOf(const NodeModel& model, NodeIndex i) {
+DrawKind KindOf(const NodeModel& model, NodeIndex i) {
   switch (model.type(i)) {
     case ChakraProtoMsg::COMP_NODE:
-      return NodeKind::kCompute;
+      return DrawKind::kCompute;
     case ChakraProtoMsg::COMM_COLL_NODE:
-      return NodeKind::kCollective;
+      return DrawKind::kCollective;
     case ChakraProtoMsg::COMM_SEND_NODE:
     case ChakraProtoMsg::COMM_RECV_NODE:
-      return NodeKind::kSendRecv;
+      return DrawKind::kSendRecv;
     case ChakraProtoMsg::MEM_LOAD_NODE:
     case ChakraProtoMsg::MEM_STORE_NODE:
-      return NodeKind::kMemory;
+      return DrawKind::kMemory;
     case ChakraProtoMsg::METADATA_NODE:
-      return NodeKind::kMetadata;
+      return DrawKind::kMetadata;
     default:
-      return NodeKind::kOther;
+      return DrawKind::kOther;
   }
 }
 
@@ -29,19 +29,19 @@ Device DeviceOf(const NodeModel& model, NodeIndex i) {
   return model.on_host(i) ? Device::kCpu : Device::kGpu;
 }
 
-absl::string_view KindName(NodeKind kind) {
+absl::string_view KindName(DrawKind kind) {
   switch (kind) {
-    case NodeKind::kCompute:
+    case DrawKind::kCompute:
       return "compute";
-    case NodeKind::kCollective:
+    case DrawKind::kCollective:
       return "collective";
-    case NodeKind::kSendRecv:
+    case DrawKind::kSendRecv:
       return "sendrecv";
-    case NodeKind::kMemory:
+    case DrawKind::kMemory:
       return "memory";
-    case NodeKind::kMetadata:
+    case DrawKind::kMetadata:
       return "metadata";
-    case NodeKind::kOther:
+    case DrawKind::kOther:
       return "other";
   }
   return "other";

@@ -19,7 +19,7 @@ namespace et::viz {
 
 // The drawing kind: the protobuf node type, so a collective the model could
 // not decode (NodeKind::kMetadata there) is still drawn as a collective.
-enum class NodeKind {
+enum class DrawKind {
   kCompute,
   kCollective,
   kSendRecv,
@@ -30,13 +30,13 @@ enum class NodeKind {
 // The model's host/device rule: a node runs on a host thread or on the device.
 enum class Device { kCpu, kGpu };
 
-NodeKind KindOf(const NodeModel& model, NodeIndex i);
+DrawKind KindOf(const NodeModel& model, NodeIndex i);
 // kCpu when the model puts the node on a host thread, else kGpu (a node
 // without is_cpu_op / is_gpu_op is a device op; see NodeModel::on_host).
 Device DeviceOf(const NodeModel& model, NodeIndex i);
 
 // "compute", "collective", "sendrecv", "memory", "metadata", "other".
-absl::string_view KindName(NodeKind kind);
+absl::string_view KindName(DrawKind kind);
 // "cpu", "gpu".
 absl::string_view DeviceName(Device device);
 

@@ -23,7 +23,7 @@ VizNode MakeVizNode(const RankTrace& trace, NodeIndex i) {
   v.duration_ns = DurationNs(model, i);
   v.bytes = BytesOf(model, i);
   v.comm_type = CommTypeLabel(model, i);
-  if (v.kind == NodeKind::kCollective) {
+  if (v.kind == DrawKind::kCollective) {
     if (const CommSpec* comm = model.comm(i)) {
       v.pg_name = std::string(model.string(comm->pg_name));
     }

@@ -26,7 +26,7 @@ struct VizNode {
   uint64_t id = 0;
   std::string name;
   ChakraProtoMsg::NodeType type = ChakraProtoMsg::INVALID_NODE;
-  NodeKind kind = NodeKind::kOther;
+  DrawKind kind = DrawKind::kOther;
   Device device = Device::kGpu;
   Track track;
   int64_t duration_ns = 0;

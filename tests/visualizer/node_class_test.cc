@@ -77,7 +77,7 @@ TEST(NodeClassTest, CollectiveTypeIsCommTypeElseItsNameElseUnknown) {
   EXPECT_EQ(CommTypeLabel(m, IndexOf(m, 2)), "ALL_GATHER");
   EXPECT_EQ(CommTypeLabel(m, IndexOf(m, 3)), "UNKNOWN");
   // Still drawn and filtered as a collective: the kind is the node type.
-  EXPECT_EQ(KindOf(m, IndexOf(m, 3)), NodeKind::kCollective);
+  EXPECT_EQ(KindOf(m, IndexOf(m, 3)), DrawKind::kCollective);
   EXPECT_EQ(CommTypeLabel(m, IndexOf(m, 4)), "SEND");
   EXPECT_EQ(CommTypeLabel(m, IndexOf(m, 5)), "");
 }
