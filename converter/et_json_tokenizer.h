@@ -3,9 +3,10 @@
 // so that memory stays at one chunk plus one node whatever the file size;
 // partial nodes at a chunk boundary are carried over to the next chunk. A plain
 // file is mapped and scanned in place, through the same chunk bookkeeping (so
-// limits and error offsets are those of the chunked read), without a copy. The
-// tokenizer checks structure only (strings, brackets); the node parser
-// validates each node. Not thread-safe.
+// limits and error offsets are those of the chunked read), without a copy; a
+// plain file truncated by another process while it is read ends the run with
+// SIGBUS (docs/bad-input.md). The tokenizer checks structure only (strings,
+// brackets); the node parser validates each node. Not thread-safe.
 #ifndef CONVERTER_ET_JSON_TOKENIZER_H_
 #define CONVERTER_ET_JSON_TOKENIZER_H_
 

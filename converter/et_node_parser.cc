@@ -391,25 +391,30 @@ struct EtNodeParser::Impl {
     return extra;
   }
 
+  // An integer attribute; ET writers give uint64 for some that fit int64.
+  static absl::Status AttrInt(absl::string_view name, od::value& value,
+                              int64_t* out) {
+    if (value.get_int64().get(*out) == simdjson::SUCCESS)
+      return absl::OkStatus();
+    uint64_t u;
+    if (value.get_uint64().get(u) == simdjson::SUCCESS) {
+      *out = static_cast<int64_t>(u);
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("attribute `%s` is not an integer", name));
+  }
+
+  // One `attrs` entry: a typed HostOp field when it is one, else an extra
+  // attribute typed by its declared `type` and JSON type.
   absl::Status StoreAttr(absl::string_view name, absl::string_view type,
                          od::value& value, HostOp* op) {
-    auto get_int = [&](int64_t* out) -> absl::Status {
-      if (value.get_int64().get(*out) == simdjson::SUCCESS)
-        return absl::OkStatus();
-      uint64_t u;
-      if (value.get_uint64().get(u) == simdjson::SUCCESS) {
-        *out = static_cast<int64_t>(u);
-        return absl::OkStatus();
-      }
-      return absl::InvalidArgumentError(
-          absl::StrFormat("attribute `%s` is not an integer", name));
-    };
-    if (Is(name, "rf_id")) return get_int(&op->rf_id);
-    if (Is(name, "fw_parent")) return get_int(&op->fw_parent);
-    if (Is(name, "seq_id")) return get_int(&op->seq_id);
-    if (Is(name, "scope")) return get_int(&op->scope);
-    if (Is(name, "tid")) return get_int(&op->tid);
-    if (Is(name, "fw_tid")) return get_int(&op->fw_tid);
+    if (Is(name, "rf_id")) return AttrInt(name, value, &op->rf_id);
+    if (Is(name, "fw_parent")) return AttrInt(name, value, &op->fw_parent);
+    if (Is(name, "seq_id")) return AttrInt(name, value, &op->seq_id);
+    if (Is(name, "scope")) return AttrInt(name, value, &op->scope);
+    if (Is(name, "tid")) return AttrInt(name, value, &op->tid);
+    if (Is(name, "fw_tid")) return AttrInt(name, value, &op->fw_tid);
     if (Is(name, "op_schema")) {
       std::string_view s;
       if (value.get_string().get(s) != simdjson::SUCCESS) {
@@ -421,6 +426,15 @@ struct EtNodeParser::Impl {
     }
     ExtraAttr extra;
     extra.name = pool->Intern(name);
+    RETURN_IF_ERROR(ExtraValue(name, type, value, &extra));
+    op->extra_attrs.push_back(std::move(extra));
+    return absl::OkStatus();
+  }
+
+  // The value of an attribute with no HostOp field: the declared `type`
+  // decides between signed and unsigned integers, the JSON type the rest.
+  absl::Status ExtraValue(absl::string_view name, absl::string_view type,
+                          od::value& value, ExtraAttr* extra) {
     od::json_type t;
     if (value.type().get(t) != simdjson::SUCCESS) {
       return absl::InvalidArgumentError(
@@ -432,29 +446,28 @@ struct EtNodeParser::Impl {
         return absl::InvalidArgumentError(
             absl::StrFormat("attribute `%s` is not an unsigned integer", name));
       }
-      extra.kind = ExtraAttr::Kind::kUint;
-      extra.i = static_cast<int64_t>(u);
+      extra->kind = ExtraAttr::Kind::kUint;
+      extra->i = static_cast<int64_t>(u);
     } else if (t == od::json_type::number && absl::StrContains(type, "int")) {
-      extra.kind = ExtraAttr::Kind::kInt;
-      RETURN_IF_ERROR(get_int(&extra.i));
+      extra->kind = ExtraAttr::Kind::kInt;
+      RETURN_IF_ERROR(AttrInt(name, value, &extra->i));
     } else if (t == od::json_type::number) {
-      extra.kind = ExtraAttr::Kind::kDouble;
-      if (value.get_double().get(extra.d) != simdjson::SUCCESS) {
+      extra->kind = ExtraAttr::Kind::kDouble;
+      if (value.get_double().get(extra->d) != simdjson::SUCCESS) {
         return absl::InvalidArgumentError(
             absl::StrFormat("attribute `%s` is malformed", name));
       }
     } else if (t == od::json_type::boolean) {
-      extra.kind = ExtraAttr::Kind::kBool;
+      extra->kind = ExtraAttr::Kind::kBool;
       bool b = false;
-      if (value.get_bool().get(b) == simdjson::SUCCESS) extra.i = b;
+      if (value.get_bool().get(b) == simdjson::SUCCESS) extra->i = b;
     } else if (t == od::json_type::string) {
       std::string_view s;
       if (value.get_string().get(s) == simdjson::SUCCESS)
-        extra.s.assign(s.data(), s.size());
+        extra->s.assign(s.data(), s.size());
     } else {
-      extra.s.assign(RawText(value));
+      extra->s.assign(RawText(value));
     }
-    op->extra_attrs.push_back(std::move(extra));
     return absl::OkStatus();
   }
 
