@@ -97,6 +97,11 @@ class EtJsonTokenizer {
 // and the node parser both use it.
 size_t JsonValueLength(absl::string_view text);
 
+// Tests only: whether the structural scan may use AVX2 blocks (where the CPU
+// has them; the default) or only SSE2 ones. Returns the previous setting. Not
+// thread-safe.
+bool UseWideScanForTesting(bool wide);
+
 // Top-level string field without its quotes, or "" if absent / not a string.
 std::string TopLevelString(const std::map<std::string, std::string>& fields,
                            const std::string& key);

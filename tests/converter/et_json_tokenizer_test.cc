@@ -256,6 +256,44 @@ TEST(EtJsonTokenizerTest, CallbackErrorStopsTheRun) {
   EXPECT_EQ(calls, 1);
 }
 
+// The structural scan's 64-byte blocks come in an AVX2 and an SSE2 version
+// (the CPU decides): both must find the same ends, with strings, escapes and
+// brackets at every offset of a block.
+TEST(EtJsonTokenizerTest, WideAndNarrowBlocksAgree) {
+  std::string text = "[";
+  for (int i = 0; i < 300; ++i) {
+    text += (i ? ", " : "") + std::string(R"({"k": "]}[{\"", "l": [[)") +
+            std::to_string(i) + R"(], {"m": ")" +
+            std::string(static_cast<size_t>(i % 70), '}') + R"("}]})";
+  }
+  text += "]";
+  const bool before = UseWideScanForTesting(false);
+  std::vector<size_t> narrow, wide;
+  for (size_t cut = 0; cut < 200; ++cut) {
+    narrow.push_back(JsonValueLength(text + std::string(cut, ' ') + ", 1]"));
+  }
+  UseWideScanForTesting(true);
+  for (size_t cut = 0; cut < 200; ++cut) {
+    wide.push_back(JsonValueLength(text + std::string(cut, ' ') + ", 1]"));
+  }
+  UseWideScanForTesting(before);
+  EXPECT_EQ(narrow, wide);
+  EXPECT_EQ(narrow[0], text.size());
+  // Shifted by every offset within a block, and cut short.
+  for (size_t pad = 0; pad < 64; ++pad) {
+    const std::string shifted = "[" + std::string(pad, ' ') + text + "]";
+    UseWideScanForTesting(false);
+    const size_t n = JsonValueLength(shifted + ", 2]");
+    const size_t n_cut = JsonValueLength(shifted.substr(0, shifted.size() - 2));
+    UseWideScanForTesting(true);
+    EXPECT_EQ(JsonValueLength(shifted + ", 2]"), n) << pad;
+    EXPECT_EQ(n, shifted.size()) << pad;
+    EXPECT_EQ(JsonValueLength(shifted.substr(0, shifted.size() - 2)), n_cut);
+    EXPECT_EQ(n_cut, absl::string_view::npos) << pad;
+    UseWideScanForTesting(before);
+  }
+}
+
 TEST(EtJsonTokenizerTest, ValueLength) {
   EXPECT_EQ(JsonValueLength(R"({"a": "}"} tail)"), 10u);
   EXPECT_EQ(JsonValueLength(R"("a\"b", 1)"), 6u);
