@@ -175,6 +175,24 @@ TEST(EtJsonTokenizerTest, NodesAcrossChunkBoundaries) {
   }
 }
 
+// A mapped file whose size is a whole number of pages: the padding simdjson
+// may read past the last node lies beyond the file, in the zero pages mapped
+// after it (Tokenize() reads it).
+TEST(EtJsonTokenizerTest, FileOfWholePages) {
+  for (size_t size : {size_t{4096}, size_t{8192}, size_t{65536}}) {
+    const std::string head = R"({"nodes": [{"id": 1, "pad": ")";
+    const std::string tail = R"("}]})";
+    const std::string text =
+        head + std::string(size - head.size() - tail.size(), 'x') + tail;
+    ASSERT_EQ(text.size(), size);
+    const Tokenized t = TokenizeBoth("pages" + std::to_string(size), text);
+    ASSERT_TRUE(t.status.ok()) << t.status;
+    ASSERT_EQ(t.nodes.size(), 1u);
+    // All but `{"nodes": [` and `]}`; the node ends 2 bytes before the file.
+    EXPECT_EQ(t.nodes[0].text.size(), size - 13);
+  }
+}
+
 // Every way of ending early names the truncation and where it happened.
 TEST(EtJsonTokenizerTest, TruncatedInput) {
   const std::string full = R"({"nodes": [{"id": 1}, {"id": 2, "a": [1, 2]}]})";
