@@ -637,7 +637,7 @@ bool EtJsonTokenizer::MapIfPlain() {
 }
 
 void EtJsonTokenizer::DoneBefore(uint64_t offset) {
-  constexpr uint64_t kDropStep = 8 << 20;
+  constexpr uint64_t kDropStep = 2 << 20;
   if (mapping_ == nullptr || offset < dropped_before_ + kDropStep) return;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t end = offset / page * page;

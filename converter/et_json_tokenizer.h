@@ -69,7 +69,7 @@ class EtJsonTokenizer {
   // Lets the mapped file's pages before decoded byte `offset` go (the caller
   // is done with those node texts): mapped pages count in the resident set,
   // and a trace of any size should need no more than a few MiB of it at once.
-  // Pages are dropped in steps of 8 MiB; reading them again faults them back.
+  // Pages are dropped in steps of 2 MiB; reading them again faults them back.
   void DoneBefore(uint64_t offset);
 
  private:
