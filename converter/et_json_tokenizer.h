@@ -1,15 +1,19 @@
 // Splits a PyTorch execution-trace JSON file into its top-level fields and the
-// raw text of each element of its `nodes` array, reading the file in chunks
-// (plain or gzip) so that memory stays at one chunk plus one node whatever the
-// file size. Partial nodes at a chunk boundary are carried over to the next
-// chunk. The tokenizer checks structure only (strings, brackets); the node
-// parser validates each node. Not thread-safe.
+// raw text of each element of its `nodes` array. A gzip file is read in chunks
+// so that memory stays at one chunk plus one node whatever the file size;
+// partial nodes at a chunk boundary are carried over to the next chunk. A plain
+// file is mapped and scanned in place, through the same chunk bookkeeping (so
+// limits and error offsets are those of the chunked read), without a copy; a
+// plain file truncated by another process while it is read ends the run with
+// SIGBUS (docs/bad-input.md). The tokenizer checks structure only (strings,
+// brackets); the node parser validates each node. Not thread-safe.
 #ifndef CONVERTER_ET_JSON_TOKENIZER_H_
 #define CONVERTER_ET_JSON_TOKENIZER_H_
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -33,7 +37,10 @@ class EtJsonTokenizer {
   // Called for progress with (compressed or plain) bytes consumed so far.
   using ProgressCallback = std::function<void(int64_t bytes_read)>;
 
-  explicit EtJsonTokenizer(std::string path) : path_(std::move(path)) {}
+  explicit EtJsonTokenizer(std::string path);
+  ~EtJsonTokenizer();
+  EtJsonTokenizer(const EtJsonTokenizer&) = delete;
+  EtJsonTokenizer& operator=(const EtJsonTokenizer&) = delete;
 
   // Reads the whole file. Fails with the path and byte offset on malformed
   // structure, a truncated file, a corrupt gzip stream, a missing `nodes` array
@@ -50,10 +57,37 @@ class EtJsonTokenizer {
   }
   int64_t nodes_seen() const { return nodes_seen_; }
 
+  // Maps the file when it is plain (not gzip) and mappable; true if so. Run()
+  // maps it itself when this was not called.
+  bool MapIfPlain();
+
+  // True once the file is mapped: then every `node_json` handed out stays
+  // valid (with its padding) until the tokenizer is destroyed, so a caller
+  // need not copy it.
+  bool spans_outlive_callback() const;
+
+  // Lets the mapped file's pages before decoded byte `offset` go (the caller
+  // is done with those node texts): mapped pages count in the resident set,
+  // and a trace of any size should need no more than a few MiB of it at once.
+  // Pages are dropped in steps of 2 MiB; reading them again faults them back.
+  void DoneBefore(uint64_t offset);
+
  private:
+  class Reader;  // the state of one Run(): input window, chunk bookkeeping
+  struct Mapping;
+
+  // The steps of Run(), in file order.
+  absl::Status ReadTrace(Reader& in, const NodeCallback& on_node);
+  absl::Status ReadField(Reader& in, const NodeCallback& on_node,
+                         bool* saw_nodes);
+  absl::Status ReadNodes(Reader& in, const NodeCallback& on_node);
+
   std::string path_;
   std::map<std::string, std::string> fields_;
   int64_t nodes_seen_ = 0;
+  std::unique_ptr<Mapping> mapping_;  // a plain file, once mapped
+  bool map_tried_ = false;
+  uint64_t dropped_before_ = 0;  // mapped bytes before this were let go
 };
 
 // Length of the JSON value at the start of `text` (no leading whitespace):
@@ -62,6 +96,11 @@ class EtJsonTokenizer {
 // or it is malformed. The one structural scan of the converter: the tokenizer
 // and the node parser both use it.
 size_t JsonValueLength(absl::string_view text);
+
+// Tests only: whether the structural scan may use AVX2 blocks (where the CPU
+// has them; the default) or only SSE2 ones. Returns the previous setting. Not
+// thread-safe.
+bool UseWideScanForTesting(bool wide);
 
 // Top-level string field without its quotes, or "" if absent / not a string.
 std::string TopLevelString(const std::map<std::string, std::string>& fields,

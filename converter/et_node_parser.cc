@@ -2,6 +2,7 @@
 #include "converter/et_node_parser.h"
 
 #include <cmath>
+#include <cstring>
 #include <string_view>
 
 #include "absl/strings/match.h"
@@ -19,6 +20,13 @@ namespace od = simdjson::ondemand;
 
 absl::string_view ToAbsl(std::string_view s) {
   return absl::string_view(s.data(), s.size());
+}
+
+// `s` == `lit`, with the length known when compiling so that the compare is
+// inlined (string_view's == calls memcmp: 2% of the instructions).
+template <typename S, size_t N>
+bool Is(const S& s, const char (&lit)[N]) {
+  return s.size() == N - 1 && memcmp(s.data(), lit, N - 1) == 0;
 }
 
 }  // namespace
@@ -237,15 +245,15 @@ struct EtNodeParser::Impl {
         return absl::InvalidArgumentError("malformed inputs/outputs object");
       }
       od::value value = field.value();
-      if (key == "values") {
+      if (Is(key, "values")) {
         RETURN_IF_ERROR(ParseValues(value, input ? kInValues : kOutValues,
                                     input ? &in_scratch : &out_scratch));
-      } else if (key == "shapes") {
+      } else if (Is(key, "shapes")) {
         RETURN_IF_ERROR(KeepShapes(value, input ? kInShapes : kOutShapes,
                                    input ? "inputs.shapes" : "outputs.shapes"));
-      } else if (key == "types") {
+      } else if (Is(key, "types")) {
         Keep(value, input ? kInTypes : kOutTypes);
-      } else if (key == "strides") {
+      } else if (Is(key, "strides")) {
         Keep(value, input ? kInStrides : kOutStrides);
       }
     }
@@ -272,20 +280,21 @@ struct EtNodeParser::Impl {
             f.unescaped_key().get(key) != simdjson::SUCCESS) {
           return absl::InvalidArgumentError("malformed `attrs` entry");
         }
-        if (key == "name") {
-          if (f.value().get_string().get(name) != simdjson::SUCCESS) {
+        od::value field_value = f.value();
+        if (Is(key, "name")) {
+          if (field_value.get_string().get(name) != simdjson::SUCCESS) {
             return absl::InvalidArgumentError(
                 "`attrs` entry name is not a string");
           }
-        } else if (key == "type") {
-          if (f.value().get_string().get(type) != simdjson::SUCCESS) {
+        } else if (Is(key, "type")) {
+          if (field_value.get_string().get(type) != simdjson::SUCCESS) {
             return absl::InvalidArgumentError(
                 "`attrs` entry type is not a string");
           }
-        } else if (key == "value") {
+        } else if (Is(key, "value")) {
           // `name` precedes `value` in every writer we know; keep the value for
           // below.
-          value = f.value();
+          value = field_value;
           has_value = true;
           RETURN_IF_ERROR(StoreAttr(ToAbsl(name), ToAbsl(type), value, op));
         }
@@ -313,9 +322,9 @@ struct EtNodeParser::Impl {
       }
       od::value value = field.value();
       int64_t i = 0;
-      if (key == "stream" && value.get_int64().get(i) == simdjson::SUCCESS) {
+      if (Is(key, "stream") && value.get_int64().get(i) == simdjson::SUCCESS) {
         *stream = i;
-      } else if (key == "device" &&
+      } else if (Is(key, "device") &&
                  value.get_int64().get(i) == simdjson::SUCCESS) {
         op->device = static_cast<int32_t>(i);
       } else {
@@ -382,26 +391,31 @@ struct EtNodeParser::Impl {
     return extra;
   }
 
+  // An integer attribute; ET writers give uint64 for some that fit int64.
+  static absl::Status AttrInt(absl::string_view name, od::value& value,
+                              int64_t* out) {
+    if (value.get_int64().get(*out) == simdjson::SUCCESS)
+      return absl::OkStatus();
+    uint64_t u;
+    if (value.get_uint64().get(u) == simdjson::SUCCESS) {
+      *out = static_cast<int64_t>(u);
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("attribute `%s` is not an integer", name));
+  }
+
+  // One `attrs` entry: a typed HostOp field when it is one, else an extra
+  // attribute typed by its declared `type` and JSON type.
   absl::Status StoreAttr(absl::string_view name, absl::string_view type,
                          od::value& value, HostOp* op) {
-    auto get_int = [&](int64_t* out) -> absl::Status {
-      if (value.get_int64().get(*out) == simdjson::SUCCESS)
-        return absl::OkStatus();
-      uint64_t u;
-      if (value.get_uint64().get(u) == simdjson::SUCCESS) {
-        *out = static_cast<int64_t>(u);
-        return absl::OkStatus();
-      }
-      return absl::InvalidArgumentError(
-          absl::StrFormat("attribute `%s` is not an integer", name));
-    };
-    if (name == "rf_id") return get_int(&op->rf_id);
-    if (name == "fw_parent") return get_int(&op->fw_parent);
-    if (name == "seq_id") return get_int(&op->seq_id);
-    if (name == "scope") return get_int(&op->scope);
-    if (name == "tid") return get_int(&op->tid);
-    if (name == "fw_tid") return get_int(&op->fw_tid);
-    if (name == "op_schema") {
+    if (Is(name, "rf_id")) return AttrInt(name, value, &op->rf_id);
+    if (Is(name, "fw_parent")) return AttrInt(name, value, &op->fw_parent);
+    if (Is(name, "seq_id")) return AttrInt(name, value, &op->seq_id);
+    if (Is(name, "scope")) return AttrInt(name, value, &op->scope);
+    if (Is(name, "tid")) return AttrInt(name, value, &op->tid);
+    if (Is(name, "fw_tid")) return AttrInt(name, value, &op->fw_tid);
+    if (Is(name, "op_schema")) {
       std::string_view s;
       if (value.get_string().get(s) != simdjson::SUCCESS) {
         return absl::InvalidArgumentError(
@@ -412,6 +426,15 @@ struct EtNodeParser::Impl {
     }
     ExtraAttr extra;
     extra.name = pool->Intern(name);
+    RETURN_IF_ERROR(ExtraValue(name, type, value, &extra));
+    op->extra_attrs.push_back(std::move(extra));
+    return absl::OkStatus();
+  }
+
+  // The value of an attribute with no HostOp field: the declared `type`
+  // decides between signed and unsigned integers, the JSON type the rest.
+  absl::Status ExtraValue(absl::string_view name, absl::string_view type,
+                          od::value& value, ExtraAttr* extra) {
     od::json_type t;
     if (value.type().get(t) != simdjson::SUCCESS) {
       return absl::InvalidArgumentError(
@@ -423,29 +446,239 @@ struct EtNodeParser::Impl {
         return absl::InvalidArgumentError(
             absl::StrFormat("attribute `%s` is not an unsigned integer", name));
       }
-      extra.kind = ExtraAttr::Kind::kUint;
-      extra.i = static_cast<int64_t>(u);
+      extra->kind = ExtraAttr::Kind::kUint;
+      extra->i = static_cast<int64_t>(u);
     } else if (t == od::json_type::number && absl::StrContains(type, "int")) {
-      extra.kind = ExtraAttr::Kind::kInt;
-      RETURN_IF_ERROR(get_int(&extra.i));
+      extra->kind = ExtraAttr::Kind::kInt;
+      RETURN_IF_ERROR(AttrInt(name, value, &extra->i));
     } else if (t == od::json_type::number) {
-      extra.kind = ExtraAttr::Kind::kDouble;
-      if (value.get_double().get(extra.d) != simdjson::SUCCESS) {
+      extra->kind = ExtraAttr::Kind::kDouble;
+      if (value.get_double().get(extra->d) != simdjson::SUCCESS) {
         return absl::InvalidArgumentError(
             absl::StrFormat("attribute `%s` is malformed", name));
       }
     } else if (t == od::json_type::boolean) {
-      extra.kind = ExtraAttr::Kind::kBool;
+      extra->kind = ExtraAttr::Kind::kBool;
       bool b = false;
-      if (value.get_bool().get(b) == simdjson::SUCCESS) extra.i = b;
+      if (value.get_bool().get(b) == simdjson::SUCCESS) extra->i = b;
     } else if (t == od::json_type::string) {
       std::string_view s;
       if (value.get_string().get(s) == simdjson::SUCCESS)
-        extra.s.assign(s.data(), s.size());
+        extra->s.assign(s.data(), s.size());
     } else {
-      extra.s.assign(RawText(value));
+      extra->s.assign(RawText(value));
     }
-    op->extra_attrs.push_back(std::move(extra));
+    return absl::OkStatus();
+  }
+
+  // What one node's fields leave for after the last of them.
+  struct NodeState {
+    int64_t index = 0;
+    HostOp* op = nullptr;
+    bool has_id = false;
+    bool top_level_tid = false;
+    int64_t args_stream = -1;
+  };
+
+  absl::Status FieldError(const NodeState& node, absl::string_view key,
+                          absl::string_view what) const {
+    return Error(*node.op, node.index, absl::StrFormat("`%s` %s", key, what));
+  }
+
+  absl::Status IntField(const NodeState& node, absl::string_view key,
+                        od::value& v, int64_t* out) const {
+    if (v.get_int64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+    return FieldError(node, key, "is not an integer");
+  }
+
+  absl::Status IdField(const NodeState& node, absl::string_view key,
+                       od::value& v, uint64_t* out) const {
+    if (v.get_uint64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
+    return FieldError(node, key, "is not a non-negative integer");
+  }
+
+  // Times in microseconds: finite and within +-2^61 ns (as Kineto times), so
+  // that conversions to int64 ns and sums of two stay defined; a ts of 1e300
+  // was accepted and became garbage. Durations may not be negative.
+  absl::Status TimeField(const NodeState& node, absl::string_view key,
+                         od::value& v, bool duration, double* out) const {
+    if (v.get_double().get(*out) != simdjson::SUCCESS)
+      return FieldError(node, key, "is not a number");
+    constexpr double kMaxMicros = 2305843009213693.0;  // 2^61 ns in us
+    if (!(std::fabs(*out) <= kMaxMicros) || (duration && *out < 0)) {
+      return Error(*node.op, node.index,
+                   absl::StrFormat("`%s` is %g: out of range (%s to 2.3e15 us)",
+                                   key, *out, duration ? "0" : "-2.3e15"));
+    }
+    return absl::OkStatus();
+  }
+
+  // One id or a list of them.
+  absl::Status IdListField(const NodeState& node, absl::string_view key,
+                           od::value& v, std::vector<uint64_t>* out) const {
+    od::json_type t;
+    if (v.type().get(t) != simdjson::SUCCESS)
+      return Error(*node.op, node.index, "malformed JSON");
+    if (t == od::json_type::number) {
+      uint64_t u;
+      RETURN_IF_ERROR(IdField(node, key, v, &u));
+      out->push_back(u);
+      return absl::OkStatus();
+    }
+    od::array arr;
+    if (v.get_array().get(arr) != simdjson::SUCCESS)
+      return FieldError(node, key, "is not a list of ids");
+    for (auto el : arr) {
+      uint64_t u;
+      if (el.get_uint64().get(u) != simdjson::SUCCESS)
+        return FieldError(node, key, "holds a non-id");
+      out->push_back(u);
+    }
+    return absl::OkStatus();
+  }
+
+  // A string field interned into *out; `name` is bounded like any value, as
+  // it is copied into every output node.
+  absl::Status InternedField(const NodeState& node, absl::string_view key,
+                             od::value& v, StringPool::Id* out) {
+    std::string_view str;
+    if (v.get_string().get(str) != simdjson::SUCCESS)
+      return FieldError(node, key, "is not a string");
+    if (Is(key, "name") && str.size() > kMaxStringBytes) {
+      return Error(*node.op, node.index,
+                   absl::StrFormat("`name` is over %d MiB, the limit on one "
+                                   "string",
+                                   kMaxStringBytes >> 20));
+    }
+    *out = pool->Intern(ToAbsl(str));
+    return absl::OkStatus();
+  }
+
+  // A node's integer and time fields; false when `key` is none of them.
+  bool NumberField(NodeState& node, absl::string_view key, od::value& v,
+                   absl::Status* status) {
+    int64_t HostOp::*int_field = nullptr;
+    if (Is(key, "rf_id")) {
+      int_field = &HostOp::rf_id;
+    } else if (Is(key, "fw_parent")) {
+      int_field = &HostOp::fw_parent;
+    } else if (Is(key, "seq_id")) {
+      int_field = &HostOp::seq_id;
+    } else if (Is(key, "scope")) {
+      int_field = &HostOp::scope;
+    } else if (Is(key, "tid")) {
+      int_field = &HostOp::tid;
+    } else if (Is(key, "fw_tid")) {
+      int_field = &HostOp::fw_tid;
+    } else if (Is(key, "stream")) {
+      int_field = &HostOp::stream;
+    }
+    if (int_field != nullptr) {
+      *status = IntField(node, key, v, &(node.op->*int_field));
+      if (int_field == &HostOp::tid) node.top_level_tid = status->ok();
+      return true;
+    }
+    double HostOp::*time_field = nullptr;
+    if (Is(key, "ts")) {
+      time_field = &HostOp::ts_us;
+    } else if (Is(key, "inclusive_dur")) {
+      time_field = &HostOp::inclusive_dur_us;
+    } else if (Is(key, "exclusive_dur")) {
+      time_field = &HostOp::exclusive_dur_us;
+    } else if (Is(key, "dur")) {
+      time_field = &HostOp::dur_us;
+    }
+    if (time_field == nullptr) return false;
+    *status = TimeField(node, key, v, time_field != &HostOp::ts_us,
+                        &(node.op->*time_field));
+    return true;
+  }
+
+  // Inputs, outputs and their 1.0.1 shapes/types lists; false when `key` is
+  // none of them.
+  bool IoField(NodeState& node, absl::string_view key, od::value& v,
+               absl::Status* status) {
+    const bool input = Is(key, "inputs");
+    if (input || Is(key, "outputs")) {
+      od::json_type t;
+      if (v.type().get(t) != simdjson::SUCCESS) {
+        *status = Error(*node.op, node.index, "malformed JSON");
+        return true;
+      }
+      *status = t == od::json_type::array
+                    ? ParseValues(v, input ? kInValues : kOutValues,
+                                  input ? &in_scratch : &out_scratch)
+                    : ParseIoObject(v, input);
+    } else if (Is(key, "input_shapes") || Is(key, "output_shapes")) {
+      *status =
+          KeepShapes(v, Is(key, "input_shapes") ? kInShapes : kOutShapes, key);
+    } else if (Is(key, "input_types")) {
+      Keep(v, kInTypes);
+    } else if (Is(key, "output_types")) {
+      Keep(v, kOutTypes);
+    } else {
+      return false;
+    }
+    if (!status->ok()) *status = Error(*node.op, node.index, status->message());
+    return true;
+  }
+
+  // One field of a node, by key.
+  absl::Status ParseField(NodeState& node, absl::string_view key, od::value& v,
+                          absl::flat_hash_map<std::string, int64_t>* unknown) {
+    HostOp* op = node.op;
+    absl::Status s;
+    if (Is(key, "id")) {
+      s = IdField(node, key, v, &op->id);
+      node.has_id = s.ok();
+    } else if (Is(key, "name")) {
+      s = InternedField(node, key, v, &op->name);
+    } else if (Is(key, "parent") || Is(key, "ctrl_deps")) {
+      s = IdField(node, key, v, &op->parent);
+    } else if (Is(key, "op_schema")) {
+      s = InternedField(node, key, v, &op->op_schema);
+    } else if (Is(key, "cat")) {
+      s = InternedField(node, key, v, &op->category);
+    } else if (NumberField(node, key, v, &s) || IoField(node, key, v, &s)) {
+    } else if (Is(key, "attrs") || Is(key, "args")) {
+      s = Is(key, "attrs") ? ParseAttrs(v, op)
+                           : ParseArgs(v, op, &node.args_stream);
+      if (!s.ok()) s = Error(*op, node.index, s.message());
+    } else if (Is(key, "inter_thread_dep")) {
+      s = IdListField(node, key, v, &op->inter_thread_deps);
+    } else if (Is(key, "sync_dep")) {
+      s = IdListField(node, key, v, &op->sync_deps);
+    } else {
+      // Kept as a string attribute (e.g. `ph`, `pg_name` on linked GPU nodes).
+      ++(*unknown)[std::string(key)];
+      op->extra_attrs.push_back(TypedValue(key, v));
+    }
+    return s;
+  }
+
+  // What the fields imply together, and the node's tensors into the arena.
+  absl::Status Finish(const NodeState& node, size_t text_length,
+                      std::vector<TensorRef>* tensors) {
+    HostOp* op = node.op;
+    if (!node.has_id) return Error(*op, node.index, "node has no `id`");
+    // A GPU node's stream: its own `stream`, else Kineto's `args.stream`,
+    // else the Kineto event's `tid`, which is the stream for GPU events.
+    if (op->category != 0 && op->stream < 0) {
+      op->stream = node.args_stream >= 0 ? node.args_stream
+                   : node.top_level_tid  ? op->tid
+                                         : -1;
+    }
+    // Chakra's linker writes no device: a rank's process drives one GPU,
+    // which Kineto numbers 0. Without this, nodes with and without
+    // `args.device` on one stream would count as two streams and lose their
+    // stream order.
+    if (op->category != 0 && op->device < 0) op->device = 0;
+    op->text_length = static_cast<uint32_t>(text_length);
+    op->tensors_begin = static_cast<uint32_t>(tensors->size());
+    op->num_inputs = static_cast<uint32_t>(in_scratch.size());
+    op->num_outputs = static_cast<uint32_t>(out_scratch.size());
+    tensors->insert(tensors->end(), in_scratch.begin(), in_scratch.end());
+    tensors->insert(tensors->end(), out_scratch.begin(), out_scratch.end());
     return absl::OkStatus();
   }
 };
@@ -478,189 +711,25 @@ absl::Status EtNodeParser::Parse(absl::string_view json, int64_t index,
   if (doc.get_object().get(obj) != simdjson::SUCCESS) {
     return m.Error(*op, index, "node is not a JSON object");
   }
-  bool has_id = false;
-  bool top_level_tid = false;
-  int64_t args_stream = -1;
+  Impl::NodeState node;
+  node.index = index;
+  node.op = op;
   for (auto field_result : obj) {
     od::field field;
-    std::string_view key_view;
+    std::string_view key;
     if (std::move(field_result).get(field) != simdjson::SUCCESS ||
-        field.unescaped_key().get(key_view) != simdjson::SUCCESS) {
+        field.unescaped_key().get(key) != simdjson::SUCCESS) {
       return m.Error(*op, index, "malformed JSON");
     }
-    const absl::string_view key = ToAbsl(key_view);
     od::value v = field.value();
-    auto int_field = [&](int64_t* out) -> absl::Status {
-      if (v.get_int64().get(*out) == simdjson::SUCCESS) return absl::OkStatus();
-      return m.Error(*op, index,
-                     absl::StrFormat("`%s` is not an integer", key));
-    };
-    auto id_field = [&](uint64_t* out) -> absl::Status {
-      if (v.get_uint64().get(*out) == simdjson::SUCCESS)
-        return absl::OkStatus();
-      return m.Error(
-          *op, index,
-          absl::StrFormat("`%s` is not a non-negative integer", key));
-    };
-    auto double_field = [&](double* out) -> absl::Status {
-      if (v.get_double().get(*out) == simdjson::SUCCESS)
-        return absl::OkStatus();
-      return m.Error(*op, index, absl::StrFormat("`%s` is not a number", key));
-    };
-    // Times in microseconds: finite and within +-2^61 ns (as Kineto times),
-    // so that conversions to int64 ns and sums of two stay defined; a ts of
-    // 1e300 was accepted and became garbage. Durations may not be negative.
-    auto time_field = [&](double* out, bool duration) -> absl::Status {
-      RETURN_IF_ERROR(double_field(out));
-      constexpr double kMaxMicros = 2305843009213693.0;  // 2^61 ns in us
-      if (!(std::fabs(*out) <= kMaxMicros) || (duration && *out < 0)) {
-        return m.Error(*op, index,
-                       absl::StrFormat("`%s` is %g: out of range (%s to "
-                                       "2.3e15 us)",
-                                       key, *out, duration ? "0" : "-2.3e15"));
-      }
-      return absl::OkStatus();
-    };
-    auto id_list = [&](std::vector<uint64_t>* out) -> absl::Status {
-      od::json_type t;
-      if (v.type().get(t) != simdjson::SUCCESS)
-        return m.Error(*op, index, "malformed JSON");
-      if (t == od::json_type::number) {
-        uint64_t u;
-        RETURN_IF_ERROR(id_field(&u));
-        out->push_back(u);
-        return absl::OkStatus();
-      }
-      od::array arr;
-      if (v.get_array().get(arr) != simdjson::SUCCESS) {
-        return m.Error(*op, index,
-                       absl::StrFormat("`%s` is not a list of ids", key));
-      }
-      for (auto el : arr) {
-        uint64_t u;
-        if (el.get_uint64().get(u) != simdjson::SUCCESS) {
-          return m.Error(*op, index,
-                         absl::StrFormat("`%s` holds a non-id", key));
-        }
-        out->push_back(u);
-      }
-      return absl::OkStatus();
-    };
     // Linked files write null for a field they have no value for.
     bool null_value = false;
     if (v.is_null().get(null_value) == simdjson::SUCCESS && null_value) {
       continue;
     }
-    absl::Status s;
-    if (key == "id") {
-      s = id_field(&op->id);
-      has_id = s.ok();
-    } else if (key == "name") {
-      std::string_view name;
-      if (v.get_string().get(name) != simdjson::SUCCESS) {
-        return m.Error(*op, index, "`name` is not a string");
-      }
-      // Interned and copied into every output node: bounded like any value.
-      if (name.size() > kMaxStringBytes) {
-        return m.Error(*op, index,
-                       absl::StrFormat("`name` is over %d MiB, the limit on "
-                                       "one string",
-                                       kMaxStringBytes >> 20));
-      }
-      op->name = m.pool->Intern(ToAbsl(name));
-    } else if (key == "parent" || key == "ctrl_deps") {
-      s = id_field(&op->parent);
-    } else if (key == "rf_id") {
-      s = int_field(&op->rf_id);
-    } else if (key == "fw_parent") {
-      s = int_field(&op->fw_parent);
-    } else if (key == "seq_id") {
-      s = int_field(&op->seq_id);
-    } else if (key == "scope") {
-      s = int_field(&op->scope);
-    } else if (key == "tid") {
-      s = int_field(&op->tid);
-      top_level_tid = s.ok();
-    } else if (key == "fw_tid") {
-      s = int_field(&op->fw_tid);
-    } else if (key == "op_schema") {
-      std::string_view schema;
-      if (v.get_string().get(schema) != simdjson::SUCCESS) {
-        return m.Error(*op, index, "`op_schema` is not a string");
-      }
-      op->op_schema = m.pool->Intern(ToAbsl(schema));
-    } else if (key == "inputs" || key == "outputs") {
-      const bool input = key == "inputs";
-      od::json_type t;
-      if (v.type().get(t) != simdjson::SUCCESS)
-        return m.Error(*op, index, "malformed JSON");
-      if (t == od::json_type::array) {
-        s = m.ParseValues(v, input ? kInValues : kOutValues,
-                          input ? &m.in_scratch : &m.out_scratch);
-      } else {
-        s = m.ParseIoObject(v, input);
-      }
-      if (!s.ok()) return m.Error(*op, index, s.message());
-    } else if (key == "input_shapes") {
-      s = m.KeepShapes(v, kInShapes, "input_shapes");
-      if (!s.ok()) return m.Error(*op, index, s.message());
-    } else if (key == "input_types") {
-      m.Keep(v, kInTypes);
-    } else if (key == "output_shapes") {
-      s = m.KeepShapes(v, kOutShapes, "output_shapes");
-      if (!s.ok()) return m.Error(*op, index, s.message());
-    } else if (key == "output_types") {
-      m.Keep(v, kOutTypes);
-    } else if (key == "attrs") {
-      s = m.ParseAttrs(v, op);
-      if (!s.ok()) return m.Error(*op, index, s.message());
-    } else if (key == "ts") {
-      s = time_field(&op->ts_us, false);
-    } else if (key == "inclusive_dur") {
-      s = time_field(&op->inclusive_dur_us, true);
-    } else if (key == "exclusive_dur") {
-      s = time_field(&op->exclusive_dur_us, true);
-    } else if (key == "dur") {
-      s = time_field(&op->dur_us, true);
-    } else if (key == "stream") {
-      s = int_field(&op->stream);
-    } else if (key == "cat") {
-      std::string_view cat;
-      if (v.get_string().get(cat) != simdjson::SUCCESS) {
-        return m.Error(*op, index, "`cat` is not a string");
-      }
-      op->category = m.pool->Intern(ToAbsl(cat));
-    } else if (key == "args") {
-      s = m.ParseArgs(v, op, &args_stream);
-      if (!s.ok()) return m.Error(*op, index, s.message());
-    } else if (key == "inter_thread_dep") {
-      s = id_list(&op->inter_thread_deps);
-    } else if (key == "sync_dep") {
-      s = id_list(&op->sync_deps);
-    } else {
-      // Kept as a string attribute (e.g. `ph`, `pg_name` on linked GPU nodes).
-      ++unknown_keys_[std::string(key)];
-      op->extra_attrs.push_back(m.TypedValue(key, v));
-    }
-    RETURN_IF_ERROR(s);
+    RETURN_IF_ERROR(m.ParseField(node, ToAbsl(key), v, &unknown_keys_));
   }
-  if (!has_id) return m.Error(*op, index, "node has no `id`");
-  // A GPU node's stream: its own `stream`, else Kineto's `args.stream`, else
-  // the Kineto event's `tid`, which is the stream for GPU events.
-  if (op->category != 0 && op->stream < 0) {
-    op->stream = args_stream >= 0 ? args_stream : top_level_tid ? op->tid : -1;
-  }
-  // Chakra's linker writes no device: a rank's process drives one GPU, which
-  // Kineto numbers 0. Without this, nodes with and without `args.device` on
-  // one stream would count as two streams and lose their stream order.
-  if (op->category != 0 && op->device < 0) op->device = 0;
-  op->text_length = static_cast<uint32_t>(json.size());
-  op->tensors_begin = static_cast<uint32_t>(tensors->size());
-  op->num_inputs = static_cast<uint32_t>(m.in_scratch.size());
-  op->num_outputs = static_cast<uint32_t>(m.out_scratch.size());
-  tensors->insert(tensors->end(), m.in_scratch.begin(), m.in_scratch.end());
-  tensors->insert(tensors->end(), m.out_scratch.begin(), m.out_scratch.end());
-  return absl::OkStatus();
+  return m.Finish(node, json.size(), tensors);
 }
 
 }  // namespace et::convert

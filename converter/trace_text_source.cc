@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -60,19 +61,7 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
     }
   }
   if (Map(op.text_offset + op.text_length)) {
-    // Pages read through the mapping count in the resident set although they
-    // are the kernel's page cache: reading a 21 MB trace's nodes showed +12 MB
-    // (default mode) to +20 MB (`--keep all`) over the pread copy. Dropping
-    // the mapped pages every ~8 MiB keeps the peak near the pread figure; later
-    // reads fault them back in from the cache. Each read is charged its length
-    // plus the 64 KiB the kernel maps around a fault.
-    constexpr size_t kDropEveryBytes = 8 << 20;
-    constexpr size_t kFaultAroundBytes = 64 << 10;
-    mapped_since_drop_ += op.text_length + kFaultAroundBytes;
-    if (mapped_since_drop_ > kDropEveryBytes) {
-      madvise(const_cast<char*>(map_), map_size_, MADV_DONTNEED);
-      mapped_since_drop_ = op.text_length + kFaultAroundBytes;
-    }
+    DropBehind(op.text_offset, op.text_offset + op.text_length);
     return absl::string_view(map_ + op.text_offset, op.text_length);
   }
   buffer_.resize(op.text_length);
@@ -88,6 +77,32 @@ absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
     done += static_cast<size_t>(n);
   }
   return absl::string_view(buffer_);
+}
+
+// Pages read through the mapping count in the resident set although they are
+// the kernel's page cache: reading a 21 MB trace's nodes showed +12 MB (default
+// mode) to +20 MB (`--keep all`) over the pread copy. Once the pages read since
+// the last drop span 2 MiB, those behind the current read are dropped, which
+// keeps the peak near the pread figure. Nodes are read in file order, so
+// nothing dropped is read again; one read out of order faults its pages back
+// in from the cache. (Dropping the whole mapping at every ~8 MiB charged, 64
+// KiB a read, was ~220 madvise calls and as many refaults with `--keep all`.)
+void TraceTextSource::DropBehind(uint64_t begin, uint64_t end) {
+  constexpr uint64_t kDropSpanBytes = 2 << 20;
+  if (read_low_ > read_high_) read_low_ = read_high_ = begin;
+  read_low_ = std::min(read_low_, begin);
+  read_high_ = std::max(read_high_, end);
+  if (read_high_ - read_low_ <= kDropSpanBytes) return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t from = read_low_ / page * page;
+  const uint64_t to = begin / page * page;
+  if (to > from) {
+    madvise(const_cast<char*>(map_) + from, to - from, MADV_DONTNEED);
+  } else {  // the span lies ahead of this read: start afresh
+    madvise(const_cast<char*>(map_), map_size_, MADV_DONTNEED);
+  }
+  read_low_ = begin;
+  read_high_ = end;
 }
 
 bool TraceTextSource::Map(size_t needed) {

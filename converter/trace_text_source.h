@@ -49,7 +49,13 @@ class TraceTextSource {
   const char* map_ = nullptr;
   size_t map_size_ = 0;
   bool map_failed_ = false;
-  size_t mapped_since_drop_ = 0;  // bytes served since the last MADV_DONTNEED
+  // The extent of the node texts read since pages were last dropped (empty:
+  // low > high).
+  uint64_t read_low_ = 1;
+  uint64_t read_high_ = 0;
+
+  // Lets mapped pages go once reads span 2 MiB; [begin, end) is this read.
+  void DropBehind(uint64_t begin, uint64_t end);
 
   // Maps the file again when it has grown past the mapping (the spill file
   // grows while the trace is decoded); false when it cannot be mapped.
