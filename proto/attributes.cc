@@ -16,7 +16,7 @@ AttributeProto* FindOrAdd(AttrList* attrs, absl::string_view name) {
     if (a.name() == name) return &a;
   }
   AttributeProto* a = attrs->Add();
-  a->set_name(std::string(name));
+  a->set_name(name.data(), name.size());  // no temporary std::string
   return a;
 }
 
@@ -190,7 +190,7 @@ void SetBool(AttrList* attrs, absl::string_view name, bool value) {
 }
 void SetString(AttrList* attrs, absl::string_view name,
                absl::string_view value) {
-  FindOrAdd(attrs, name)->set_string_val(std::string(value));
+  FindOrAdd(attrs, name)->set_string_val(value.data(), value.size());
 }
 void SetInt64List(AttrList* attrs, absl::string_view name,
                   const std::vector<int64_t>& values) {
