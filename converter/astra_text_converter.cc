@@ -9,12 +9,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/rank_files.h"
+#include "base/status_macros.h"
+#include "model/comm_type.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/comm_type.h"
 #include "proto/et_writer.h"
-#include "proto/rank_files.h"
-#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {
@@ -295,7 +295,7 @@ ChakraProtoMsg::GlobalMetadata MetadataOf(const AstraWorkload& w, int rank,
   return metadata;
 }
 
-void Summarize(const std::vector<Node>& nodes, AstraTextSummary* summary) {
+void Summarize(const std::vector<Node>& nodes, AstraTextReport* summary) {
   summary->nodes_per_rank = static_cast<int64_t>(nodes.size());
   for (const Node& node : nodes) {
     if (node.type() == ChakraProtoMsg::COMP_NODE) {
@@ -339,7 +339,7 @@ absl::StatusOr<AstraRankGraph> BuildAstraRankGraph(
   return graph;
 }
 
-absl::StatusOr<AstraTextSummary> ConvertAstraText(
+absl::StatusOr<AstraTextReport> ConvertAstraText(
     const std::string& txt_path, const std::string& out_pattern, int num_ranks,
     const AstraTextOptions& options) {
   if (num_ranks < 1)
@@ -349,7 +349,7 @@ absl::StatusOr<AstraTextSummary> ConvertAstraText(
         out_pattern, ": output pattern needs %d for ", num_ranks, " ranks"));
   }
   ASSIGN_OR_RETURN(AstraWorkload workload, ReadAstraText(txt_path));
-  AstraTextSummary summary;
+  AstraTextReport summary;
   summary.input_path = txt_path;
   summary.parallelism = std::string(AstraParallelismName(workload.parallelism));
   summary.num_layers = static_cast<int>(workload.layers.size());

@@ -42,7 +42,7 @@ struct AstraTextOptions {
   double cycle_ns = 1.0;  // ASTRA-sim 1.0 times are cycles; 1 GHz by default
 };
 
-struct AstraTextSummary {
+struct AstraTextReport {
   std::string input_path;
   std::string parallelism;
   int num_layers = 0;
@@ -72,7 +72,7 @@ absl::StatusOr<AstraRankGraph> BuildAstraRankGraph(
 // Reads `txt_path` and writes ExpandRankPattern(out_pattern, r) for r in [0,
 // num_ranks), each atomically. `out_pattern` must contain %d when num_ranks
 // > 1.
-absl::StatusOr<AstraTextSummary> ConvertAstraText(
+absl::StatusOr<AstraTextReport> ConvertAstraText(
     const std::string& txt_path, const std::string& out_pattern, int num_ranks,
     const AstraTextOptions& options = {});
 

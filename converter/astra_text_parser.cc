@@ -9,9 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "proto/comm_type.h"
-#include "proto/file_util.h"
-#include "proto/status_macros.h"
+#include "base/gzip_input.h"
+#include "base/path.h"
+#include "base/status_macros.h"
+#include "model/comm_type.h"
 
 namespace et::convert {
 namespace {

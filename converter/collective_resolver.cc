@@ -5,8 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "model/io_shapes.h"
 #include "nlohmann/json.hpp"
-#include "proto/io_shapes.h"
 
 namespace et::convert {
 namespace {

@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "converter/op_table.h"
 #include "converter/trace_text_source.h"
-#include "proto/comm_type.h"
-#include "proto/process_group.h"
+#include "model/comm_type.h"
+#include "model/process_group.h"
 
 namespace et::convert {
 

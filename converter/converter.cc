@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "converter/collective_resolver.h"
 #include "converter/dependency_builder.h"
 #include "converter/et_json_tokenizer.h"
@@ -26,7 +27,6 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_writer.h"
-#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {
@@ -137,11 +137,11 @@ ChakraProtoMsg::GlobalMetadata MakeMetadata(
 
 }  // namespace
 
-absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
-                                           const std::string& output_path,
-                                           const ConvertOptions& options) {
+absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
+                                          const std::string& output_path,
+                                          const ConvertOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  ConvertSummary summary;
+  ConvertReport summary;
   summary.input_path = input_path;
   summary.output_path = output_path;
   summary.rank = options.rank;
@@ -196,7 +196,7 @@ absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
 
   // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
   // steps.
-  KinetoMergeInfo kineto;
+  KinetoMergeStats kineto;
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
     RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.rank, pool.get(),

@@ -9,14 +9,14 @@
 
 #include "absl/status/statusor.h"
 #include "converter/convert_options.h"
-#include "converter/convert_summary.h"
+#include "converter/convert_report.h"
 
 namespace et::convert {
 
 // Converts one ET file to one .et file (written atomically).
-absl::StatusOr<ConvertSummary> ConvertFile(const std::string& input_path,
-                                           const std::string& output_path,
-                                           const ConvertOptions& options);
+absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
+                                          const std::string& output_path,
+                                          const ConvertOptions& options);
 
 }  // namespace et::convert
 

@@ -4,12 +4,12 @@
 #include <map>
 
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "model/comm_type.h"
+#include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/comm_type.h"
 #include "proto/et_reader.h"
-#include "proto/process_group.h"
-#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {

@@ -12,15 +12,16 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "base/atomic_output_file.h"
+#include "base/input_limits.h"
+#include "base/path.h"
 #include "cli/cli_args.h"
 #include "converter/astra_text_converter.h"
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "converter/multi_rank.h"
 #include "nlohmann/json.hpp"
-#include "proto/file_util.h"
 #include "proto/graph_json.h"
-#include "proto/input_limits.h"
 
 ABSL_FLAG(std::string, kineto, "",
           "Kineto trace of the same run (a %d pattern with --ranks)");
@@ -54,7 +55,7 @@ ABSL_FLAG(double, cycle_ns, 1.0,
 namespace {
 
 using et::convert::ConvertOptions;
-using et::convert::ConvertSummary;
+using et::convert::ConvertReport;
 
 struct Options {
   std::string input, output;

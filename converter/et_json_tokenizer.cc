@@ -24,9 +24,10 @@
 #include "absl/numeric/bits.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "proto/file_util.h"
-#include "proto/input_limits.h"
-#include "proto/status_macros.h"
+#include "base/gzip_input.h"
+#include "base/input_limits.h"
+#include "base/path.h"
+#include "base/status_macros.h"
 
 namespace et::convert {
 namespace {

@@ -7,20 +7,17 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
+#include "base/string_view_bridge.h"
 #include "converter/et_json_tokenizer.h"
 #include "converter/json_text.h"
-#include "proto/input_limits.h"
-#include "proto/status_macros.h"
 #include "simdjson.h"
 
 namespace et::convert {
 namespace {
 
 namespace od = simdjson::ondemand;
-
-absl::string_view ToAbsl(std::string_view s) {
-  return absl::string_view(s.data(), s.size());
-}
 
 // `s` == `lit`, with the length known when compiling so that the compare is
 // inlined (string_view's == calls memcmp: 2% of the instructions).

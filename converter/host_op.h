@@ -8,29 +8,13 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "base/string_pool.h"
 
 namespace et::convert {
-
-// Interns strings as dense 32-bit ids. Views returned stay valid for the pool's
-// lifetime. Not thread-safe.
-class StringPool {
- public:
-  using Id = uint32_t;
-  StringPool() { Intern(""); }
-  Id Intern(absl::string_view s);
-  absl::string_view Get(Id id) const { return strings_[id]; }
-  size_t size() const { return strings_.size(); }
-
- private:
-  std::deque<std::string> strings_;  // deque: element addresses never move
-  absl::flat_hash_map<absl::string_view, Id> ids_;
-};
 
 // One tensor argument: [tensor_id, storage_id, offset, num_elem, elem_bytes,
 // device].

@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
-#include "proto/step_model.h"
+#include "step/step_model.h"
 
 namespace et::convert {
 namespace {

@@ -19,7 +19,7 @@
 #include "converter/collective_resolver.h"
 #include "converter/convert_options.h"
 #include "converter/op_table.h"
-#include "proto/op_cost.h"
+#include "model/op_cost.h"
 
 namespace et::convert {
 

@@ -5,9 +5,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "converter/kineto/kineto_link.h"
 #include "proto/attr_names.h"
-#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {
@@ -57,7 +57,7 @@ HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
 
 absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
                          StringPool* pool, std::vector<HostOp>* ops,
-                         KinetoMergeInfo* info) {
+                         KinetoMergeStats* info) {
   ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
                    kineto::KinetoTrace::Load(kineto_path));
   if (et_rank >= 0 && trace.rank() >= 0 && trace.rank() != et_rank) {

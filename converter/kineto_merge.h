@@ -15,7 +15,7 @@
 
 namespace et::convert {
 
-struct KinetoMergeInfo {
+struct KinetoMergeStats {
   int64_t host_ops_considered = 0;
   int64_t host_ops_matched = 0;
   int64_t gpu_ops = 0;
@@ -48,7 +48,7 @@ struct KinetoMergeInfo {
 // job run the same ops, so the wrong rank's trace still matches 100%.
 absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
                          StringPool* pool, std::vector<HostOp>* ops,
-                         KinetoMergeInfo* info);
+                         KinetoMergeStats* info);
 
 }  // namespace et::convert
 

@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "absl/strings/str_format.h"
+#include "base/path.h"
+#include "base/rank_files.h"
+#include "base/status_macros.h"
 #include "converter/converter.h"
-#include "proto/file_util.h"
-#include "proto/rank_files.h"
-#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {

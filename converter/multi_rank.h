@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "converter/convert_options.h"
-#include "converter/convert_summary.h"
+#include "converter/convert_report.h"
 
 namespace et::convert {
 
@@ -21,20 +21,20 @@ struct RankJob {
 };
 
 // Jobs for a pattern: input, output and kineto patterns each with %d
-// (ExpandRankPatternForRanks in proto/rank_files.h).
+// (ExpandRankPatternForRanks in base/rank_files.h).
 absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
     const std::string& input_pattern, const std::string& output_pattern,
     const std::string& kineto_pattern, int ranks);
 // Jobs for every *.json / *.json.gz in `input_dir`, written to `output_dir` as
 // NAME.et; the ranks come from the names, all of 0..N-1 once each
-// (ListRankFiles in proto/rank_files.h).
+// (ListRankFiles in base/rank_files.h).
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string& input_dir, const std::string& output_dir);
 
 struct RankResult {
   RankJob job;
   std::string staged;  // where the .et is until PublishRankOutputs
-  absl::StatusOr<ConvertSummary> summary;
+  absl::StatusOr<ConvertReport> summary;
 };
 
 // Runs the jobs on up to `threads` threads; results in job order. Each rank is

@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "converter/json_text.h"
+#include "model/io_shapes.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/io_shapes.h"
 
 namespace et::convert {
 namespace {
@@ -135,7 +135,7 @@ const OpCost& NodeEmitter::CostOf(uint32_t i, absl::string_view text) {
 }
 
 bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
-                               ConvertSummary* summary) {
+                               ConvertReport* summary) {
   auto* attrs = node->mutable_attr();
   if (rec.kind != CommKind::kCollective && rec.peer < 0) {
     // ASTRA-sim waits forever on a send without comm_dst (and et-sim cannot
@@ -189,7 +189,7 @@ void NodeEmitter::ResetNode(uint32_t i, Node* node) {
   node->mutable_name()->assign(name.data(), name.size());
 }
 
-void NodeEmitter::SetDeps(uint32_t i, Node* node, ConvertSummary* summary) {
+void NodeEmitter::SetDeps(uint32_t i, Node* node, ConvertReport* summary) {
   for (uint64_t d : deps_[i].ctrl) node->add_ctrl_deps(d);
   // data_deps carry the issue order too: ASTRA-sim's feeders v1/v2 (and
   // Chakra readers of that era) follow data_deps only, and would otherwise run
@@ -288,7 +288,7 @@ void NodeEmitter::SetMarker(uint32_t i, Node* node) {
 }
 
 void NodeEmitter::SetCommunication(uint32_t i, Node* node,
-                                   ConvertSummary* summary) {
+                                   ConvertReport* summary) {
   const int32_t rec = comms_.record_of(i);
   if (table_.op(i).is_gpu() && IsNcclKernelName(table_.name(i))) {
     // The kernel stands for its launching call's collective; an orphan kernel
@@ -320,7 +320,7 @@ void NodeEmitter::SetCommunication(uint32_t i, Node* node,
 
 void NodeEmitter::SetSizeAttrs(uint32_t i, uint32_t io_source,
                                absl::string_view text, Node* node,
-                               ConvertSummary* summary) {
+                               ConvertReport* summary) {
   auto* attrs = node->mutable_attr();
   if (node->type() == ChakraProtoMsg::COMP_NODE) {
     const OpCost& cost = CostOf(io_source, text);
@@ -340,7 +340,7 @@ void NodeEmitter::SetSizeAttrs(uint32_t i, uint32_t io_source,
 }
 
 void NodeEmitter::Emit(uint32_t i, absl::string_view text, Node* node,
-                       ConvertSummary* summary) {
+                       ConvertReport* summary) {
   const uint32_t io_source = IoSourceOf(i);
   // Attributes are a list, so these steps write them in a fixed order.
   ResetNode(i, node);

@@ -15,13 +15,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "converter/collective_resolver.h"
 #include "converter/convert_options.h"
-#include "converter/convert_summary.h"
+#include "converter/convert_report.h"
 #include "converter/dependency_builder.h"
 #include "converter/keep_plan.h"
 #include "converter/op_table.h"
+#include "model/op_cost.h"
+#include "model/process_group.h"
 #include "proto/et_def.pb.h"
-#include "proto/op_cost.h"
-#include "proto/process_group.h"
 
 namespace et::convert {
 
@@ -46,7 +46,7 @@ class NodeEmitter {
   // Fills `node` for op `i` (which must be a node; `text` is the JSON of
   // IoSourceOf(i)) and counts it.
   void Emit(uint32_t i, absl::string_view text, ChakraProtoMsg::Node* node,
-            ConvertSummary* summary);
+            ConvertReport* summary);
 
  private:
   // The steps of Emit, in the order it runs them. Attributes are a list, so
@@ -54,7 +54,7 @@ class NodeEmitter {
   // Clears `node` for op `i` (keeping its IOInfo allocations), sets id, name.
   void ResetNode(uint32_t i, ChakraProtoMsg::Node* node);
   // ctrl_deps, and data_deps = data deps plus ctrl deps.
-  void SetDeps(uint32_t i, ChakraProtoMsg::Node* node, ConvertSummary* summary);
+  void SetDeps(uint32_t i, ChakraProtoMsg::Node* node, ConvertReport* summary);
   // The IOInfo texts of `io_source`, compacted.
   void SetIoInfo(uint32_t io_source, absl::string_view text,
                  ChakraProtoMsg::Node* node);
@@ -68,14 +68,14 @@ class NodeEmitter {
   // COMM type and attributes, a wait's sequence number, or the collective a
   // folded record belongs to (--keep all).
   void SetCommunication(uint32_t i, ChakraProtoMsg::Node* node,
-                        ConvertSummary* summary);
+                        ConvertReport* summary);
   // num_ops / tensor_size / op_kind of a COMP node, tensor_size of a COMM one.
   void SetSizeAttrs(uint32_t i, uint32_t io_source, absl::string_view text,
-                    ChakraProtoMsg::Node* node, ConvertSummary* summary);
+                    ChakraProtoMsg::Node* node, ConvertReport* summary);
   // Makes `node` a COMM node for `rec`; false (and counted in the summary)
   // for a send/recv without a peer rank, which stays a COMP node.
   bool SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,
-                    ConvertSummary* summary);
+                    ConvertReport* summary);
   const OpCost& CostOf(uint32_t i, absl::string_view text);
   // The collective whose call (an ancestor) launched GPU op `i`, or nullptr.
   const CommRecord* LaunchingCollective(uint32_t i) const;

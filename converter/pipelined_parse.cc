@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "converter/et_json_tokenizer.h"
-#include "proto/status_macros.h"
 
 namespace et::convert {
 namespace {

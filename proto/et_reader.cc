@@ -1,57 +1,41 @@
 // Streaming .et reader; see et_reader.h.
 #include "proto/et_reader.h"
 
-#include <zlib.h>
-
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/gzip_input.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "proto/file_util.h"
-#include "proto/input_limits.h"
 #include "proto/node_checks.h"
-#include "proto/status_macros.h"
 
 namespace et {
 namespace {
 
-// Reads through zlib, which passes plain files through and inflates gzip ones.
+// The checked gzip input as protobuf's stream; keeps the first error for the
+// message that names the node.
 class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
  public:
-  explicit GzCopyingInputStream(gzFile file) : file_(file) {}
-  ~GzCopyingInputStream() override { gzclose(file_); }
+  explicit GzCopyingInputStream(GzipInput input) : input_(std::move(input)) {}
   int Read(void* buffer, int size) override {
-    int n = gzread(file_, buffer, static_cast<unsigned>(size));
-    if (n < 0) {
-      int errnum = 0;
-      error_ = gzerror(file_, &errnum);
+    absl::StatusOr<size_t> n =
+        input_.Read(buffer, static_cast<size_t>(std::max(size, 0)));
+    if (!n.ok()) {
+      error_ = std::string(n.status().message());
       return -1;
     }
-    if (n == 0 && !eof_checked_) {
-      eof_checked_ = true;
-      int errnum = 0;
-      gzerror(file_, &errnum);
-      // Z_BUF_ERROR at the end: the stream stops before its gzip trailer.
-      if (errnum == Z_BUF_ERROR) {
-        error_ = "truncated gzip stream (ends before its trailer)";
-        return -1;
-      }
-      if (errnum != Z_OK) error_ = "corrupt gzip stream";
-    }
-    decoded_ += static_cast<uint64_t>(n);
-    return n;
+    return static_cast<int>(*n);
   }
-  uint64_t decoded() const { return decoded_; }
-  uint64_t compressed() const { return static_cast<uint64_t>(gzoffset(file_)); }
+  uint64_t decoded() const { return input_.decoded_bytes(); }
+  uint64_t compressed() const { return input_.compressed_bytes(); }
   const std::string& error() const { return error_; }
 
  private:
-  gzFile file_;
+  GzipInput input_;
   std::string error_;
-  bool eof_checked_ = false;
-  uint64_t decoded_ = 0;
 };
 
 // True when the file (gzip or plain) starts, after whitespace, with '{' or
@@ -59,12 +43,11 @@ class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
 // starts with a varint length, and '{' reads as a plausible one (123), so
 // without this check the user hears of "a malformed message of 123 bytes".
 bool LooksLikeJson(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
+  absl::StatusOr<GzipInput> input = GzipInput::Open(path, 4096);
+  if (!input.ok()) return false;
   char buffer[256];
-  const int n = gzread(f, buffer, sizeof(buffer));
-  gzclose(f);
-  for (int i = 0; i < n; ++i) {
+  const size_t n = input->Read(buffer, sizeof(buffer)).value_or(0);
+  for (size_t i = 0; i < n; ++i) {
     const char c = buffer[i];
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
     return c == '{' || c == '[';
@@ -75,7 +58,8 @@ bool LooksLikeJson(const std::string& path) {
 }  // namespace
 
 struct EtReader::Stream {
-  explicit Stream(gzFile f) : raw(f), adaptor(&raw, 1 << 17) {}
+  explicit Stream(GzipInput input)
+      : raw(std::move(input)), adaptor(&raw, 1 << 17) {}
   GzCopyingInputStream raw;
   google::protobuf::io::CopyingInputStreamAdaptor adaptor;
 };
@@ -87,18 +71,9 @@ EtReader::~EtReader() = default;
 
 absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(
     const std::string& path) {
-  if (IsDirectory(path)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: is a directory", path));
-  }
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return absl::NotFoundError(
-        absl::StrFormat("%s: cannot open: %s", path, strerror(errno)));
-  }
-  gzbuffer(f, 1 << 17);
+  ASSIGN_OR_RETURN(GzipInput input, GzipInput::Open(path));
   std::unique_ptr<EtReader> reader(
-      new EtReader(path, std::make_unique<Stream>(f)));
+      new EtReader(path, std::make_unique<Stream>(std::move(input))));
   absl::StatusOr<bool> has_metadata =
       reader->ReadMessage(&reader->metadata_, "global metadata");
   if (!has_metadata.ok() && LooksLikeJson(path)) {

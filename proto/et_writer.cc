@@ -10,9 +10,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "base/atomic_output_file.h"
+#include "base/path.h"
+#include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "proto/file_util.h"
-#include "proto/status_macros.h"
 
 namespace et {
 

@@ -4,10 +4,10 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
+#include "base/atomic_output_file.h"
+#include "base/status_macros.h"
 #include "google/protobuf/util/json_util.h"
 #include "proto/et_reader.h"
-#include "proto/file_util.h"
-#include "proto/status_macros.h"
 
 namespace et {
 namespace {

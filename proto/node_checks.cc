@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "absl/strings/str_format.h"
+#include "base/input_limits.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/input_limits.h"
 
 namespace et {
 namespace {

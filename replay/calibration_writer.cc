@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "proto/comm_type.h"
+#include "model/comm_type.h"
 
 namespace et::replay {
 
@@ -21,7 +21,7 @@ std::vector<CalibrationEntry> CalibrationEntries(
         index.try_emplace({op.name_id, shapes}, entries.size());
     if (inserted) {
       CalibrationEntry e;
-      e.name = plan.name(op);
+      e.name = std::string(plan.name(op));
       e.shapes_key = std::string(shapes);
       for (const IoSlot& slot : model.inputs(op.node))
         e.input_types.emplace_back(DtypeName(slot.dtype));

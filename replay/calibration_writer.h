@@ -1,6 +1,6 @@
 // The calibration file of a replay: measured times of the replayed ops
 // grouped by op name and input shapes (the model's canonical key), in the
-// format proto/calibration.h writes and et-sim reads.
+// format step/calibration.h writes and et-sim reads.
 #ifndef REPLAY_CALIBRATION_WRITER_H_
 #define REPLAY_CALIBRATION_WRITER_H_
 
@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "proto/calibration.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 #include "replay/device_backend.h"
 #include "replay/replay_plan.h"
+#include "step/calibration.h"
 
 namespace et::replay {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
-#include "proto/comm_type.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
+#include "model/comm_type.h"
 #include "replay/mpi_collective.h"
 
 namespace et::replay {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "replay/cuda_kernels.h"
 #include "replay/cuda_status.h"
 #include "replay/mpi_collective.h"
@@ -303,7 +303,7 @@ absl::Status CudaBackend::IssueHost(size_t i) {
   const ReplayOp& op = plan_->ops[i];
   ASSIGN_OR_RETURN(int64_t start, HostReadyNs(i, /*device_waits=*/true));
   int64_t& free_ns = host_free_ns_[op.queue];
-  // The gap is held from when the op could start (proto/step_model.h).
+  // The gap is held from when the op could start (step/step_model.h).
   start = std::max(std::max(start, free_ns) + op.gap_before_ns, NowNs());
   const int64_t now = NowNs();
   if (start > now) timer_.WaitUntil(now, start - now);

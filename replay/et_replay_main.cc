@@ -10,9 +10,9 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
 #include "cli/cli_args.h"
-#include "proto/input_limits.h"
-#include "proto/status_macros.h"
 #include "replay/replay_session.h"
 
 ABSL_FLAG(std::string, device, "cpu",

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "proto/checked_math.h"
+#include "base/checked_math.h"
 
 namespace et::replay {
 

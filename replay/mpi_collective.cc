@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
-#include "proto/comm_type.h"
+#include "model/comm_type.h"
 #include "replay/mpi_world.h"
 
 namespace et::replay {

@@ -18,7 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "proto/process_group.h"
+#include "model/process_group.h"
 
 namespace et::replay {
 

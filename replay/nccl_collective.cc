@@ -2,8 +2,8 @@
 #include "replay/nccl_collective.h"
 
 #include "absl/strings/str_format.h"
-#include "proto/comm_type.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
+#include "model/comm_type.h"
 #include "replay/cuda_status.h"
 
 namespace et::replay {

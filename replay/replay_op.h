@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-#include "proto/dtype.h"
+#include "model/dtype.h"
+#include "model/gemm_shape.h"
+#include "model/node_model.h"
 #include "proto/et_def.pb.h"
-#include "proto/gemm_shape.h"
-#include "proto/node_model.h"
 
 namespace et::replay {
 
@@ -33,7 +33,7 @@ inline bool IsCommunication(ReplayOpKind kind) {
          kind == ReplayOpKind::kRecv;
 }
 
-// GemmShape (proto/gemm_shape.h) and CommSpec (proto/node_model.h) are the
+// GemmShape (model/gemm_shape.h) and CommSpec (model/node_model.h) are the
 // model's: a collective's comm.root is its root, comm.dtype one of the types
 // the backends implement (IsReplayable, op_classifier.cc).
 struct ReplayOp {
@@ -44,7 +44,7 @@ struct ReplayOp {
   int64_t recorded_ns = 0;         // recorded duration (0 if none)
   int64_t recorded_start_ns = -1;  // recorded start, -1 if none
   // Host ops: the time held on the thread in this replay (the host-time
-  // model's, proto/step_model.h), and the time held before it since the
+  // model's, step/step_model.h), and the time held before it since the
   // previous op on the thread ended (Python, the dispatcher).
   int64_t host_ns = 0;
   int64_t gap_before_ns = 0;

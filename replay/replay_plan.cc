@@ -6,29 +6,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
-#include "proto/input_limits.h"
-#include "proto/status_macros.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
 #include "replay/op_classifier.h"
 
 namespace et::replay {
 namespace {
 
 constexpr int64_t kCommStreamId = -1;
-
-class NameTable {
- public:
-  explicit NameTable(std::vector<std::string>* names) : names_(names) {}
-  uint32_t Intern(absl::string_view s) {
-    auto [it, inserted] =
-        index_.emplace(s, static_cast<uint32_t>(names_->size()));
-    if (inserted) names_->emplace_back(s);
-    return it->second;
-  }
-
- private:
-  std::vector<std::string>* names_;
-  absl::flat_hash_map<std::string, uint32_t> index_;
-};
 
 // The model's queue; collectives without a recorded stream get their
 // group's comm stream, sends and receives share one.
@@ -189,7 +174,6 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
   // followed data deps only; the model says so and orders by data deps.
   plan.used_data_deps_only = graph.followed_deps() != DepSelection::kAll;
 
-  NameTable names(&plan.names);
   absl::flat_hash_map<std::tuple<int, int64_t, int>, int> queue_index;
   std::vector<uint32_t> op_of_node(graph.size(), 0);
   plan.ops.reserve(graph.order().size());
@@ -206,7 +190,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
         static_cast<int>(plan.queues.size()));
     if (inserted) plan.queues.push_back(q);
     op.queue = it->second;
-    op.name_id = names.Intern(graph.name(n));
+    op.name_id = plan.names.Intern(graph.name(n));
     op_of_node[n] = static_cast<uint32_t>(plan.ops.size());
     plan.ops.push_back(op);
   }

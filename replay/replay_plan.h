@@ -21,10 +21,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "proto/node_model.h"
-#include "proto/process_group.h"
-#include "proto/step_model.h"
+#include "base/string_pool.h"
+#include "model/node_model.h"
+#include "model/process_group.h"
 #include "replay/replay_op.h"
+#include "step/step_model.h"
 
 namespace et::replay {
 
@@ -43,8 +44,8 @@ struct ReplayPlan {
   std::vector<ReplayOp> ops;  // issue order
   std::vector<QueueInfo> queues;
   std::vector<ProcessGroup>
-      groups;  // from the graph metadata; CommSpec::group indexes it
-  std::vector<std::string> names;  // interned op names and shape keys
+      groups;        // from the graph metadata; CommSpec::group indexes it
+  StringPool names;  // interned op names and shape keys
 
   int recorded_rank = -1;       // metadata `rank`, -1 if absent
   int recorded_world_size = 0;  // metadata `world_size`, else the largest group
@@ -71,8 +72,8 @@ struct ReplayPlan {
   std::vector<uint32_t> wait_targets;
   std::vector<int64_t> wait_lags;  // parallel to wait_targets
 
-  const std::string& name(const ReplayOp& op) const {
-    return names[op.name_id];
+  absl::string_view name(const ReplayOp& op) const {
+    return names.Get(op.name_id);
   }
 
   // Ranks a launch needs: recorded_world_size, or 1 + the largest rank named by
@@ -81,7 +82,7 @@ struct ReplayPlan {
 };
 
 struct PlanOptions {
-  // How long host ops and the gaps between them last (proto/step_model.h).
+  // How long host ops and the gaps between them last (step/step_model.h).
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
   bool host_ops = true;  // replay CPU ops' time (false: they only order)
   // Hold the time between consecutive ops of a host thread (time outside any

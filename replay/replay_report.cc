@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "model/comm_type.h"
 #include "nlohmann/json.hpp"
-#include "proto/comm_type.h"
 
 namespace et::replay {
 namespace {
@@ -156,7 +156,7 @@ ReplayReport BuildReport(const ReplayPlan& plan,
     }
     if (op.kind == ReplayOpKind::kCollective) {
       const std::string type(CommTypeName(op.comm.type));
-      CommTotals& c = r.collectives[type];
+      CommStats& c = r.collectives[type];
       ++c.count;
       c.bytes += op.comm.bytes;
       bus_bytes[type] += NcclTestsBytes(op.comm.type, op.comm.bytes, s.ranks) *
@@ -238,7 +238,7 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
   for (const OpStat& s : r.ops) {
     const ReplayOp& op = plan.ops[s.op];
     nlohmann::json o = {{"node", op.node_id},
-                        {"name", plan.name(op)},
+                        {"name", std::string(plan.name(op))},
                         {"kind", std::string(ReplayOpKindName(op.kind))},
                         {"queue", op.queue},
                         {"recorded_us", op.recorded_ns / 1e3},

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "proto/step_report.h"
 #include "replay/device_backend.h"
 #include "replay/replay_plan.h"
+#include "step/step_report.h"
 
 namespace et::replay {
 
@@ -28,7 +28,7 @@ struct OpStat {
   int ranks = 1;          // collectives: communicator size
 };
 
-struct CommTotals {
+struct CommStats {
   int64_t count = 0;           // executed per iteration
   int64_t bytes = 0;           // sum of comm_size per iteration
   double mean_busbw_gbps = 0;  // time-weighted: total bus bytes / total time
@@ -47,8 +47,8 @@ struct ReplayReport {
   StepReport step;        // every rank's, against the measured step
   int64_t comm_calls_per_iteration =
       0;  // communication calls the backend completed
-  std::map<std::string, int64_t> ops_by_kind;     // executed per iteration
-  std::map<std::string, CommTotals> collectives;  // "ALL_REDUCE" -> totals
+  std::map<std::string, int64_t> ops_by_kind;    // executed per iteration
+  std::map<std::string, CommStats> collectives;  // "ALL_REDUCE" -> totals
   int64_t gemm_count = 0;
   double gemm_tflops = 0;   // total GEMM FLOPs / total GEMM time
   std::vector<OpStat> ops;  // every op that does something, issue order

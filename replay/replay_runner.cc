@@ -1,7 +1,7 @@
 // Warm-up and timed iterations; see replay_runner.h.
 #include "replay/replay_runner.h"
 
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace et::replay {
 

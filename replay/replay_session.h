@@ -19,7 +19,7 @@ namespace et::replay {
 
 struct ReplayOptions {
   std::string trace;           // a .et path, a per-rank pattern with %d, or a
-                               // directory of per-rank .et (proto/rank_files.h)
+                               // directory of per-rank .et (base/rank_files.h)
   std::string device = "cpu";  // "cpu", "cuda" (local rank's GPU) or "cuda:N"
   int world = 0;               // > 0: run the one trace on every rank, N ranks
   int warmup_iterations = 1;

@@ -3,10 +3,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/atomic_output_file.h"
 #include "nlohmann/json.hpp"
-#include "proto/chrome_trace.h"
-#include "proto/file_util.h"
-#include "proto/recorded_timeline.h"
+#include "step/chrome_trace.h"
+#include "step/recorded_timeline.h"
 
 namespace et::replay {
 std::string ReplayTraceJson(const NodeModel& graph, const ReplayPlan& plan,

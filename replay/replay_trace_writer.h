@@ -3,7 +3,7 @@
 // N"), one complete
 // ("X") event per op with its node id, kind and recorded duration as args.
 // Iterations follow each other on the timeline in the order they ran. The
-// recorded run is a second process (proto/recorded_timeline.h), to read the
+// recorded run is a second process (step/recorded_timeline.h), to read the
 // replay against it.
 #ifndef REPLAY_REPLAY_TRACE_WRITER_H_
 #define REPLAY_REPLAY_TRACE_WRITER_H_

@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 #include "replay/replay_plan.h"
 
 namespace et::replay {

@@ -8,10 +8,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/json_file.h"
+#include "base/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "proto/calibration.h"
-#include "proto/json_file.h"
-#include "proto/status_macros.h"
+#include "step/calibration.h"
 
 #ifndef ET_SIM_PRESETS_DIR
 #define ET_SIM_PRESETS_DIR "simulator/presets"

@@ -14,9 +14,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proto/calibration.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 #include "simulator/sim_options.h"
+#include "step/calibration.h"
 
 namespace et::sim {
 

@@ -7,7 +7,7 @@
 namespace et::sim {
 
 int64_t DeviceWhatIf::ScaleNs(int64_t recorded_ns, double flops, double bytes,
-                              WhatIfCounts* counts) const {
+                              WhatIfStats* counts) const {
   if (recorded_ns <= 0) return recorded_ns;
   if (!(flops > 0) && !(bytes > 0)) {
     ++counts->unknown;

@@ -22,7 +22,7 @@
 namespace et::sim {
 
 // How many GPU ops fell in each class (for the report's note).
-struct WhatIfCounts {
+struct WhatIfStats {
   int64_t compute_bound = 0;
   int64_t memory_bound = 0;
   int64_t unknown = 0;
@@ -35,7 +35,7 @@ class DeviceWhatIf {
 
   // The GPU op's time on the target device.
   int64_t ScaleNs(int64_t recorded_ns, double flops, double bytes,
-                  WhatIfCounts* counts) const;
+                  WhatIfStats* counts) const;
 
   const DeviceProfile& recorded() const { return recorded_; }
   const DeviceProfile& target() const { return target_; }

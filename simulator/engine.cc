@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "proto/checked_math.h"
+#include "base/checked_math.h"
 #include "simulator/collective_cost_model.h"
 #include "simulator/collective_rendezvous.h"
 #include "simulator/event_queue.h"
@@ -381,7 +381,7 @@ absl::StatusOr<SimResult> Engine::Run() {
     }
     IssueDirty(t);
   }
-  // Times saturate rather than wrap (proto/checked_math.h); a clock that
+  // Times saturate rather than wrap (base/checked_math.h); a clock that
   // reached the ceiling means some input duration was absurd, and every time
   // after it would be wrong.
   if (t >= kMaxSimNs) {

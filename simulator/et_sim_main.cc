@@ -12,10 +12,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/gzip_input.h"
+#include "base/input_limits.h"
 #include "cli/cli_args.h"
-#include "proto/file_util.h"
-#include "proto/input_limits.h"
-#include "proto/process_group.h"
+#include "model/process_group.h"
 #include "simulator/input_checks.h"
 #include "simulator/simulation.h"
 

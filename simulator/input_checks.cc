@@ -5,9 +5,8 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "proto/file_util.h"
-#include "proto/rank_files.h"
-#include "proto/status_macros.h"
+#include "base/rank_files.h"
+#include "base/status_macros.h"
 
 namespace et::sim {
 namespace {

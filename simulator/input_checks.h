@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/node_model.h"
-#include "proto/process_group.h"
+#include "model/node_model.h"
+#include "model/process_group.h"
 #include "simulator/sim_options.h"
 
 namespace et::sim {

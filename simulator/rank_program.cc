@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "simulator/device_what_if.h"
 
 namespace et::sim {
@@ -186,7 +186,7 @@ struct ComputeTiming {
   // calibration keeps the compute model's.
   bool host_time_model = false;
   std::optional<DeviceWhatIf> what_if;
-  WhatIfCounts what_if_counts;
+  WhatIfStats what_if_counts;
 };
 
 void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/node_model.h"
-#include "proto/process_group.h"
-#include "proto/step_model.h"
+#include "model/node_model.h"
+#include "model/process_group.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/sim_options.h"
+#include "step/step_model.h"
 
 namespace et::sim {
 

@@ -9,13 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "model/comm_type.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/chrome_trace.h"
-#include "proto/comm_type.h"
-#include "proto/file_util.h"
-#include "proto/recorded_timeline.h"
+#include "step/chrome_trace.h"
+#include "step/recorded_timeline.h"
 
 namespace et::sim {
 namespace {
@@ -46,9 +45,9 @@ bool IsComm(SimOpKind k) {
          k == SimOpKind::kRecv;
 }
 
-RankSummary Summarize(const RankClass& rc, const ClassTimeline& tl) {
+RankStats Summarize(const RankClass& rc, const ClassTimeline& tl) {
   const RankProgram& p = *rc.program;
-  RankSummary s;
+  RankStats s;
   s.ranks = rc.ranks;
   std::vector<Interval> compute, comm;
   for (size_t i = 0; i < p.kind.size(); ++i) {
@@ -213,7 +212,7 @@ std::string FormatReportText(const Report& r, size_t top) {
                   "\nranks            step_ms  compute_ms  comm_ms  "
                   "exposed_comm_ms  idle_ms\n");
   for (size_t i = 0; i < r.ranks.size() && i < top; ++i) {
-    const RankSummary& s = r.ranks[i];
+    const RankStats& s = r.ranks[i];
     const std::string who =
         s.ranks.size() == 1
             ? absl::StrCat(s.ranks[0])
@@ -267,7 +266,7 @@ std::string FormatReportJson(const Report& r) {
   j["step_ns"] = r.step_ns;
   j["step"] = StepReportJson(r.step);
   j["notes"] = r.notes;
-  for (const RankSummary& s : r.ranks) {
+  for (const RankStats& s : r.ranks) {
     j["ranks"].push_back({{"ranks", s.ranks},
                           {"step_ns", s.step_ns},
                           {"compute_ns", s.compute_ns},

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "proto/step_report.h"
 #include "simulator/engine.h"
+#include "step/step_report.h"
 
 namespace et::sim {
 
-struct RankSummary {
+struct RankStats {
   std::vector<int64_t> ranks;  // the class's ranks (identical results)
   int64_t step_ns = 0, compute_ns = 0, comm_ns = 0, exposed_comm_ns = 0,
           idle_ns = 0;
@@ -48,7 +48,7 @@ struct Report {
   int64_t classes = 0;
   int64_t events = 0;
   int64_t step_ns = 0;  // the whole graph (every step), max over ranks
-  std::vector<RankSummary> ranks;
+  std::vector<RankStats> ranks;
   std::vector<OpRow> ops;
   std::vector<CollectiveRow> collectives;
   std::vector<CriticalStep>

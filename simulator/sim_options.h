@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "proto/process_group.h"
-#include "proto/step_model.h"
+#include "model/process_group.h"
+#include "step/step_model.h"
 
 namespace et::sim {
 
@@ -51,7 +51,7 @@ struct SimOptions {
   SchedulingMode scheduling = SchedulingMode::kStreamAware;
   ComputeModel compute_model = ComputeModel::kRecorded;
   // Host ops and the gaps between them: as recorded (profiler included), or
-  // the program without a profiler (proto/step_model.h).
+  // the program without a profiler (step/step_model.h).
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
   CommModel comm_model = CommModel::kModel;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;

@@ -5,10 +5,10 @@
 #include <map>
 
 #include "absl/strings/str_format.h"
-#include "proto/file_util.h"
-#include "proto/input_limits.h"
-#include "proto/rank_files.h"
-#include "proto/status_macros.h"
+#include "base/input_limits.h"
+#include "base/path.h"
+#include "base/rank_files.h"
+#include "base/status_macros.h"
 #include "simulator/compute_cost_model.h"
 
 namespace et::sim {

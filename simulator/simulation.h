@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 #include "simulator/engine.h"
 #include "simulator/rank_program.h"
 #include "simulator/report.h"
@@ -58,7 +58,7 @@ class Simulation {
 };
 
 // The per-rank files an input names, in rank order (the rule of
-// proto/rank_files.h: a pattern, a directory of *.et, or one file).
+// base/rank_files.h: a pattern, a directory of *.et, or one file).
 absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
     const SimInput& input);
 

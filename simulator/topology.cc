@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "proto/input_limits.h"
-#include "proto/status_macros.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
 #include "yaml-cpp/yaml.h"
 
 namespace et::sim {

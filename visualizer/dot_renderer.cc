@@ -18,8 +18,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "proto/file_util.h"
-#include "proto/status_macros.h"
+#include "base/atomic_output_file.h"
+#include "base/status_macros.h"
 
 extern char** environ;
 

@@ -154,9 +154,9 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
   absl::StrAppend(&out, "  edge [arrowsize=0.6, penwidth=0.9];\n");
   // Group node indices: rank -> track -> nodes (maps keep the output
   // deterministic).
-  std::map<int, std::map<Track, std::vector<uint32_t>>> groups;
+  std::map<int, std::map<Queue, std::vector<uint32_t>>> groups;
   for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
-    groups[graph.nodes[k].rank][graph.nodes[k].track].push_back(k);
+    groups[graph.nodes[k].rank][graph.nodes[k].queue].push_back(k);
   }
   const bool multi_rank = groups.size() > 1;
   for (const auto& [rank, tracks] : groups) {
@@ -176,7 +176,7 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
           "%ssubgraph \"cluster_r%d_%s\" {\n%s  label=\"%s\"; "
           "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
           "color=\"#bdbdbd\";\n",
-          indent, rank, TrackName(track), indent, TrackName(track));
+          indent, rank, QueueName(track), indent, QueueName(track));
       const std::string inner = indent + "  ";
       for (uint32_t k : members) AppendNode(graph.nodes[k], inner, &out);
       absl::StrAppend(&out, indent, "}\n");

@@ -12,8 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "proto/input_limits.h"
-#include "proto/status_macros.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
 #include "re2/re2.h"
 
 namespace et::viz {

@@ -2,7 +2,7 @@
 #include "visualizer/node_class.h"
 
 #include "absl/strings/str_cat.h"
-#include "proto/comm_type.h"
+#include "model/comm_type.h"
 
 namespace et::viz {
 
@@ -95,28 +95,15 @@ std::string CommTypeLabel(const NodeModel& model, NodeIndex i) {
   }
 }
 
-Track TrackOf(const NodeModel& model, NodeIndex i) {
-  const Queue& queue = model.queue(i);
+std::string QueueName(const Queue& queue) {
   switch (queue.kind) {
     case QueueKind::kThread:
-      return {Track::Kind::kThread, queue.number};
+      return absl::StrCat("thread ", queue.number);
     case QueueKind::kStream:
-      return {Track::Kind::kStream, queue.number};
+      return absl::StrCat("stream ", queue.number);
     case QueueKind::kCommGroup:
-      return {Track::Kind::kCommGroup, queue.number};
-  }
-  return {Track::Kind::kStream, queue.number};
-}
-
-std::string TrackName(const Track& track) {
-  switch (track.kind) {
-    case Track::Kind::kThread:
-      return absl::StrCat("thread ", track.number);
-    case Track::Kind::kStream:
-      return absl::StrCat("stream ", track.number);
-    case Track::Kind::kCommGroup:
-      if (track.number < 0) return "comm group all ranks";
-      return absl::StrCat("comm group ", track.number);
+      if (queue.number < 0) return "comm group all ranks";
+      return absl::StrCat("comm group ", queue.number);
   }
   return "";
 }

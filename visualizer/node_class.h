@@ -2,7 +2,7 @@
 // (compute, collective, send/recv, memory, metadata), where it ran (CPU or
 // GPU), its recorded times in nanoseconds, the bytes it moves and the track
 // (thread, stream or process group channel) it occupied. Every fact comes from
-// the typed node model (proto/node_model.h), so et-viz decodes a node by the
+// the typed node model (model/node_model.h), so et-viz decodes a node by the
 // same rules as et-sim and et-replay; this file only maps the model's facts to
 // what a picture or a report shows. Pure functions of one node; thread-safe.
 #ifndef VISUALIZER_NODE_CLASS_H_
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 
 namespace et::viz {
 
@@ -60,23 +60,10 @@ int64_t BytesOf(const NodeModel& model, NodeIndex i);
 // "RECV" for point-to-point; "" otherwise.
 std::string CommTypeLabel(const NodeModel& model, NodeIndex i);
 
-// The track a node ran on, for clusters and timelines: a CPU thread, a GPU
-// stream, or the channel of a process group (a collective recorded without a
-// stream): the model's queue.
-struct Track {
-  enum class Kind { kThread, kStream, kCommGroup };
-  Kind kind = Kind::kThread;
-  int64_t number = 0;  // tid, stream, or group index (-1: all ranks)
-  bool operator==(const Track& o) const {
-    return kind == o.kind && number == o.number;
-  }
-  bool operator<(const Track& o) const {
-    return kind != o.kind ? kind < o.kind : number < o.number;
-  }
-};
-Track TrackOf(const NodeModel& model, NodeIndex i);
+// The name of the queue a node ran on (the model's queue: a CPU thread, a GPU
+// stream, or a process group's channel), for clusters and timelines:
 // "thread 3", "stream 7", "comm group 1", "comm group all ranks".
-std::string TrackName(const Track& track);
+std::string QueueName(const Queue& queue);
 
 }  // namespace et::viz
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 
 namespace et::viz {
 

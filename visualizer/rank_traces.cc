@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
-#include "proto/file_util.h"
-#include "proto/rank_files.h"
-#include "proto/status_macros.h"
+#include "base/path.h"
+#include "base/rank_files.h"
+#include "base/status_macros.h"
 
 namespace et::viz {
 

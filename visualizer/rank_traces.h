@@ -1,7 +1,7 @@
 // The inputs of one et-viz run: one .et file per rank, each decoded into the
-// typed node model (proto/node_model.h) with its op nesting. The rank of a file
+// typed node model (model/node_model.h) with its op nesting. The rank of a file
 // is its metadata `rank` attribute, else the rank its name carries
-// (`trace.3.et`; the rule every tool shares, proto/rank_files.h), else its
+// (`trace.3.et`; the rule every tool shares, base/rank_files.h), else its
 // position on the command line. Owns the models; immutable after loading.
 #ifndef VISUALIZER_RANK_TRACES_H_
 #define VISUALIZER_RANK_TRACES_H_
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "proto/node_model.h"
+#include "model/node_model.h"
 #include "visualizer/op_hierarchy.h"
 
 namespace et::viz {
@@ -26,7 +26,7 @@ struct RankTrace {
 RankTrace MakeRankTrace(NodeModel model, int rank, std::string path);
 
 // Loads each file, and each directory's per-rank files (ListRankFiles in
-// proto/rank_files.h); fails on a file that does not load or on two files with
+// base/rank_files.h); fails on a file that does not load or on two files with
 // one rank. The result is ordered by rank. The IO table is dropped unless
 // `keep_input_shapes` (report rows by input shapes): nothing else in et-viz
 // reads it, and it is most of a model's memory.

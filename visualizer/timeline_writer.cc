@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "proto/chrome_trace.h"
-#include "proto/file_util.h"
-#include "proto/status_macros.h"
+#include "base/atomic_output_file.h"
+#include "base/status_macros.h"
+#include "step/chrome_trace.h"
 #include "visualizer/node_class.h"
 
 namespace et::viz {
@@ -39,15 +39,15 @@ void AddEvent(const RankTrace& trace, const TimedEvent& e, ChromeTrace* out) {
 
 std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,
-                              TimelineSummary* summary) {
-  *summary = TimelineSummary();
+                              TimelineStats* summary) {
+  *summary = TimelineStats();
   ChromeTrace out;
   std::vector<TimedEvent> events;
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
     const NodeModel& model = trace.model;
     // Ordered: threads, then streams, then process group channels, ascending.
-    std::map<Track, int> track_ids;
+    std::map<Queue, int> track_ids;
     for (NodeIndex i = 0; i < model.size(); ++i) {
       if (!selections[t].shown[i]) continue;
       const auto start = StartNs(model, i);
@@ -55,7 +55,7 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
         ++summary->untimed_nodes;
         continue;
       }
-      track_ids.emplace(TrackOf(model, i), 0);
+      track_ids.emplace(model.queue(i), 0);
       events.push_back({trace.rank, 0, *start, DurationNs(model, i), t, i});
     }
     if (track_ids.empty()) continue;
@@ -63,11 +63,11 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
     int next_id = 1;
     for (auto& [track, id] : track_ids) {
       id = next_id++;
-      out.NameThread(trace.rank, id, TrackName(track), id);
+      out.NameThread(trace.rank, id, QueueName(track), id);
     }
     summary->tracks += static_cast<int64_t>(track_ids.size());
     for (TimedEvent& e : events) {
-      if (e.trace == t) e.track_id = track_ids[TrackOf(model, e.node)];
+      if (e.trace == t) e.track_id = track_ids[model.queue(e.node)];
     }
   }
   // Parents before children at equal start, so viewers nest them correctly.
@@ -83,10 +83,10 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
   return out.ToJson();
 }
 
-absl::StatusOr<TimelineSummary> WriteTimelineFile(
+absl::StatusOr<TimelineStats> WriteTimelineFile(
     const std::vector<RankTrace>& traces,
     const std::vector<RankSelection>& selections, const std::string& path) {
-  TimelineSummary summary;
+  TimelineStats summary;
   const std::string json = WriteTimelineJson(traces, selections, &summary);
   if (summary.events == 0) {
     return absl::FailedPreconditionError(

@@ -19,7 +19,7 @@
 
 namespace et::viz {
 
-struct TimelineSummary {
+struct TimelineStats {
   int64_t events = 0;  // complete events written
   int64_t untimed_nodes =
       0;  // selected nodes without a start time (not written)
@@ -29,11 +29,11 @@ struct TimelineSummary {
 // The trace JSON text for the selected nodes.
 std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,
-                              TimelineSummary* summary);
+                              TimelineStats* summary);
 
 // WriteTimelineJson to `path`, atomically. Fails when no selected node has a
 // start time (the .et records no times: nothing to show).
-absl::StatusOr<TimelineSummary> WriteTimelineFile(
+absl::StatusOr<TimelineStats> WriteTimelineFile(
     const std::vector<RankTrace>& traces,
     const std::vector<RankSelection>& selections, const std::string& path);
 

@@ -61,7 +61,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
   TraceReport report;
   std::map<OpKey, OpGroupStats> ops;
   std::map<std::pair<std::string, std::string>, CommGroupStats> comms;
-  std::map<std::pair<int, Track>, TrackAccumulator> tracks;
+  std::map<std::pair<int, Queue>, TrackAccumulator> tracks;
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
     report.inputs.push_back(trace.path);
@@ -99,7 +99,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
         c.total_ns += inclusive;
       }
 
-      TrackAccumulator& acc = tracks[{trace.rank, TrackOf(model, i)}];
+      TrackAccumulator& acc = tracks[{trace.rank, model.queue(i)}];
       ++acc.ops;
       if (auto start = StartNs(model, i)) {
         acc.intervals.push_back({*start, *start + inclusive});
@@ -124,7 +124,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
   for (auto& [key, acc] : tracks) {
     TrackStats s;
     s.rank = key.first;
-    s.track = TrackName(key.second);
+    s.track = QueueName(key.second);
     s.ops = acc.ops;
     s.untimed_ops = acc.untimed;
     if (!acc.intervals.empty()) {

@@ -2,7 +2,7 @@
 // name (and device, and optionally input shapes) with calls, total and self
 // time, mean and share; communication by type and process group with bytes;
 // busy time per track (CPU thread, GPU stream, process group channel: the node
-// model's queue). Every fact is the node model's (proto/node_model.h). Total
+// model's queue). Every fact is the node model's (model/node_model.h). Total
 // time of an op = its inclusive
 // duration (InclusiveDurationNs: attr inclusive_dur_ns, else the recorded
 // duration). Self time = total minus the totals of the ops nested directly in

@@ -19,7 +19,7 @@ VizNode MakeVizNode(const RankTrace& trace, NodeIndex i) {
   v.type = model.type(i);
   v.kind = KindOf(model, i);
   v.device = DeviceOf(model, i);
-  v.track = TrackOf(model, i);
+  v.queue = model.queue(i);
   v.duration_ns = DurationNs(model, i);
   v.bytes = BytesOf(model, i);
   v.comm_type = CommTypeLabel(model, i);

@@ -28,7 +28,7 @@ struct VizNode {
   ChakraProtoMsg::NodeType type = ChakraProtoMsg::INVALID_NODE;
   DrawKind kind = DrawKind::kOther;
   Device device = Device::kGpu;
-  Track track;
+  Queue queue;  // the model's queue: the track it is drawn on
   int64_t duration_ns = 0;
   int64_t bytes = 0;
   std::string comm_type;  // "ALL_REDUCE", "SEND", ... for communication

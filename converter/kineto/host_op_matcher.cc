@@ -10,9 +10,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "base/checked_math.h"
 #include "converter/kineto/global_aligner.h"
 #include "converter/kineto/sequence_aligner.h"
-#include "proto/checked_math.h"
 
 namespace et::kineto {
 namespace {

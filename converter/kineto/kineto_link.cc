@@ -12,7 +12,7 @@
 #include "converter/kineto/gpu_op_linker.h"
 #include "converter/kineto/host_op_matcher.h"
 #include "converter/kineto/sync_edges.h"
-#include "proto/step_model.h"
+#include "step/step_model.h"
 
 namespace et::kineto {
 namespace {

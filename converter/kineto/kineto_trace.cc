@@ -14,16 +14,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "proto/checked_math.h"
-#include "proto/file_util.h"
-#include "proto/status_macros.h"
+#include "base/checked_math.h"
+#include "base/gzip_input.h"
+#include "base/status_macros.h"
+#include "base/string_view_bridge.h"
 
 namespace et::kineto {
 namespace {
 
 namespace od = simdjson::ondemand;
-
-absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
 
 // Times are kept within +-2^61 ns (73 years; epoch timestamps today are
 // 1.7e18 ns < 2.3e18): then ts + dur, and the differences the linker takes,
@@ -455,18 +454,11 @@ RuntimeCall ClassifyRuntimeCall(absl::string_view name) {
 }
 
 std::optional<uint32_t> KinetoTrace::FindName(absl::string_view text) const {
-  auto it = name_ids_.find(text);
-  if (it == name_ids_.end()) return std::nullopt;
-  return it->second;
+  return names_.Find(text);
 }
 
 uint32_t KinetoTrace::Intern(absl::string_view text) {
-  auto it = name_ids_.find(text);
-  if (it != name_ids_.end()) return it->second;
-  const uint32_t id = static_cast<uint32_t>(names_.size());
-  names_.emplace_back(text);
-  name_ids_.emplace(std::string(text), id);
-  return id;
+  return names_.Intern(text);
 }
 
 int32_t KinetoTrace::AddDims(const LaunchDims& dims) {

@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/string_pool.h"
 
 namespace et::kineto {
 
@@ -86,7 +87,7 @@ class KinetoTrace {
 
   const std::vector<KinetoEvent>& events() const { return events_; }
   const std::vector<LaunchDims>& dims() const { return dims_; }
-  absl::string_view name(uint32_t id) const { return names_[id]; }
+  absl::string_view name(uint32_t id) const { return names_.Get(id); }
   size_t name_count() const { return names_.size(); }
   // The id of `text` when some event uses it as a name.
   std::optional<uint32_t> FindName(absl::string_view text) const;
@@ -117,8 +118,7 @@ class KinetoTrace {
   std::vector<LaunchDims> dims_;
   // Names by id, and the reverse map; a trace has a few thousand distinct
   // names.
-  std::vector<std::string> names_{std::string()};
-  absl::flat_hash_map<std::string, uint32_t> name_ids_{{std::string(), 0}};
+  StringPool names_;
   int64_t rank_ = -1;
   double unprofiled_step_ms_ = -1;
   std::string device_name_;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "converter/kineto/kineto_link.h"
-#include "proto/file_util.h"
 #include "tests/converter/kineto_test_loader.h"
 
 namespace et::kineto {

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "benchmark/benchmark.h"
+#include "model/op_cost.h"
 #include "nlohmann/json.hpp"
-#include "proto/file_util.h"
-#include "proto/op_cost.h"
 
 namespace {
 

@@ -8,9 +8,9 @@
 
 #include "benchmark/benchmark.h"
 #include "converter/converter.h"
+#include "model/graph.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
 #include "simulator/simulation.h"
 
 namespace {

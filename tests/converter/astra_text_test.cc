@@ -12,10 +12,10 @@
 
 #include "converter/astra_text_converter.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/graph_validation.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
-#include "proto/graph_validation.h"
 
 namespace et::convert {
 namespace {
@@ -293,7 +293,7 @@ TEST(AstraTextTest, ConvertWritesOneValidEtPerRank) {
   std::string pattern = WriteFile("dp.%d.et", "");
   AstraTextOptions options;
   options.num_passes = 2;
-  absl::StatusOr<AstraTextSummary> s =
+  absl::StatusOr<AstraTextReport> s =
       ConvertAstraText(txt, pattern, 4, options);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->parallelism, "DATA");
@@ -317,7 +317,7 @@ TEST(AstraTextTest, ConvertRejectsBadArguments) {
   EXPECT_FALSE(
       ConvertAstraText(txt, WriteFile("single.et", ""), 2).ok());  // no %d
   EXPECT_FALSE(ConvertAstraText(txt, WriteFile("x.%d.et", ""), 0).ok());
-  absl::StatusOr<AstraTextSummary> missing =
+  absl::StatusOr<AstraTextReport> missing =
       ConvertAstraText(txt + ".missing", WriteFile("y.%d.et", ""), 1);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("dp2.txt.missing"),

@@ -7,12 +7,12 @@
 #include <fstream>
 #include <string>
 
+#include "base/atomic_output_file.h"
 #include "converter/converter.h"
 #include "converter/et_json_tokenizer.h"
 #include "converter/multi_rank.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
-#include "proto/file_util.h"
 
 namespace et::convert {
 namespace {

@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
+#include "model/graph_validation.h"
+#include "model/process_group.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/file_util.h"
 #include "proto/graph_json.h"
-#include "proto/graph_validation.h"
-#include "proto/process_group.h"
 
 namespace et::convert {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "proto/graph.h"
+#include "model/graph.h"
 
 namespace et::convert {
 
@@ -22,7 +22,7 @@ inline std::string TempOut(const std::string& name) {
 }
 
 struct Converted {
-  ConvertSummary summary;
+  ConvertReport summary;
   Graph graph;
 };
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/input_limits.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
-#include "proto/input_limits.h"
 
 namespace et::convert {
 namespace {

@@ -12,9 +12,9 @@
 #include "converter/converter.h"
 #include "converter/linked_order.h"
 #include "converter_test_util.h"
+#include "model/graph_validation.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph_validation.h"
 
 namespace et::convert {
 namespace {

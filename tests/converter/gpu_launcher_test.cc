@@ -11,9 +11,9 @@
 #include <limits>
 #include <string>
 
+#include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "nlohmann/json.hpp"
-#include "proto/file_util.h"
 
 namespace et::convert {
 namespace {

@@ -14,14 +14,14 @@
 #include <utility>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/file_util.h"
-#include "proto/graph.h"
 
 namespace et::convert {
 namespace {
@@ -51,7 +51,7 @@ absl::StatusOr<Graph> ConvertMlp(const std::string& out_name,
   options.kineto_path = SharedPath(kKineto);
   options.measured_step_ms = measured_step_ms;
   const std::string out = TempOut(out_name);
-  absl::StatusOr<ConvertSummary> summary =
+  absl::StatusOr<ConvertReport> summary =
       ConvertFile(SharedPath(kEt), out, options);
   if (!summary.ok()) return summary.status();
   return LoadGraph(out);

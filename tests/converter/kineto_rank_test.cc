@@ -5,10 +5,10 @@
 #include <fstream>
 #include <string>
 
+#include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
-#include "proto/file_util.h"
 
 namespace et::convert {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "converter/kineto/link_types.h"
-#include "proto/file_util.h"
 
 namespace et::kineto::testing {
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "proto/file_util.h"
+#include "base/gzip_input.h"
 #include "tests/converter/kineto_test_loader.h"
 
 namespace et::kineto {

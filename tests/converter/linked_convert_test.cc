@@ -6,16 +6,16 @@
 #include <utility>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "converter/multi_rank.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
+#include "model/graph_validation.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/file_util.h"
-#include "proto/graph_validation.h"
 
 namespace et::convert {
 namespace {

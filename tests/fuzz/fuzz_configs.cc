@@ -5,11 +5,11 @@
 #include <string>
 
 #include "fuzz_input_file.h"
-#include "proto/calibration.h"
-#include "proto/process_group.h"
+#include "model/process_group.h"
 #include "simulator/astra_compat.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/topology.h"
+#include "step/calibration.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

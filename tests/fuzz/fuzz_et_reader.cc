@@ -5,8 +5,8 @@
 #include <string>
 
 #include "fuzz_input_file.h"
-#include "proto/graph.h"
-#include "proto/node_model.h"
+#include "model/graph.h"
+#include "model/node_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string in = et::fuzz::WriteFuzzInput(data, size, ".et");

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "model/graph.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_reader.h"
 #include "proto/et_writer.h"
-#include "proto/graph.h"
 
 namespace et {
 namespace {

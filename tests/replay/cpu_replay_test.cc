@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/process_group.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_writer.h"
-#include "proto/graph.h"
-#include "proto/process_group.h"
 #include "replay/host_timer.h"
 #include "replay/mpi_world.h"
 #include "replay/replay_session.h"

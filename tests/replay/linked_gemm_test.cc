@@ -8,9 +8,9 @@
 
 #include "converter/converter.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
 #include "replay/op_classifier.h"
 #include "replay/replay_plan.h"
 #include "replay_test_graphs.h"

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
-#include "proto/process_group.h"
 #include "replay/op_classifier.h"
 #include "replay_test_graphs.h"
 

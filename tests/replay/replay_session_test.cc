@@ -1,6 +1,6 @@
 // Which trace each rank of a launch replays (TracePathForRank in
 // replay/replay_session.h): a pattern, a directory of per-rank files (new in
-// et-replay, with the rule of proto/rank_files.h that et-sim and et-convert
+// et-replay, with the rule of base/rank_files.h that et-sim and et-convert
 // use), or one file run on every rank with --world.
 #include "replay/replay_session.h"
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "model/graph.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_def.pb.h"
 #include "proto/et_writer.h"
-#include "proto/graph.h"
 
 namespace et::replay::testing {
 

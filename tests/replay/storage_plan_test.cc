@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "proto/graph.h"
+#include "model/graph.h"
 #include "replay/replay_plan.h"
 #include "replay_test_graphs.h"
 

@@ -49,7 +49,7 @@ TEST(ConvertedTraceTest, DdpMlpFourRanksRendezvous) {
     // One instance per collective shared by all 4 ranks (not 4x as many).
     EXPECT_EQ(all_reduces, 3);
     EXPECT_EQ(broadcasts, 2);
-    for (const RankSummary& s : r.ranks) {
+    for (const RankStats& s : r.ranks) {
       EXPECT_GT(s.compute_ns, 0);
       EXPECT_GT(s.comm_ns, 0);
       EXPECT_LE(s.compute_ns + s.exposed_comm_ns + s.idle_ns, s.step_ns + 1);

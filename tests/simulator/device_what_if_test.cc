@@ -37,7 +37,7 @@ const DeviceWhatIf& WhatIf() {
 }
 
 TEST(DeviceWhatIfTest, ComputeBoundOpScalesByThePeakRatio) {
-  WhatIfCounts counts;
+  WhatIfStats counts;
   // 1e6 FLOPs = 1000 ns of compute, 1000 B = 0.5 ns of memory.
   EXPECT_EQ(WhatIf().ScaleNs(2000, 1e6, 1000, &counts), 500);
   // Compute time equal to memory time counts as compute-bound.
@@ -48,7 +48,7 @@ TEST(DeviceWhatIfTest, ComputeBoundOpScalesByThePeakRatio) {
 }
 
 TEST(DeviceWhatIfTest, MemoryBoundOpThatOnlyMovedBytesScalesByBandwidth) {
-  WhatIfCounts counts;
+  WhatIfStats counts;
   // 2e6 B = 1000 ns at 2000 B/ns: the whole recorded time -> x 2000/3000.
   EXPECT_EQ(WhatIf().ScaleNs(1000, 0, 2e6, &counts), 667);
   // Bytes that need more than the recorded time: still all of it scales.
@@ -58,21 +58,21 @@ TEST(DeviceWhatIfTest, MemoryBoundOpThatOnlyMovedBytesScalesByBandwidth) {
 }
 
 TEST(DeviceWhatIfTest, MemoryBoundOpKeepsTheTimeItDidNotSpendMovingBytes) {
-  WhatIfCounts counts;
+  WhatIfStats counts;
   // 4x the 1000 ns its bytes need: 1000 ns scale to 667, 3000 ns stay.
   EXPECT_EQ(WhatIf().ScaleNs(4000, 0, 2e6, &counts), 667 + 3000);
   EXPECT_EQ(counts.memory_bound, 1);
 }
 
 TEST(DeviceWhatIfTest, OpWithoutFlopsOrBytesIsKeptAndCountedUnknown) {
-  WhatIfCounts counts;
+  WhatIfStats counts;
   EXPECT_EQ(WhatIf().ScaleNs(1234, 0, 0, &counts), 1234);
   EXPECT_EQ(counts.unknown, 1);
   EXPECT_EQ(counts.compute_bound + counts.memory_bound, 0);
 }
 
 TEST(DeviceWhatIfTest, CountsEachClass) {
-  WhatIfCounts counts;
+  WhatIfStats counts;
   WhatIf().ScaleNs(2000, 1e6, 0, &counts);    // compute
   WhatIf().ScaleNs(2000, 2e6, 10, &counts);   // compute
   WhatIf().ScaleNs(2000, 0, 1e6, &counts);    // memory
@@ -87,7 +87,7 @@ TEST(DeviceWhatIfTest, CountsEachClass) {
 TEST(DeviceWhatIfTest, SameDeviceKeepsTheRecordedTime) {
   const DeviceProfile h = Profile("same", 1000, 2000);
   DeviceWhatIf same(h, h);
-  WhatIfCounts counts;
+  WhatIfStats counts;
   EXPECT_EQ(same.ScaleNs(2000, 1e6, 1000, &counts), 2000);
   EXPECT_EQ(same.ScaleNs(4000, 0, 2e6, &counts), 4000);
 }

@@ -29,7 +29,7 @@ struct Run {
 std::unique_ptr<Run> Simulate(const std::vector<const Graph*>& graphs,
                               SimOptions options, int64_t world = 0) {
   // Scheduling is tested on the recorded times; the host-time model has its
-  // own tests (tests/proto/step_model_test.cc).
+  // own tests (tests/step/step_model_test.cc).
   options.host_time = HostTimeMode::kRecorded;
   auto run = std::make_unique<Run>();
   auto compute = ComputeCostModel::Create(options);

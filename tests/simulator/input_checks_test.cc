@@ -14,7 +14,7 @@
 
 #include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "proto/process_group.h"
+#include "model/process_group.h"
 
 namespace et::sim {
 namespace {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "base/rank_files.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/node_model.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
-#include "proto/node_model.h"
-#include "proto/rank_files.h"
 #include "visualizer/op_hierarchy.h"
 #include "visualizer/rank_traces.h"
 #include "visualizer/viz_graph.h"
@@ -324,7 +324,7 @@ TEST(CrossRankTest, MlpModelParallelJoinsEachCollectiveWithItsTwin) {
 }
 
 // New in et-viz: a directory stands for its per-rank files (the rule of
-// proto/rank_files.h, as in et-sim and et-convert).
+// base/rank_files.h, as in et-sim and et-convert).
 TEST(RankTracesTest, ADirectoryStandsForItsPerRankFiles) {
   auto traces =
       LoadRankTraces({std::string(ET_TEST_DATA) +

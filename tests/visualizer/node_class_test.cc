@@ -1,5 +1,5 @@
 // Tests of how et-viz classifies nodes now that every fact comes from the node
-// model (proto/node_model.h): where the model's rules differ from the ones
+// model (model/node_model.h): where the model's rules differ from the ones
 // et-viz had (device of a node without host/device flags, the track of a
 // collective without a stream, a collective without comm_type, shapes text),
 // the test says which rule it is and what et-viz did before.
@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/node_model.h"
+#include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
-#include "proto/node_model.h"
-#include "proto/process_group.h"
 #include "visualizer/graph_filter.h"
 #include "visualizer/rank_traces.h"
 #include "visualizer/trace_report.h"
@@ -48,15 +48,15 @@ TEST(NodeClassTest, NodeWithoutHostOrDeviceFlagIsAGpuOp) {
   const NodeModel m =
       NodeModel::FromGraph(Graph::Build({}, {host, kernel, bare}));
   EXPECT_EQ(DeviceOf(m, IndexOf(m, 1)), Device::kCpu);
-  EXPECT_EQ(TrackName(TrackOf(m, IndexOf(m, 1))), "thread 3");
+  EXPECT_EQ(QueueName(m.queue(IndexOf(m, 1))), "thread 3");
   EXPECT_EQ(DeviceOf(m, IndexOf(m, 2)), Device::kGpu);
-  EXPECT_EQ(TrackName(TrackOf(m, IndexOf(m, 2))), "stream 7");
+  EXPECT_EQ(QueueName(m.queue(IndexOf(m, 2))), "stream 7");
   // The model's host/device rule: neither is_cpu_op nor is_gpu_op recorded is
   // a device op (Chakra's feeder and ASTRA-sim run such nodes on the NPU), on
   // stream 0 when it records none. et-viz used to say "unknown" and put it on
   // the thread of its tid.
   EXPECT_EQ(DeviceOf(m, IndexOf(m, 3)), Device::kGpu);
-  EXPECT_EQ(TrackName(TrackOf(m, IndexOf(m, 3))), "stream 0");
+  EXPECT_EQ(QueueName(m.queue(IndexOf(m, 3))), "stream 0");
 }
 
 TEST(NodeClassTest, CollectiveTypeIsCommTypeElseItsNameElseUnknown) {
@@ -125,9 +125,9 @@ TEST(NodeClassTest, CollectiveWithoutStreamRunsOnItsGroupsChannel) {
   // The model's queue rule: communication on its stream when one is
   // recorded, else on its process group's channel. et-viz used to put the
   // first on "thread 2".
-  EXPECT_EQ(TrackName(TrackOf(m, IndexOf(m, 1))), "comm group 1");
-  EXPECT_EQ(TrackName(TrackOf(m, IndexOf(m, 2))), "stream 9");
-  EXPECT_EQ(TrackName({Track::Kind::kCommGroup, -1}), "comm group all ranks");
+  EXPECT_EQ(QueueName(m.queue(IndexOf(m, 1))), "comm group 1");
+  EXPECT_EQ(QueueName(m.queue(IndexOf(m, 2))), "stream 9");
+  EXPECT_EQ(QueueName({QueueKind::kCommGroup, -1}), "comm group all ranks");
 }
 
 TEST(NodeClassTest, ReportByShapesUsesTheModelsShapesText) {

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/file_util.h"
-#include "proto/graph.h"
 #include "visualizer/dot_renderer.h"
 #include "visualizer/dot_writer.h"
 #include "visualizer/graph_export.h"

@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/node_model.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
-#include "proto/node_model.h"
 #include "visualizer/graph_filter.h"
 #include "visualizer/rank_traces.h"
 #include "visualizer/timeline_writer.h"
@@ -171,7 +171,7 @@ TEST(TimelineTest, OneEventPerTimedNodeOnNamedTracks) {
   auto traces = LinearTrace();
   auto sel = SelectNodes(traces, {});
   ASSERT_TRUE(sel.ok());
-  TimelineSummary summary;
+  TimelineStats summary;
   auto json = nlohmann::json::parse(WriteTimelineJson(traces, *sel, &summary));
   EXPECT_EQ(summary.events, 5);
   EXPECT_EQ(summary.tracks, 2);

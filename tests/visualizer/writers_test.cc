@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/node_model.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "proto/graph.h"
-#include "proto/node_model.h"
 #include "visualizer/dot_renderer.h"
 #include "visualizer/dot_writer.h"
 #include "visualizer/graph_export.h"
@@ -86,7 +86,7 @@ TEST(DotWriterTest, ShapesColoursClustersAndEdgeStyles) {
   EXPECT_NE(dot.find("\"r0_10\" ["), std::string::npos);
   EXPECT_NE(dot.find("\"r0_11\" ["), std::string::npos);
   EXPECT_NE(dot.find("\"r0_12\" ["), std::string::npos);
-  // Rule changed to the node model's queue rule (proto/node_model.h): a
+  // Rule changed to the node model's queue rule (model/node_model.h): a
   // collective recorded without a stream runs on its process group's channel
   // (here no pg_name: all ranks), not on the thread of its tid; et-viz used to
   // put the all-reduce in the "thread 1" cluster, so there were 2 clusters.

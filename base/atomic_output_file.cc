@@ -1,0 +1,130 @@
+// Whole-output-or-nothing files; see atomic_output_file.h.
+#include "base/atomic_output_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace et {
+
+namespace {
+
+// Live temp files, for the signal handler. Fixed slots of heap strings that
+// are never freed while registered, so the handler (which may not lock or
+// allocate) can read them; 256 is far more than any tool has open at once
+// (et-convert: one per conversion thread). A full table only loses the
+// cleanup-on-signal for the extra file.
+constexpr int kTempSlots = 256;
+std::atomic<const char*> temp_slots[kTempSlots];
+std::once_flag install_once;
+
+extern "C" void RemoveTempFilesAndDie(int sig) {
+  for (auto& slot : temp_slots) {
+    if (const char* p = slot.load()) unlink(p);  // async-signal-safe
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void InstallCleanupHandlers() {
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old;
+    // Only over the default action: a tool or MPI that handles the signal
+    // itself keeps its handler.
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+      struct sigaction sa = {};
+      sa.sa_handler = RemoveTempFilesAndDie;
+      sigemptyset(&sa.sa_mask);
+      sigaction(sig, &sa, nullptr);
+    }
+  }
+}
+
+void RegisterTemp(const std::string& path) {
+  std::call_once(install_once, InstallCleanupHandlers);
+  char* copy = strdup(path.c_str());
+  for (auto& slot : temp_slots) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, copy)) return;
+  }
+  free(copy);
+}
+
+void UnregisterTemp(const std::string& path) {
+  for (auto& slot : temp_slots) {
+    const char* p = slot.load();
+    if (p != nullptr && path == p && slot.compare_exchange_strong(p, nullptr)) {
+      free(const_cast<char*>(p));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string TempPathFor(absl::string_view path) {
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = absl::StrCat(path, ".tmp.", getpid(), ".", counter++);
+  RegisterTemp(tmp);
+  return tmp;
+}
+
+void DiscardTempFile(const std::string& tmp) {
+  std::remove(tmp.c_str());
+  UnregisterTemp(tmp);
+}
+
+absl::Status CommitTempFile(const std::string& tmp, const std::string& path) {
+  // fsync before rename: otherwise a crash soon after can leave the new name
+  // pointing at an empty file on ext4/xfs.
+  const int fd = open(tmp.c_str(), O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) close(fd);
+    DiscardTempFile(tmp);
+    return absl::InternalError(absl::StrFormat(
+        "%s: cannot flush output to disk: %s", path, strerror(err)));
+  }
+  close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    DiscardTempFile(tmp);
+    return absl::InternalError(absl::StrFormat(
+        "%s: cannot rename output into place: %s", path, strerror(err)));
+  }
+  UnregisterTemp(tmp);
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view contents) {
+  std::string tmp = TempPathFor(path);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      UnregisterTemp(tmp);
+      return absl::NotFoundError(absl::StrFormat(
+          "%s: cannot open for writing: %s", path, strerror(errno)));
+    }
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    out.close();
+    if (!out) {
+      DiscardTempFile(tmp);
+      return absl::InternalError(absl::StrFormat("%s: write failed", path));
+    }
+  }
+  return CommitTempFile(tmp, path);
+}
+
+}  // namespace et

@@ -1,0 +1,155 @@
+// Per-rank trace files: patterns, directories, ranks in names; see
+// rank_files.h.
+#include "base/rank_files.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "base/input_limits.h"
+#include "base/path.h"
+
+namespace et {
+namespace {
+
+// The file name without its directory, ".gz" and `extension`; nullopt when
+// the name does not end in `extension` (before the ".gz").
+std::optional<absl::string_view> StemWithExtension(
+    absl::string_view path, absl::string_view extension) {
+  const size_t slash = path.rfind('/');
+  absl::string_view name =
+      slash == absl::string_view::npos ? path : path.substr(slash + 1);
+  absl::ConsumeSuffix(&name, ".gz");
+  if (!absl::ConsumeSuffix(&name, extension)) return std::nullopt;
+  return name;
+}
+
+}  // namespace
+
+bool IsRankPattern(absl::string_view path) {
+  return absl::StrContains(path, kRankPlaceholder);
+}
+
+std::string ExpandRankPattern(absl::string_view pattern, int64_t rank) {
+  return absl::StrReplaceAll(pattern, {{kRankPlaceholder, absl::StrCat(rank)}});
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandRankPatternForRanks(
+    absl::string_view pattern, int64_t ranks) {
+  if (!IsRankPattern(pattern)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("'%s': with --ranks, paths need a %s for the rank",
+                        pattern, kRankPlaceholder));
+  }
+  if (ranks <= 0 || ranks > kMaxRanks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "'%s': --ranks %d: must be in [1, %d]", pattern, ranks, kMaxRanks));
+  }
+  std::vector<std::string> paths;
+  paths.reserve(static_cast<size_t>(ranks));
+  for (int64_t r = 0; r < ranks; ++r) {
+    paths.push_back(ExpandRankPattern(pattern, r));
+  }
+  return paths;
+}
+
+std::optional<int> RankFromFileName(absl::string_view path) {
+  std::optional<absl::string_view> stem = StemWithExtension(path, ".et");
+  if (!stem) stem = StemWithExtension(path, ".json");
+  if (!stem) return std::nullopt;
+  const size_t cut = stem->find_last_of("._-");
+  absl::string_view piece =
+      cut == absl::string_view::npos ? *stem : stem->substr(cut + 1);
+  if (!absl::ConsumePrefix(&piece, "rank")) absl::ConsumePrefix(&piece, "r");
+  // Seven digits hold every rank below kMaxRanks (2^20); more cannot be one
+  // (and would overflow an int first).
+  if (piece.empty() || piece.size() > 7 ||
+      !std::all_of(piece.begin(), piece.end(), absl::ascii_isdigit)) {
+    return std::nullopt;
+  }
+  int rank = 0;
+  if (!absl::SimpleAtoi(piece, &rank) || rank >= kMaxRanks) return std::nullopt;
+  return rank;
+}
+
+absl::StatusOr<std::vector<std::string>> ListRankFiles(
+    const std::string& dir, absl::string_view extension) {
+  DIR* handle = opendir(dir.c_str());
+  if (handle == nullptr) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: cannot open directory: %s", dir, strerror(errno)));
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = readdir(handle)) {
+    const absl::string_view name = entry->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    if (StemWithExtension(name, extension)) names.emplace_back(name);
+  }
+  closedir(handle);
+  // Name order, so that the file named in an error is the same on every run.
+  std::sort(names.begin(), names.end());
+  std::vector<std::pair<int, const std::string*>> by_rank;
+  by_rank.reserve(names.size());
+  for (const std::string& name : names) {
+    const std::optional<int> rank = RankFromFileName(name);
+    if (!rank) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s carries no rank in its name (name.<rank>%s or "
+          "name_r<rank>%s, rank below %d)",
+          dir, name, extension, extension, kMaxRanks));
+    }
+    by_rank.emplace_back(*rank, &name);
+  }
+  if (by_rank.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: no per-rank %s or %s.gz files (name.<rank>%s)",
+                        dir, extension, extension, extension));
+  }
+  std::stable_sort(
+      by_rank.begin(), by_rank.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> paths;
+  paths.reserve(by_rank.size());
+  for (size_t k = 0; k < by_rank.size(); ++k) {
+    const auto& [rank, name] = by_rank[k];
+    if (k > 0 && by_rank[k - 1].first == rank) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: %s and %s would both be rank %d; keep one", dir,
+                          *by_rank[k - 1].second, *name, rank));
+    }
+    if (rank != static_cast<int>(paths.size())) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: no file for rank %d (the files go up to rank %d)", dir,
+          paths.size(), by_rank.back().first));
+    }
+    paths.push_back(
+        absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", *name));
+  }
+  return paths;
+}
+
+absl::StatusOr<std::vector<std::string>> ResolveRankPaths(
+    const std::string& path, int64_t pattern_ranks,
+    absl::string_view extension) {
+  if (IsRankPattern(path)) {
+    if (pattern_ranks <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": a rank pattern needs --ranks N"));
+    }
+    return ExpandRankPatternForRanks(path, pattern_ranks);
+  }
+  if (IsDirectory(path)) return ListRankFiles(path, extension);
+  return std::vector<std::string>{path};
+}
+
+}  // namespace et

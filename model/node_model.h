@@ -1,0 +1,264 @@
+// The typed node model every tool compiles from. A .et graph is decoded once,
+// when it is loaded, into columns by NodeIndex (ascending id): what each node
+// is (NodeKind), where it runs (host or device, its queue), when and how long
+// it ran, what it costs, what it communicates, its GEMM shape, and a side
+// table of IO tensors. Each decoding rule lives here once (the rules are in
+// docs/node-model.md, one test each in tests/model/node_model_test.cc), so
+// et-sim, et-replay and et-viz cannot disagree about a node. The protobuf
+// nodes are not kept: a rank's memory is the columns, not the messages.
+// Immutable after Build/Load; thread-safe reads.
+#ifndef MODEL_NODE_MODEL_H_
+#define MODEL_NODE_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "base/string_pool.h"
+#include "model/dep_graph.h"
+#include "model/dtype.h"
+#include "model/gemm_shape.h"
+#include "model/graph.h"
+#include "model/io_shapes.h"
+#include "model/process_group.h"
+#include "proto/et_def.pb.h"
+
+namespace et {
+
+// What a node does.
+enum class NodeKind : uint8_t {
+  kHostOp,      // a CPU op: time on a host thread
+  kKernel,      // a device op that is not a GEMM: a kernel, memcpy, memset
+  kGemm,        // a device GEMM with decoded shapes (gemm() is set)
+  kCollective,  // a collective over a process group (comm() is set)
+  kSend,        // point-to-point send to comm()->peer
+  kRecv,        // point-to-point receive from comm()->peer
+  kMemory,      // MEM_LOAD / MEM_STORE: moves bytes on its queue
+  kMetadata,    // orders, does nothing (METADATA, INVALID, unknown comm)
+};
+// "host", "kernel", "gemm", "collective", "send", "recv", "memory",
+// "metadata".
+absl::string_view NodeKindName(NodeKind kind);
+inline bool IsCommunication(NodeKind kind) {
+  return kind == NodeKind::kCollective || kind == NodeKind::kSend ||
+         kind == NodeKind::kRecv;
+}
+
+// The queue a node occupies: a host thread, a device stream, or (a collective
+// recorded without a stream) its process group's channel.
+enum class QueueKind : uint8_t { kThread, kStream, kCommGroup };
+struct Queue {
+  QueueKind kind = QueueKind::kThread;
+  int64_t number = 0;  // tid, stream, or group index (-1: all ranks)
+  bool operator==(const Queue& o) const {
+    return kind == o.kind && number == o.number;
+  }
+  bool operator<(const Queue& o) const {  // threads, streams, then groups
+    return kind != o.kind ? kind < o.kind : number < o.number;
+  }
+};
+
+struct CommSpec {
+  ChakraProtoMsg::CollectiveCommType type = ChakraProtoMsg::ALL_REDUCE;
+  int64_t bytes = 0;     // comm_size: what each rank contributes
+  int32_t group = -1;    // index into NodeModel::groups(); -1: every rank
+  uint32_t pg_name = 0;  // NodeModel::string(); 0 = none recorded
+  int32_t peer = -1;     // send: destination; recv: source
+  int32_t root = 0;      // rooted collectives: comm_root, else comm_src, else 0
+  int32_t tag = 0;
+  int64_t seq = -1;  // comm_seq, -1 when not recorded
+  Dtype dtype = Dtype::kUnknown;
+};
+
+// One input or output position of the IO table.
+struct IoSlot {
+  IoKind kind = IoKind::kUnknown;
+  Dtype dtype = Dtype::kUnknown;
+  uint32_t dims_begin = 0;  // NodeModel::dims(); a tensor list's first tensor
+  uint32_t dims_count = 0;
+};
+
+// What the facts were decoded from, per trace.
+struct TraceInfo {
+  std::string schema;
+  int64_t rank = -1;        // -1: not recorded
+  int64_t world_size = 0;   // 0: not recorded
+  std::string device_name;  // the recording GPU ("" unknown)
+};
+
+// Counts of what the decoding met and could not use (never silently dropped).
+struct DecodeStats {
+  int64_t unknown_comm_type = 0;  // collectives without a usable type: metadata
+  int64_t unknown_groups = 0;     // comm nodes naming a group not in metadata
+  int64_t io_bad_values = 0;      // IO positions that did not parse
+  std::string first_io_error;     // "node 12: ..." for the first of them
+};
+
+struct ModelOptions {
+  // Keep the IO table (slots, dims, recorded tensors, shapes keys). The facts
+  // derived from IO (GEMM shapes, FLOPs from shapes) are decoded either way.
+  bool keep_io = true;
+};
+
+class NodeModel {
+ public:
+  // Streams `path`: field checks on every node (proto/node_checks), repeated
+  // ids refused; each node is decoded and dropped as it is read.
+  static absl::StatusOr<NodeModel> Load(const std::string& path,
+                                        const ModelOptions& options = {});
+  // The same model from nodes in memory (converter output, tests).
+  static NodeModel FromGraph(const Graph& graph,
+                             const ModelOptions& options = {});
+
+  size_t size() const { return facts_.size(); }
+  uint64_t id(NodeIndex i) const { return deps_.id(i); }
+  std::optional<NodeIndex> Find(uint64_t id) const { return deps_.Find(id); }
+  const DepGraph& deps() const { return deps_; }
+  absl::Span<const NodeIndex> data_deps(NodeIndex i) const {
+    return deps_.data_deps(i);
+  }
+  absl::Span<const NodeIndex> ctrl_deps(NodeIndex i) const {
+    return deps_.ctrl_deps(i);
+  }
+
+  // Structure, checked once at load: the deps a tool follows (all, or data
+  // only when ctrl deps are cyclic, as 2023-era converters wrote them), an
+  // order of every node over them, and what was repaired. A data-dependency
+  // cycle leaves order() empty and executable() an error naming the cycle.
+  DepSelection followed_deps() const { return followed_; }
+  const std::vector<NodeIndex>& order() const { return order_; }
+  const absl::Status& executable() const { return executable_; }
+  const std::vector<std::string>& structure_notes() const {
+    return structure_notes_;
+  }
+
+  absl::string_view name(NodeIndex i) const {
+    return strings_.Get(facts_[i].name);
+  }
+  uint32_t name_id(NodeIndex i) const { return facts_[i].name; }
+  ChakraProtoMsg::NodeType type(NodeIndex i) const { return facts_[i].type; }
+  NodeKind kind(NodeIndex i) const { return facts_[i].kind; }
+  // Runs on a host thread (the one host/device rule, see node-model.md).
+  bool on_host(NodeIndex i) const { return facts_[i].on_host; }
+  int32_t device(NodeIndex i) const { return facts_[i].device; }
+  const Queue& queue(NodeIndex i) const { return facts_[i].queue; }
+  // Recorded times in ns; start -1 when not recorded.
+  int64_t start_ns(NodeIndex i) const { return facts_[i].start_ns; }
+  int64_t duration_ns(NodeIndex i) const { return facts_[i].duration_ns; }
+  int64_t inclusive_duration_ns(NodeIndex i) const {
+    return facts_[i].inclusive_ns;
+  }
+  // FLOPs and bytes touched: num_ops / tensor_size when recorded, else derived
+  // from the shapes (model/op_cost); cost_from_shapes tells which.
+  double flops(NodeIndex i) const { return facts_[i].flops; }
+  double bytes(NodeIndex i) const { return facts_[i].bytes; }
+  bool cost_from_shapes(NodeIndex i) const {
+    return facts_[i].cost_from_shapes;
+  }
+  int64_t step(NodeIndex i) const { return facts_[i].step; }  // -1: none
+  uint32_t host_ops(NodeIndex i) const { return facts_[i].host_ops; }
+  // A host op that blocks until a collective completes (wait_seq).
+  bool is_wait(NodeIndex i) const { return facts_[i].is_wait; }
+  uint64_t parent_id(NodeIndex i) const { return facts_[i].parent_id; }
+  Dtype dtype(NodeIndex i) const { return facts_[i].dtype; }
+  // Communication nodes: their spec; nullptr otherwise.
+  const CommSpec* comm(NodeIndex i) const {
+    return facts_[i].comm < 0 ? nullptr : &comms_[facts_[i].comm];
+  }
+  // The GEMM a node computes (device GEMMs, and host ops whose shapes make
+  // one); nullptr otherwise.
+  const GemmShape* gemm(NodeIndex i) const {
+    return facts_[i].gemm < 0 ? nullptr : &gemms_[facts_[i].gemm];
+  }
+
+  // The IO table (empty unless ModelOptions::keep_io).
+  absl::Span<const IoSlot> inputs(NodeIndex i) const;
+  absl::Span<const IoSlot> outputs(NodeIndex i) const;
+  absl::Span<const int64_t> dims(const IoSlot& slot) const {
+    return absl::MakeConstSpan(dims_.data() + slot.dims_begin, slot.dims_count);
+  }
+  // Every tensor the node's input (or output) `values` record, nested lists
+  // included, whatever the types say: the device memory it touches. Device
+  // nodes only (host ops hold no device memory).
+  absl::Span<const IoTensor> recorded_tensors(NodeIndex i, bool outputs) const;
+  // The input shapes in one canonical text ("[[64,32],[32],[]]"), the key of
+  // calibration entries (step/calibration.h); "" without keep_io.
+  absl::string_view input_shapes_key(NodeIndex i) const {
+    return strings_.Get(facts_[i].shapes_key);
+  }
+
+  // Interned strings (names, pg names, shape keys); 0 is "".
+  absl::string_view string(uint32_t id) const { return strings_.Get(id); }
+
+  const TraceInfo& info() const { return info_; }
+  const std::vector<ProcessGroup>& groups() const { return groups_; }
+  // The global metadata as recorded (the step model reads its truths).
+  const ChakraProtoMsg::GlobalMetadata& metadata() const { return metadata_; }
+  const DecodeStats& counts() const { return counts_; }
+  // What loading repaired, counted or could not use, one line each: the
+  // structure notes, then the decode counts that are not zero. Every tool
+  // reports them.
+  std::vector<std::string> notes() const;
+
+ private:
+  friend class NodeModelBuilder;
+
+  struct Facts {
+    uint64_t parent_id = 0;
+    int64_t start_ns = -1;
+    int64_t duration_ns = 0;
+    int64_t inclusive_ns = 0;
+    int64_t step = -1;
+    double flops = 0;
+    double bytes = 0;
+    Queue queue;
+    uint32_t name = 0;
+    uint32_t shapes_key = 0;
+    uint32_t io_begin = 0;  // slots_: inputs then outputs
+    uint16_t inputs = 0;
+    uint16_t outputs = 0;
+    uint32_t tensors_begin = 0;  // tensors_: inputs' then outputs'
+    uint32_t in_tensors = 0;
+    uint32_t out_tensors = 0;
+    uint32_t host_ops = 1;
+    int32_t comm = -1;
+    int32_t gemm = -1;
+    int32_t device = -1;
+    ChakraProtoMsg::NodeType type = ChakraProtoMsg::INVALID_NODE;
+    NodeKind kind = NodeKind::kMetadata;
+    Dtype dtype = Dtype::kUnknown;
+    bool on_host = false;
+    bool is_wait = false;
+    bool cost_from_shapes = false;
+  };
+
+  DepGraph deps_;
+  std::vector<Facts> facts_;
+  std::vector<CommSpec> comms_;
+  std::vector<GemmShape> gemms_;
+  std::vector<IoSlot> slots_;
+  std::vector<int64_t> dims_;
+  std::vector<IoTensor> tensors_;
+  StringPool strings_;
+  TraceInfo info_;
+  std::vector<ProcessGroup> groups_;
+  ChakraProtoMsg::GlobalMetadata metadata_;
+  DecodeStats counts_;
+  DepSelection followed_ = DepSelection::kAll;
+  std::vector<NodeIndex> order_;
+  absl::Status executable_;
+  std::vector<std::string> structure_notes_;
+};
+
+// The host/device rule on one protobuf node: is_gpu_op true is the device;
+// otherwise is_cpu_op's value; neither recorded is the device (Chakra's
+// feeder and ASTRA-sim run such nodes on the NPU).
+bool IsHostNode(const ChakraProtoMsg::Node& node);
+
+}  // namespace et
+
+#endif  // MODEL_NODE_MODEL_H_

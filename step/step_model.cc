@@ -1,0 +1,291 @@
+// Steps, measured step times and the host-time model; see step_model.h and
+// docs/step-model.md for the evidence behind the model.
+#include "step/step_model.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "base/checked_math.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+
+namespace et {
+namespace {
+
+// Times stay below 2^61 ns so that a start plus a duration cannot overflow.
+constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max() / 4;
+
+}  // namespace
+
+int64_t StepNumberOfName(absl::string_view name) {
+  int64_t n = -1;
+  if (absl::ConsumePrefix(&name, "ProfilerStep#")) {
+    return absl::SimpleAtoi(name, &n) && n >= 0 ? n : -1;
+  }
+  if (absl::ConsumePrefix(&name, "## step_") &&
+      absl::ConsumeSuffix(&name, " ##")) {
+    return absl::SimpleAtoi(name, &n) && n >= 0 ? n : -1;
+  }
+  return -1;
+}
+
+absl::string_view HostTimeModeName(HostTimeMode mode) {
+  return mode == HostTimeMode::kRecorded ? "recorded" : "unprofiled";
+}
+
+absl::StatusOr<HostTimeMode> ParseHostTimeMode(absl::string_view text) {
+  if (text == "unprofiled") return HostTimeMode::kUnprofiled;
+  if (text == "recorded") return HostTimeMode::kRecorded;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--host-time '", text, "': expected 'unprofiled' or 'recorded'"));
+}
+
+StepModel StepModel::Build(const NodeModel& graph, const HostTimeModel& model) {
+  StepModel m;
+  m.model_ = model;
+
+  m.ReadNodes(graph);
+  m.ReadMeasured(graph);
+  m.FillGaps(graph);
+  m.FillUnprofiled();
+  return m;
+}
+
+void StepModel::ReadNodes(const NodeModel& graph) {
+  const size_t n = graph.size();
+  is_host_.assign(n, 0);
+  is_wait_.assign(n, 0);
+  host_ops_.assign(n, 1);
+  launches_.assign(n, 0);
+  launcher_.assign(n, -1);
+  flops_.assign(n, 0);
+  bytes_.assign(n, 0);
+  computes_.assign(n, 0);
+  tid_.assign(n, 0);
+  recorded_start_ns_.assign(n, -1);
+  recorded_ns_.assign(n, 0);
+  std::vector<int64_t> step(n, -1);
+  for (NodeIndex i = 0; i < n; ++i) {
+    step[i] = graph.step(i);
+    if (step[i] >= 0) step_ids_.push_back(step[i]);
+    recorded_start_ns_[i] = graph.start_ns(i);
+    recorded_ns_[i] = graph.duration_ns(i);
+    // Recorded costs only: a launcher's share goes to its kernels, and a
+    // host op "computes" when the trace says it does.
+    if (!graph.cost_from_shapes(i)) {
+      flops_[i] = graph.flops(i);
+      bytes_[i] = graph.bytes(i);
+    }
+    is_host_[i] = graph.kind(i) == NodeKind::kHostOp;
+    is_wait_[i] = graph.is_wait(i);
+    if (graph.kind(i) == NodeKind::kKernel || graph.kind(i) == NodeKind::kGemm)
+      has_gpu_ops_ = true;
+    if (!is_host_[i]) continue;
+    host_ops_[i] = graph.host_ops(i);
+    tid_[i] = graph.queue(i).number;
+    computes_[i] = flops_[i] > 0 || bytes_[i] > 0;
+  }
+  LinkLaunchers(graph);
+  std::sort(step_ids_.begin(), step_ids_.end());
+  step_ids_.erase(std::unique(step_ids_.begin(), step_ids_.end()),
+                  step_ids_.end());
+  step_index_.assign(n, -1);
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (step[i] < 0) {
+      if (!step_ids_.empty()) ++nodes_outside_steps_;
+      continue;
+    }
+    step_index_[i] = static_cast<int32_t>(
+        std::lower_bound(step_ids_.begin(), step_ids_.end(), step[i]) -
+        step_ids_.begin());
+  }
+}
+
+// A GPU op's launcher is the host node it depends on (its ET parent is
+// usually an op folded into that node). A GPU op without FLOPs and bytes of
+// its own takes an even share of its launcher's.
+void StepModel::LinkLaunchers(const NodeModel& graph) {
+  const size_t n = graph.size();
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (graph.kind(i) != NodeKind::kKernel && graph.kind(i) != NodeKind::kGemm)
+      continue;
+    for (DepSelection sel :
+         {DepSelection::kCtrlOnly, DepSelection::kDataOnly}) {
+      for (NodeIndex d : sel == DepSelection::kCtrlOnly ? graph.ctrl_deps(i)
+                                                        : graph.data_deps(i)) {
+        if (!is_host_[d] || launcher_[i] >= 0) continue;
+        launcher_[i] = d;
+        ++launches_[d];
+      }
+    }
+  }
+  for (NodeIndex i = 0; i < n; ++i) {
+    const int64_t l = launcher_[i];
+    if (l < 0 || flops_[i] > 0 || bytes_[i] > 0) continue;
+    flops_[i] = flops_[l] / launches_[l];
+    bytes_[i] = bytes_[l] / launches_[l];
+  }
+}
+
+// Profiled steps: the `step_times_us` entries whose `step_names` are steps of
+// this graph (all of them when the names are missing). The unprofiled step:
+// `unprofiled_step_us`.
+void StepModel::ReadMeasured(const NodeModel& graph) {
+  const auto& meta = graph.metadata().attr();
+  if (std::optional<double> us = GetDouble(meta, attr::kUnprofiledStepUs);
+      us && *us > 0) {
+    unprofiled_step_us_ = *us;
+  }
+  // A graph of one iteration inside a longer profile carries no step: its
+  // profiled step is the one the converter matched it to, else the span of
+  // its recorded times.
+  if (step_ids_.empty()) {
+    if (std::optional<double> us = GetDouble(meta, attr::kMeasuredStepUs);
+        us && *us > 0) {
+      profiled_step_us_.push_back(*us);
+      return;
+    }
+    if (const int64_t span = RecordedSpanNs(); span > 0) {
+      profiled_step_us_.push_back(static_cast<double>(span) / 1e3);
+      return;
+    }
+  }
+  const std::vector<double> times =
+      GetDoubleList(meta, attr::kStepTimesUs).value_or(std::vector<double>{});
+  const std::vector<std::string> names =
+      GetStringList(meta, attr::kStepNames)
+          .value_or(std::vector<std::string>{});
+  for (size_t k = 0; k < times.size(); ++k) {
+    if (!(times[k] > 0)) continue;
+    if (names.size() == times.size() && !step_ids_.empty() &&
+        !std::binary_search(step_ids_.begin(), step_ids_.end(),
+                            StepNumberOfName(names[k]))) {
+      continue;
+    }
+    profiled_step_us_.push_back(times[k]);
+  }
+}
+
+// Each host op's recorded distance from when it could have started: the end
+// of the previous op on its thread or of its latest dependency, whichever is
+// later (nested or overlapping ops: 0). Time spent waiting for another thread
+// or a GPU op is not the thread's own.
+void StepModel::FillGaps(const NodeModel& graph) {
+  const size_t n = is_host_.size();
+  recorded_gap_ns_.assign(n, 0);
+  std::vector<NodeIndex> order;
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (is_host_[i] && recorded_start_ns_[i] >= 0) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](NodeIndex a, NodeIndex b) {
+    return std::make_pair(tid_[a], recorded_start_ns_[a]) <
+           std::make_pair(tid_[b], recorded_start_ns_[b]);
+  });
+  int64_t end = -1;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const NodeIndex i = order[k];
+    if (k == 0 || tid_[order[k - 1]] != tid_[i]) end = -1;
+    int64_t ready = end;
+    for (DepSelection sel :
+         {DepSelection::kDataOnly, DepSelection::kCtrlOnly}) {
+      for (NodeIndex d : sel == DepSelection::kDataOnly ? graph.data_deps(i)
+                                                        : graph.ctrl_deps(i)) {
+        if (recorded_start_ns_[d] < 0) continue;
+        ready = std::max(
+            ready, std::min(kMaxNs, recorded_start_ns_[d] + recorded_ns_[d]));
+      }
+    }
+    if (end >= 0)
+      recorded_gap_ns_[i] = std::max<int64_t>(0, recorded_start_ns_[i] - ready);
+    end = std::max(end,
+                   std::min(kMaxNs, recorded_start_ns_[i] + recorded_ns_[i]));
+  }
+}
+
+// The profiler's cost per op, from the trace itself: the median recorded time
+// of host ops that stand for one op, launch nothing and compute nothing (view,
+// empty, detach, ...), less their real dispatch cost.
+int64_t StepModel::ProfilerNsPerOp() const {
+  std::vector<int64_t> trivial;
+  for (size_t i = 0; i < is_host_.size(); ++i) {
+    if (is_host_[i] && host_ops_[i] == 1 && launches_[i] == 0 &&
+        !computes_[i] && recorded_ns_[i] > 0) {
+      trivial.push_back(recorded_ns_[i]);
+    }
+  }
+  if (trivial.empty()) return 0;
+  std::nth_element(trivial.begin(), trivial.begin() + trivial.size() / 2,
+                   trivial.end());
+  return std::max<int64_t>(
+      0, trivial[trivial.size() / 2] - model_.dispatch_ns_per_op);
+}
+
+// In a GPU trace the host dispatches: an op costs its dispatch and launches.
+// In a CPU-only trace the host computes: an op keeps its recorded time less
+// the profiler's per-op cost. Neither exceeds the recorded time.
+void StepModel::FillUnprofiled() {
+  const size_t n = is_host_.size();
+  unprofiled_ns_.assign(n, 0);
+  unprofiled_gap_ns_.assign(n, 0);
+  profiler_ns_per_op_ = ProfilerNsPerOp();
+  for (NodeIndex i = 0; i < n; ++i) {
+    unprofiled_ns_[i] = recorded_ns_[i];  // device ops run as recorded
+    if (!is_host_[i]) continue;
+    const int64_t ops = static_cast<int64_t>(host_ops_[i]);
+    int64_t ns = ops * model_.dispatch_ns_per_op +
+                 static_cast<int64_t>(launches_[i]) * model_.launch_ns;
+    if (!has_gpu_ops_)
+      ns = std::max(ns, recorded_ns_[i] - ops * profiler_ns_per_op_);
+    unprofiled_ns_[i] = std::min(recorded_ns_[i], ns);
+    unprofiled_gap_ns_[i] = std::min(recorded_gap_ns_[i], model_.gap_ns);
+  }
+}
+
+int64_t StepModel::RecordedSpanNs() const {
+  int64_t first = kMaxNs, last = -1;
+  for (size_t i = 0; i < recorded_start_ns_.size(); ++i) {
+    if (recorded_start_ns_[i] < 0 || recorded_ns_[i] <= 0) continue;
+    first = std::min(first, recorded_start_ns_[i]);
+    last = std::max(last,
+                    std::min(kMaxNs, recorded_start_ns_[i] + recorded_ns_[i]));
+  }
+  return last > first ? last - first : 0;
+}
+
+bool StepModel::Runs(NodeIndex i, HostTimeMode mode) const {
+  return mode == HostTimeMode::kRecorded || step_ids_.empty() ||
+         step_index_[i] >= 0;
+}
+
+int64_t StepModel::HostDurationNs(NodeIndex i, HostTimeMode mode) const {
+  return mode == HostTimeMode::kRecorded ? recorded_ns_[i] : unprofiled_ns_[i];
+}
+
+int64_t StepModel::HostGapNs(NodeIndex i, HostTimeMode mode) const {
+  return mode == HostTimeMode::kRecorded ? recorded_gap_ns_[i]
+                                         : unprofiled_gap_ns_[i];
+}
+
+MeasuredStep StepModel::Measured(HostTimeMode mode) const {
+  MeasuredStep m;
+  if (mode == HostTimeMode::kUnprofiled) {
+    if (unprofiled_step_us_) {
+      m.us = unprofiled_step_us_;
+      m.source = "unprofiled-run";
+    }
+    return m;
+  }
+  if (profiled_step_us_.empty()) return m;
+  double sum = 0;
+  for (double us : profiled_step_us_) sum += us;
+  m.us = sum / static_cast<double>(profiled_step_us_.size());
+  m.source = "profiled-run";
+  return m;
+}
+
+}  // namespace et

@@ -1,0 +1,149 @@
+// The step model every tool shares: which nodes belong to which training step
+// (ProfilerStep#N), what the trace says one step measured (the profiled step
+// and, when recorded, the step of the same program without a profiler), and
+// how long each host op and each host gap lasts in the two host-time modes:
+//
+//   kRecorded    the run as it was recorded, profiler included: host ops and
+//                the gaps between them take their recorded time. Compare with
+//                the profiled step.
+//   kUnprofiled  the real program: the profiler's cost per op and per gap is
+//                taken out (HostTimeModel, docs/step-model.md). Compare with
+//                the unprofiled step. Nodes outside every recorded step (GPU
+//                work the profiler's warm-up step left running) are left out.
+//
+// Built once from a NodeModel; columns by NodeIndex. Immutable; thread-safe
+// reads.
+#ifndef STEP_STEP_MODEL_H_
+#define STEP_STEP_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "model/node_model.h"
+
+namespace et {
+
+enum class HostTimeMode : uint8_t { kUnprofiled, kRecorded };
+
+// "unprofiled" / "recorded"; parsing fails with a one-line message.
+absl::string_view HostTimeModeName(HostTimeMode mode);
+absl::StatusOr<HostTimeMode> ParseHostTimeMode(absl::string_view text);
+
+// The cost of host work without a profiler. Defaults are the evidence-based
+// values of docs/step-model.md (PyTorch 2.x eager on a server CPU).
+// Values from the Kineto-only ("light") H100 traces, whose per-op overhead is
+// ~1 us rather than the ~15 us of ET + shapes; not fitted to the true steps.
+struct HostTimeModel {
+  // Dispatch of one ATen op (or a record_function range) that computes
+  // nothing on the host: the dispatcher and allocator. Light traces: median
+  // leaf op 1.1-1.5 us.
+  int64_t dispatch_ns_per_op = 1500;
+  // One kernel / memcpy / memset launch on top of the launching op's
+  // dispatch. Light traces: cudaLaunchKernel 7-9 us, 3-5 us of it CUPTI's.
+  int64_t launch_ns = 4000;
+  // Time between two consecutive ops of a thread (Python between calls, the
+  // autograd engine between nodes); longer recorded gaps are profiler
+  // bookkeeping. Light traces: median gap 5-27 us by thread.
+  int64_t gap_ns = 10000;
+};
+
+// What a trace says one step measured, for one host-time mode.
+struct MeasuredStep {
+  std::optional<double> us;  // mean per step; nullopt: the trace has no truth
+  std::string source;  // "unprofiled-run" or "profiled-run"; empty when none
+};
+
+class StepModel {
+ public:
+  static StepModel Build(const NodeModel& graph,
+                         const HostTimeModel& model = {});
+
+  // Steps the graph holds (distinct ProfilerStep numbers on its nodes), in
+  // ascending order; empty when no node carries a step (then the whole graph
+  // counts as one step).
+  const std::vector<int64_t>& step_ids() const { return step_ids_; }
+  int64_t steps() const {
+    return step_ids_.empty() ? 1 : static_cast<int64_t>(step_ids_.size());
+  }
+  // Index into step_ids() of node i's step, or -1.
+  int32_t step_index(NodeIndex i) const { return step_index_[i]; }
+
+  // False for nodes that do not run in `mode` (kUnprofiled: outside every
+  // step of a graph that has steps).
+  bool Runs(NodeIndex i, HostTimeMode mode) const;
+  // Nodes that Runs() leaves out in kUnprofiled mode.
+  int64_t nodes_outside_steps() const { return nodes_outside_steps_; }
+
+  bool is_host(NodeIndex i) const { return is_host_[i]; }
+  // A host op that blocks until a collective completes (`wait_seq`).
+  bool is_wait(NodeIndex i) const { return is_wait_[i]; }
+  // Host compute nodes: time on their thread, and the time their thread
+  // spends before them (since the previous op on it ended).
+  int64_t HostDurationNs(NodeIndex i, HostTimeMode mode) const;
+  int64_t HostGapNs(NodeIndex i, HostTimeMode mode) const;
+  int64_t recorded_duration_ns(NodeIndex i) const { return recorded_ns_[i]; }
+  int64_t recorded_start_ns(NodeIndex i) const { return recorded_start_ns_[i]; }
+  // GPU ops node i launched.
+  int32_t launches(NodeIndex i) const { return launches_[i]; }
+  // The host node that launched GPU op i, or -1.
+  int64_t launcher(NodeIndex i) const { return launcher_[i]; }
+  // FLOPs and bytes the node carries (num_ops, tensor_size); a GPU op that
+  // carries neither gets its launcher's, shared evenly by its GPU ops.
+  double flops(NodeIndex i) const { return flops_[i]; }
+  double bytes(NodeIndex i) const { return bytes_[i]; }
+
+  MeasuredStep Measured(HostTimeMode mode) const;
+  // Profiled steps the graph holds, in step_ids() order (empty if unknown).
+  const std::vector<double>& profiled_step_us() const {
+    return profiled_step_us_;
+  }
+
+  const HostTimeModel& model() const { return model_; }
+  // The profiler's cost per op estimated from this trace (CPU-only traces).
+  int64_t profiler_ns_per_op() const { return profiler_ns_per_op_; }
+  bool has_gpu_ops() const { return has_gpu_ops_; }
+
+ private:
+  void ReadNodes(const NodeModel& graph);
+  void ReadMeasured(const NodeModel& graph);
+  void FillGaps(const NodeModel& graph);
+  void LinkLaunchers(const NodeModel& graph);
+  void FillUnprofiled();
+  int64_t ProfilerNsPerOp() const;
+  int64_t RecordedSpanNs() const;
+
+  HostTimeModel model_;
+  std::vector<int64_t> step_ids_;
+  std::vector<int32_t> step_index_;
+  std::vector<uint8_t> is_host_;
+  std::vector<uint8_t> is_wait_;
+  std::vector<uint32_t> host_ops_;
+  std::vector<int32_t> launches_;
+  std::vector<int64_t> launcher_;
+  std::vector<double> flops_, bytes_;
+  std::vector<uint8_t> computes_;  // host op with FLOPs or bytes
+  bool has_gpu_ops_ = false;
+  int64_t profiler_ns_per_op_ = 0;
+  std::vector<int64_t> tid_;
+  std::vector<int64_t> recorded_start_ns_;  // -1 unknown
+  std::vector<int64_t> recorded_ns_;
+  std::vector<int64_t> recorded_gap_ns_;
+  std::vector<int64_t> unprofiled_ns_;
+  std::vector<int64_t> unprofiled_gap_ns_;
+  int64_t nodes_outside_steps_ = 0;
+  std::vector<double> profiled_step_us_;
+  std::optional<double> unprofiled_step_us_;
+};
+
+// N of a step marker's name: "ProfilerStep#N" (torch.profiler's schedule) or
+// "## step_N ##" (a record_function range around a training step, as in
+// examples/record_trace.py for PyTorch 1.13); -1 for any other name.
+int64_t StepNumberOfName(absl::string_view name);
+
+}  // namespace et
+
+#endif  // STEP_STEP_MODEL_H_

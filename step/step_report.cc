@@ -1,0 +1,139 @@
+// Per-step report; see step_report.h.
+#include "step/step_report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace et {
+namespace {
+
+std::optional<double> ErrorPct(double got_us, std::optional<double> truth_us) {
+  if (!truth_us || !(*truth_us > 0)) return std::nullopt;
+  return (got_us - *truth_us) / *truth_us * 100.0;
+}
+
+std::string RanksLabel(const std::vector<int64_t>& ranks) {
+  if (ranks.empty()) return "-";
+  if (ranks.size() == 1) return absl::StrCat("rank ", ranks[0]);
+  return absl::StrCat("ranks ", ranks.front(), "..", ranks.back(), " (",
+                      ranks.size(), ")");
+}
+
+}  // namespace
+
+RankSteps MakeRankSteps(std::vector<int64_t> ranks,
+                        const std::vector<int64_t>& step_end_ns,
+                        MeasuredStep measured) {
+  RankSteps r;
+  r.ranks = std::move(ranks);
+  int64_t prev = 0;
+  for (int64_t end : step_end_ns) {
+    end = std::max(end, prev);
+    r.step_us.push_back(static_cast<double>(end - prev) / 1e3);
+    prev = end;
+  }
+  r.mean_us = step_end_ns.empty() ? 0
+                                  : static_cast<double>(prev) / 1e3 /
+                                        static_cast<double>(step_end_ns.size());
+  r.measured = std::move(measured);
+  r.error_pct = ErrorPct(r.mean_us, r.measured.us);
+  return r;
+}
+
+StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
+                          HostTimeMode mode, int64_t nodes_left_out) {
+  StepReport s;
+  s.steps = steps;
+  s.host_time = mode;
+  double measured_sum = 0;
+  int64_t measured_n = 0;
+  for (const RankSteps& r : ranks) {
+    s.predicted_us = std::max(s.predicted_us, r.mean_us);
+    if (!r.measured.us) continue;
+    measured_sum += *r.measured.us * static_cast<double>(r.ranks.size());
+    measured_n += static_cast<int64_t>(r.ranks.size());
+    s.measured_source = r.measured.source;
+  }
+  if (measured_n > 0) s.measured_us = measured_sum / measured_n;
+  s.error_pct = ErrorPct(s.predicted_us, s.measured_us);
+  s.ranks = std::move(ranks);
+  if (!s.measured_us) {
+    s.notes.push_back(
+        mode == HostTimeMode::kUnprofiled
+            ? "no measured step without a profiler in the trace (record with "
+              "examples/record_trace.py or convert with et-convert "
+              "--measured-step-ms): no error to report"
+            : "no profiled step in the trace (convert with --kineto): no "
+              "error to report");
+  }
+  if (nodes_left_out > 0) {
+    s.notes.push_back(absl::StrFormat(
+        "%d nodes outside the recorded steps left out (GPU work of the "
+        "profiler's warm-up step, ops before the first step)",
+        nodes_left_out));
+  }
+  return s;
+}
+
+nlohmann::json StepReportJson(const StepReport& s) {
+  auto opt = [](const std::optional<double>& v) -> nlohmann::json {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  auto source = [](const std::string& v) -> nlohmann::json {
+    return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
+  };
+  nlohmann::json j = {
+      {"steps", s.steps},
+      {"host_time", std::string(HostTimeModeName(s.host_time))},
+      {"predicted_us", s.predicted_us},
+      {"measured_us", opt(s.measured_us)},
+      {"measured_source", source(s.measured_source)},
+      {"error_pct", opt(s.error_pct)},
+      {"notes", s.notes},
+  };
+  j["ranks"] = nlohmann::json::array();
+  for (const RankSteps& r : s.ranks) {
+    j["ranks"].push_back({{"ranks", r.ranks},
+                          {"step_us", r.step_us},
+                          {"mean_us", r.mean_us},
+                          {"measured_us", opt(r.measured.us)},
+                          {"measured_source", source(r.measured.source)},
+                          {"error_pct", opt(r.error_pct)}});
+  }
+  return j;
+}
+
+std::string FormatStepReport(const StepReport& s, const char* verb,
+                             size_t max_ranks) {
+  std::string out = absl::StrFormat(
+      "step (host time %s): %s %.3f ms per step (slowest rank, mean of %d)",
+      HostTimeModeName(s.host_time), verb, s.predicted_us / 1e3, s.steps);
+  if (s.measured_us) {
+    absl::StrAppendFormat(&out, " vs measured %.3f ms (%s): error %+.1f%%\n",
+                          *s.measured_us / 1e3, s.measured_source,
+                          s.error_pct.value_or(0));
+  } else {
+    absl::StrAppend(&out, "; no measured step to compare with\n");
+  }
+  for (size_t k = 0; k < s.ranks.size() && k < max_ranks; ++k) {
+    const RankSteps& r = s.ranks[k];
+    std::vector<std::string> steps;
+    for (double us : r.step_us)
+      steps.push_back(absl::StrFormat("%.3f", us / 1e3));
+    absl::StrAppendFormat(&out, "  %-16s steps %s ms", RanksLabel(r.ranks),
+                          absl::StrJoin(steps, " "));
+    if (r.measured.us) {
+      absl::StrAppendFormat(&out, "; measured %.3f ms (%s), error %+.1f%%",
+                            *r.measured.us / 1e3, r.measured.source,
+                            r.error_pct.value_or(0));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  for (const std::string& n : s.notes) absl::StrAppend(&out, "note: ", n, "\n");
+  return out;
+}
+
+}  // namespace et

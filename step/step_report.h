@@ -1,0 +1,60 @@
+// The per-step report both et-sim and et-replay print and write: per rank the
+// time of each step of the graph (predicted or replayed), its mean, the
+// measured step it is compared with and where that comes from, and the error;
+// overall the slowest rank's mean against the ranks' mean measured step. The
+// `--json` object of both tools is ToJson()'s (docs/step-model.md). Plain data.
+#ifndef STEP_STEP_REPORT_H_
+#define STEP_STEP_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "step/step_model.h"
+
+namespace et {
+
+struct RankSteps {
+  std::vector<int64_t> ranks;   // ranks with these results (a symmetry class)
+  std::vector<double> step_us;  // each step of the graph, in order
+  double mean_us = 0;           // time to the end of the last step / steps
+  MeasuredStep measured;
+  std::optional<double> error_pct;
+};
+
+struct StepReport {
+  int64_t steps = 1;
+  HostTimeMode host_time = HostTimeMode::kUnprofiled;
+  double predicted_us = 0;            // the slowest rank's mean
+  std::optional<double> measured_us;  // mean over ranks with a truth
+  std::string measured_source;        // "" when none
+  std::optional<double> error_pct;
+  std::vector<RankSteps> ranks;
+  std::vector<std::string> notes;  // what was left out, missing truths
+};
+
+// Per-step times from step end times: `step_end_ns[k]` is when the last node
+// of step k finished (a running maximum is taken, since pipelined steps can
+// overlap).
+RankSteps MakeRankSteps(std::vector<int64_t> ranks,
+                        const std::vector<int64_t>& step_end_ns,
+                        MeasuredStep measured);
+
+// Overall figures and notes from the ranks' rows.
+StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
+                          HostTimeMode mode, int64_t nodes_left_out);
+
+// {"steps", "host_time", "predicted_us", "measured_us", "measured_source",
+// "error_pct", "ranks": [...]}: the keys both tools' --json carry.
+nlohmann::json StepReportJson(const StepReport& report);
+
+// A few lines: the overall comparison, then one line per rank (at most
+// `max_ranks`). `verb` is "predicted" (et-sim) or "replayed" (et-replay).
+std::string FormatStepReport(const StepReport& report, const char* verb,
+                             size_t max_ranks);
+
+}  // namespace et
+
+#endif  // STEP_STEP_REPORT_H_

@@ -1,0 +1,399 @@
+// StepModel's rules, one test each, on small graphs built in memory: which
+// steps a graph holds and which nodes run in each host-time mode, which nodes
+// are host nodes, how recorded starts and durations are read, how GPU ops are
+// tied to their launchers (launch counts, shared FLOPs and bytes), how host
+// gaps are measured (per thread, dependency-aware), how the unprofiled
+// host-time model shortens host ops and gaps (GPU traces: dispatch + launches;
+// CPU-only traces: the recorded time less the profiler's per-op cost
+// estimated from trivial ops), what measured step each mode compares with, and
+// how --host-time values are parsed.
+#include "step/step_model.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "model/graph.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_def.pb.h"
+
+namespace et {
+namespace {
+
+using ChakraProtoMsg::GlobalMetadata;
+using ChakraProtoMsg::Node;
+
+// A host op (is_cpu_op) on thread `tid` recorded at [start_ns, start_ns +
+// dur_ns), with control deps `deps`.
+Node HostOp(uint64_t id, int64_t start_ns, int64_t dur_ns, int64_t tid = 0,
+            std::vector<uint64_t> deps = {}) {
+  Node n;
+  n.set_id(id);
+  n.set_name("host" + std::to_string(id));
+  n.set_type(ChakraProtoMsg::COMP_NODE);
+  SetBool(n.mutable_attr(), attr::kIsCpuOp, true);
+  SetInt64(n.mutable_attr(), attr::kStartNs, start_ns);
+  SetInt64(n.mutable_attr(), attr::kDurationNs, dur_ns);
+  SetInt64(n.mutable_attr(), attr::kTid, tid);
+  for (uint64_t d : deps) n.add_ctrl_deps(d);
+  return n;
+}
+
+// A GPU op (is_gpu_op) launched by `launcher` (a control dep), or by none
+// when `launcher` is 0.
+Node GpuOp(uint64_t id, int64_t dur_ns, uint64_t launcher) {
+  Node n;
+  n.set_id(id);
+  n.set_name("kernel" + std::to_string(id));
+  n.set_type(ChakraProtoMsg::COMP_NODE);
+  SetBool(n.mutable_attr(), attr::kIsGpuOp, true);
+  SetBool(n.mutable_attr(), attr::kIsCpuOp, false);
+  SetInt64(n.mutable_attr(), attr::kDurationNs, dur_ns);
+  if (launcher != 0) n.add_ctrl_deps(launcher);
+  return n;
+}
+
+Node WithStep(Node n, int64_t step) {
+  SetInt64(n.mutable_attr(), attr::kStep, step);
+  return n;
+}
+
+Node WithHostOps(Node n, int64_t host_ops) {
+  SetInt64(n.mutable_attr(), attr::kHostOps, host_ops);
+  return n;
+}
+
+Node WithFlops(Node n, int64_t flops) {
+  SetInt64(n.mutable_attr(), attr::kNumOps, flops);
+  return n;
+}
+
+Node WithBytes(Node n, int64_t bytes) {
+  SetUint64(n.mutable_attr(), attr::kTensorSize, static_cast<uint64_t>(bytes));
+  return n;
+}
+
+Graph MakeGraph(std::vector<Node> nodes, GlobalMetadata meta = {}) {
+  return Graph::Build(std::move(meta), std::move(nodes));
+}
+
+NodeIndex Index(const Graph& g, uint64_t id) {
+  std::optional<NodeIndex> i = g.Find(id);
+  EXPECT_TRUE(i.has_value()) << id;
+  return i.value_or(0);
+}
+
+TEST(StepModelTest, StepsAreTheDistinctStepAttrsInOrder) {
+  Graph g =
+      MakeGraph({WithStep(HostOp(1, 0, 10), 5), WithStep(HostOp(2, 10, 10), 3),
+                 WithStep(HostOp(3, 20, 10), 5), WithStep(HostOp(4, 30, 10), 7),
+                 HostOp(5, 40, 10)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(m.step_ids(), (std::vector<int64_t>{3, 5, 7}));
+  EXPECT_EQ(m.steps(), 3);
+  EXPECT_EQ(m.step_index(Index(g, 1)), 1);  // step 5
+  EXPECT_EQ(m.step_index(Index(g, 2)), 0);  // step 3
+  EXPECT_EQ(m.step_index(Index(g, 3)), 1);
+  EXPECT_EQ(m.step_index(Index(g, 4)), 2);  // step 7
+  EXPECT_EQ(m.step_index(Index(g, 5)), -1);
+}
+
+TEST(StepModelTest, NoStepAttrIsOneStep) {
+  Graph g = MakeGraph({HostOp(1, 0, 10), HostOp(2, 10, 10)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_TRUE(m.step_ids().empty());
+  EXPECT_EQ(m.steps(), 1);
+  EXPECT_EQ(m.step_index(0), -1);
+  EXPECT_EQ(m.step_index(1), -1);
+  EXPECT_EQ(m.nodes_outside_steps(), 0);
+}
+
+TEST(StepModelTest, UnprofiledLeavesOutNodesOutsideSteps) {
+  Graph g = MakeGraph({HostOp(1, 0, 10), WithStep(HostOp(2, 10, 10), 1),
+                       GpuOp(3, 50, 0), WithStep(GpuOp(4, 50, 2), 1)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(m.nodes_outside_steps(), 2);
+  EXPECT_FALSE(m.Runs(Index(g, 1), HostTimeMode::kUnprofiled));
+  EXPECT_TRUE(m.Runs(Index(g, 2), HostTimeMode::kUnprofiled));
+  EXPECT_FALSE(m.Runs(Index(g, 3), HostTimeMode::kUnprofiled));
+  EXPECT_TRUE(m.Runs(Index(g, 4), HostTimeMode::kUnprofiled));
+  for (NodeIndex i = 0; i < g.size(); ++i)
+    EXPECT_TRUE(m.Runs(i, HostTimeMode::kRecorded)) << i;
+}
+
+TEST(StepModelTest, GraphWithoutStepsRunsEverythingInBothModes) {
+  Graph g = MakeGraph({HostOp(1, 0, 10), GpuOp(2, 50, 1), GpuOp(3, 50, 0)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(m.nodes_outside_steps(), 0);
+  for (NodeIndex i = 0; i < g.size(); ++i) {
+    EXPECT_TRUE(m.Runs(i, HostTimeMode::kUnprofiled)) << i;
+    EXPECT_TRUE(m.Runs(i, HostTimeMode::kRecorded)) << i;
+  }
+}
+
+TEST(StepModelTest, HostNodeRule) {
+  auto comp = [](uint64_t id) {
+    Node n;
+    n.set_id(id);
+    n.set_type(ChakraProtoMsg::COMP_NODE);
+    return n;
+  };
+  Node gpu_and_cpu = comp(1);  // is_gpu_op wins over is_cpu_op
+  SetBool(gpu_and_cpu.mutable_attr(), attr::kIsGpuOp, true);
+  SetBool(gpu_and_cpu.mutable_attr(), attr::kIsCpuOp, true);
+  Node cpu = comp(2);
+  SetBool(cpu.mutable_attr(), attr::kIsCpuOp, true);
+  Node neither = comp(3);
+  Node cpu_false = comp(4);
+  SetBool(cpu_false.mutable_attr(), attr::kIsCpuOp, false);
+  Node gpu_false_cpu = comp(5);  // is_gpu_op false, is_cpu_op true: host
+  SetBool(gpu_false_cpu.mutable_attr(), attr::kIsGpuOp, false);
+  SetBool(gpu_false_cpu.mutable_attr(), attr::kIsCpuOp, true);
+
+  EXPECT_FALSE(IsHostNode(gpu_and_cpu));
+  EXPECT_TRUE(IsHostNode(cpu));
+  EXPECT_FALSE(IsHostNode(neither));
+  EXPECT_FALSE(IsHostNode(cpu_false));
+  EXPECT_TRUE(IsHostNode(gpu_false_cpu));
+
+  Graph g = MakeGraph({gpu_and_cpu, cpu, neither, cpu_false, gpu_false_cpu});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_FALSE(m.is_host(Index(g, 1)));
+  EXPECT_TRUE(m.is_host(Index(g, 2)));
+  EXPECT_FALSE(m.is_host(Index(g, 3)));
+  EXPECT_FALSE(m.is_host(Index(g, 4)));
+  EXPECT_TRUE(m.is_host(Index(g, 5)));
+  EXPECT_TRUE(m.has_gpu_ops());
+}
+
+TEST(StepModelTest, RecordedDurationPrefersPositiveDurationNs) {
+  Node both;
+  both.set_duration_micros(5);
+  SetInt64(both.mutable_attr(), attr::kDurationNs, 1234);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({both})).duration_ns(0), 1234);
+
+  Node zero_ns;
+  zero_ns.set_duration_micros(5);
+  SetInt64(zero_ns.mutable_attr(), attr::kDurationNs, 0);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({zero_ns})).duration_ns(0), 5000);
+
+  Node micros_only;
+  micros_only.set_duration_micros(7);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({micros_only})).duration_ns(0),
+            7000);
+
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({Node()})).duration_ns(0), 0);
+}
+
+TEST(StepModelTest, RecordedStartPrefersStartNs) {
+  Node both;
+  both.set_start_time_micros(9);
+  SetInt64(both.mutable_attr(), attr::kStartNs, 777);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({both})).start_ns(0), 777);
+
+  Node micros_only;
+  micros_only.set_start_time_micros(9);
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({micros_only})).start_ns(0), 9000);
+
+  EXPECT_EQ(NodeModel::FromGraph(MakeGraph({Node()})).start_ns(0), -1);
+
+  // The model's column agrees.
+  Graph g = MakeGraph({HostOp(1, 4321, 10)});
+  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_start_ns(0),
+            4321);
+  EXPECT_EQ(StepModel::Build(NodeModel::FromGraph(g)).recorded_duration_ns(0),
+            10);
+}
+
+TEST(StepModelTest, GpuOpsCountAsLaunchesAndShareTheirLaunchersWork) {
+  // Host op 1 launches kernels 2, 3 and 4; kernel 4 carries FLOPs of its own.
+  // Kernel 5 has no launcher.
+  Graph g = MakeGraph({WithBytes(WithFlops(HostOp(1, 0, 1000), 600), 300),
+                       GpuOp(2, 100, 1), GpuOp(3, 100, 1),
+                       WithFlops(GpuOp(4, 100, 1), 50), GpuOp(5, 100, 0),
+                       HostOp(6, 2000, 10)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  const NodeIndex host = Index(g, 1);
+  EXPECT_EQ(m.launches(host), 3);
+  EXPECT_EQ(m.launches(Index(g, 6)), 0);
+  EXPECT_EQ(m.launcher(host), -1);
+  EXPECT_EQ(m.launcher(Index(g, 2)), static_cast<int64_t>(host));
+  EXPECT_EQ(m.launcher(Index(g, 3)), static_cast<int64_t>(host));
+  EXPECT_EQ(m.launcher(Index(g, 4)), static_cast<int64_t>(host));
+  EXPECT_EQ(m.launcher(Index(g, 5)), -1);
+  EXPECT_DOUBLE_EQ(m.flops(host), 600);
+  EXPECT_DOUBLE_EQ(m.bytes(host), 300);
+  EXPECT_DOUBLE_EQ(m.flops(Index(g, 2)), 200);
+  EXPECT_DOUBLE_EQ(m.bytes(Index(g, 2)), 100);
+  EXPECT_DOUBLE_EQ(m.flops(Index(g, 3)), 200);
+  EXPECT_DOUBLE_EQ(m.flops(Index(g, 4)), 50);  // its own
+  EXPECT_DOUBLE_EQ(m.bytes(Index(g, 4)), 0);
+  EXPECT_DOUBLE_EQ(m.flops(Index(g, 5)), 0);
+}
+
+TEST(StepModelTest, GapIsTheTimeSinceThePreviousOpOnTheThread) {
+  Graph g = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 2300, 100)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(m.HostGapNs(Index(g, 1), HostTimeMode::kRecorded), 0);  // first
+  EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kRecorded), 800);
+}
+
+TEST(StepModelTest, GapCountsFromALaterEndingDependencyOnAnotherThread) {
+  // tid 0: op 1 [0, 1000), op 3 at 5000 waits for op 2 on tid 1, which ends
+  // at 4000: only 1000 ns of the gap are tid 0's own.
+  Graph g = MakeGraph({HostOp(1, 0, 1000, 0), HostOp(2, 500, 3500, 1),
+                       HostOp(3, 5000, 100, 0, {2})});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(m.HostGapNs(Index(g, 3), HostTimeMode::kRecorded), 1000);
+  EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kRecorded), 0);  // first
+  EXPECT_EQ(m.HostGapNs(Index(g, 1), HostTimeMode::kRecorded), 0);
+}
+
+TEST(StepModelTest, ThreadsDoNotAffectEachOthersGaps) {
+  Graph g = MakeGraph({HostOp(1, 0, 1000, 0), HostOp(2, 0, 3000, 1),
+                       HostOp(3, 1200, 100, 0), HostOp(4, 3500, 100, 1)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(m.HostGapNs(Index(g, 3), HostTimeMode::kRecorded), 200);
+  EXPECT_EQ(m.HostGapNs(Index(g, 4), HostTimeMode::kRecorded), 500);
+}
+
+TEST(StepModelTest, UnprofiledHostTimeInAGpuTraceIsDispatchAndLaunches) {
+  HostTimeModel model;
+  model.dispatch_ns_per_op = 100;
+  model.launch_ns = 1000;
+  model.gap_ns = 300;
+  // Op 1: 4 ET ops launching 2 kernels, recorded 100 us. Op 2: 50 ops
+  // recorded in 3000 ns (the model would exceed it). Op 3 follows op 1 after
+  // 200 ns, op 4 follows op 3 after 5000 ns.
+  Graph g = MakeGraph({WithHostOps(HostOp(1, 0, 100000), 4),
+                       WithHostOps(HostOp(2, 0, 3000, 1), 50),
+                       HostOp(3, 100200, 1000), HostOp(4, 106200, 1000),
+                       GpuOp(10, 7000, 1), GpuOp(11, 8000, 1)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g), model);
+  ASSERT_TRUE(m.has_gpu_ops());
+  const NodeIndex op1 = Index(g, 1), op2 = Index(g, 2);
+  const NodeIndex op3 = Index(g, 3), op4 = Index(g, 4);
+  EXPECT_EQ(m.HostDurationNs(op1, HostTimeMode::kUnprofiled),
+            4 * 100 + 2 * 1000);
+  EXPECT_EQ(m.HostDurationNs(op1, HostTimeMode::kRecorded), 100000);
+  EXPECT_EQ(m.HostDurationNs(op2, HostTimeMode::kUnprofiled), 3000);
+  EXPECT_EQ(m.HostDurationNs(op3, HostTimeMode::kUnprofiled), 100);
+  EXPECT_EQ(m.HostGapNs(op3, HostTimeMode::kRecorded), 200);
+  EXPECT_EQ(m.HostGapNs(op3, HostTimeMode::kUnprofiled), 200);
+  EXPECT_EQ(m.HostGapNs(op4, HostTimeMode::kRecorded), 5000);
+  EXPECT_EQ(m.HostGapNs(op4, HostTimeMode::kUnprofiled), 300);
+  // GPU ops keep their recorded time in both modes.
+  EXPECT_EQ(m.HostDurationNs(Index(g, 10), HostTimeMode::kUnprofiled), 7000);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 11), HostTimeMode::kUnprofiled), 8000);
+}
+
+TEST(StepModelTest, UnprofiledHostTimeInACpuTraceTakesOutTheProfilerCost) {
+  HostTimeModel model;
+  model.dispatch_ns_per_op = 100;
+  // Trivial ops (one op, no launches, no FLOPs or bytes): 1100, 1300, 1500:
+  // median 1300, so the profiler costs 1200 ns per op. Ops 4 and 5 compute,
+  // op 6 stands for two ops: none of them is trivial (op 6 would move the
+  // median to 1500).
+  Graph g = MakeGraph({HostOp(1, 0, 1100), HostOp(2, 2000, 1500),
+                       HostOp(3, 4000, 1300),
+                       WithFlops(WithHostOps(HostOp(4, 6000, 10000), 3), 1000),
+                       WithBytes(WithHostOps(HostOp(5, 20000, 4000), 5), 64),
+                       WithHostOps(HostOp(6, 30000, 100000), 2)});
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g), model);
+  ASSERT_FALSE(m.has_gpu_ops());
+  EXPECT_EQ(m.profiler_ns_per_op(), 1200);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 4), HostTimeMode::kUnprofiled),
+            10000 - 3 * 1200);
+  // 4000 - 5 x 1200 < 0: never below the dispatch of its 5 ops.
+  EXPECT_EQ(m.HostDurationNs(Index(g, 5), HostTimeMode::kUnprofiled), 500);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 6), HostTimeMode::kUnprofiled),
+            100000 - 2 * 1200);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 3), HostTimeMode::kUnprofiled), 100);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 1), HostTimeMode::kUnprofiled), 100);
+}
+
+TEST(StepModelTest, UnprofiledMeasuredStepComesFromMetadata) {
+  GlobalMetadata meta;
+  SetDouble(meta.mutable_attr(), attr::kUnprofiledStepUs, 1860);
+  Graph with = MakeGraph({WithStep(HostOp(1, 0, 10), 1)}, meta);
+  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with))
+                       .Measured(HostTimeMode::kUnprofiled);
+  ASSERT_TRUE(m.us.has_value());
+  EXPECT_DOUBLE_EQ(*m.us, 1860);
+  EXPECT_EQ(m.source, "unprofiled-run");
+
+  Graph without = MakeGraph({WithStep(HostOp(1, 0, 10), 1)});
+  MeasuredStep none = StepModel::Build(NodeModel::FromGraph(without))
+                          .Measured(HostTimeMode::kUnprofiled);
+  EXPECT_FALSE(none.us.has_value());
+  EXPECT_EQ(none.source, "");
+}
+
+TEST(StepModelTest, RecordedMeasuredStepIsTheMeanOfTheGraphsSteps) {
+  GlobalMetadata meta;
+  SetStringList(meta.mutable_attr(), attr::kStepNames,
+                {"ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"});
+  SetDoubleList(meta.mutable_attr(), attr::kStepTimesUs, {100, 200, 400});
+  SetDouble(meta.mutable_attr(), attr::kMeasuredStepUs, 999);  // not used
+  Graph g = MakeGraph(
+      {WithStep(HostOp(1, 0, 10), 2), WithStep(HostOp(2, 10, 10), 3)}, meta);
+  StepModel model = StepModel::Build(NodeModel::FromGraph(g));
+  EXPECT_EQ(model.profiled_step_us(), (std::vector<double>{200, 400}));
+  MeasuredStep m = model.Measured(HostTimeMode::kRecorded);
+  ASSERT_TRUE(m.us.has_value());
+  EXPECT_DOUBLE_EQ(*m.us, 300);
+  EXPECT_EQ(m.source, "profiled-run");
+}
+
+TEST(StepModelTest, RecordedMeasuredStepWithoutStepsIsMetadataElseSpan) {
+  GlobalMetadata meta;
+  SetDouble(meta.mutable_attr(), attr::kMeasuredStepUs, 555);
+  Graph with = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 3000, 2000)}, meta);
+  MeasuredStep m = StepModel::Build(NodeModel::FromGraph(with))
+                       .Measured(HostTimeMode::kRecorded);
+  ASSERT_TRUE(m.us.has_value());
+  EXPECT_DOUBLE_EQ(*m.us, 555);
+  EXPECT_EQ(m.source, "profiled-run");
+
+  // First start 1000 ns, last end 5000 ns: 4 us.
+  Graph span = MakeGraph({HostOp(1, 1000, 500), HostOp(2, 3000, 2000)});
+  MeasuredStep s = StepModel::Build(NodeModel::FromGraph(span))
+                       .Measured(HostTimeMode::kRecorded);
+  ASSERT_TRUE(s.us.has_value());
+  EXPECT_DOUBLE_EQ(*s.us, 4.0);
+  EXPECT_EQ(s.source, "profiled-run");
+
+  Node untimed;
+  untimed.set_id(1);
+  untimed.set_type(ChakraProtoMsg::COMP_NODE);
+  MeasuredStep none =
+      StepModel::Build(NodeModel::FromGraph(MakeGraph({untimed})))
+          .Measured(HostTimeMode::kRecorded);
+  EXPECT_FALSE(none.us.has_value());
+  EXPECT_EQ(none.source, "");
+}
+
+TEST(StepModelTest, ParseHostTimeMode) {
+  absl::StatusOr<HostTimeMode> u = ParseHostTimeMode("unprofiled");
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(*u, HostTimeMode::kUnprofiled);
+  absl::StatusOr<HostTimeMode> r = ParseHostTimeMode("recorded");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, HostTimeMode::kRecorded);
+  EXPECT_EQ(HostTimeModeName(HostTimeMode::kRecorded), "recorded");
+  EXPECT_EQ(HostTimeModeName(HostTimeMode::kUnprofiled), "unprofiled");
+  for (const char* bad : {"profiled", "Recorded", ""}) {
+    absl::StatusOr<HostTimeMode> b = ParseHostTimeMode(bad);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(b.status().message().find(std::string("'") + bad + "'"),
+              std::string::npos)
+        << b.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace et

@@ -1,0 +1,181 @@
+// The per-step report et-sim and et-replay share: MakeRankSteps turns step end
+// times into per-step times with a running maximum (an end earlier than the
+// previous one gives a 0 step), a mean of last end / steps and the error
+// against the rank's measured step; MakeStepReport takes the slowest rank's
+// mean as the prediction and the rank-count-weighted mean of the ranks that
+// have a truth as the measured step, and notes a missing truth and nodes left
+// out; StepReportJson carries exactly the documented keys, with JSON null
+// where there is no truth; FormatStepReport says when there is nothing to
+// compare with and prints the error otherwise.
+#include "step/step_report.h"
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "step/step_model.h"
+
+namespace et {
+namespace {
+
+MeasuredStep Truth(double us, const std::string& source = "profiled-run") {
+  MeasuredStep m;
+  m.us = us;
+  m.source = source;
+  return m;
+}
+
+RankSteps Row(std::vector<int64_t> ranks, double mean_us,
+              MeasuredStep measured) {
+  RankSteps r;
+  r.ranks = std::move(ranks);
+  r.mean_us = mean_us;
+  r.step_us = {mean_us};
+  r.measured = std::move(measured);
+  return r;
+}
+
+TEST(StepReportTest, RankStepsTakeARunningMaxOfStepEnds) {
+  // Step 2 ends (900 us) before step 1 (1000 us): it takes no time of its own.
+  RankSteps r = MakeRankSteps({0}, {1000000, 900000, 2500000}, Truth(1000));
+  EXPECT_EQ(r.ranks, (std::vector<int64_t>{0}));
+  ASSERT_EQ(r.step_us.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.step_us[0], 1000);
+  EXPECT_DOUBLE_EQ(r.step_us[1], 0);
+  EXPECT_DOUBLE_EQ(r.step_us[2], 1500);
+  EXPECT_DOUBLE_EQ(r.mean_us, 2500.0 / 3);
+  ASSERT_TRUE(r.error_pct.has_value());
+  EXPECT_NEAR(*r.error_pct, (2500.0 / 3 - 1000) / 1000 * 100, 1e-9);
+  EXPECT_EQ(r.measured.source, "profiled-run");
+}
+
+TEST(StepReportTest, RankStepsWithoutTruthHaveNoError) {
+  RankSteps r = MakeRankSteps({3, 4}, {2000, 6000}, MeasuredStep());
+  EXPECT_DOUBLE_EQ(r.mean_us, 3.0);
+  EXPECT_EQ(r.step_us, (std::vector<double>{2.0, 4.0}));
+  EXPECT_FALSE(r.error_pct.has_value());
+  EXPECT_FALSE(r.measured.us.has_value());
+}
+
+TEST(StepReportTest, ReportComparesSlowestRankWithWeightedMeasuredMean) {
+  std::vector<RankSteps> rows = {
+      Row({0, 1}, 900, Truth(1000)),  // two ranks
+      Row({2}, 1200, Truth(700)),     // slowest
+      Row({3}, 500, MeasuredStep()),  // no truth: not in the measured mean
+  };
+  StepReport s =
+      MakeStepReport(rows, /*steps=*/3, HostTimeMode::kRecorded, /*left=*/5);
+  EXPECT_EQ(s.steps, 3);
+  EXPECT_EQ(s.host_time, HostTimeMode::kRecorded);
+  EXPECT_DOUBLE_EQ(s.predicted_us, 1200);
+  ASSERT_TRUE(s.measured_us.has_value());
+  EXPECT_DOUBLE_EQ(*s.measured_us, (1000.0 * 2 + 700) / 3);
+  EXPECT_EQ(s.measured_source, "profiled-run");
+  ASSERT_TRUE(s.error_pct.has_value());
+  EXPECT_NEAR(*s.error_pct, (1200 - 900.0) / 900 * 100, 1e-9);
+  EXPECT_EQ(s.ranks.size(), 3u);
+  // Only the left-out note: there is a truth.
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("5 nodes"), std::string::npos) << s.notes[0];
+}
+
+TEST(StepReportTest, ReportNotesAMissingTruth) {
+  StepReport u = MakeStepReport({Row({0}, 800, MeasuredStep())}, 1,
+                                HostTimeMode::kUnprofiled, 0);
+  EXPECT_DOUBLE_EQ(u.predicted_us, 800);
+  EXPECT_FALSE(u.measured_us.has_value());
+  EXPECT_FALSE(u.error_pct.has_value());
+  EXPECT_EQ(u.measured_source, "");
+  ASSERT_EQ(u.notes.size(), 1u);
+  EXPECT_NE(u.notes[0].find("no measured step without a profiler"),
+            std::string::npos)
+      << u.notes[0];
+
+  StepReport r = MakeStepReport({Row({0}, 800, MeasuredStep())}, 1,
+                                HostTimeMode::kRecorded, 0);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("no profiled step"), std::string::npos)
+      << r.notes[0];
+
+  // No truth and nodes left out: both notes.
+  StepReport both = MakeStepReport({Row({0}, 800, MeasuredStep())}, 1,
+                                   HostTimeMode::kUnprofiled, 12);
+  EXPECT_EQ(both.notes.size(), 2u);
+}
+
+std::set<std::string> Keys(const nlohmann::json& j) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.insert(k);
+  return keys;
+}
+
+TEST(StepReportTest, JsonCarriesExactlyTheDocumentedKeys) {
+  StepReport s = MakeStepReport({MakeRankSteps({0}, {1000000}, Truth(800))}, 1,
+                                HostTimeMode::kRecorded, 0);
+  nlohmann::json j = StepReportJson(s);
+  EXPECT_EQ(Keys(j), (std::set<std::string>{
+                         "steps", "host_time", "predicted_us", "measured_us",
+                         "measured_source", "error_pct", "notes", "ranks"}));
+  EXPECT_EQ(j["steps"], 1);
+  EXPECT_EQ(j["host_time"], "recorded");
+  EXPECT_DOUBLE_EQ(j["predicted_us"].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(j["measured_us"].get<double>(), 800);
+  EXPECT_EQ(j["measured_source"], "profiled-run");
+  EXPECT_DOUBLE_EQ(j["error_pct"].get<double>(), 25);
+  ASSERT_EQ(j["ranks"].size(), 1u);
+  const nlohmann::json& row = j["ranks"][0];
+  EXPECT_EQ(Keys(row),
+            (std::set<std::string>{"ranks", "step_us", "mean_us", "measured_us",
+                                   "measured_source", "error_pct"}));
+  EXPECT_EQ(row["ranks"], nlohmann::json::array({0}));
+  EXPECT_DOUBLE_EQ(row["error_pct"].get<double>(), 25);
+}
+
+TEST(StepReportTest, JsonHasNullsWithoutTruth) {
+  StepReport s = MakeStepReport({MakeRankSteps({0}, {1000}, MeasuredStep())}, 1,
+                                HostTimeMode::kUnprofiled, 0);
+  nlohmann::json j = StepReportJson(s);
+  EXPECT_EQ(j["host_time"], "unprofiled");
+  EXPECT_TRUE(j["measured_us"].is_null());
+  EXPECT_TRUE(j["measured_source"].is_null());
+  EXPECT_TRUE(j["error_pct"].is_null());
+  EXPECT_TRUE(j["ranks"][0]["measured_us"].is_null());
+  EXPECT_TRUE(j["ranks"][0]["error_pct"].is_null());
+  EXPECT_EQ(j["notes"].size(), 1u);
+}
+
+TEST(StepReportTest, TextSaysWhetherThereIsATruth) {
+  StepReport none = MakeStepReport({MakeRankSteps({0}, {1000}, MeasuredStep())},
+                                   1, HostTimeMode::kUnprofiled, 0);
+  std::string text = FormatStepReport(none, "predicted", 8);
+  EXPECT_NE(text.find("no measured step"), std::string::npos) << text;
+  EXPECT_EQ(text.find("error +"), std::string::npos) << text;
+  EXPECT_EQ(text.find("error -"), std::string::npos) << text;
+
+  StepReport with = MakeStepReport(
+      {MakeRankSteps({0}, {1200000}, Truth(900, "unprofiled-run"))}, 1,
+      HostTimeMode::kUnprofiled, 0);
+  text = FormatStepReport(with, "replayed", 8);
+  EXPECT_EQ(text.find("no measured step"), std::string::npos) << text;
+  EXPECT_NE(text.find("replayed 1.200 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("measured 0.900 ms (unprofiled-run)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("error +33.3%"), std::string::npos) << text;
+}
+
+TEST(StepReportTest, TextListsAtMostMaxRanks) {
+  std::vector<RankSteps> rows;
+  for (int64_t r = 0; r < 5; ++r)
+    rows.push_back(MakeRankSteps({r}, {1000 * (r + 1)}, Truth(1)));
+  StepReport s = MakeStepReport(rows, 1, HostTimeMode::kRecorded, 0);
+  std::string text = FormatStepReport(s, "predicted", 2);
+  EXPECT_NE(text.find("rank 0 "), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1 "), std::string::npos) << text;
+  EXPECT_EQ(text.find("rank 2 "), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace et
