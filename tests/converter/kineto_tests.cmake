@@ -13,3 +13,6 @@ et_add_test(kineto_alignment_test
 et_add_test(sequence_aligner_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/sequence_aligner_test.cc
   LIBS et_kineto_link)
+et_add_test(host_op_matcher_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/host_op_matcher_test.cc
+  LIBS et_kineto_link)
