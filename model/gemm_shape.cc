@@ -40,7 +40,10 @@ bool MatmulShape(const Dims& a, const Dims& b, GemmShape* g) {
   for (size_t i = 0; i < std::max(a_batch, b_batch); ++i) {
     const int64_t da = i < a_batch ? a[a_batch - 1 - i] : 1;
     const int64_t db = i < b_batch ? b[b_batch - 1 - i] : 1;
-    g->batch = SaturatingMul(g->batch, std::max(da, db));
+    // A dim broadcast against 1 is itself (0 or a damaged negative one
+    // included: max() made those 1), and a non-positive one empties the batch.
+    const int64_t d = da == 1 ? db : (db == 1 ? da : std::max(da, db));
+    g->batch = CountProduct(g->batch, d);
   }
   if (b.size() <= 2) {
     g->m = SaturatingMul(g->m, g->batch);
