@@ -19,3 +19,6 @@ et_add_test(host_op_matcher_test
 et_add_test(gpu_op_linker_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gpu_op_linker_test.cc
   LIBS et_kineto_link)
+et_add_test(sync_edges_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/sync_edges_test.cc
+  LIBS et_kineto_link)
