@@ -135,137 +135,157 @@ ChakraProtoMsg::GlobalMetadata MakeMetadata(
   return meta;
 }
 
-}  // namespace
+// Everything step 3 derives from the ops; the emitter reads all of it.
+struct TraceStructure {
+  OpTable table;
+  std::vector<ProcessGroup> groups;
+  CollectiveResolver comms;
+  KeepPlan plan;
+  std::vector<NodeDeps> deps;
+};
 
-absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
-                                          const std::string& output_path,
-                                          const ConvertOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+// The report's fields known before any reading, so that every error path
+// still names its files.
+ConvertReport StartReport(const std::string& input_path,
+                          const std::string& output_path,
+                          const ConvertOptions& options, int64_t input_bytes) {
   ConvertReport summary;
   summary.input_path = input_path;
   summary.output_path = output_path;
   summary.rank = options.rank;
-  ProgressLine progress(options.show_progress, input_path);
-  summary.input_bytes = progress.total_bytes();
+  summary.input_bytes = input_bytes;
+  return summary;
+}
 
-  // 1. Tokenize and parse every node into a compact HostOp.
-  auto pool = std::make_unique<StringPool>();
-  EtNodeParser parser(input_path, pool.get());
-  ParsedTrace parsed;
-  parsed.ops.reserve(
-      static_cast<size_t>(summary.input_bytes / 600));  // ~500 B/node
-  TraceTextSource text;
+// Step 1: every node as a compact HostOp, the schema checked as early as the
+// text allows (before the first node when `schema` comes first).
+absl::Status ParseTrace(const std::string& input_path,
+                        const ConvertOptions& options, StringPool* pool,
+                        ProgressLine* progress, TraceTextSource* text,
+                        ParsedTrace* parsed, ConvertReport* summary) {
+  EtNodeParser parser(input_path, pool);
+  parsed->ops.reserve(
+      static_cast<size_t>(summary->input_bytes / 600));  // ~500 B/node
   bool schema_checked = false;
   RETURN_IF_ERROR(ParseTracePipelined(
-      input_path, &parser, &text,
-      [&](int64_t bytes) { progress.Update(bytes); },
+      input_path, &parser, text,
+      [&](int64_t bytes) { progress->Update(bytes); },
       [&](const std::map<std::string, std::string>& fields) -> absl::Status {
         if (fields.count("schema") == 0)
           return absl::OkStatus();  // checked at the end
         schema_checked = true;
         return CheckSchema(input_path, fields, options.force_schema);
       },
-      &parsed));
+      parsed));
   if (!schema_checked) {
     RETURN_IF_ERROR(
-        CheckSchema(input_path, parsed.fields, options.force_schema));
+        CheckSchema(input_path, parsed->fields, options.force_schema));
   }
-  summary.schema = TopLevelString(parsed.fields, "schema");
-  std::vector<HostOp>& ops = parsed.ops;
-  summary.et_nodes = static_cast<int64_t>(ops.size());
-  if (ops.empty()) {
+  summary->schema = TopLevelString(parsed->fields, "schema");
+  summary->et_nodes = static_cast<int64_t>(parsed->ops.size());
+  if (parsed->ops.empty()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: the trace has no nodes", input_path));
   }
+  return absl::OkStatus();
+}
 
-  // Linked ("ET+") files: ids renumbered by the linker are not start order.
-  const LinkedOrderStats linked_order =
-      OrderLinkedTraceByStart(&ops, pool.get());
+// Linked ("ET+") files: ids renumbered by the linker are not start order, and
+// later steps rely on id order being start order.
+void RenumberLinkedTrace(std::vector<HostOp>* ops, StringPool* pool,
+                         ConvertReport* summary) {
+  const LinkedOrderStats linked_order = OrderLinkedTraceByStart(ops, pool);
   if (linked_order.moved > 0) {
-    summary.warnings.push_back(absl::StrFormat(
+    summary->warnings.push_back(absl::StrFormat(
         "linked trace: ids are not start order; %d of %d nodes renumbered by "
         "start (old id kept as source_id)",
-        linked_order.moved, ops.size()));
+        linked_order.moved, ops->size()));
   }
   if (linked_order.deps_against_time + linked_order.deps_to_absent > 0) {
-    summary.warnings.push_back(absl::StrFormat(
+    summary->warnings.push_back(absl::StrFormat(
         "linked trace: dropped %d inter_thread_dep/sync_dep on ops that start "
         "later and %d on ids absent from the trace",
         linked_order.deps_against_time, linked_order.deps_to_absent));
   }
+}
 
-  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
-  // steps.
-  KinetoMergeStats kineto;
-  if (!options.kineto_path.empty()) {
-    progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.rank, pool.get(),
-                                &ops, &kineto));
-    summary.kineto_host_ops = kineto.host_ops_considered;
-    summary.kineto_host_ops_matched = kineto.host_ops_matched;
-    summary.gpu_ops = kineto.gpu_ops;
-    summary.orphan_gpu_ops = kineto.orphan_gpu_ops;
-    summary.orphan_gpu_ops_by_cause = {
-        {"no launch record", kineto.orphans_without_launch_record},
-        {"launch outside matched ops", kineto.orphans_with_unmatched_launch}};
-    summary.gpu_ops_left_out = {
-        {"other iterations", kineto.gpu_ops_outside_window}};
-    summary.gpu_ops_before_trace = kineto.gpu_ops_before_trace;
-    for (const auto& t : kineto.per_thread) {
-      summary.kineto_by_thread[t.tid] = {t.matched, t.host_ops};
-    }
-    // A note, not a warning: a full match is the good case. Threads that
-    // matched less than 99% get warnings of their own below.
-    summary.notes.push_back(absl::StrFormat(
-        "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
-        "launcher; %d of other iterations left out; %d launched before the "
-        "trace began, kept outside every step), %d sync edges",
-        kineto.host_ops_matched, kineto.host_ops_considered,
-        kineto.host_ops_considered
-            ? 100.0 * kineto.host_ops_matched / kineto.host_ops_considered
-            : 0.0,
-        kineto.gpu_ops, kineto.orphan_gpu_ops, kineto.gpu_ops_outside_window,
-        kineto.gpu_ops_before_trace, kineto.sync_edges));
-    for (auto& w : kineto.warnings) summary.warnings.push_back(std::move(w));
+// Step 2's counts in the report, so that a partial Kineto match is visible.
+void ReportKineto(KinetoMergeStats* kineto, ConvertReport* summary) {
+  summary->kineto_host_ops = kineto->host_ops_considered;
+  summary->kineto_host_ops_matched = kineto->host_ops_matched;
+  summary->gpu_ops = kineto->gpu_ops;
+  summary->orphan_gpu_ops = kineto->orphan_gpu_ops;
+  summary->orphan_gpu_ops_by_cause = {
+      {"no launch record", kineto->orphans_without_launch_record},
+      {"launch outside matched ops", kineto->orphans_with_unmatched_launch}};
+  summary->gpu_ops_left_out = {
+      {"other iterations", kineto->gpu_ops_outside_window}};
+  summary->gpu_ops_before_trace = kineto->gpu_ops_before_trace;
+  for (const auto& t : kineto->per_thread) {
+    summary->kineto_by_thread[t.tid] = {t.matched, t.host_ops};
   }
+  // A note, not a warning: a full match is the good case. Threads that
+  // matched less than 99% get warnings of their own below.
+  summary->notes.push_back(absl::StrFormat(
+      "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
+      "launcher; %d of other iterations left out; %d launched before the "
+      "trace began, kept outside every step), %d sync edges",
+      kineto->host_ops_matched, kineto->host_ops_considered,
+      kineto->host_ops_considered
+          ? 100.0 * kineto->host_ops_matched / kineto->host_ops_considered
+          : 0.0,
+      kineto->gpu_ops, kineto->orphan_gpu_ops, kineto->gpu_ops_outside_window,
+      kineto->gpu_ops_before_trace, kineto->sync_edges));
+  for (auto& w : kineto->warnings) summary->warnings.push_back(std::move(w));
+}
 
-  // 3. Structure: call tree, process groups, collectives, granularity,
-  // dependencies.
-  progress.Stage("building graph");
-  OpTable table;
-  table.set_pool(std::move(pool));
-  RETURN_IF_ERROR(
-      table.Build(input_path, std::move(ops), std::move(parsed.tensors)));
-  ASSIGN_OR_RETURN(std::vector<ProcessGroup> groups,
-                   ReadProcessGroups(input_path, table, &text));
-  CollectiveResolver comms;
-  RETURN_IF_ERROR(comms.Resolve(table, groups, &text));
-  KeepPlan plan;
-  plan.Build(table, comms, options.granularity);
-  DependencyBuilder dep_builder;
-  std::vector<NodeDeps> deps;
-  RETURN_IF_ERROR(dep_builder.Build(input_path, table, comms, plan, &deps));
+// Dependencies that could not be written, so that a user knows the graph has
+// fewer edges than the trace.
+void ReportDependencies(const DependencyBuilder& dep_builder,
+                        ConvertReport* summary) {
   if (dep_builder.stats().missing_targets > 0) {
-    summary.warnings.push_back(absl::StrFormat(
+    summary->warnings.push_back(absl::StrFormat(
         "%d inter_thread_dep/sync_dep ids name nodes absent from the trace",
         dep_builder.stats().missing_targets));
   }
   if (dep_builder.stats().unresolved > 0) {
-    summary.warnings.push_back(
+    summary->warnings.push_back(
         absl::StrFormat("%d dependencies on ops with no node standing for them "
                         "(profiler roots, empty "
                         "containers) were not written",
                         dep_builder.stats().unresolved));
   }
-  summary.skipped_by_reason = plan.skipped();
+}
 
-  // 4. Emit nodes in ascending id order.
-  progress.Stage("writing");
-  ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
-  ChakraProtoMsg::GlobalMetadata metadata =
-      MakeMetadata(parsed.fields, input_path, groups, options);
+// Step 3: call tree, process groups, collectives, granularity and
+// dependencies, which decide what becomes a node and what it waits for.
+absl::Status BuildStructure(const std::string& input_path,
+                            const ConvertOptions& options,
+                            std::unique_ptr<StringPool> pool,
+                            ParsedTrace* parsed, TraceTextSource* text,
+                            TraceStructure* out, ConvertReport* summary) {
+  out->table.set_pool(std::move(pool));
+  RETURN_IF_ERROR(out->table.Build(input_path, std::move(parsed->ops),
+                                   std::move(parsed->tensors)));
+  ASSIGN_OR_RETURN(out->groups,
+                   ReadProcessGroups(input_path, out->table, text));
+  RETURN_IF_ERROR(out->comms.Resolve(out->table, out->groups, text));
+  out->plan.Build(out->table, out->comms, options.granularity);
+  DependencyBuilder dep_builder;
+  RETURN_IF_ERROR(dep_builder.Build(input_path, out->table, out->comms,
+                                    out->plan, &out->deps));
+  ReportDependencies(dep_builder, summary);
+  summary->skipped_by_reason = out->plan.skipped();
+  return absl::OkStatus();
+}
+
+// What Kineto measured (step times, device) and the unprofiled time of a step,
+// for the simulator to compare its prediction with.
+void AddMeasuredMetadata(const KinetoMergeStats& kineto,
+                         const ConvertOptions& options,
+                         ChakraProtoMsg::GlobalMetadata* metadata) {
   if (!kineto.step_times_us.empty()) {
-    auto* attrs = metadata.mutable_attr();
+    auto* attrs = metadata->mutable_attr();
     SetStringList(attrs, attr::kStepNames, kineto.step_names);
     SetDoubleList(attrs, attr::kStepTimesUs, kineto.step_times_us);
     if (kineto.measured_step_us >= 0)
@@ -275,28 +295,91 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
                                    ? options.measured_step_ms * 1000.0
                                    : kineto.unprofiled_step_us;
   if (unprofiled_us > 0)
-    SetDouble(metadata.mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
+    SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
   if (!kineto.device_name.empty())
-    SetString(metadata.mutable_attr(), attr::kDeviceName, kineto.device_name);
+    SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
+}
+
+// Step 4: the metadata, then the nodes in ascending id order; the writer
+// renames its temp file only once everything is written.
+absl::Status WriteEt(const std::string& input_path,
+                     const std::string& output_path,
+                     const ConvertOptions& options,
+                     const std::map<std::string, std::string>& fields,
+                     const KinetoMergeStats& kineto,
+                     const TraceStructure& structure, TraceTextSource* text,
+                     ConvertReport* summary) {
+  ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
+  ChakraProtoMsg::GlobalMetadata metadata =
+      MakeMetadata(fields, input_path, structure.groups, options);
+  AddMeasuredMetadata(kineto, options, &metadata);
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
-  NodeEmitter emitter(table, comms, plan, deps, groups, options);
+  NodeEmitter emitter(structure.table, structure.comms, structure.plan,
+                      structure.deps, structure.groups, options);
   ChakraProtoMsg::Node node;
-  for (uint32_t i = 0; i < table.size(); ++i) {
-    if (!plan.is_node(i)) continue;
+  for (uint32_t i = 0; i < structure.table.size(); ++i) {
+    if (!structure.plan.is_node(i)) continue;
     ASSIGN_OR_RETURN(absl::string_view node_text,
-                     text.NodeText(table.op(emitter.IoSourceOf(i))));
-    emitter.Emit(i, node_text, &node, &summary);
+                     text->NodeText(structure.table.op(emitter.IoSourceOf(i))));
+    emitter.Emit(i, node_text, &node, summary);
     RETURN_IF_ERROR(writer->WriteNode(node));
-    ++summary.written_nodes;
+    ++summary->written_nodes;
   }
-  RETURN_IF_ERROR(writer->Close());
-  if (auto it = summary.skipped_by_reason.find(kPeerlessP2pReason);
-      it != summary.skipped_by_reason.end()) {
-    summary.warnings.push_back(absl::StrFormat(
+  return writer->Close();
+}
+
+// Peerless sends/recvs became COMP nodes; say so, since a simulator sees no
+// communication there.
+void WarnPeerlessP2p(ConvertReport* summary) {
+  if (auto it = summary->skipped_by_reason.find(kPeerlessP2pReason);
+      it != summary->skipped_by_reason.end()) {
+    summary->warnings.push_back(absl::StrFormat(
         "%d sends/recvs name no peer rank: written as COMP nodes, not "
         "communication (a simulator could not pair them)",
         it->second));
   }
+}
+
+}  // namespace
+
+absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
+                                          const std::string& output_path,
+                                          const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ProgressLine progress(options.show_progress, input_path);
+  ConvertReport summary =
+      StartReport(input_path, output_path, options, progress.total_bytes());
+
+  // 1. Tokenize and parse every node; put linked traces in start order.
+  auto pool = std::make_unique<StringPool>();
+  ParsedTrace parsed;
+  TraceTextSource text;
+  RETURN_IF_ERROR(ParseTrace(input_path, options, pool.get(), &progress, &text,
+                             &parsed, &summary));
+  RenumberLinkedTrace(&parsed.ops, pool.get(), &summary);
+
+  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
+  // steps.
+  KinetoMergeStats kineto;
+  if (!options.kineto_path.empty()) {
+    progress.Stage("linking Kineto");
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.rank, pool.get(),
+                                &parsed.ops, &kineto));
+    ReportKineto(&kineto, &summary);
+  }
+
+  // 3. Structure: call tree, process groups, collectives, granularity,
+  // dependencies.
+  progress.Stage("building graph");
+  TraceStructure structure;
+  RETURN_IF_ERROR(BuildStructure(input_path, options, std::move(pool), &parsed,
+                                 &text, &structure, &summary));
+
+  // 4. Emit nodes in ascending id order.
+  progress.Stage("writing");
+  RETURN_IF_ERROR(WriteEt(input_path, output_path, options, parsed.fields,
+                          kineto, structure, &text, &summary));
+  WarnPeerlessP2p(&summary);
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -53,11 +53,10 @@ HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
   return op;
 }
 
-}  // namespace
-
-absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
-                         StringPool* pool, std::vector<HostOp>* ops,
-                         KinetoMergeStats* info) {
+// The Kineto trace, refused when it is of another rank than the ET: linking
+// two ranks' records would give wrong times without any error.
+absl::StatusOr<kineto::KinetoTrace> LoadTraceOfRank(
+    const std::string& kineto_path, int et_rank) {
   ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
                    kineto::KinetoTrace::Load(kineto_path));
   if (et_rank >= 0 && trace.rank() >= 0 && trace.rank() != et_rank) {
@@ -66,30 +65,42 @@ absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
         "rank %d: pass the Kineto trace of the same rank",
         kineto_path, trace.rank(), et_rank));
   }
+  return trace;
+}
+
+// What the linker needs of each ET op, without tying it to HostOp; the
+// largest id, after which GPU ops are numbered.
+std::vector<kineto::HostOpView> HostOpViews(const std::vector<HostOp>& ops,
+                                            const StringPool& pool,
+                                            uint64_t* max_id) {
   std::vector<kineto::HostOpView> views;
-  views.reserve(ops->size());
-  uint64_t max_id = 0;
-  for (const HostOp& op : *ops) {
-    views.push_back({op.id, op.parent, pool->Get(op.name), op.tid, op.rf_id,
+  views.reserve(ops.size());
+  *max_id = 0;
+  for (const HostOp& op : ops) {
+    views.push_back({op.id, op.parent, pool.Get(op.name), op.tid, op.rf_id,
                      op.rf_id >= 0 ? op.rf_id : static_cast<int64_t>(op.id)});
-    max_id = std::max(max_id, op.id);
+    *max_id = std::max(*max_id, op.id);
   }
-  auto linked = kineto::LinkKineto(trace, views, {});
-  if (!linked.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: %s", kineto_path, linked.status().message()));
-  }
-  const kineto::LinkResult& link = *linked;
-  absl::flat_hash_map<uint64_t, size_t> index;
-  index.reserve(ops->size());
-  for (size_t i = 0; i < ops->size(); ++i) index.emplace((*ops)[i].id, i);
+  return views;
+}
+
+// Measured times replace the ET's own for every matched host op.
+void ApplyHostTimings(const kineto::LinkResult& link,
+                      const absl::flat_hash_map<uint64_t, size_t>& index,
+                      std::vector<HostOp>* ops) {
   for (const kineto::HostTiming& t : link.timings) {
     HostOp& op = (*ops)[index.at(t.et_id)];
     op.ts_us = Micros(t.start_ns);
     op.inclusive_dur_us = Micros(t.dur_ns);
     op.exclusive_dur_us = Micros(t.exclusive_dur_ns);
   }
-  // GPU ops get fresh ids after every ET id, in stream order.
+}
+
+// GPU ops get fresh ids after every ET id, in stream order; sync edges then
+// name them by those ids.
+void AppendGpuOps(const kineto::LinkResult& link, uint64_t max_id,
+                  const absl::flat_hash_map<uint64_t, size_t>& index,
+                  StringPool* pool, std::vector<HostOp>* ops) {
   const size_t first_gpu = ops->size();
   for (size_t k = 0; k < link.gpu_ops.size(); ++k) {
     ops->push_back(MakeGpuOp(link.gpu_ops[k], max_id + 1 + k, pool));
@@ -103,6 +114,11 @@ absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
       if (it != index.end()) (*ops)[it->second].sync_deps.push_back(from);
     }
   }
+}
+
+// The link's counts and measured step times, for the report and metadata.
+void RecordLinkStats(const kineto::KinetoTrace& trace,
+                     const kineto::LinkResult& link, KinetoMergeStats* info) {
   info->host_ops_considered = link.host_ops_considered;
   info->host_ops_matched = link.host_ops_matched;
   info->gpu_ops = static_cast<int64_t>(link.gpu_ops.size());
@@ -122,6 +138,12 @@ absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
   info->device_name = trace.device_name();
   if (trace.unprofiled_step_ms() > 0)
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
+}
+
+// Per-thread match rates, and warnings where the link is weak enough to
+// distort times: a thread under 99% matched, GPU ops without a launcher.
+void RecordThreadsAndWarnings(const kineto::LinkResult& link,
+                              KinetoMergeStats* info) {
   for (const kineto::ThreadMatchStats& t : link.per_thread) {
     info->per_thread.push_back({t.tid, t.host_ops, t.matched});
     if (t.matched_fraction() < 0.99) {
@@ -139,6 +161,31 @@ absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
                         link.orphan_gpu_ops, link.orphans_without_launch_record,
                         link.orphans_with_unmatched_launch));
   }
+}
+
+}  // namespace
+
+absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
+                         StringPool* pool, std::vector<HostOp>* ops,
+                         KinetoMergeStats* info) {
+  ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
+                   LoadTraceOfRank(kineto_path, et_rank));
+  uint64_t max_id = 0;
+  const std::vector<kineto::HostOpView> views =
+      HostOpViews(*ops, *pool, &max_id);
+  auto linked = kineto::LinkKineto(trace, views, {});
+  if (!linked.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s", kineto_path, linked.status().message()));
+  }
+  const kineto::LinkResult& link = *linked;
+  absl::flat_hash_map<uint64_t, size_t> index;
+  index.reserve(ops->size());
+  for (size_t i = 0; i < ops->size(); ++i) index.emplace((*ops)[i].id, i);
+  ApplyHostTimings(link, index, ops);
+  AppendGpuOps(link, max_id, index, pool, ops);
+  RecordLinkStats(trace, link, info);
+  RecordThreadsAndWarnings(link, info);
   return absl::OkStatus();
 }
 

@@ -1,7 +1,10 @@
-// Shape-derived operator costs; the formulas are documented in docs/op-cost.md.
+// Shape-derived operator costs: a table of op-name rows, each naming the
+// formula family that derives its FLOPs and bytes (docs/op-cost.md).
 #include "model/op_cost.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -14,7 +17,9 @@
 namespace et {
 namespace {
 
-enum class Rule : uint8_t {
+// How an op's FLOPs and bytes are derived: one formula family per value;
+// kFamilies below gives each its op kind and cost function.
+enum class Formula : uint8_t {
   // GEMM-like forward ops are model/gemm_shape.h's (one list for every tool).
   kLinearBackward,  // linear_backward(x, grad_out, w, mask): 2 GEMMs
   kConv,            // conv*(x, w, ...), never transposed
@@ -38,351 +43,401 @@ enum class Rule : uint8_t {
   kView,           // 0 FLOPs, 0 bytes
 };
 
-struct RuleEntry {
-  Rule rule;
+// Whether a row names the whole bare op name or a prefix of it.
+enum class Match : uint8_t { kExact, kPrefix };
+
+// One row of the rule table: an op's bare name (no "aten::", no trailing "_"
+// of the in-place form) or a name prefix, and the formula that costs it.
+struct OpRule {
+  const char* name;
+  Formula formula;
   int flops_per_element = 1;  // kReduction only
+  Match match = Match::kExact;
 };
 
-using RuleTable = absl::flat_hash_map<absl::string_view, RuleEntry>;
+// Every op the cost model knows (GEMMs aside, see above). A name appears once;
+// exact names win over prefixes.
+constexpr OpRule kOpRules[] = {
+    // GEMMs beyond model/gemm_shape.h's forward list.
+    {"linear_backward", Formula::kLinearBackward},
+    {"mkldnn_linear_backward", Formula::kLinearBackward},
+    // Convolutions.
+    {"conv1d", Formula::kConv},
+    {"conv2d", Formula::kConv},
+    {"conv3d", Formula::kConv},
+    {"cudnn_convolution", Formula::kConv},
+    {"mkldnn_convolution", Formula::kConv},
+    {"miopen_convolution", Formula::kConv},
+    {"_slow_conv2d_forward", Formula::kConv},
+    {"slow_conv3d_forward", Formula::kConv},
+    {"thnn_conv2d", Formula::kConv},
+    {"_nnpack_spatial_convolution", Formula::kConv},
+    {"cudnn_convolution_relu", Formula::kConv},
+    {"cudnn_convolution_add_relu", Formula::kConv},
+    {"convolution", Formula::kConvGeneric},
+    {"_convolution", Formula::kConvGeneric},
+    {"convolution_overrideable", Formula::kConvGeneric},
+    {"conv_transpose1d", Formula::kConvTranspose},
+    {"conv_transpose2d", Formula::kConvTranspose},
+    {"conv_transpose3d", Formula::kConvTranspose},
+    {"cudnn_convolution_transpose", Formula::kConvTranspose},
+    {"miopen_convolution_transpose", Formula::kConvTranspose},
+    {"slow_conv_transpose2d", Formula::kConvTranspose},
+    {"slow_conv_transpose3d", Formula::kConvTranspose},
+    {"convolution_backward", Formula::kConvBackward},
+    // Attention.
+    {"scaled_dot_product_attention", Formula::kSdpa},
+    {"_scaled_dot_product_flash_attention", Formula::kSdpa},
+    {"_scaled_dot_product_efficient_attention", Formula::kSdpa},
+    {"_scaled_dot_product_cudnn_attention", Formula::kSdpa},
+    {"_scaled_dot_product_attention_math", Formula::kSdpa},
+    {"_scaled_dot_product_flash_attention_for_cpu", Formula::kSdpa},
+    {"_scaled_dot_product_flash_attention_backward", Formula::kSdpaBackward},
+    {"_scaled_dot_product_efficient_attention_backward",
+     Formula::kSdpaBackward},
+    {"_scaled_dot_product_cudnn_attention_backward", Formula::kSdpaBackward},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward",
+     Formula::kSdpaBackward},
+    {"_flash_attention_forward", Formula::kFlashForward},
+    {"_efficient_attention_forward", Formula::kFlashForward},
+    {"_flash_attention_backward", Formula::kFlashBackward},
+    {"_efficient_attention_backward", Formula::kFlashBackward},
+    // Elementwise: FLOPs = output elements.
+    {"add", Formula::kElementwise},
+    {"sub", Formula::kElementwise},
+    {"rsub", Formula::kElementwise},
+    {"mul", Formula::kElementwise},
+    {"div", Formula::kElementwise},
+    {"neg", Formula::kElementwise},
+    {"abs", Formula::kElementwise},
+    {"exp", Formula::kElementwise},
+    {"exp2", Formula::kElementwise},
+    {"expm1", Formula::kElementwise},
+    {"log", Formula::kElementwise},
+    {"log2", Formula::kElementwise},
+    {"log1p", Formula::kElementwise},
+    {"sqrt", Formula::kElementwise},
+    {"rsqrt", Formula::kElementwise},
+    {"pow", Formula::kElementwise},
+    {"reciprocal", Formula::kElementwise},
+    {"sign", Formula::kElementwise},
+    {"sin", Formula::kElementwise},
+    {"cos", Formula::kElementwise},
+    {"tan", Formula::kElementwise},
+    {"erf", Formula::kElementwise},
+    {"erfinv", Formula::kElementwise},
+    {"floor", Formula::kElementwise},
+    {"ceil", Formula::kElementwise},
+    {"round", Formula::kElementwise},
+    {"trunc", Formula::kElementwise},
+    {"frac", Formula::kElementwise},
+    {"relu", Formula::kElementwise},
+    {"relu6", Formula::kElementwise},
+    {"gelu", Formula::kElementwise},
+    {"silu", Formula::kElementwise},
+    {"mish", Formula::kElementwise},
+    {"sigmoid", Formula::kElementwise},
+    {"tanh", Formula::kElementwise},
+    {"hardtanh", Formula::kElementwise},
+    {"hardswish", Formula::kElementwise},
+    {"hardsigmoid", Formula::kElementwise},
+    {"leaky_relu", Formula::kElementwise},
+    {"elu", Formula::kElementwise},
+    {"selu", Formula::kElementwise},
+    {"celu", Formula::kElementwise},
+    {"softplus", Formula::kElementwise},
+    {"threshold", Formula::kElementwise},
+    {"clamp", Formula::kElementwise},
+    {"clamp_min", Formula::kElementwise},
+    {"clamp_max", Formula::kElementwise},
+    {"where", Formula::kElementwise},
+    {"masked_fill", Formula::kElementwise},
+    {"lerp", Formula::kElementwise},
+    {"addcdiv", Formula::kElementwise},
+    {"addcmul", Formula::kElementwise},
+    {"maximum", Formula::kElementwise},
+    {"minimum", Formula::kElementwise},
+    {"fmod", Formula::kElementwise},
+    {"remainder", Formula::kElementwise},
+    {"eq", Formula::kElementwise},
+    {"ne", Formula::kElementwise},
+    {"lt", Formula::kElementwise},
+    {"le", Formula::kElementwise},
+    {"gt", Formula::kElementwise},
+    {"ge", Formula::kElementwise},
+    {"logical_and", Formula::kElementwise},
+    {"logical_or", Formula::kElementwise},
+    {"logical_not", Formula::kElementwise},
+    {"bitwise_and", Formula::kElementwise},
+    {"bitwise_or", Formula::kElementwise},
+    {"bitwise_not", Formula::kElementwise},
+    {"isnan", Formula::kElementwise},
+    {"isinf", Formula::kElementwise},
+    {"nan_to_num", Formula::kElementwise},
+    {"dropout", Formula::kElementwise},
+    {"native_dropout", Formula::kElementwise},
+    {"feature_dropout", Formula::kElementwise},
+    {"alpha_dropout", Formula::kElementwise},
+    {"triu", Formula::kElementwise},
+    {"tril", Formula::kElementwise},
+    {"threshold_backward", Formula::kElementwise},
+    {"gelu_backward", Formula::kElementwise},
+    {"silu_backward", Formula::kElementwise},
+    {"sigmoid_backward", Formula::kElementwise},
+    {"tanh_backward", Formula::kElementwise},
+    {"hardtanh_backward", Formula::kElementwise},
+    {"leaky_relu_backward", Formula::kElementwise},
+    {"elu_backward", Formula::kElementwise},
+    {"hardswish_backward", Formula::kElementwise},
+    {"native_dropout_backward", Formula::kElementwise},
+    {"zeros_like", Formula::kElementwise},
+    {"ones_like", Formula::kElementwise},
+    {"full_like", Formula::kElementwise},
+    {"zeros", Formula::kElementwise},
+    {"ones", Formula::kElementwise},
+    {"full", Formula::kElementwise},
+    {"arange", Formula::kElementwise},
+    {"rand", Formula::kElementwise},
+    {"randn", Formula::kElementwise},
+    {"rand_like", Formula::kElementwise},
+    {"randn_like", Formula::kElementwise},
+    {"_amp_update_scale", Formula::kElementwise},
+    {"_fused_adam", Formula::kElementwise},
+    {"_fused_adamw", Formula::kElementwise},
+    {"_fused_sgd", Formula::kElementwise},
+    // Copies and fills.
+    {"copy", Formula::kCopy},
+    {"copy_", Formula::kCopy},
+    {"fill", Formula::kFill},
+    {"zero", Formula::kFill},
+    {"uniform", Formula::kFill},
+    {"normal", Formula::kFill},
+    {"bernoulli", Formula::kFill},
+    {"random", Formula::kFill},
+    {"exponential", Formula::kFill},
+    {"geometric", Formula::kFill},
+    {"cauchy", Formula::kFill},
+    {"log_normal", Formula::kFill},
+    // Reductions: FLOPs = factor x elements of input 0.
+    {"sum", Formula::kReduction, 1},
+    {"mean", Formula::kReduction, 1},
+    {"amax", Formula::kReduction, 1},
+    {"amin", Formula::kReduction, 1},
+    {"max", Formula::kReduction, 1},
+    {"min", Formula::kReduction, 1},
+    {"argmax", Formula::kReduction, 1},
+    {"argmin", Formula::kReduction, 1},
+    {"prod", Formula::kReduction, 1},
+    {"norm", Formula::kReduction, 1},
+    {"linalg_vector_norm", Formula::kReduction, 1},
+    {"any", Formula::kReduction, 1},
+    {"all", Formula::kReduction, 1},
+    {"cumsum", Formula::kReduction, 1},
+    {"cumprod", Formula::kReduction, 1},
+    {"logsumexp", Formula::kReduction, 1},
+    {"nll_loss", Formula::kReduction, 1},
+    {"nll_loss_nd", Formula::kReduction, 1},
+    {"nll_loss_forward", Formula::kReduction, 1},
+    {"nll_loss_backward", Formula::kReduction, 1},
+    {"nll_loss2d_forward", Formula::kReduction, 1},
+    {"topk", Formula::kReduction, 1},
+    {"sort", Formula::kReduction, 1},
+    {"var", Formula::kReduction, 3},
+    {"std", Formula::kReduction, 3},
+    {"var_mean", Formula::kReduction, 3},
+    {"std_mean", Formula::kReduction, 3},
+    {"mse_loss", Formula::kReduction, 3},
+    {"mse_loss_backward", Formula::kReduction, 3},
+    {"softmax", Formula::kReduction, 5},
+    {"_softmax", Formula::kReduction, 5},
+    {"log_softmax", Formula::kReduction, 5},
+    {"_log_softmax", Formula::kReduction, 5},
+    {"_softmax_backward_data", Formula::kReduction, 5},
+    {"_log_softmax_backward_data", Formula::kReduction, 5},
+    {"cross_entropy_loss", Formula::kReduction, 5},
+    {"layer_norm", Formula::kReduction, 5},
+    {"native_layer_norm", Formula::kReduction, 5},
+    {"group_norm", Formula::kReduction, 5},
+    {"native_group_norm", Formula::kReduction, 5},
+    {"instance_norm", Formula::kReduction, 5},
+    {"batch_norm", Formula::kReduction, 5},
+    {"native_batch_norm", Formula::kReduction, 5},
+    {"_native_batch_norm_legit", Formula::kReduction, 5},
+    {"_batch_norm_impl_index", Formula::kReduction, 5},
+    {"cudnn_batch_norm", Formula::kReduction, 5},
+    {"miopen_batch_norm", Formula::kReduction, 5},
+    {"rms_norm", Formula::kReduction, 5},
+    {"_fused_rms_norm", Formula::kReduction, 5},
+    {"native_layer_norm_backward", Formula::kReduction, 10},
+    {"native_group_norm_backward", Formula::kReduction, 10},
+    {"native_batch_norm_backward", Formula::kReduction, 10},
+    {"cudnn_batch_norm_backward", Formula::kReduction, 10},
+    {"miopen_batch_norm_backward", Formula::kReduction, 10},
+    {"_batch_norm_impl_index_backward", Formula::kReduction, 10},
+    {"_fused_rms_norm_backward", Formula::kReduction, 10},
+    // Pooling.
+    {"max_pool1d", Formula::kPool},
+    {"max_pool2d", Formula::kPool},
+    {"max_pool3d", Formula::kPool},
+    {"max_pool2d_with_indices", Formula::kPool},
+    {"max_pool3d_with_indices", Formula::kPool},
+    {"avg_pool1d", Formula::kPool},
+    {"avg_pool2d", Formula::kPool},
+    {"avg_pool3d", Formula::kPool},
+    {"adaptive_avg_pool1d", Formula::kPool},
+    {"adaptive_avg_pool2d", Formula::kPool},
+    {"adaptive_avg_pool3d", Formula::kPool},
+    {"_adaptive_avg_pool2d", Formula::kPool},
+    {"adaptive_max_pool2d", Formula::kPool},
+    {"max_pool2d_with_indices_backward", Formula::kPool},
+    {"avg_pool2d_backward", Formula::kPool},
+    {"_adaptive_avg_pool2d_backward", Formula::kPool},
+    // Data movement: 0 FLOPs.
+    {"cat", Formula::kMemory},
+    {"_cat", Formula::kMemory},
+    {"stack", Formula::kMemory},
+    {"clone", Formula::kMemory},
+    {"contiguous", Formula::kMemory},
+    {"_to_copy", Formula::kMemory},
+    {"to", Formula::kMemory},
+    {"repeat", Formula::kMemory},
+    {"constant_pad_nd", Formula::kMemory},
+    {"pad", Formula::kMemory},
+    {"flip", Formula::kMemory},
+    {"roll", Formula::kMemory},
+    {"scatter", Formula::kMemory},
+    {"scatter_add", Formula::kMemory},
+    {"index_put", Formula::kMemory},
+    {"_index_put_impl", Formula::kMemory},
+    {"index_add", Formula::kMemory},
+    {"masked_scatter", Formula::kMemory},
+    {"masked_select", Formula::kMemory},
+    {"nonzero", Formula::kMemory},
+    {"_local_scalar_dense", Formula::kMemory},
+    {"item", Formula::kMemory},
+    {"embedding_dense_backward", Formula::kMemory},
+    {"embedding_backward", Formula::kMemory},
+    {"flatten_dense_tensors", Formula::kMemory},
+    {"unflatten_dense_tensors", Formula::kMemory},
+    {"_foreach_copy", Formula::kMemory},
+    {"index_copy", Formula::kMemory},
+    {"embedding", Formula::kGather},
+    {"index_select", Formula::kGather},
+    {"gather", Formula::kGather},
+    {"index", Formula::kGather},
+    {"_unsafe_index", Formula::kGather},
+    {"take", Formula::kGather},
+    // Views and allocations: 0 FLOPs, 0 bytes.
+    {"view", Formula::kView},
+    {"_unsafe_view", Formula::kView},
+    {"reshape", Formula::kView},
+    {"_reshape_alias", Formula::kView},
+    {"as_strided", Formula::kView},
+    {"t", Formula::kView},
+    {"transpose", Formula::kView},
+    {"permute", Formula::kView},
+    {"expand", Formula::kView},
+    {"expand_as", Formula::kView},
+    {"squeeze", Formula::kView},
+    {"unsqueeze", Formula::kView},
+    {"slice", Formula::kView},
+    {"select", Formula::kView},
+    {"narrow", Formula::kView},
+    {"split", Formula::kView},
+    {"split_with_sizes", Formula::kView},
+    {"chunk", Formula::kView},
+    {"unbind", Formula::kView},
+    {"flatten", Formula::kView},
+    {"unflatten", Formula::kView},
+    {"detach", Formula::kView},
+    {"alias", Formula::kView},
+    {"view_as", Formula::kView},
+    {"numpy_T", Formula::kView},
+    {"movedim", Formula::kView},
+    {"moveaxis", Formula::kView},
+    {"lift_fresh", Formula::kView},
+    {"resolve_conj", Formula::kView},
+    {"resolve_neg", Formula::kView},
+    {"empty", Formula::kView},
+    {"empty_like", Formula::kView},
+    {"empty_strided", Formula::kView},
+    {"new_empty", Formula::kView},
+    {"new_empty_strided", Formula::kView},
+    {"resize", Formula::kView},
+    {"set", Formula::kView},
+    {"result_type", Formula::kView},
+    {"is_same_size", Formula::kView},
+    {"diagonal", Formula::kView},
+    {"unfold", Formula::kView},
+    {"broadcast_tensors", Formula::kView},
+    {"_reshape_copy", Formula::kView},
+    {"view_as_real", Formula::kView},
+    {"view_as_complex", Formula::kView},
+    {"real", Formula::kView},
+    {"imag", Formula::kView},
+    {"conj", Formula::kView},
+    {"_conj", Formula::kView},
+    {"_neg_view", Formula::kView},
+    {"swapaxes", Formula::kView},
+    {"swapdims", Formula::kView},
+    {"align_to", Formula::kView},
+    {"refine_names", Formula::kView},
+    {"_nested_view_from_buffer", Formula::kView},
+    {"_has_compatible_shallow_copy_type", Formula::kView},
+    {"lift", Formula::kView},
+    {"_fw_primal", Formula::kView},
+    {"_make_dual", Formula::kView},
+    {"_unpack_dual", Formula::kView},
+    {"detach_copy", Formula::kView},
+    // Foreach ops are elementwise over their tensor lists.
+    {"_foreach_", Formula::kElementwise, 1, Match::kPrefix},
+};
 
-void AddAll(RuleTable* table, std::initializer_list<const char*> names,
-            RuleEntry entry) {
-  for (const char* name : names) table->emplace(name, entry);
-}
+// The rows by exact name, and the prefix rows in table order: built once.
+struct RuleIndex {
+  absl::flat_hash_map<absl::string_view, const OpRule*> exact;
+  std::vector<const OpRule*> prefixes;
+};
 
-const RuleTable& Rules() {
-  static const RuleTable* table = [] {
-    auto* t = new RuleTable;
-    AddAll(t, {"linear_backward", "mkldnn_linear_backward"},
-           {Rule::kLinearBackward});
-    AddAll(t,
-           {"conv1d", "conv2d", "conv3d", "cudnn_convolution",
-            "mkldnn_convolution", "miopen_convolution", "_slow_conv2d_forward",
-            "slow_conv3d_forward", "thnn_conv2d", "_nnpack_spatial_convolution",
-            "cudnn_convolution_relu", "cudnn_convolution_add_relu"},
-           {Rule::kConv});
-    AddAll(t, {"convolution", "_convolution", "convolution_overrideable"},
-           {Rule::kConvGeneric});
-    AddAll(t,
-           {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-            "cudnn_convolution_transpose", "miopen_convolution_transpose",
-            "slow_conv_transpose2d", "slow_conv_transpose3d"},
-           {Rule::kConvTranspose});
-    AddAll(t, {"convolution_backward"}, {Rule::kConvBackward});
-    AddAll(
-        t,
-        {"scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
-         "_scaled_dot_product_efficient_attention",
-         "_scaled_dot_product_cudnn_attention",
-         "_scaled_dot_product_attention_math",
-         "_scaled_dot_product_flash_attention_for_cpu"},
-        {Rule::kSdpa});
-    AddAll(t,
-           {"_scaled_dot_product_flash_attention_backward",
-            "_scaled_dot_product_efficient_attention_backward",
-            "_scaled_dot_product_cudnn_attention_backward",
-            "_scaled_dot_product_flash_attention_for_cpu_backward"},
-           {Rule::kSdpaBackward});
-    AddAll(t, {"_flash_attention_forward", "_efficient_attention_forward"},
-           {Rule::kFlashForward});
-    AddAll(t, {"_flash_attention_backward", "_efficient_attention_backward"},
-           {Rule::kFlashBackward});
-    AddAll(t,
-           {"add",
-            "sub",
-            "rsub",
-            "mul",
-            "div",
-            "neg",
-            "abs",
-            "exp",
-            "exp2",
-            "expm1",
-            "log",
-            "log2",
-            "log1p",
-            "sqrt",
-            "rsqrt",
-            "pow",
-            "reciprocal",
-            "sign",
-            "sin",
-            "cos",
-            "tan",
-            "erf",
-            "erfinv",
-            "floor",
-            "ceil",
-            "round",
-            "trunc",
-            "frac",
-            "relu",
-            "relu6",
-            "gelu",
-            "silu",
-            "mish",
-            "sigmoid",
-            "tanh",
-            "hardtanh",
-            "hardswish",
-            "hardsigmoid",
-            "leaky_relu",
-            "elu",
-            "selu",
-            "celu",
-            "softplus",
-            "threshold",
-            "clamp",
-            "clamp_min",
-            "clamp_max",
-            "where",
-            "masked_fill",
-            "lerp",
-            "addcdiv",
-            "addcmul",
-            "maximum",
-            "minimum",
-            "fmod",
-            "remainder",
-            "eq",
-            "ne",
-            "lt",
-            "le",
-            "gt",
-            "ge",
-            "logical_and",
-            "logical_or",
-            "logical_not",
-            "bitwise_and",
-            "bitwise_or",
-            "bitwise_not",
-            "isnan",
-            "isinf",
-            "nan_to_num",
-            "dropout",
-            "native_dropout",
-            "feature_dropout",
-            "alpha_dropout",
-            "triu",
-            "tril",
-            "threshold_backward",
-            "gelu_backward",
-            "silu_backward",
-            "sigmoid_backward",
-            "tanh_backward",
-            "hardtanh_backward",
-            "leaky_relu_backward",
-            "elu_backward",
-            "hardswish_backward",
-            "native_dropout_backward",
-            "zeros_like",
-            "ones_like",
-            "full_like",
-            "zeros",
-            "ones",
-            "full",
-            "arange",
-            "rand",
-            "randn",
-            "rand_like",
-            "randn_like",
-            "_amp_update_scale",
-            "_fused_adam",
-            "_fused_adamw",
-            "_fused_sgd"},
-           {Rule::kElementwise});
-    AddAll(t, {"copy", "copy_"}, {Rule::kCopy});
-    AddAll(t,
-           {"fill", "zero", "uniform", "normal", "bernoulli", "random",
-            "exponential", "geometric", "cauchy", "log_normal"},
-           {Rule::kFill});
-    AddAll(t,
-           {"sum",
-            "mean",
-            "amax",
-            "amin",
-            "max",
-            "min",
-            "argmax",
-            "argmin",
-            "prod",
-            "norm",
-            "linalg_vector_norm",
-            "any",
-            "all",
-            "cumsum",
-            "cumprod",
-            "logsumexp",
-            "nll_loss",
-            "nll_loss_nd",
-            "nll_loss_forward",
-            "nll_loss_backward",
-            "nll_loss2d_forward",
-            "topk",
-            "sort"},
-           {Rule::kReduction, 1});
-    AddAll(
-        t,
-        {"var", "std", "var_mean", "std_mean", "mse_loss", "mse_loss_backward"},
-        {Rule::kReduction, 3});
-    AddAll(t,
-           {"softmax",
-            "_softmax",
-            "log_softmax",
-            "_log_softmax",
-            "_softmax_backward_data",
-            "_log_softmax_backward_data",
-            "cross_entropy_loss",
-            "layer_norm",
-            "native_layer_norm",
-            "group_norm",
-            "native_group_norm",
-            "instance_norm",
-            "batch_norm",
-            "native_batch_norm",
-            "_native_batch_norm_legit",
-            "_batch_norm_impl_index",
-            "cudnn_batch_norm",
-            "miopen_batch_norm",
-            "rms_norm",
-            "_fused_rms_norm"},
-           {Rule::kReduction, 5});
-    AddAll(t,
-           {"native_layer_norm_backward", "native_group_norm_backward",
-            "native_batch_norm_backward", "cudnn_batch_norm_backward",
-            "miopen_batch_norm_backward", "_batch_norm_impl_index_backward",
-            "_fused_rms_norm_backward"},
-           {Rule::kReduction, 10});
-    AddAll(t,
-           {"max_pool1d", "max_pool2d", "max_pool3d", "max_pool2d_with_indices",
-            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-            "_adaptive_avg_pool2d", "adaptive_max_pool2d",
-            "max_pool2d_with_indices_backward", "avg_pool2d_backward",
-            "_adaptive_avg_pool2d_backward"},
-           {Rule::kPool});
-    AddAll(t,
-           {"cat",
-            "_cat",
-            "stack",
-            "clone",
-            "contiguous",
-            "_to_copy",
-            "to",
-            "repeat",
-            "constant_pad_nd",
-            "pad",
-            "flip",
-            "roll",
-            "scatter",
-            "scatter_add",
-            "index_put",
-            "_index_put_impl",
-            "index_add",
-            "masked_scatter",
-            "masked_select",
-            "nonzero",
-            "_local_scalar_dense",
-            "item",
-            "embedding_dense_backward",
-            "embedding_backward",
-            "flatten_dense_tensors",
-            "unflatten_dense_tensors",
-            "_foreach_copy",
-            "index_copy"},
-           {Rule::kMemory});
-    AddAll(t,
-           {"embedding", "index_select", "gather", "index", "_unsafe_index",
-            "take"},
-           {Rule::kGather});
-    AddAll(t,
-           {"view",
-            "_unsafe_view",
-            "reshape",
-            "_reshape_alias",
-            "as_strided",
-            "t",
-            "transpose",
-            "permute",
-            "expand",
-            "expand_as",
-            "squeeze",
-            "unsqueeze",
-            "slice",
-            "select",
-            "narrow",
-            "split",
-            "split_with_sizes",
-            "chunk",
-            "unbind",
-            "flatten",
-            "unflatten",
-            "detach",
-            "alias",
-            "view_as",
-            "numpy_T",
-            "movedim",
-            "moveaxis",
-            "lift_fresh",
-            "resolve_conj",
-            "resolve_neg",
-            "empty",
-            "empty_like",
-            "empty_strided",
-            "new_empty",
-            "new_empty_strided",
-            "resize",
-            "set",
-            "result_type",
-            "is_same_size",
-            "diagonal",
-            "unfold",
-            "broadcast_tensors",
-            "_reshape_copy",
-            "view_as_real",
-            "view_as_complex",
-            "real",
-            "imag",
-            "conj",
-            "_conj",
-            "_neg_view",
-            "swapaxes",
-            "swapdims",
-            "align_to",
-            "refine_names",
-            "_nested_view_from_buffer",
-            "_has_compatible_shallow_copy_type",
-            "lift",
-            "_fw_primal",
-            "_make_dual",
-            "_unpack_dual",
-            "detach_copy"},
-           {Rule::kView});
-    return t;
+const RuleIndex& Rules() {
+  static const RuleIndex* index = [] {
+    auto* built = new RuleIndex;
+    for (const OpRule& rule : kOpRules) {
+      if (rule.match == Match::kPrefix) {
+        built->prefixes.push_back(&rule);
+      } else {
+        built->exact.emplace(rule.name, &rule);
+      }
+    }
+    return built;
   }();
-  return *table;
+  return *index;
 }
 
-// Looks up a rule by bare name: "aten::add_" -> "add_" then "add";
-// "_foreach_mul_" and other foreach ops are elementwise over their tensor
-// lists.
-const RuleEntry* FindRule(absl::string_view op_name) {
+// Looks up a rule by bare name: "aten::add_" -> "add_" then "add", then the
+// prefix rows ("_foreach_mul_").
+const OpRule* FindRule(absl::string_view op_name) {
   absl::string_view name = op_name;
   absl::ConsumePrefix(&name, "aten::");
-  const RuleTable& rules = Rules();
-  auto it = rules.find(name);
-  if (it != rules.end()) return &it->second;
+  const RuleIndex& rules = Rules();
+  auto it = rules.exact.find(name);
+  if (it != rules.exact.end()) return it->second;
   absl::string_view base = name;
   if (absl::ConsumeSuffix(&base, "_")) {
-    it = rules.find(base);
-    if (it != rules.end()) return &it->second;
+    it = rules.exact.find(base);
+    if (it != rules.exact.end()) return it->second;
   }
-  if (absl::StartsWith(name, "_foreach_")) {
-    static const RuleEntry kForeach{Rule::kElementwise};
-    return &kForeach;
+  for (const OpRule* rule : rules.prefixes) {
+    if (absl::StartsWith(name, rule->name)) return rule;
   }
   return nullptr;
 }
+
+// What a formula derives; the op's kind comes from the formula's family.
+struct FlopsAndBytes {
+  int64_t flops = 0;
+  int64_t bytes = 0;
+};
 
 // ---- Shape helpers
 // -----------------------------------------------------------------------
@@ -415,6 +470,17 @@ int64_t FirstInputElements(const IoParseResult& inputs) {
   return inputs.entries.empty() ? 0 : inputs.entries[0].NumElements();
 }
 
+// Output elements, or those of input 0 for an op without outputs recorded.
+int64_t OutputOrInputElements(const IoParseResult& in,
+                              const IoParseResult& out) {
+  int64_t elems = MaxOutputElements(out);
+  return elems != 0 ? elems : FirstInputElements(in);
+}
+
+int64_t IoBytes(const IoParseResult& in, const IoParseResult& out) {
+  return in.TotalBytes() + out.TotalBytes();
+}
+
 // ---- GEMM family
 // -------------------------------------------------------------------------
 
@@ -435,6 +501,15 @@ std::optional<GemmShape> LinearBackwardShape(const IoParseResult& in) {
 int64_t GemmFlops(const GemmShape& s) {
   return CountProduct(
       2, CountProduct(CountProduct(s.batch, s.m), CountProduct(s.n, s.k)));
+}
+
+std::optional<FlopsAndBytes> LinearBackwardCost(const OpRule& /*rule*/,
+                                                const IoParseResult& in,
+                                                const IoParseResult& out) {
+  std::optional<GemmShape> s = LinearBackwardShape(in);
+  if (!s) return std::nullopt;
+  return FlopsAndBytes{CountProduct(GemmFlops(*s), 2) /*dX and dW*/,
+                       IoBytes(in, out)};
 }
 
 // ---- Convolution
@@ -461,27 +536,29 @@ bool LooksTransposed(const IoEntry& x, const IoEntry& w, const IoEntry* y) {
   return w.dims[0] != y->dims[1] && w.dims[0] == x.dims[1];
 }
 
-std::optional<OpCost> ConvCost(Rule rule, const IoParseResult& in,
-                               const IoParseResult& out) {
+std::optional<FlopsAndBytes> ConvCost(const OpRule& rule,
+                                      const IoParseResult& in,
+                                      const IoParseResult& out) {
   const IoEntry* x = TensorAt(in, 0);
   const IoEntry* w = TensorAt(in, 1);
   const IoEntry* y = TensorAt(out, 0);
   if (x == nullptr || w == nullptr) return std::nullopt;
-  bool transposed = rule == Rule::kConvTranspose;
-  if (rule == Rule::kConvGeneric) {
+  bool transposed = rule.formula == Formula::kConvTranspose;
+  if (rule.formula == Formula::kConvGeneric) {
     std::optional<double> flag = ScalarAt(in, 6);  // the `transposed` argument
     transposed = flag ? *flag != 0 : LooksTransposed(*x, *w, y);
   }
   int64_t flops = ConvFlops(*x, *w, y, transposed);
   if (flops < 0) return std::nullopt;
-  return OpCost{OpKind::kConv, flops, in.TotalBytes() + out.TotalBytes(), true};
+  return FlopsAndBytes{flops, IoBytes(in, out)};
 }
 
 // convolution_backward computes grad_input and grad_weight (each as costly as
 // the forward) as selected by output_mask (input 10) or, without values, by
 // which outputs are defined.
-std::optional<OpCost> ConvBackwardCost(const IoParseResult& in,
-                                       const IoParseResult& out) {
+std::optional<FlopsAndBytes> ConvBackwardCost(const OpRule& /*rule*/,
+                                              const IoParseResult& in,
+                                              const IoParseResult& out) {
   const IoEntry* grad_out = TensorAt(in, 0);
   const IoEntry* x = TensorAt(in, 1);
   const IoEntry* w = TensorAt(in, 2);
@@ -499,8 +576,7 @@ std::optional<OpCost> ConvBackwardCost(const IoParseResult& in,
     for (size_t i = 0; i < 2; ++i) parts += TensorAt(out, i) != nullptr;
     if (out.entries.empty()) parts = 2;
   }
-  return OpCost{OpKind::kConv, CountProduct(forward, parts),
-                in.TotalBytes() + out.TotalBytes(), true};
+  return FlopsAndBytes{CountProduct(forward, parts), IoBytes(in, out)};
 }
 
 // ---- Attention
@@ -533,20 +609,22 @@ std::optional<int64_t> AttentionFlops(const IoParseResult& in, size_t first,
          CountProduct(2, CountProduct(scores, ev));
 }
 
-std::optional<OpCost> AttentionCost(Rule rule, const IoParseResult& in,
-                                    const IoParseResult& out) {
-  bool backward = rule == Rule::kSdpaBackward || rule == Rule::kFlashBackward;
-  bool blhe = rule == Rule::kFlashForward || rule == Rule::kFlashBackward;
+std::optional<FlopsAndBytes> AttentionCost(const OpRule& rule,
+                                           const IoParseResult& in,
+                                           const IoParseResult& out) {
+  bool backward = rule.formula == Formula::kSdpaBackward ||
+                  rule.formula == Formula::kFlashBackward;
+  bool blhe = rule.formula == Formula::kFlashForward ||
+              rule.formula == Formula::kFlashBackward;
   std::optional<int64_t> flops = AttentionFlops(in, backward ? 1 : 0, blhe);
   if (!flops) return std::nullopt;
   // Backward: 5 GEMMs of the forward's size (dV, dP, dQ, dK, and the recomputed
   // scores) against the forward's 2: 2.5x.
   int64_t total = backward ? CountProduct(*flops, 5) / 2 : *flops;
-  return OpCost{OpKind::kAttention, total, in.TotalBytes() + out.TotalBytes(),
-                true};
+  return FlopsAndBytes{total, IoBytes(in, out)};
 }
 
-// ---- Everything else
+// ---- Everything else: never fails once the op is known
 // ---------------------------------------------------------------------
 
 int64_t PoolFlops(const IoParseResult& in, const IoParseResult& out) {
@@ -570,39 +648,105 @@ int64_t GatherBytes(const IoParseResult& in, const IoParseResult& out) {
   return bytes;
 }
 
-OpCost SimpleCost(const RuleEntry& entry, const IoParseResult& in,
-                  const IoParseResult& out) {
-  int64_t io_bytes = in.TotalBytes() + out.TotalBytes();
-  int64_t elems = MaxOutputElements(out);
-  if (elems == 0) elems = FirstInputElements(in);
-  switch (entry.rule) {
-    case Rule::kElementwise:
-      return {OpKind::kElementwise, elems, io_bytes, true};
-    case Rule::kCopy: {
-      int64_t src = in.entries.size() > 1 ? in.entries[1].Bytes() : 0;
-      int64_t dst = in.entries.empty() ? 0 : in.entries[0].Bytes();
-      return {OpKind::kElementwise, elems, src + dst, true};
-    }
-    case Rule::kFill: {
-      int64_t dst =
-          in.entries.empty() ? out.TotalBytes() : in.entries[0].Bytes();
-      return {OpKind::kElementwise, elems, dst, true};
-    }
-    case Rule::kReduction:
-      return {OpKind::kReduction,
-              CountProduct(entry.flops_per_element, FirstInputElements(in)),
-              io_bytes, true};
-    case Rule::kPool:
-      return {OpKind::kReduction, PoolFlops(in, out), io_bytes, true};
-    case Rule::kMemory:
-      return {OpKind::kMemory, 0, io_bytes, true};
-    case Rule::kGather:
-      return {OpKind::kMemory, 0, GatherBytes(in, out), true};
-    case Rule::kView:
-      return {OpKind::kView, 0, 0, true};
-    default:
-      return {OpKind::kOther, 0, io_bytes, false};
+std::optional<FlopsAndBytes> ElementwiseCost(const OpRule& /*rule*/,
+                                             const IoParseResult& in,
+                                             const IoParseResult& out) {
+  return FlopsAndBytes{OutputOrInputElements(in, out), IoBytes(in, out)};
+}
+
+std::optional<FlopsAndBytes> CopyCost(const OpRule& /*rule*/,
+                                      const IoParseResult& in,
+                                      const IoParseResult& out) {
+  int64_t src = in.entries.size() > 1 ? in.entries[1].Bytes() : 0;
+  int64_t dst = in.entries.empty() ? 0 : in.entries[0].Bytes();
+  return FlopsAndBytes{OutputOrInputElements(in, out), src + dst};
+}
+
+std::optional<FlopsAndBytes> FillCost(const OpRule& /*rule*/,
+                                      const IoParseResult& in,
+                                      const IoParseResult& out) {
+  int64_t dst = in.entries.empty() ? out.TotalBytes() : in.entries[0].Bytes();
+  return FlopsAndBytes{OutputOrInputElements(in, out), dst};
+}
+
+std::optional<FlopsAndBytes> ReductionCost(const OpRule& rule,
+                                           const IoParseResult& in,
+                                           const IoParseResult& out) {
+  return FlopsAndBytes{
+      CountProduct(rule.flops_per_element, FirstInputElements(in)),
+      IoBytes(in, out)};
+}
+
+std::optional<FlopsAndBytes> PoolCost(const OpRule& /*rule*/,
+                                      const IoParseResult& in,
+                                      const IoParseResult& out) {
+  return FlopsAndBytes{PoolFlops(in, out), IoBytes(in, out)};
+}
+
+std::optional<FlopsAndBytes> MemoryCost(const OpRule& /*rule*/,
+                                        const IoParseResult& in,
+                                        const IoParseResult& out) {
+  return FlopsAndBytes{0, IoBytes(in, out)};
+}
+
+std::optional<FlopsAndBytes> GatherCost(const OpRule& /*rule*/,
+                                        const IoParseResult& in,
+                                        const IoParseResult& out) {
+  return FlopsAndBytes{0, GatherBytes(in, out)};
+}
+
+std::optional<FlopsAndBytes> ViewCost(const OpRule& /*rule*/,
+                                      const IoParseResult& /*in*/,
+                                      const IoParseResult& /*out*/) {
+  return FlopsAndBytes{0, 0};
+}
+
+// ---- Formula families
+// ---------------------------------------------------------------------
+
+// How one formula derives FLOPs and bytes; nullopt: the shapes do not fit it.
+using CostFormula = std::optional<FlopsAndBytes> (*)(const OpRule& rule,
+                                                     const IoParseResult& in,
+                                                     const IoParseResult& out);
+
+// Each formula's op kind and cost function, in Formula order.
+struct FormulaFamily {
+  Formula formula;
+  OpKind kind;
+  CostFormula cost;
+};
+
+constexpr FormulaFamily kFamilies[] = {
+    {Formula::kLinearBackward, OpKind::kGemm, LinearBackwardCost},
+    {Formula::kConv, OpKind::kConv, ConvCost},
+    {Formula::kConvGeneric, OpKind::kConv, ConvCost},
+    {Formula::kConvTranspose, OpKind::kConv, ConvCost},
+    {Formula::kConvBackward, OpKind::kConv, ConvBackwardCost},
+    {Formula::kSdpa, OpKind::kAttention, AttentionCost},
+    {Formula::kSdpaBackward, OpKind::kAttention, AttentionCost},
+    {Formula::kFlashForward, OpKind::kAttention, AttentionCost},
+    {Formula::kFlashBackward, OpKind::kAttention, AttentionCost},
+    {Formula::kElementwise, OpKind::kElementwise, ElementwiseCost},
+    {Formula::kCopy, OpKind::kElementwise, CopyCost},
+    {Formula::kFill, OpKind::kElementwise, FillCost},
+    {Formula::kReduction, OpKind::kReduction, ReductionCost},
+    {Formula::kPool, OpKind::kReduction, PoolCost},
+    {Formula::kMemory, OpKind::kMemory, MemoryCost},
+    {Formula::kGather, OpKind::kMemory, GatherCost},
+    {Formula::kView, OpKind::kView, ViewCost},
+};
+
+// FamilyOf indexes kFamilies by Formula: every formula has its row, in order.
+constexpr bool FamiliesInFormulaOrder() {
+  for (size_t i = 0; i < std::size(kFamilies); ++i) {
+    if (static_cast<size_t>(kFamilies[i].formula) != i) return false;
   }
+  return std::size(kFamilies) == static_cast<size_t>(Formula::kView) + 1;
+}
+static_assert(FamiliesInFormulaOrder(), "kFamilies must follow Formula");
+
+const FormulaFamily& FamilyOf(const OpRule& rule) {
+  return kFamilies[static_cast<size_t>(rule.formula)];
 }
 
 }  // namespace
@@ -633,37 +777,19 @@ absl::string_view OpKindName(OpKind kind) {
 
 OpCost EstimateOpCost(absl::string_view op_name, const IoParseResult& inputs,
                       const IoParseResult& outputs) {
-  const OpCost fallback{OpKind::kOther, 0,
-                        inputs.TotalBytes() + outputs.TotalBytes(), false};
+  const OpCost fallback{OpKind::kOther, 0, IoBytes(inputs, outputs), false};
   if (const GemmForm form = GemmFormOfName(op_name); form != GemmForm::kNone) {
     std::optional<GemmShape> s = GemmShapeOf(form, inputs, nullptr);
     if (!s) return fallback;
     return {s->batch > 1 ? OpKind::kBatchedGemm : OpKind::kGemm, GemmFlops(*s),
             fallback.tensor_size_bytes, true};
   }
-  const RuleEntry* entry = FindRule(op_name);
-  if (entry == nullptr) return fallback;
-  switch (entry->rule) {
-    case Rule::kLinearBackward: {
-      std::optional<GemmShape> s = LinearBackwardShape(inputs);
-      if (!s) return fallback;
-      return {OpKind::kGemm, CountProduct(GemmFlops(*s), 2), /*dX and dW*/
-              fallback.tensor_size_bytes, true};
-    }
-    case Rule::kConv:
-    case Rule::kConvGeneric:
-    case Rule::kConvTranspose:
-      return ConvCost(entry->rule, inputs, outputs).value_or(fallback);
-    case Rule::kConvBackward:
-      return ConvBackwardCost(inputs, outputs).value_or(fallback);
-    case Rule::kSdpa:
-    case Rule::kSdpaBackward:
-    case Rule::kFlashForward:
-    case Rule::kFlashBackward:
-      return AttentionCost(entry->rule, inputs, outputs).value_or(fallback);
-    default:
-      return SimpleCost(*entry, inputs, outputs);
-  }
+  const OpRule* rule = FindRule(op_name);
+  if (rule == nullptr) return fallback;
+  const FormulaFamily& family = FamilyOf(*rule);
+  std::optional<FlopsAndBytes> cost = family.cost(*rule, inputs, outputs);
+  if (!cost) return fallback;
+  return {family.kind, cost->flops, cost->bytes, true};
 }
 
 OpKind OpKindFromName(absl::string_view op_name) {
@@ -676,35 +802,8 @@ OpKind OpKindFromName(absl::string_view op_name) {
     default:
       return OpKind::kGemm;
   }
-  const RuleEntry* entry = FindRule(op_name);
-  if (entry == nullptr) return OpKind::kOther;
-  switch (entry->rule) {
-    case Rule::kLinearBackward:
-      return OpKind::kGemm;
-    case Rule::kConv:
-    case Rule::kConvGeneric:
-    case Rule::kConvTranspose:
-    case Rule::kConvBackward:
-      return OpKind::kConv;
-    case Rule::kSdpa:
-    case Rule::kSdpaBackward:
-    case Rule::kFlashForward:
-    case Rule::kFlashBackward:
-      return OpKind::kAttention;
-    case Rule::kElementwise:
-    case Rule::kCopy:
-    case Rule::kFill:
-      return OpKind::kElementwise;
-    case Rule::kReduction:
-    case Rule::kPool:
-      return OpKind::kReduction;
-    case Rule::kMemory:
-    case Rule::kGather:
-      return OpKind::kMemory;
-    case Rule::kView:
-      return OpKind::kView;
-  }
-  return OpKind::kOther;
+  const OpRule* rule = FindRule(op_name);
+  return rule == nullptr ? OpKind::kOther : FamilyOf(*rule).kind;
 }
 
 }  // namespace et
