@@ -17,6 +17,7 @@
 #include "converter/et_node_parser.h"
 #include "converter/keep_plan.h"
 #include "converter/kineto_merge.h"
+#include "converter/kineto_only_import.h"
 #include "converter/linked_order.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
@@ -140,9 +141,17 @@ ChakraProtoMsg::GlobalMetadata MakeMetadata(
 absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
                                           const std::string& output_path,
                                           const ConvertOptions& options) {
+  // A Kineto trace given alone: a graph from its host ops (recognized by
+  // content, so that `et-convert trace.json out.et` and --ranks just work).
+  if (options.kineto_path.empty()) {
+    ASSIGN_OR_RETURN(bool kineto_only, IsKinetoTrace(input_path));
+    if (kineto_only) return ConvertKinetoOnly(input_path, output_path, options);
+  }
+  const std::string& source_path =
+      options.source_path.empty() ? input_path : options.source_path;
   const auto start = std::chrono::steady_clock::now();
   ConvertReport summary;
-  summary.input_path = input_path;
+  summary.input_path = source_path;
   summary.output_path = output_path;
   summary.rank = options.rank;
   ProgressLine progress(options.show_progress, input_path);
@@ -263,7 +272,7 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   progress.Stage("writing");
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
   ChakraProtoMsg::GlobalMetadata metadata =
-      MakeMetadata(parsed.fields, input_path, groups, options);
+      MakeMetadata(parsed.fields, source_path, groups, options);
   if (!kineto.step_times_us.empty()) {
     auto* attrs = metadata.mutable_attr();
     SetStringList(attrs, attr::kStepNames, kineto.step_names);
