@@ -115,7 +115,7 @@ absl::Status CheckGpuIds(const KinetoTrace& trace, const std::string& source) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: GPU event #%d '%s' (ts %.3f us) has no 'correlation' id: "
           "nothing ties it to the call that launched it",
-          source, index, trace.name(e.name), e.ts_ns / 1000.0));
+          source, index, trace.name(e.name).substr(0, 60), e.ts_ns / 1000.0));
     }
     ++index;
   }
