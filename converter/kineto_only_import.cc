@@ -136,7 +136,12 @@ absl::StatusOr<bool> IsKinetoTrace(const std::string& path) {
   head.resize(filled);
   const size_t start = head.find_first_not_of(" \t\r\n");
   if (start == std::string::npos) return false;
-  if (head[start] == '[') return true;  // the legacy profiler's event array
+  if (head[start] == '[') {
+    // The legacy profiler's array of event objects (anything else is left to
+    // the ET reader's error).
+    const size_t first = head.find_first_not_of(" \t\r\n", start + 1);
+    return first != std::string::npos && head[first] == '{';
+  }
   const size_t events = head.find("\"traceEvents\"");
   const size_t nodes = head.find("\"nodes\"");
   if (events != std::string::npos && events < nodes) return true;
@@ -181,8 +186,10 @@ absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
     const std::string inputs = absl::StrCat(
         "{\"values\": [", Quoted(groups.dump()),
         "], \"shapes\": [[]], \"types\": [\"String\"], \"strides\": [[]]}");
-    AppendNode(2 + threads.size(), "## process_group:init ##", 1, inputs, "",
-               &out);
+    // On the first thread, as PyTorch records it (an ET op without a thread
+    // would count as a thread with nothing matched).
+    AppendNode(2 + threads.size(), "## process_group:init ##", 2, inputs,
+               threads.empty() ? "" : IntAttr("tid", threads[0].tid), &out);
     stats->process_groups = static_cast<int64_t>(groups.size());
   }
   for (const auto& [ts, t, p] : order) {
