@@ -25,6 +25,9 @@ struct ConvertOptions {
   double measured_step_ms = 0;
   bool show_progress =
       false;  // progress on stderr (the CLI sets it for a terminal)
+  // The file named in the summary and the graph's metadata when input_path is
+  // an intermediate (the Kineto-only import's synthesized ET); "" = input_path.
+  std::string source_path;
 };
 
 }  // namespace et::convert

@@ -17,6 +17,7 @@
 #include "converter/et_node_parser.h"
 #include "converter/keep_plan.h"
 #include "converter/kineto_merge.h"
+#include "converter/kineto_only_import.h"
 #include "converter/linked_order.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
@@ -144,13 +145,19 @@ struct TraceStructure {
   std::vector<NodeDeps> deps;
 };
 
+// The file the user named: a Kineto-only import converts a temporary ET.
+const std::string& SourcePath(const std::string& input_path,
+                              const ConvertOptions& options) {
+  return options.source_path.empty() ? input_path : options.source_path;
+}
+
 // The report's fields known before any reading, so that every error path
 // still names its files.
 ConvertReport StartReport(const std::string& input_path,
                           const std::string& output_path,
                           const ConvertOptions& options, int64_t input_bytes) {
   ConvertReport summary;
-  summary.input_path = input_path;
+  summary.input_path = SourcePath(input_path, options);
   summary.output_path = output_path;
   summary.rank = options.rank;
   summary.input_bytes = input_bytes;
@@ -310,8 +317,8 @@ absl::Status WriteEt(const std::string& input_path,
                      const TraceStructure& structure, TraceTextSource* text,
                      ConvertReport* summary) {
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
-  ChakraProtoMsg::GlobalMetadata metadata =
-      MakeMetadata(fields, input_path, structure.groups, options);
+  ChakraProtoMsg::GlobalMetadata metadata = MakeMetadata(
+      fields, SourcePath(input_path, options), structure.groups, options);
   AddMeasuredMetadata(kineto, options, &metadata);
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
   NodeEmitter emitter(structure.table, structure.comms, structure.plan,
@@ -345,6 +352,12 @@ void WarnPeerlessP2p(ConvertReport* summary) {
 absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
                                           const std::string& output_path,
                                           const ConvertOptions& options) {
+  // A Kineto trace given alone: a graph from its host ops (recognized by
+  // content, so that `et-convert trace.json out.et` and --ranks just work).
+  if (options.kineto_path.empty()) {
+    ASSIGN_OR_RETURN(bool kineto_only, IsKinetoTrace(input_path));
+    if (kineto_only) return ConvertKinetoOnly(input_path, output_path, options);
+  }
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress(options.show_progress, input_path);
   ConvertReport summary =

@@ -1,5 +1,6 @@
 // The converter's public entry points: PyTorch execution trace (ET JSON, plain
-// or gzip, optionally linked with a Kineto trace) -> Chakra .et.
+// or gzip, optionally linked with a Kineto trace; or a Kineto trace alone,
+// kineto_only_import.h) -> Chakra .et.
 // et_convert_main.cc is a thin CLI over these; tests of other components use
 // ConvertFile() to make .et inputs.
 #ifndef CONVERTER_CONVERTER_H_

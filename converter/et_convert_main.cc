@@ -235,6 +235,7 @@ int main(int argc, char** argv) {
       "  et-convert in.json[.gz] out.et [--kineto trace.json] [--keep all]\n"
       "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto "
       "'kineto_%d.json']\n"
+      "  et-convert trace.pt.trace.json[.gz] out.et   (a Kineto trace alone)\n"
       "  et-convert traces_dir/ out_dir/\n"
       "  et-convert --to-json in.et out.json\n"
       "  et-convert --astra-text workload.txt 'out.%d.et' --ranks 8");

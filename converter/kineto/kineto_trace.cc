@@ -145,6 +145,8 @@ struct RawEvent {
   bool has_ts = false;
   KinetoEvent event;
   std::optional<std::array<int64_t, 3>> grid, block;
+  bool has_comm = false;  // a "Collective name" arg was seen
+  CommArgs comm;
 };
 
 class KinetoJsonParser {
@@ -158,6 +160,8 @@ class KinetoJsonParser {
   absl::Status ParseEvents(od::array& events);
   absl::Status ParseEvent(od::object& object, RawEvent* raw);
   absl::Status ParseArgs(od::object& args, KinetoEvent* event, RawEvent* raw);
+  static void ParseCommArg(std::string_view key, od::value& value,
+                           RawEvent* raw);
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
   absl::Status ReadUnprofiledStep(od::value& value);
   void ReadDeviceName(od::value& value);
@@ -228,6 +232,32 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
   return absl::OkStatus();
 }
 
+// The args of a record_param_comms event; anything unexpected is left absent.
+void KinetoJsonParser::ParseCommArg(std::string_view key, od::value& value,
+                                    RawEvent* raw) {
+  CommArgs& comm = raw->comm;
+  auto read_string = [&](std::string* out) {
+    std::string_view s;
+    if (!value.get_string().get(s)) *out = std::string(s);
+  };
+  if (key == "Collective name") {
+    read_string(&comm.collective_name);
+    raw->has_comm = true;
+  } else if (key == "dtype") {
+    read_string(&comm.dtype);
+  } else if (key == "Process Group Description") {
+    read_string(&comm.pg_desc);
+  } else if (key == "Process Group Ranks") {
+    read_string(&comm.group_ranks);
+  } else if (key == "In msg nelems") {
+    comm.in_msg_nelems = ReadInt(value).value_or(-1);
+  } else if (key == "Out msg nelems") {
+    comm.out_msg_nelems = ReadInt(value).value_or(-1);
+  } else if (key == "Group size") {
+    comm.group_size = ReadInt(value).value_or(-1);
+  }
+}
+
 absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
                                          RawEvent* raw) {
   for (auto field : args) {
@@ -262,6 +292,8 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
       std::string_view s;
       if (!value.get_string().get(s))
         event->pg_name = trace_->Intern(ToAbsl(s));
+    } else {
+      ParseCommArg(key, value, raw);
     }
   }
   return absl::OkStatus();
@@ -330,6 +362,7 @@ void KinetoJsonParser::Emit(RawEvent& raw) {
     dims.block = raw.block.value_or(std::array<int64_t, 3>{1, 1, 1});
     event.dims = trace_->AddDims(dims);
   }
+  if (raw.has_comm) event.comm = trace_->AddCommArgs(std::move(raw.comm));
   trace_->AddEvent(event);
 }
 
@@ -405,8 +438,13 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
             info_field.value().get(info_value)) {
           break;
         }
-        if (info_key == "rank")
+        if (info_key == "rank") {
           trace_->set_rank(ReadInt(info_value).value_or(-1));
+        } else if (info_key == "pg_config") {
+          std::string_view text;
+          if (!simdjson::to_json_string(info_value).get(text))
+            trace_->set_pg_config_json(std::string(text));
+        }
       }
     }
   }
@@ -451,6 +489,11 @@ RuntimeCall ClassifyRuntimeCall(absl::string_view name) {
   if (absl::StartsWith(base, "EventSynchronize"))
     return RuntimeCall::kEventSynchronize;
   return RuntimeCall::kNone;
+}
+
+int32_t KinetoTrace::AddCommArgs(CommArgs args) {
+  comm_args_.push_back(std::move(args));
+  return static_cast<int32_t>(comm_args_.size() - 1);
 }
 
 std::optional<uint32_t> KinetoTrace::FindName(absl::string_view text) const {

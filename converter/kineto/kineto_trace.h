@@ -47,7 +47,19 @@ enum class RuntimeCall : uint8_t {
 };
 RuntimeCall ClassifyRuntimeCall(absl::string_view name);
 
-// One complete event. 112 bytes: a 1M-event trace costs ~110 MB, far below its
+// The collective a `record_param_comms` event describes, from its args (only
+// what a graph without an ET needs; empty / -1 when absent).
+struct CommArgs {
+  std::string collective_name;  // "allreduce", "send", ...
+  std::string dtype;            // "BFloat16", "Float", ...
+  std::string pg_desc;          // "Process Group Description"
+  std::string group_ranks;      // "Process Group Ranks", e.g. "[0, 1, 2, 3]"
+  int64_t in_msg_nelems = -1;
+  int64_t out_msg_nelems = -1;
+  int64_t group_size = -1;
+};
+
+// One complete event. 120 bytes: a 1M-event trace costs ~120 MB, far below its
 // JSON.
 struct KinetoEvent {
   int64_t ts_ns = 0;
@@ -67,6 +79,7 @@ struct KinetoEvent {
   uint32_t name = 0;     // id in the trace's string pool
   uint32_t pg_name = 0;  // 0 = ""
   int32_t dims = -1;     // index into KinetoTrace::dims(); -1 none
+  int32_t comm = -1;     // index into KinetoTrace::comm_args(); -1 none
   EventKind kind = EventKind::kOther;
   RuntimeCall call = RuntimeCall::kNone;
 };
@@ -87,6 +100,9 @@ class KinetoTrace {
 
   const std::vector<KinetoEvent>& events() const { return events_; }
   const std::vector<LaunchDims>& dims() const { return dims_; }
+  const std::vector<CommArgs>& comm_args() const { return comm_args_; }
+  // distributedInfo.pg_config as JSON text (the process groups), "" absent.
+  const std::string& pg_config_json() const { return pg_config_json_; }
   absl::string_view name(uint32_t id) const { return names_.Get(id); }
   size_t name_count() const { return names_.size(); }
   // The id of `text` when some event uses it as a name.
@@ -107,6 +123,10 @@ class KinetoTrace {
   uint32_t Intern(absl::string_view text);
   void AddEvent(const KinetoEvent& event) { events_.push_back(event); }
   int32_t AddDims(const LaunchDims& dims);
+  int32_t AddCommArgs(CommArgs args);
+  void set_pg_config_json(std::string json) {
+    pg_config_json_ = std::move(json);
+  }
   void set_rank(int64_t rank) { rank_ = rank; }
   void set_unprofiled_step_ms(double ms) { unprofiled_step_ms_ = ms; }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
@@ -116,6 +136,8 @@ class KinetoTrace {
  private:
   std::vector<KinetoEvent> events_;
   std::vector<LaunchDims> dims_;
+  std::vector<CommArgs> comm_args_;
+  std::string pg_config_json_;
   // Names by id, and the reverse map; a trace has a few thousand distinct
   // names.
   StringPool names_;

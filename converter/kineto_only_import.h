@@ -1,0 +1,50 @@
+// A graph from a Kineto (torch.profiler) trace alone, without an execution
+// trace. The trace's CPU ops (cpu_op and user_annotation events, nested by
+// time on each thread) stand in for the ET's host ops: they are written as an
+// ET of the nested 1.1.x schema, with the record_param_comms args as the
+// collective attributes and distributedInfo's process groups as the
+// `## process_group:init ##` table, and that ET is converted with the Kineto
+// trace linked as usual (converter.cc). Every CPU op has its Kineto twin, so
+// GPU ops, sync edges and steps come from the existing linker unchanged. What
+// only an ET knows (tensor ids, hence data dependencies) is absent; host ops
+// keep their order on each thread. docs/et-convert.md says what such a graph
+// has and lacks.
+#ifndef CONVERTER_KINETO_ONLY_IMPORT_H_
+#define CONVERTER_KINETO_ONLY_IMPORT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "converter/convert_options.h"
+#include "converter/convert_report.h"
+#include "converter/kineto/kineto_trace.h"
+
+namespace et::convert {
+
+// True when the start of `path` (plain or gzip) is a Kineto/Chrome trace (a
+// `traceEvents` object or a bare event array) rather than an ET.
+absl::StatusOr<bool> IsKinetoTrace(const std::string& path);
+
+// What the synthesized ET held.
+struct KinetoOnlyStats {
+  int64_t cpu_ops = 0;   // host ops written (cpu_op + user_annotation)
+  int64_t threads = 0;   // CPU threads they ran on
+  int64_t comm_ops = 0;  // record_param_comms events with collective args
+  int64_t process_groups = 0;
+};
+
+// The ET JSON text standing for `trace`'s host side. Fails (one line naming
+// `source`, the event and the problem) on a kernel, memcpy or memset without a
+// correlation id, which nothing could tie to its launch.
+absl::StatusOr<std::string> SynthesizeEtJson(const kineto::KinetoTrace& trace,
+                                             const std::string& source,
+                                             KinetoOnlyStats* stats);
+
+// Converts a Kineto trace alone to `output_path`.
+absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
+                                                const std::string& output_path,
+                                                const ConvertOptions& options);
+
+}  // namespace et::convert
+
+#endif  // CONVERTER_KINETO_ONLY_IMPORT_H_
