@@ -48,15 +48,19 @@ ABSL_FLAG(double, compute_scale, 1.0,
           "compute runs this many times faster (what-if)");
 ABSL_FLAG(std::vector<std::string>, slow_rank, {},
           "R:F[,R:F...]: rank R computes F times slower (stragglers)");
-ABSL_FLAG(std::string, comm, "model",
-          "communication model: model, recorded, astra, astra-aware");
+ABSL_FLAG(std::string, comm, "nccl",
+          "communication model: nccl (NCCL's algorithms and protocols on the "
+          "platform), alpha-beta (closed-form formulas on the topology; "
+          "'model' is an alias), recorded, astra, astra-aware");
 ABSL_FLAG(std::string, algorithm, "auto",
           "auto, ring, tree, direct, hierarchical");
 ABSL_FLAG(bool, nccl_efficiency, false,
           "scale bandwidth by NCCL's size-dependent efficiency");
-ABSL_FLAG(std::string, topology, "HGX-H100",
-          "DGX-A100, HGX-H100, DGX-V100, or a YAML/JSON file (ours or "
-          "ASTRA-sim's network)");
+ABSL_FLAG(std::string, topology, "",
+          "platform preset (DGX-A100, AWS-P4D, HGX-H100, HGX-H200, HGX-H800, "
+          "DGX-V100, L40S-PCIE), a platform file, or a topology YAML/JSON "
+          "(ours or ASTRA-sim's network); default: the preset of the trace's "
+          "GPU (astra modes: HGX-H100)");
 ABSL_FLAG(std::string, astra_system, "",
           "ASTRA-sim system JSON (with --comm astra|astra-aware)");
 ABSL_FLAG(std::string, groups, "",
@@ -140,7 +144,9 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
                                {{"unprofiled", et::HostTimeMode::kUnprofiled},
                                 {"recorded", et::HostTimeMode::kRecorded}});
   o.comm_model = Choose<CommModel>("comm", absl::GetFlag(FLAGS_comm),
-                                   {{"model", CommModel::kModel},
+                                   {{"nccl", CommModel::kNccl},
+                                    {"alpha-beta", CommModel::kAlphaBeta},
+                                    {"model", CommModel::kAlphaBeta},
                                     {"recorded", CommModel::kRecorded},
                                     {"astra", CommModel::kAstra},
                                     {"astra-aware", CommModel::kAstraAware}});
@@ -221,13 +227,14 @@ std::vector<std::string> CheckInputs(const Flags& flags,
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags = ParseFlags(et::ParseToolCommandLine(
+  const std::vector<std::string> positional = et::ParseToolCommandLine(
       argc, argv,
       "predicts step time and communication cost of Chakra traces\n"
       "  et-sim out.et --world 8\n"
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
       "[--timeline t.json]\n"
-      "  et-sim traces_dir/"));
+      "  et-sim traces_dir/");
+  Flags flags = ParseFlags(positional);
   flags.options.keep_timeline = !flags.timeline.empty();
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));

@@ -10,6 +10,7 @@
 #include "base/rank_files.h"
 #include "base/status_macros.h"
 #include "simulator/compute_cost_model.h"
+#include "simulator/network.h"
 
 namespace et::sim {
 
@@ -109,9 +110,16 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   Simulation* sim = this;
   RETURN_IF_ERROR(sim->BuildClasses(options));
   CommEnvironment comm;
-  ASSIGN_OR_RETURN(Topology topology, LoadTopology(options.topology));
-  ASSIGN_OR_RETURN(comm.topology,
-                   FitTopology(std::move(topology), sim->world_size_));
+  // The ASTRA-sim modes keep their HGX-H100 default; the others follow the
+  // recorded GPU.
+  const bool astra = options.comm_model == CommModel::kAstra ||
+                     options.comm_model == CommModel::kAstraAware;
+  ASSIGN_OR_RETURN(
+      Network network,
+      ResolveNetwork(options.topology, sim->models_[0]->info().device_name,
+                     !astra, sim->world_size_));
+  comm.topology = std::move(network.topology);
+  comm.platform = network.platform;
   if (options.comm_model == CommModel::kAstra ||
       options.comm_model == CommModel::kAstraAware) {
     if (options.astra_system.empty()) {
@@ -123,6 +131,8 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   ASSIGN_OR_RETURN(sim->result_, RunSimulation(sim->classes_, sim->world_size_,
                                                options, comm));
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
+  sim->report_.topology = network.name;
+  sim->report_.topology_reason = network.reason;
   return absl::OkStatus();
 }
 
