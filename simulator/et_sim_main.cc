@@ -17,6 +17,9 @@
 #include "cli/cli_args.h"
 #include "model/process_group.h"
 #include "simulator/input_checks.h"
+#include "simulator/nccl_cost_model.h"
+#include "simulator/nccl_tests_table.h"
+#include "simulator/network.h"
 #include "simulator/simulation.h"
 
 ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
@@ -72,6 +75,17 @@ ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
           "write a Chrome/Perfetto trace of the simulated run");
 ABSL_FLAG(int64_t, top, 15, "rows per table in the text report");
+
+// Collective model flags (issue 18), kept together: the nccl-tests table mode.
+ABSL_FLAG(std::string, nccl_tests, "",
+          "no trace: print the nccl-tests table the NCCL model predicts for "
+          "all_reduce, all_gather, reduce_scatter, alltoall, broadcast or "
+          "sendrecv on --world ranks of --topology (default HGX-H100)");
+ABSL_FLAG(std::string, min_bytes, "8",
+          "--nccl-tests: smallest size (nccl-tests -b; K, M, G suffixes)");
+ABSL_FLAG(std::string, max_bytes, "16G",
+          "--nccl-tests: largest size (nccl-tests -e), doubling from the "
+          "smallest");
 
 namespace {
 
@@ -224,6 +238,39 @@ std::vector<std::string> CheckInputs(const Flags& flags,
   return notes;
 }
 
+// et-sim --nccl-tests OP: the model's nccl-tests table; no trace involved.
+int RunNcclTests(const std::vector<std::string>& positional) {
+  const std::string op_name = absl::GetFlag(FLAGS_nccl_tests);
+  const std::optional<et::sim::NcclOp> op = et::sim::NcclOpByName(op_name);
+  if (!op) {
+    Fail("--nccl-tests '" + op_name +
+         "': expected all_reduce, all_gather, reduce_scatter, alltoall, "
+         "broadcast or sendrecv");
+  }
+  if (positional.size() > 1)
+    Fail("--nccl-tests takes no input, got '" + positional[1] + "'");
+  const int64_t world = absl::GetFlag(FLAGS_world).value_or(8);
+  if (world < 2 || world > et::kMaxRanks)
+    Fail(absl::StrFormat("--world %d: must be in [2, %d]", world,
+                         et::kMaxRanks));
+  auto min_bytes = et::sim::ParseNcclTestsSize(absl::GetFlag(FLAGS_min_bytes));
+  auto max_bytes = et::sim::ParseNcclTestsSize(absl::GetFlag(FLAGS_max_bytes));
+  if (!min_bytes.ok()) Fail("--min-bytes " + min_bytes.status().ToString());
+  if (!max_bytes.ok()) Fail("--max-bytes " + max_bytes.status().ToString());
+  if (*min_bytes > *max_bytes) Fail("--min-bytes must not exceed --max-bytes");
+  auto network = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology), "",
+                                         /*follow_device=*/false, world);
+  if (!network.ok()) Fail(std::string(network.status().message()));
+  const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(
+      network->platform, *op, world, *min_bytes, *max_bytes);
+  const std::string out =
+      absl::GetFlag(FLAGS_json)
+          ? et::sim::FormatNcclTestsJson(rows, *op, world, network->name)
+          : et::sim::FormatNcclTestsText(rows, *op, world, network->name);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -233,7 +280,10 @@ int main(int argc, char** argv) {
       "  et-sim out.et --world 8\n"
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
       "[--timeline t.json]\n"
-      "  et-sim traces_dir/");
+      "  et-sim traces_dir/\n"
+      "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
+      "[--min-bytes 8] [--max-bytes 16G]");
+  if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
   flags.options.keep_timeline = !flags.timeline.empty();
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
