@@ -16,8 +16,10 @@
 #include "base/input_limits.h"
 #include "cli/cli_args.h"
 #include "model/process_group.h"
+#include "simulator/comm_fit.h"
 #include "simulator/input_checks.h"
 #include "simulator/nccl_cost_model.h"
+#include "simulator/nccl_tests_log.h"
 #include "simulator/nccl_tests_table.h"
 #include "simulator/network.h"
 #include "simulator/simulation.h"
@@ -83,6 +85,10 @@ ABSL_FLAG(std::string, nccl_tests, "",
           "sendrecv on --world ranks of --topology (default HGX-H100)");
 ABSL_FLAG(std::string, min_bytes, "8",
           "--nccl-tests: smallest size (nccl-tests -b; K, M, G suffixes)");
+ABSL_FLAG(std::vector<std::string>, comm_from, {},
+          "LOG[,LOG...]: nccl-tests output of the target cluster; the "
+          "platform's efficiencies, launch cost and pipeline ramp are fitted "
+          "to it (reported) before predicting");
 ABSL_FLAG(std::string, max_bytes, "16G",
           "--nccl-tests: largest size (nccl-tests -e), doubling from the "
           "smallest");
@@ -195,6 +201,7 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   o.nccl_efficiency = absl::GetFlag(FLAGS_nccl_efficiency);
   o.topology = absl::GetFlag(FLAGS_topology);
   o.astra_system = absl::GetFlag(FLAGS_astra_system);
+  o.comm_from = absl::GetFlag(FLAGS_comm_from);
   o.use_rank_symmetry = !absl::GetFlag(FLAGS_no_symmetry);
   if (const std::string groups = absl::GetFlag(FLAGS_groups); !groups.empty()) {
     std::string text;
@@ -258,9 +265,22 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   if (!min_bytes.ok()) Fail("--min-bytes " + min_bytes.status().ToString());
   if (!max_bytes.ok()) Fail("--max-bytes " + max_bytes.status().ToString());
   if (*min_bytes > *max_bytes) Fail("--min-bytes must not exceed --max-bytes");
-  auto network = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology), "",
-                                         /*follow_device=*/false, world);
+  // With --comm-from and no --topology, the platform of the logs' GPU.
+  const std::vector<std::string> logs = absl::GetFlag(FLAGS_comm_from);
+  std::string log_device;
+  if (!logs.empty()) {
+    auto parsed = et::sim::LoadNcclTestsLogs(logs);
+    if (!parsed.ok()) Fail(std::string(parsed.status().message()));
+    log_device = parsed->device_name;
+  }
+  auto network = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
+                                         log_device, !logs.empty(), world);
   if (!network.ok()) Fail(std::string(network.status().message()));
+  if (!logs.empty()) {
+    auto fitted = et::sim::FitPlatformToLogs(logs, &network->platform);
+    if (!fitted.ok()) Fail(std::string(fitted.status().message()));
+    std::fprintf(stderr, "et-sim: note: %s\n", fitted->c_str());
+  }
   const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(
       network->platform, *op, world, *min_bytes, *max_bytes);
   const std::string out =

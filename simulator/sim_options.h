@@ -62,6 +62,9 @@ struct SimOptions {
   // Preset name or YAML/JSON path (simulator/network.h); empty: the preset
   // of the trace's GPU (astra models: HGX-H100).
   std::string topology;
+  // --comm-from: nccl-tests logs the platform's free figures are fitted to
+  // (simulator/comm_fit.h) before the run.
+  std::vector<std::string> comm_from;
   std::string astra_system;  // ASTRA-sim system JSON (astra comm models)
   // The device to predict for: the roofline preset, and with a trace recorded
   // on another GPU the what-if target (simulator/device_what_if.h). Empty:

@@ -9,6 +9,7 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
+#include "simulator/comm_fit.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/network.h"
 
@@ -118,6 +119,11 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
       Network network,
       ResolveNetwork(options.topology, sim->models_[0]->info().device_name,
                      !astra, sim->world_size_));
+  std::string fit_note;
+  if (!options.comm_from.empty()) {
+    ASSIGN_OR_RETURN(fit_note,
+                     FitPlatformToLogs(options.comm_from, &network.platform));
+  }
   comm.topology = std::move(network.topology);
   comm.platform = network.platform;
   if (options.comm_model == CommModel::kAstra ||
@@ -133,6 +139,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
   sim->report_.topology = network.name;
   sim->report_.topology_reason = network.reason;
+  if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   return absl::OkStatus();
 }
 

@@ -81,13 +81,30 @@ TEST(NcclTestsCliTest, JsonRowsMatchTheModel) {
   EXPECT_GT(rows.back()["busbw_gbps"].get<double>(), 300);
 }
 
+TEST(NcclTestsCliTest, CommFromReportsTheFitAndUsesTheLogsGpu) {
+  int code = -1;
+  const std::string out =
+      RunSim("--nccl-tests all_reduce --world 8 --max-bytes 8 --comm-from " +
+                 std::string(ET_TEST_DATA) +
+                 "/nccl-tests/logs/10_a100sxm4-80gb-1x8_allreduce_mpirun.txt",
+             &code);
+  ASSERT_EQ(code, 0) << out;
+  // No --topology: the log's A100 picks DGX-A100, which the fit starts from.
+  EXPECT_NE(out.find("et-sim: note: fitted DGX-A100 to 30 measured rows"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("on DGX-A100"), std::string::npos) << out;
+  EXPECT_NE(out.find("after"), std::string::npos) << out;
+}
+
 TEST(NcclTestsCliTest, BadArgumentsAreOneLineErrors) {
   for (const char* args :
        {"--nccl-tests allreduce", "--nccl-tests all_reduce --world 1",
         "--nccl-tests all_reduce --min-bytes 8X",
         "--nccl-tests all_reduce --min-bytes 1G --max-bytes 1M",
         "--nccl-tests all_reduce --topology DGX-Z9000",
-        "--nccl-tests all_reduce some.et"}) {
+        "--nccl-tests all_reduce some.et",
+        "--nccl-tests all_reduce --comm-from /nonexistent.txt"}) {
     int code = -1;
     const std::string out = RunSim(args, &code);
     EXPECT_EQ(code, 1) << args;
