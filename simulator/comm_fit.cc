@@ -91,16 +91,17 @@ CommFit FitPlatform(const Platform& start,
   return fit;
 }
 
-std::string DescribeFit(const Platform& start, const CommFit& fit) {
+std::string DescribeFit(const Platform& start, const CommFit& fit,
+                        absl::string_view source) {
   std::string out = absl::StrFormat(
-      "fitted %s to %d measured rows (--comm-from):", start.name, fit.rows);
+      "fitted %s to %d measured rows (%s):", start.name, fit.rows, source);
   for (const Knob& knob : kKnobs) {
     absl::StrAppendFormat(&out, " %s %.3g -> %.3g;", knob.name,
                           start.*knob.field, fit.platform.*knob.field);
   }
   absl::StrAppendFormat(
       &out,
-      " median error over sizes >= 1 MiB against the log %.1f%% before, "
+      " median error over sizes >= 1 MiB against them %.1f%% before, "
       "%.1f%% after",
       100 * fit.median_error_before, 100 * fit.median_error_after);
   return out;
@@ -112,7 +113,7 @@ absl::StatusOr<std::string> FitPlatformToLogs(
   const Platform start = *platform;
   const CommFit fit = FitPlatform(start, log.rows);
   *platform = fit.platform;
-  std::string line = DescribeFit(start, fit);
+  std::string line = DescribeFit(start, fit, "--comm-from");
   if (log.op_assumed) {
     absl::StrAppend(&line,
                     " (a table without an <op>_perf line was taken as "

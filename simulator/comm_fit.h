@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "simulator/nccl_tests_log.h"
 #include "simulator/platform.h"
 
@@ -31,8 +32,10 @@ CommFit FitPlatform(const Platform& start,
 absl::StatusOr<std::string> FitPlatformToLogs(
     const std::vector<std::string>& paths, Platform* platform);
 
-// One line per fitted figure, "name: before -> after", and the errors.
-std::string DescribeFit(const Platform& start, const CommFit& fit);
+// One line: each fitted figure "name before -> after", and the errors
+// against `source` (what was fitted to, e.g. "--comm-from").
+std::string DescribeFit(const Platform& start, const CommFit& fit,
+                        absl::string_view source);
 
 }  // namespace et::sim
 

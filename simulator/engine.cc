@@ -299,6 +299,7 @@ double Engine::ModelCostNs(const CollectiveRun& run) const {
                      options_.comm_model == CommModel::kAstraAware;
   // The NCCL model is the default; recorded times fall back to it.
   const bool nccl = options_.comm_model == CommModel::kNccl ||
+                    options_.comm_model == CommModel::kCalibrated ||
                     options_.comm_model == CommModel::kRecorded;
   if (run.point_to_point) {
     return nccl ? NcclPointToPointNs(comm_.platform, bytes, world_)

@@ -56,7 +56,8 @@ ABSL_FLAG(std::vector<std::string>, slow_rank, {},
 ABSL_FLAG(std::string, comm, "nccl",
           "communication model: nccl (NCCL's algorithms and protocols on the "
           "platform), alpha-beta (closed-form formulas on the topology; "
-          "'model' is an alias), recorded, astra, astra-aware");
+          "'model' is an alias), calibrated (nccl fitted to the trace's "
+          "recorded kernels), recorded, astra, astra-aware");
 ABSL_FLAG(std::string, algorithm, "auto",
           "auto, ring, tree, direct, hierarchical");
 ABSL_FLAG(bool, nccl_efficiency, false,
@@ -168,6 +169,7 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
                                     {"alpha-beta", CommModel::kAlphaBeta},
                                     {"model", CommModel::kAlphaBeta},
                                     {"recorded", CommModel::kRecorded},
+                                    {"calibrated", CommModel::kCalibrated},
                                     {"astra", CommModel::kAstra},
                                     {"astra-aware", CommModel::kAstraAware}});
   o.algorithm = Choose<CollectiveAlgorithm>(

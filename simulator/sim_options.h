@@ -37,6 +37,8 @@ enum class CommModel {
   kAlphaBeta,   // closed-form alpha-beta costs on the topology
   kRecorded,    // the fastest member's recorded duration (falls back to the
                 // NCCL model)
+  kCalibrated,  // the NCCL model fitted to the trace's recorded kernels
+                // (simulator/comm_calibration.h)
   kAstra,       // ASTRA-sim analytical backend, congestion unaware
   kAstraAware,  // ASTRA-sim analytical backend, congestion aware
 };

@@ -9,6 +9,7 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
+#include "simulator/comm_calibration.h"
 #include "simulator/comm_fit.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/network.h"
@@ -123,6 +124,14 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   if (!options.comm_from.empty()) {
     ASSIGN_OR_RETURN(fit_note,
                      FitPlatformToLogs(options.comm_from, &network.platform));
+  }
+  if (options.comm_model == CommModel::kCalibrated) {
+    std::vector<const RankProgram*> programs;
+    for (const auto& p : sim->programs_) programs.push_back(p.get());
+    ASSIGN_OR_RETURN(std::string line,
+                     CalibratePlatformToTrace(programs, sim->world_size_,
+                                              &network.platform));
+    fit_note = fit_note.empty() ? line : fit_note + "; then " + line;
   }
   comm.topology = std::move(network.topology);
   comm.platform = network.platform;
