@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
@@ -14,6 +15,7 @@
 #include "simulator/collective_cost_model.h"
 #include "simulator/collective_rendezvous.h"
 #include "simulator/event_queue.h"
+#include "simulator/nccl_cost_model.h"
 
 namespace et::sim {
 namespace {
@@ -65,6 +67,8 @@ class Engine {
   void IssueComm(uint32_t c, uint32_t node, int64_t t);
   void StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
                  bool p2p, int64_t group_size);
+  // The communication model's cost of `run` (before recorded times).
+  double ModelCostNs(const CollectiveRun& run) const;
   int64_t GroupGlobalId(const RankProgram& p, int32_t group);
   int64_t GroupSize(const RankProgram& p, int32_t group) const;
   size_t RequiredClasses(const RankProgram& p, int32_t group) const;
@@ -289,6 +293,33 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
     StartComm(scratch_, t, true, 2);
 }
 
+double Engine::ModelCostNs(const CollectiveRun& run) const {
+  const double bytes = static_cast<double>(run.bytes);
+  const bool astra = options_.comm_model == CommModel::kAstra ||
+                     options_.comm_model == CommModel::kAstraAware;
+  // The NCCL model is the default; recorded times fall back to it.
+  const bool nccl = options_.comm_model == CommModel::kNccl ||
+                    options_.comm_model == CommModel::kCalibrated ||
+                    options_.comm_model == CommModel::kRecorded;
+  if (run.point_to_point) {
+    return nccl ? NcclPointToPointNs(comm_.platform, bytes, world_)
+                : PointToPointNs(bytes, /*same_node=*/false, comm_.topology);
+  }
+  if (astra && comm_.astra) {
+    return static_cast<double>(AstraCollectiveNs(
+        run.type, run.bytes, run.group_size, comm_.topology, *comm_.astra,
+        options_.comm_model == CommModel::kAstraAware));
+  }
+  if (nccl) {
+    if (std::optional<double> ns =
+            NcclChakraCostNs(comm_.platform, run.type, run.group_size, bytes)) {
+      return *ns;
+    }
+  }
+  return CollectiveCostNs(run.type, run.group_size, bytes, comm_.topology,
+                          options_.algorithm, options_.nccl_efficiency);
+}
+
 void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
                        bool p2p, int64_t group_size) {
   const RendezvousArrival& first = members.front();
@@ -302,20 +333,7 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
   run.group_size = group_size;
   run.start_ns = t;
   run.max_wait_ns = t - first.issue_ns;
-  double cost = 0;
-  const double bytes = static_cast<double>(run.bytes);
-  if (p2p) {
-    cost = PointToPointNs(bytes, /*same_node=*/false, comm_.topology);
-  } else if ((options_.comm_model == CommModel::kAstra ||
-              options_.comm_model == CommModel::kAstraAware) &&
-             comm_.astra) {
-    cost = static_cast<double>(AstraCollectiveNs(
-        run.type, run.bytes, group_size, comm_.topology, *comm_.astra,
-        options_.comm_model == CommModel::kAstraAware));
-  } else {
-    cost = CollectiveCostNs(run.type, group_size, bytes, comm_.topology,
-                            options_.algorithm, options_.nccl_efficiency);
-  }
+  double cost = ModelCostNs(run);
   if (options_.comm_model == CommModel::kRecorded) {
     // Recorded kernel times include waiting for the slowest peer; the
     // rendezvous models that wait, so take the fastest member's time.

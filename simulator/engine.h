@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "simulator/astra_compat.h"
+#include "simulator/platform.h"
 #include "simulator/rank_program.h"
 #include "simulator/sim_options.h"
 #include "simulator/topology.h"
@@ -58,6 +59,7 @@ struct SimResult {
 
 struct CommEnvironment {
   Topology topology;                       // fitted to the world size
+  Platform platform;                       // for the NCCL model
   std::optional<AstraSystemConfig> astra;  // for the astra comm models
 };
 

@@ -16,7 +16,12 @@
 #include "base/input_limits.h"
 #include "cli/cli_args.h"
 #include "model/process_group.h"
+#include "simulator/comm_fit.h"
 #include "simulator/input_checks.h"
+#include "simulator/nccl_cost_model.h"
+#include "simulator/nccl_tests_log.h"
+#include "simulator/nccl_tests_table.h"
+#include "simulator/network.h"
 #include "simulator/simulation.h"
 
 ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
@@ -48,15 +53,20 @@ ABSL_FLAG(double, compute_scale, 1.0,
           "compute runs this many times faster (what-if)");
 ABSL_FLAG(std::vector<std::string>, slow_rank, {},
           "R:F[,R:F...]: rank R computes F times slower (stragglers)");
-ABSL_FLAG(std::string, comm, "model",
-          "communication model: model, recorded, astra, astra-aware");
+ABSL_FLAG(std::string, comm, "nccl",
+          "communication model: nccl (NCCL's algorithms and protocols on the "
+          "platform), alpha-beta (closed-form formulas on the topology; "
+          "'model' is an alias), calibrated (nccl fitted to the trace's "
+          "recorded kernels), recorded, astra, astra-aware");
 ABSL_FLAG(std::string, algorithm, "auto",
           "auto, ring, tree, direct, hierarchical");
 ABSL_FLAG(bool, nccl_efficiency, false,
           "scale bandwidth by NCCL's size-dependent efficiency");
-ABSL_FLAG(std::string, topology, "HGX-H100",
-          "DGX-A100, HGX-H100, DGX-V100, or a YAML/JSON file (ours or "
-          "ASTRA-sim's network)");
+ABSL_FLAG(std::string, topology, "",
+          "platform preset (DGX-A100, AWS-P4D, HGX-H100, HGX-H200, HGX-H800, "
+          "DGX-V100, L40S-PCIE), a platform file, or a topology YAML/JSON "
+          "(ours or ASTRA-sim's network); default: the preset of the trace's "
+          "GPU (astra modes: HGX-H100)");
 ABSL_FLAG(std::string, astra_system, "",
           "ASTRA-sim system JSON (with --comm astra|astra-aware)");
 ABSL_FLAG(std::string, groups, "",
@@ -68,6 +78,21 @@ ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
           "write a Chrome/Perfetto trace of the simulated run");
 ABSL_FLAG(int64_t, top, 15, "rows per table in the text report");
+
+// Collective model flags (issue 18), kept together: the nccl-tests table mode.
+ABSL_FLAG(std::string, nccl_tests, "",
+          "no trace: print the nccl-tests table the NCCL model predicts for "
+          "all_reduce, all_gather, reduce_scatter, alltoall, broadcast or "
+          "sendrecv on --world ranks of --topology (default HGX-H100)");
+ABSL_FLAG(std::string, min_bytes, "8",
+          "--nccl-tests: smallest size (nccl-tests -b; K, M, G suffixes)");
+ABSL_FLAG(std::vector<std::string>, comm_from, {},
+          "LOG[,LOG...]: nccl-tests output of the target cluster; the "
+          "platform's efficiencies, launch cost and pipeline ramp are fitted "
+          "to it (reported) before predicting");
+ABSL_FLAG(std::string, max_bytes, "16G",
+          "--nccl-tests: largest size (nccl-tests -e), doubling from the "
+          "smallest");
 
 namespace {
 
@@ -140,8 +165,11 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
                                {{"unprofiled", et::HostTimeMode::kUnprofiled},
                                 {"recorded", et::HostTimeMode::kRecorded}});
   o.comm_model = Choose<CommModel>("comm", absl::GetFlag(FLAGS_comm),
-                                   {{"model", CommModel::kModel},
+                                   {{"nccl", CommModel::kNccl},
+                                    {"alpha-beta", CommModel::kAlphaBeta},
+                                    {"model", CommModel::kAlphaBeta},
                                     {"recorded", CommModel::kRecorded},
+                                    {"calibrated", CommModel::kCalibrated},
                                     {"astra", CommModel::kAstra},
                                     {"astra-aware", CommModel::kAstraAware}});
   o.algorithm = Choose<CollectiveAlgorithm>(
@@ -175,6 +203,7 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   o.nccl_efficiency = absl::GetFlag(FLAGS_nccl_efficiency);
   o.topology = absl::GetFlag(FLAGS_topology);
   o.astra_system = absl::GetFlag(FLAGS_astra_system);
+  o.comm_from = absl::GetFlag(FLAGS_comm_from);
   o.use_rank_symmetry = !absl::GetFlag(FLAGS_no_symmetry);
   if (const std::string groups = absl::GetFlag(FLAGS_groups); !groups.empty()) {
     std::string text;
@@ -218,16 +247,66 @@ std::vector<std::string> CheckInputs(const Flags& flags,
   return notes;
 }
 
+// et-sim --nccl-tests OP: the model's nccl-tests table; no trace involved.
+int RunNcclTests(const std::vector<std::string>& positional) {
+  const std::string op_name = absl::GetFlag(FLAGS_nccl_tests);
+  const std::optional<et::sim::NcclOp> op = et::sim::NcclOpByName(op_name);
+  if (!op) {
+    Fail("--nccl-tests '" + op_name +
+         "': expected all_reduce, all_gather, reduce_scatter, alltoall, "
+         "broadcast or sendrecv");
+  }
+  if (positional.size() > 1)
+    Fail("--nccl-tests takes no input, got '" + positional[1] + "'");
+  const int64_t world = absl::GetFlag(FLAGS_world).value_or(8);
+  if (world < 2 || world > et::kMaxRanks)
+    Fail(absl::StrFormat("--world %d: must be in [2, %d]", world,
+                         et::kMaxRanks));
+  auto min_bytes = et::sim::ParseNcclTestsSize(absl::GetFlag(FLAGS_min_bytes));
+  auto max_bytes = et::sim::ParseNcclTestsSize(absl::GetFlag(FLAGS_max_bytes));
+  if (!min_bytes.ok()) Fail("--min-bytes " + min_bytes.status().ToString());
+  if (!max_bytes.ok()) Fail("--max-bytes " + max_bytes.status().ToString());
+  if (*min_bytes > *max_bytes) Fail("--min-bytes must not exceed --max-bytes");
+  // With --comm-from and no --topology, the platform of the logs' GPU.
+  const std::vector<std::string> logs = absl::GetFlag(FLAGS_comm_from);
+  std::string log_device;
+  if (!logs.empty()) {
+    auto parsed = et::sim::LoadNcclTestsLogs(logs);
+    if (!parsed.ok()) Fail(std::string(parsed.status().message()));
+    log_device = parsed->device_name;
+  }
+  auto network = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
+                                         log_device, !logs.empty(), world);
+  if (!network.ok()) Fail(std::string(network.status().message()));
+  if (!logs.empty()) {
+    auto fitted = et::sim::FitPlatformToLogs(logs, &network->platform);
+    if (!fitted.ok()) Fail(std::string(fitted.status().message()));
+    std::fprintf(stderr, "et-sim: note: %s\n", fitted->c_str());
+  }
+  const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(
+      network->platform, *op, world, *min_bytes, *max_bytes);
+  const std::string out =
+      absl::GetFlag(FLAGS_json)
+          ? et::sim::FormatNcclTestsJson(rows, *op, world, network->name)
+          : et::sim::FormatNcclTestsText(rows, *op, world, network->name);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Flags flags = ParseFlags(et::ParseToolCommandLine(
+  const std::vector<std::string> positional = et::ParseToolCommandLine(
       argc, argv,
       "predicts step time and communication cost of Chakra traces\n"
       "  et-sim out.et --world 8\n"
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
       "[--timeline t.json]\n"
-      "  et-sim traces_dir/"));
+      "  et-sim traces_dir/\n"
+      "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
+      "[--min-bytes 8] [--max-bytes 16G]");
+  if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
+  Flags flags = ParseFlags(positional);
   flags.options.keep_timeline = !flags.timeline.empty();
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));

@@ -206,6 +206,10 @@ std::string FormatReportText(const Report& r, size_t top) {
       "et-sim: %d ranks (%d simulated), %d events\ngraph time: %.3f ms (%d "
       "steps)\n",
       r.world_size, r.classes, r.events, ms(r.step_ns), r.step.steps);
+  if (!r.topology.empty()) {
+    absl::StrAppendFormat(&out, "topology: %s (%s)\n", r.topology,
+                          r.topology_reason);
+  }
   absl::StrAppend(&out, FormatStepReport(r.step, "predicted", top));
   for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
   absl::StrAppend(&out,
@@ -261,6 +265,8 @@ std::string FormatReportText(const Report& r, size_t top) {
 std::string FormatReportJson(const Report& r) {
   nlohmann::json j;
   j["world_size"] = r.world_size;
+  j["topology"] = r.topology;
+  j["topology_reason"] = r.topology_reason;
   j["simulated_classes"] = r.classes;
   j["events"] = r.events;
   j["step_ns"] = r.step_ns;

@@ -32,9 +32,13 @@ enum class ComputeModel {
 
 // Where collective durations come from.
 enum class CommModel {
-  kModel,       // closed-form alpha-beta costs on the topology
+  kNccl,        // NCCL's algorithms and protocols on the platform
+                // (simulator/nccl_cost_model.h)
+  kAlphaBeta,   // closed-form alpha-beta costs on the topology
   kRecorded,    // the fastest member's recorded duration (falls back to the
-                // model)
+                // NCCL model)
+  kCalibrated,  // the NCCL model fitted to the trace's recorded kernels
+                // (simulator/comm_calibration.h)
   kAstra,       // ASTRA-sim analytical backend, congestion unaware
   kAstraAware,  // ASTRA-sim analytical backend, congestion aware
 };
@@ -53,11 +57,16 @@ struct SimOptions {
   // Host ops and the gaps between them: as recorded (profiler included), or
   // the program without a profiler (step/step_model.h).
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
-  CommModel comm_model = CommModel::kModel;
+  CommModel comm_model = CommModel::kNccl;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   bool nccl_efficiency =
       false;  // scale bandwidth by NCCL's size-dependent efficiency
-  std::string topology = "HGX-H100";  // preset name or YAML/JSON path
+  // Preset name or YAML/JSON path (simulator/network.h); empty: the preset
+  // of the trace's GPU (astra models: HGX-H100).
+  std::string topology;
+  // --comm-from: nccl-tests logs the platform's free figures are fitted to
+  // (simulator/comm_fit.h) before the run.
+  std::vector<std::string> comm_from;
   std::string astra_system;  // ASTRA-sim system JSON (astra comm models)
   // The device to predict for: the roofline preset, and with a trace recorded
   // on another GPU the what-if target (simulator/device_what_if.h). Empty:

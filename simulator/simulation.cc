@@ -9,7 +9,10 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
+#include "simulator/comm_calibration.h"
+#include "simulator/comm_fit.h"
 #include "simulator/compute_cost_model.h"
+#include "simulator/network.h"
 
 namespace et::sim {
 
@@ -109,9 +112,29 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   Simulation* sim = this;
   RETURN_IF_ERROR(sim->BuildClasses(options));
   CommEnvironment comm;
-  ASSIGN_OR_RETURN(Topology topology, LoadTopology(options.topology));
-  ASSIGN_OR_RETURN(comm.topology,
-                   FitTopology(std::move(topology), sim->world_size_));
+  // The ASTRA-sim modes keep their HGX-H100 default; the others follow the
+  // recorded GPU.
+  const bool astra = options.comm_model == CommModel::kAstra ||
+                     options.comm_model == CommModel::kAstraAware;
+  ASSIGN_OR_RETURN(
+      Network network,
+      ResolveNetwork(options.topology, sim->models_[0]->info().device_name,
+                     !astra, sim->world_size_));
+  std::string fit_note;
+  if (!options.comm_from.empty()) {
+    ASSIGN_OR_RETURN(fit_note,
+                     FitPlatformToLogs(options.comm_from, &network.platform));
+  }
+  if (options.comm_model == CommModel::kCalibrated) {
+    std::vector<const RankProgram*> programs;
+    for (const auto& p : sim->programs_) programs.push_back(p.get());
+    ASSIGN_OR_RETURN(std::string line,
+                     CalibratePlatformToTrace(programs, sim->world_size_,
+                                              &network.platform));
+    fit_note = fit_note.empty() ? line : fit_note + "; then " + line;
+  }
+  comm.topology = std::move(network.topology);
+  comm.platform = network.platform;
   if (options.comm_model == CommModel::kAstra ||
       options.comm_model == CommModel::kAstraAware) {
     if (options.astra_system.empty()) {
@@ -123,6 +146,9 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   ASSIGN_OR_RETURN(sim->result_, RunSimulation(sim->classes_, sim->world_size_,
                                                options, comm));
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
+  sim->report_.topology = network.name;
+  sim->report_.topology_reason = network.reason;
+  if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   return absl::OkStatus();
 }
 

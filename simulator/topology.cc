@@ -88,10 +88,9 @@ absl::StatusOr<int64_t> ParseNpus(const YAML::Node& node,
   return static_cast<int64_t>(n);
 }
 
-// Bracket nesting of a flow-style YAML/JSON text, scanned before yaml-cpp sees
-// it: yaml-cpp recurses once per level and reports its own limit only as
-// "bad file"-like noise, so deep input gets a clear message here instead.
-bool NestingWithin(absl::string_view text, int limit) {
+}  // namespace
+
+bool YamlNestingWithin(absl::string_view text, int limit) {
   int depth = 0;
   char quote = 0;
   for (char c : text) {
@@ -109,6 +108,8 @@ bool NestingWithin(absl::string_view text, int limit) {
   }
   return true;
 }
+
+namespace {
 
 // ASTRA-sim: parallel lists topology/npus_count/bandwidth/latency.
 absl::StatusOr<Topology> ParseAstra(const YAML::Node& root,
@@ -190,7 +191,7 @@ double Topology::BytesPerNs(size_t d) const {
 
 absl::StatusOr<Topology> ParseTopology(absl::string_view text,
                                        absl::string_view origin) {
-  if (!NestingWithin(text, kMaxNestingDepth)) {
+  if (!YamlNestingWithin(text, kMaxNestingDepth)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: nested deeper than %d levels", origin, kMaxNestingDepth));
   }

@@ -53,6 +53,11 @@ absl::StatusOr<Topology> FitTopology(Topology topology, int64_t world_size);
 
 absl::string_view LinkKindName(LinkKind kind);
 
+// Bracket nesting of a flow-style YAML/JSON text within `limit`: checked
+// before yaml-cpp sees a file, since it recurses once per level and reports
+// its own limit only as noise. Shared with the platform file reader.
+bool YamlNestingWithin(absl::string_view text, int limit);
+
 }  // namespace et::sim
 
 #endif  // SIMULATOR_TOPOLOGY_H_

@@ -102,5 +102,33 @@ TEST(ConvertedTraceTest, GroupFileOverridesTheTracesProcessGroups) {
   }
 }
 
+// HTA's simple_add, recorded on "NVIDIA A100-PG509-200" (its Kineto
+// deviceProperties): without --topology the collective model runs on the
+// A100 preset, and the report says so; astra modes keep HGX-H100.
+TEST(ConvertedTraceTest, A100TraceSimulatesOnTheA100PresetByDefault) {
+  const std::string out = TempDir("a100") + "/simple_add.et";
+  convert::ConvertOptions convert;
+  convert.kineto_path =
+      std::string(ET_TEST_DATA) + "/hta/simple_add_kineto.json.gz";
+  auto converted = convert::ConvertFile(
+      std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz", out, convert);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  SimOptions options;
+  options.world_size = 8;
+  auto sim = Simulation::Run({out, 0}, options);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  EXPECT_EQ((*sim)->report().topology, "DGX-A100");
+  EXPECT_EQ((*sim)->report().topology_reason,
+            "the trace's GPU, NVIDIA A100-PG509-200");
+  EXPECT_NE(
+      FormatReportJson((*sim)->report()).find(R"("topology": "DGX-A100")"),
+      std::string::npos);
+  options.topology = "HGX-H100";
+  sim = Simulation::Run({out, 0}, options);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  EXPECT_EQ((*sim)->report().topology, "HGX-H100");
+  EXPECT_EQ((*sim)->report().topology_reason, "--topology");
+}
+
 }  // namespace
 }  // namespace et::sim

@@ -31,6 +31,9 @@ std::unique_ptr<Run> Simulate(const std::vector<const Graph*>& graphs,
   // Scheduling is tested on the recorded times; the host-time model has its
   // own tests (tests/step/step_model_test.cc).
   options.host_time = HostTimeMode::kRecorded;
+  // Expected times below are the alpha-beta formulas on a 1 B/ns link (the
+  // NCCL model, now the default, has its own tests).
+  options.comm_model = CommModel::kAlphaBeta;
   auto run = std::make_unique<Run>();
   auto compute = ComputeCostModel::Create(options);
   EXPECT_TRUE(compute.ok()) << compute.status();

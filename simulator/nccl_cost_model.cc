@@ -1,0 +1,275 @@
+// The NCCL-like collective model; structure from NCCL's src/graph/tuning.cc
+// (latency = base + steps x hop, bus bandwidth per algorithm and protocol),
+// written for et-sim. Constants: docs/collective-model.md.
+#include "simulator/nccl_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace et::sim {
+namespace {
+
+// Per protocol: the share of the bus a protocol carries as data, NCCL's hop
+// latency on NVLink and on the network, and its base latency (us).
+struct Protocol {
+  absl::string_view name;
+  double data_share;
+  double nvlink_hop_us;
+  double net_hop_us;
+  double base_us;
+};
+constexpr Protocol kLl{"LL", 0.5, 0.6, 2.7, 6.6};
+constexpr Protocol kLl128{"LL128", 0.92, 1.9, 4.0, 14.0};
+constexpr Protocol kSimple{"Simple", 1.0, 3.4, 14.0, 8.4};
+constexpr const Protocol* kProtocols[] = {&kLl, &kLl128, &kSimple};
+
+// Shared constants fitted to the H100 logs (docs/collective-model.md).
+constexpr double kNvlsEfficiency = 0.69;      // NVLS all-reduce algbw / NVLink
+constexpr double kTreeNetEfficiency = 0.625;  // tree algbw / NIC line rate
+constexpr double kAllToAllShare = 0.97;  // all-to-all / ring busbw, one node
+constexpr double kRampExponent = 0.78;   // Simple pipeline ramp
+constexpr double kNvlsLatencyUs = 25;    // NCCL's NVLS hop (NVLink)
+
+// LL's algorithm-bandwidth cap (GB/s), NCCL's llMaxBws: one node per GPU
+// generation, several nodes (Intel hosts).
+double LlCapGBps(const Platform& p, int64_t nodes) {
+  if (nodes > 1) return 39.0;
+  switch (p.arch) {
+    case GpuArch::kVolta:
+      return 39.0;
+    case GpuArch::kAmpere:
+      return 87.7;
+    case GpuArch::kHopper:
+      return 141.0;
+  }
+  return 39.0;
+}
+
+struct Candidate {
+  absl::string_view algorithm;
+  const Protocol* protocol;
+  double latency_us;
+  double bus_gbps;
+};
+
+struct Shape {
+  int64_t ranks, nodes, per_node;
+};
+
+// One candidate per protocol for `algorithm`; `bus_gbps` is the Simple bus
+// bandwidth before the protocol's share and caps.
+template <typename F>
+void ForProtocols(const Platform& p, const Shape& s, NcclOp op,
+                  absl::string_view algorithm, double bus_gbps, F latency_of,
+                  std::vector<Candidate>* out) {
+  const double factor = BusBandwidthFactor(op, s.ranks);
+  for (const Protocol* proto_ptr : kProtocols) {
+    const Protocol& proto = *proto_ptr;
+    if (&proto == &kLl128 &&
+        (p.arch == GpuArch::kVolta || (s.nodes > 1 && !p.ll128_over_network)))
+      continue;
+    double bus = bus_gbps * proto.data_share;
+    if (&proto == &kLl) bus = std::min(bus, LlCapGBps(p, s.nodes) * factor);
+    out->push_back({algorithm, &proto, p.launch_us + latency_of(proto), bus});
+  }
+}
+
+std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
+                                  unsigned algorithms) {
+  std::vector<Candidate> out;
+  const double intra = p.intra_gbps * p.intra_efficiency;
+  const double net = p.NodeNetGBps();
+  const double n = static_cast<double>(s.ranks);
+  const double factor = BusBandwidthFactor(op, s.ranks);
+  const bool multi = s.nodes > 1;
+  const double ring_bus = multi ? std::min(intra, net) : intra;
+  auto net_hop = [&](const Protocol& q) { return q.net_hop_us + p.net_hop_us; };
+  // One hop: all-to-all and send/recv talk to every peer at once; broadcast
+  // is a pipelined chain whose hops overlap.
+  auto one_hop = [&](const Protocol& q) {
+    return q.base_us + (multi ? net_hop(q) : q.nvlink_hop_us);
+  };
+  switch (op) {
+    case NcclOp::kAllToAll: {
+      const double nodes = static_cast<double>(s.nodes);
+      const double bus = multi ? net / s.per_node * factor * nodes / (nodes - 1)
+                               : intra * kAllToAllShare;
+      ForProtocols(p, s, op, "p2p", bus, one_hop, &out);
+      return out;
+    }
+    case NcclOp::kSendRecv: {
+      const double bus =
+          multi ? std::min(intra, net / s.per_node) : intra * kAllToAllShare;
+      ForProtocols(p, s, op, "p2p", bus, one_hop, &out);
+      return out;
+    }
+    case NcclOp::kBroadcast:
+      ForProtocols(p, s, op, "ring", ring_bus, one_hop, &out);
+      return out;
+    default:
+      break;
+  }
+  const int64_t steps =
+      op == NcclOp::kAllReduce ? 2 * (s.ranks - 1) : s.ranks - 1;
+  const int64_t net_steps =
+      !multi ? 0 : (op == NcclOp::kAllReduce ? 2 : 1) * (s.nodes - 1);
+  if (algorithms & kNcclRing) {
+    ForProtocols(
+        p, s, op, "ring", ring_bus,
+        [&](const Protocol& q) {
+          return q.base_us + (steps - net_steps) * q.nvlink_hop_us +
+                 net_steps * net_hop(q);
+        },
+        &out);
+  }
+  if (op != NcclOp::kAllReduce) return out;
+  if (multi && (algorithms & kNcclTree)) {
+    // Tree across nodes (NVLS inside a node where the switch has it): every
+    // node sends and receives about the whole buffer once.
+    const double nic_line = p.nics_per_node * p.nic_gbits / 8;
+    const double tree_alg = nic_line * kTreeNetEfficiency;
+    const double inside = p.nvswitch_sharp ? p.intra_gbps * kNvlsEfficiency /
+                                                 (1 + 1.0 / s.per_node)
+                                           : intra / 2;
+    const size_t first = out.size();
+    ForProtocols(
+        p, s, op, "tree", std::min(tree_alg, intra / 2) * factor,
+        [&](const Protocol& q) {
+          return q.base_us +
+                 2 * ((s.per_node - 1) * q.nvlink_hop_us +
+                      std::log2(static_cast<double>(s.nodes)) * net_hop(q));
+        },
+        &out);
+    // Simple keeps the whole tree bandwidth (NVLS inside the node).
+    for (size_t i = first; i < out.size(); ++i) {
+      if (out[i].protocol == &kSimple)
+        out[i].bus_gbps = std::min(tree_alg, inside) * factor;
+    }
+  }
+  if (!multi && p.nvswitch_sharp && (algorithms & kNcclNvls)) {
+    // NVLS: the switch reduces; each GPU moves about S (1 + 1/n) per
+    // direction.
+    out.push_back({"nvls", &kSimple,
+                   p.launch_us + kSimple.base_us + kNvlsLatencyUs,
+                   p.intra_gbps * kNvlsEfficiency / (1 + 1 / n) * factor});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<NcclOp> NcclOpByName(absl::string_view name) {
+  for (NcclOp op :
+       {NcclOp::kAllReduce, NcclOp::kAllGather, NcclOp::kReduceScatter,
+        NcclOp::kAllToAll, NcclOp::kBroadcast, NcclOp::kSendRecv}) {
+    if (NcclOpName(op) == name) return op;
+  }
+  return std::nullopt;
+}
+
+absl::string_view NcclOpName(NcclOp op) {
+  switch (op) {
+    case NcclOp::kAllReduce:
+      return "all_reduce";
+    case NcclOp::kAllGather:
+      return "all_gather";
+    case NcclOp::kReduceScatter:
+      return "reduce_scatter";
+    case NcclOp::kAllToAll:
+      return "alltoall";
+    case NcclOp::kBroadcast:
+      return "broadcast";
+    case NcclOp::kSendRecv:
+      return "sendrecv";
+  }
+  return "?";
+}
+
+std::optional<NcclOp> NcclOpForChakra(ChakraProtoMsg::CollectiveCommType type) {
+  switch (type) {
+    case ChakraProtoMsg::ALL_REDUCE:
+      return NcclOp::kAllReduce;
+    case ChakraProtoMsg::ALL_GATHER:
+    case ChakraProtoMsg::GATHER:
+      return NcclOp::kAllGather;
+    case ChakraProtoMsg::REDUCE_SCATTER:
+    case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
+      return NcclOp::kReduceScatter;
+    case ChakraProtoMsg::ALL_TO_ALL:
+      return NcclOp::kAllToAll;
+    case ChakraProtoMsg::BROADCAST:
+    case ChakraProtoMsg::REDUCE:
+    case ChakraProtoMsg::SCATTER:
+      return NcclOp::kBroadcast;
+    default:
+      return std::nullopt;
+  }
+}
+
+double BusBandwidthFactor(NcclOp op, int64_t ranks) {
+  const double n = static_cast<double>(std::max<int64_t>(ranks, 1));
+  switch (op) {
+    case NcclOp::kAllReduce:
+      return 2 * (n - 1) / n;
+    case NcclOp::kAllGather:
+    case NcclOp::kReduceScatter:
+    case NcclOp::kAllToAll:
+      return (n - 1) / n;
+    case NcclOp::kBroadcast:
+    case NcclOp::kSendRecv:
+      return 1;
+  }
+  return 1;
+}
+
+NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
+                            double bytes, unsigned algorithms) {
+  if (ranks <= 1 && op != NcclOp::kSendRecv) return {};
+  const int64_t gpn = std::max<int64_t>(1, platform.gpus_per_node);
+  Shape shape{std::max<int64_t>(ranks, 2), 1, 1};
+  shape.nodes = (shape.ranks + gpn - 1) / gpn;
+  shape.per_node = std::min(shape.ranks, gpn);
+  const double bus_bytes = bytes * BusBandwidthFactor(op, shape.ranks);
+  NcclEstimate best;
+  best.time_us = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : Candidates(platform, op, shape, algorithms)) {
+    const double bytes_per_us = c.bus_gbps * 1e3;
+    double transfer_us = bus_bytes / bytes_per_us;
+    if (c.protocol == &kSimple && platform.pipeline_ramp_us > 0) {
+      // Simple moves large steps: until about ramp_us of data is in flight a
+      // channel's pipeline runs below its rate.
+      transfer_us *= 1 + std::pow(platform.pipeline_ramp_us * bytes_per_us /
+                                      std::max(bus_bytes, 1.0),
+                                  kRampExponent);
+    }
+    const double t = c.latency_us + transfer_us;
+    if (t < best.time_us) best = {t, c.algorithm, c.protocol->name};
+  }
+  if (!std::isfinite(best.time_us)) return {};
+  return best;
+}
+
+std::optional<double> NcclChakraCostNs(const Platform& platform,
+                                       ChakraProtoMsg::CollectiveCommType type,
+                                       int64_t group_size, double bytes) {
+  const std::optional<NcclOp> op = NcclOpForChakra(type);
+  if (!op) return std::nullopt;
+  if (group_size <= 1) return 0.0;
+  // nccl-tests sizes an all-gather by its whole output.
+  const double nccl_bytes = *op == NcclOp::kAllGather
+                                ? bytes * static_cast<double>(group_size)
+                                : bytes;
+  return NcclCollective(platform, *op, group_size, nccl_bytes).time_us * 1e3;
+}
+
+double NcclPointToPointNs(const Platform& platform, double bytes,
+                          int64_t world_size) {
+  const int64_t gpn = std::max<int64_t>(1, platform.gpus_per_node);
+  // Two ranks share a node; gpn + 1 ranks span two, so the pair crosses them.
+  const int64_t ranks = world_size <= gpn ? 2 : gpn + 1;
+  return NcclCollective(platform, NcclOp::kSendRecv, ranks, bytes).time_us *
+         1e3;
+}
+
+}  // namespace et::sim

@@ -1,0 +1,115 @@
+// nccl-tests output parser; see nccl_tests_log.h for the formats it accepts.
+#include "simulator/nccl_tests_log.h"
+
+#include <optional>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/gzip_input.h"
+#include "base/status_macros.h"
+
+namespace et::sim {
+namespace {
+
+// Drops mpirun's "[1,0]<stdout>:" (or <stderr>) tag.
+absl::string_view StripMpiTag(absl::string_view line) {
+  if (!absl::StartsWith(line, "[")) return line;
+  const size_t close = line.find("]<std");
+  if (close == absl::string_view::npos) return line;
+  const size_t colon = line.find(">:", close);
+  return colon == absl::string_view::npos ? line : line.substr(colon + 2);
+}
+
+// "all_reduce_perf" (or all_reduce_perf_mpi) anywhere in the line.
+std::optional<NcclOp> OpNamedIn(absl::string_view line) {
+  for (const char* name : {"all_reduce", "all_gather", "reduce_scatter",
+                           "alltoall", "broadcast", "sendrecv"}) {
+    if (absl::StrContains(line, absl::StrCat(name, "_perf")))
+      return NcclOpByName(name);
+  }
+  return std::nullopt;
+}
+
+// A table row: size count type redop [root] time algbw busbw ...; the root
+// column is there when the in-place half makes 13 fields (12 without).
+std::optional<std::pair<int64_t, double>> TableRow(absl::string_view line) {
+  const std::vector<absl::string_view> f =
+      absl::StrSplit(line, ' ', absl::SkipEmpty());
+  int64_t bytes = 0, count = 0, root = 0;
+  if (f.size() < 8 || !absl::SimpleAtoi(f[0], &bytes) ||
+      !absl::SimpleAtoi(f[1], &count)) {
+    return std::nullopt;
+  }
+  const bool has_root =
+      f.size() == 13 || f.size() == 9 ||
+      (f.size() != 12 && f.size() != 8 && absl::SimpleAtoi(f[4], &root));
+  double time_us = 0;
+  if (!absl::SimpleAtod(f[has_root ? 5 : 4], &time_us) || !(time_us > 0))
+    return std::nullopt;
+  return std::make_pair(bytes, time_us);
+}
+
+}  // namespace
+
+absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
+                                               absl::string_view origin) {
+  NcclTestsLog log;
+  std::optional<NcclOp> op;
+  int64_t ranks = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    absl::string_view line = absl::StripAsciiWhitespace(StripMpiTag(raw));
+    if (std::optional<NcclOp> named = OpNamedIn(line)) op = named;
+    if (absl::ConsumePrefix(&line, "#")) {
+      line = absl::StripLeadingAsciiWhitespace(line);
+      if (absl::StartsWith(line, "Using devices")) ranks = 0;
+      int64_t rank = 0;
+      if (absl::ConsumePrefix(&line, "Rank")) {
+        const std::vector<absl::string_view> f =
+            absl::StrSplit(line, ' ', absl::SkipEmpty());
+        if (!f.empty() && absl::SimpleAtoi(f[0], &rank)) {
+          ranks = std::max(ranks, rank + 1);
+          const size_t bracket = line.find("] ");
+          if (rank == 0 && bracket != absl::string_view::npos)
+            log.device_name = std::string(line.substr(bracket + 2));
+        }
+      }
+      continue;
+    }
+    const auto row = TableRow(line);
+    if (!row) continue;
+    if (ranks == 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: a table row before any '# Using devices' rank list", origin));
+    }
+    if (!op) {
+      op = NcclOp::kAllReduce;
+      log.op_assumed = true;
+    }
+    log.rows.push_back({*op, ranks, row->first, row->second});
+  }
+  if (log.rows.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": no nccl-tests table rows found"));
+  }
+  return log;
+}
+
+absl::StatusOr<NcclTestsLog> LoadNcclTestsLogs(
+    const std::vector<std::string>& paths) {
+  NcclTestsLog all;
+  for (const std::string& path : paths) {
+    std::string text;
+    RETURN_IF_ERROR(ReadFileMaybeGzip(path, &text));
+    ASSIGN_OR_RETURN(NcclTestsLog one, ParseNcclTestsLog(text, path));
+    if (all.device_name.empty()) all.device_name = one.device_name;
+    all.op_assumed = all.op_assumed || one.op_assumed;
+    all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());
+  }
+  return all;
+}
+
+}  // namespace et::sim

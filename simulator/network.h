@@ -1,0 +1,43 @@
+// The network one et-sim run is priced on, resolved from one --topology value
+// (or, without one, from the trace's GPU): the NCCL platform
+// (simulator/platform.h) for the NCCL model and the alpha-beta topology
+// (simulator/topology.h) for the other models, each derived from the other
+// where only one was given, so every flag form serves every model.
+#ifndef SIMULATOR_NETWORK_H_
+#define SIMULATOR_NETWORK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "simulator/platform.h"
+#include "simulator/topology.h"
+
+namespace et::sim {
+
+struct Network {
+  std::string name;    // the preset or file used
+  std::string reason;  // why: "--topology", "the trace's GPU ...", "default"
+  Platform platform;
+  Topology topology;  // fitted to the world size
+};
+
+// `flag`: a platform preset, a platform file or a topology file; empty: the
+// preset of `device_name` when `follow_device` (else, or with no match,
+// HGX-H100, the previous default).
+absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
+                                       absl::string_view device_name,
+                                       bool follow_device, int64_t world_size);
+
+// Two levels: the platform's node over its intra-node fabric, nodes over the
+// NICs' share per GPU; latencies from NCCL's Simple hops.
+Topology TopologyForPlatform(const Platform& platform);
+
+// The NCCL view of a fitted topology: dim 0 is the node, the next dim's
+// per-rank bandwidth is a NIC per GPU; efficiencies from HGX-H100.
+Platform PlatformForTopology(const Topology& topology);
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_NETWORK_H_

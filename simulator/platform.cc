@@ -1,0 +1,158 @@
+// Platform presets and the YAML platform file. Constants and their sources:
+// docs/collective-model.md.
+#include "simulator/platform.h"
+
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
+#include "simulator/topology.h"
+#include "yaml-cpp/yaml.h"
+
+namespace et::sim {
+namespace {
+
+// Line rates are the vendors' data sheets; efficiencies, latencies and the
+// ramp were fitted to the nccl-tests log of that machine (docs table).
+std::vector<Platform> Presets() {
+  std::vector<Platform> p;
+  // NVLink3 12 links x 25 GB/s via NVSwitch; 8x HDR 200 Gb/s. Log 10.
+  p.push_back({"DGX-A100", "A100", GpuArch::kAmpere, 8, 300, false, 0.76, 8,
+               200, 0.9, 5, 9.5, 30, true});
+  // p4d.24xlarge: DGX-A100-like board, 4x 100 Gb/s EFA. Log 02.
+  p.push_back({"AWS-P4D", "A100", GpuArch::kAmpere, 8, 300, false, 0.76, 4, 100,
+               0.88, 78, 0, 1650, false});
+  // NVLink4 18 links x 25 GB/s via NVSwitch (NVLS); 8x NDR 400 Gb/s. Logs
+  // 03, 14-18, 24.
+  p.push_back({"HGX-H100", "H100", GpuArch::kHopper, 8, 450, true, 0.80, 8, 400,
+               0.9, 5, 1, 22, true});
+  // H200: the same NVLink4 baseboard and NICs as HGX-H100 (no log of its own).
+  p.push_back({"HGX-H200", "H200", GpuArch::kHopper, 8, 450, true, 0.80, 8, 400,
+               0.9, 5, 1, 22, true});
+  // H800: H100 with 8 NVLink4 links (200 GB/s). Log 13.
+  p.push_back({"HGX-H800", "H800", GpuArch::kHopper, 8, 200, true, 0.83, 8, 400,
+               0.9, 5, 18.5, 0, true});
+  // DGX-1V: NVLink2 hybrid cube mesh, 6 links x 25 GB/s; 4x EDR 100 Gb/s.
+  // Log 12.
+  p.push_back({"DGX-V100", "V100", GpuArch::kVolta, 8, 150, false, 0.90, 4, 100,
+               0.9, 5, 34, 4, true});
+  // One L40S per node on PCIe Gen4 x16 (32 GB/s), NCCL over TCP sockets on a
+  // 100 Gb/s NIC. Log 26.
+  p.push_back({"L40S-PCIE", "L40S", GpuArch::kAmpere, 1, 32, false, 0.8, 1, 100,
+               0.64, 0.5, 0, 0, false});
+  return p;
+}
+
+absl::StatusOr<double> Number(const YAML::Node& root, const char* key,
+                              double fallback, absl::string_view origin) {
+  const YAML::Node n = root[key];
+  if (!n) return fallback;
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) ||
+      !std::isfinite(v) || v < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s must be a number >= 0, got '%s'", origin, key,
+        n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")));
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<Platform> FindPlatformPreset(absl::string_view name) {
+  for (const Platform& p : Presets()) {
+    if (absl::EqualsIgnoreCase(p.name, name)) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> PlatformPresetNames() {
+  std::vector<std::string> names;
+  for (const Platform& p : Presets()) names.push_back(p.name);
+  return names;
+}
+
+std::optional<Platform> PlatformForDevice(absl::string_view device_name) {
+  // The first preset of each GPU is its reference machine (DGX-A100 before the
+  // cloud instance).
+  for (const Platform& p : Presets()) {
+    if (absl::StrContains(absl::AsciiStrToUpper(device_name), p.gpu)) return p;
+  }
+  return std::nullopt;
+}
+
+bool IsPlatformText(absl::string_view text) {
+  if (!YamlNestingWithin(text, kMaxNestingDepth)) return false;
+  try {  // yaml-cpp reports errors by exception; they stop here.
+    const YAML::Node root = YAML::Load(std::string(text));
+    return root.IsMap() && (root["gpu"] || root["gpus_per_node"]) &&
+           !root["dims"] && !root["npus_count"];
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
+                                       absl::string_view origin) {
+  if (!YamlNestingWithin(text, kMaxNestingDepth)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: nested deeper than %d levels", origin, kMaxNestingDepth));
+  }
+  YAML::Node root;
+  try {  // yaml-cpp reports errors by exception; they stop here.
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", e.what()));
+  }
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": not a YAML/JSON map"));
+  }
+  // Start from the preset of the named GPU, so a file may give only what
+  // differs (e.g. the NICs).
+  Platform p = *FindPlatformPreset("HGX-H100");
+  std::string gpu = "H100";
+  if (root["gpu"] && root["gpu"].IsScalar()) gpu = root["gpu"].Scalar();
+  if (std::optional<Platform> base = PlatformForDevice(gpu)) p = *base;
+  p.gpu = gpu;
+  p.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar()
+                                                   : std::string(origin);
+  ASSIGN_OR_RETURN(double gpn,
+                   Number(root, "gpus_per_node",
+                          static_cast<double>(p.gpus_per_node), origin));
+  ASSIGN_OR_RETURN(p.intra_gbps,
+                   Number(root, "intra_gbps", p.intra_gbps, origin));
+  ASSIGN_OR_RETURN(double nics,
+                   Number(root, "nics_per_node",
+                          static_cast<double>(p.nics_per_node), origin));
+  ASSIGN_OR_RETURN(p.nic_gbits, Number(root, "nic_gbits", p.nic_gbits, origin));
+  ASSIGN_OR_RETURN(p.intra_efficiency, Number(root, "intra_efficiency",
+                                              p.intra_efficiency, origin));
+  ASSIGN_OR_RETURN(p.net_efficiency,
+                   Number(root, "net_efficiency", p.net_efficiency, origin));
+  ASSIGN_OR_RETURN(p.net_hop_us,
+                   Number(root, "net_hop_us", p.net_hop_us, origin));
+  ASSIGN_OR_RETURN(p.launch_us, Number(root, "launch_us", p.launch_us, origin));
+  ASSIGN_OR_RETURN(p.pipeline_ramp_us, Number(root, "pipeline_ramp_us",
+                                              p.pipeline_ramp_us, origin));
+  if (root["nvls"]) p.nvswitch_sharp = root["nvls"].as<bool>(false);
+  if (gpn < 1 || gpn > 1024 || gpn != std::floor(gpn) || nics > 1024 ||
+      nics != std::floor(nics) || !(p.intra_gbps > 0) || !(p.nic_gbits > 0) ||
+      !(p.intra_efficiency > 0 && p.intra_efficiency <= 1) ||
+      !(p.net_efficiency > 0 && p.net_efficiency <= 1)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: gpus_per_node must be a whole number in [1, 1024], bandwidths "
+        "positive, efficiencies in (0, 1]",
+        origin));
+  }
+  p.gpus_per_node = static_cast<int64_t>(gpn);
+  p.nics_per_node = std::max<int64_t>(1, static_cast<int64_t>(nics));
+  return p;
+}
+
+}  // namespace et::sim
