@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -18,6 +19,7 @@
 #include "converter/keep_plan.h"
 #include "converter/kineto_merge.h"
 #include "converter/linked_order.h"
+#include "converter/nesting_repair.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
 #include "converter/pipelined_parse.h"
@@ -178,6 +180,24 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
         absl::StrFormat("%s: the trace has no nodes", input_path));
   }
 
+  // Before anything reads parents, and while `ops` is still in file order.
+  const NestingRepairStats nesting = RepairCollectiveRecordNesting(&ops, *pool);
+  if (nesting.ops_reparented > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "call tree repaired: %d ops on %d thread(s) had a wrong parent "
+        "(PyTorch's observer nests ops under an asynchronous collective "
+        "record such as gloo:all_reduce, depending on timing); rebuilt from "
+        "start and end order (docs/et-convert.md)",
+        nesting.ops_reparented, nesting.threads_repaired));
+  }
+  if (nesting.threads_left_as_recorded > 0) {
+    summary.warnings.push_back(absl::StrFormat(
+        "%d thread(s) nest ops under a collective record and their start and "
+        "end orders do not make a tree: kept as recorded; ranks of one "
+        "program may convert to graphs of different shapes",
+        nesting.threads_left_as_recorded));
+  }
+
   // Linked ("ET+") files: ids renumbered by the linker are not start order.
   const LinkedOrderStats linked_order =
       OrderLinkedTraceByStart(&ops, pool.get());
@@ -199,8 +219,14 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   KinetoMergeStats kineto;
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.rank, pool.get(),
-                                &ops, &kineto));
+    EtRun run;
+    run.path = input_path;
+    run.rank = options.rank;
+    run.local_time = TopLevelString(parsed.fields, "time");
+    if (auto pid = parsed.fields.find("pid"); pid != parsed.fields.end())
+      (void)absl::SimpleAtoi(pid->second, &run.pid);
+    RETURN_IF_ERROR(
+        MergeKineto(options.kineto_path, run, pool.get(), &ops, &kineto));
     summary.kineto_host_ops = kineto.host_ops_considered;
     summary.kineto_host_ops_matched = kineto.host_ops_matched;
     summary.gpu_ops = kineto.gpu_ops;

@@ -55,17 +55,12 @@ HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
 
 }  // namespace
 
-absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
+absl::Status MergeKineto(const std::string& kineto_path, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info) {
   ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
                    kineto::KinetoTrace::Load(kineto_path));
-  if (et_rank >= 0 && trace.rank() >= 0 && trace.rank() != et_rank) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: the Kineto trace is of rank %d (its distributedInfo), the ET of "
-        "rank %d: pass the Kineto trace of the same rank",
-        kineto_path, trace.rank(), et_rank));
-  }
+  RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
   std::vector<kineto::HostOpView> views;
   views.reserve(ops->size());
   uint64_t max_id = 0;
