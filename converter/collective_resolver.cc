@@ -218,6 +218,13 @@ bool SharesTensor(absl::Span<const TensorRef> a,
 
 }  // namespace
 
+bool IsWorkRecordName(absl::string_view name) {
+  for (const CommNamespace& ns : kNamespaces) {
+    if (ns.work_record && absl::StartsWith(name, ns.prefix)) return true;
+  }
+  return false;
+}
+
 bool IsNcclKernelName(absl::string_view name) {
   return absl::StartsWith(name, "ncclKernel") ||
          absl::StartsWith(name, "ncclDevKernel");

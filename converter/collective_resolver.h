@@ -59,6 +59,11 @@ class CollectiveResolver {
   std::vector<int32_t> record_of_;
 };
 
+// True for a backend's record of a collective (`gloo:all_reduce`,
+// `nccl:all_reduce`, `mpi:`, `ucc:`): the work the c10d call enqueued, started
+// and ended by the backend (nesting_repair.h).
+bool IsWorkRecordName(absl::string_view name);
+
 // True for names of NCCL/RCCL device kernels ("ncclKernel_...",
 // "ncclDevKernel_...").
 bool IsNcclKernelName(absl::string_view name);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -19,6 +20,7 @@
 #include "converter/kineto_merge.h"
 #include "converter/kineto_only_import.h"
 #include "converter/linked_order.h"
+#include "converter/nesting_repair.h"
 #include "converter/node_emitter.h"
 #include "converter/op_table.h"
 #include "converter/pipelined_parse.h"
@@ -144,6 +146,40 @@ struct TraceStructure {
   KeepPlan plan;
   std::vector<NodeDeps> deps;
 };
+
+// Before anything reads parents, and while `ops` is still in file order:
+// PyTorch's observer can nest ops under an asynchronous collective record.
+void RepairCallTree(const StringPool& pool, std::vector<HostOp>* ops,
+                    ConvertReport* summary) {
+  const NestingRepairStats nesting = RepairCollectiveRecordNesting(ops, pool);
+  if (nesting.ops_reparented > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "call tree repaired: %d ops on %d thread(s) had a wrong parent "
+        "(PyTorch's observer nests ops under an asynchronous collective "
+        "record such as gloo:all_reduce, depending on timing); rebuilt from "
+        "start and end order (docs/et-convert.md)",
+        nesting.ops_reparented, nesting.threads_repaired));
+  }
+  if (nesting.threads_left_as_recorded > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "%d thread(s) nest ops under a collective record and their start and "
+        "end orders do not make a tree: kept as recorded; ranks of one "
+        "program may convert to graphs of different shapes",
+        nesting.threads_left_as_recorded));
+  }
+}
+
+// What the ET says about its run, for refusing another run's Kineto trace.
+EtRun RunOfTrace(const std::string& input_path, const ConvertOptions& options,
+                 const std::map<std::string, std::string>& fields) {
+  EtRun run;
+  run.path = input_path;
+  run.rank = options.rank;
+  run.local_time = TopLevelString(fields, "time");
+  if (auto pid = fields.find("pid"); pid != fields.end())
+    (void)absl::SimpleAtoi(pid->second, &run.pid);
+  return run;
+}
 
 // The file the user named: a Kineto-only import converts a temporary ET.
 const std::string& SourcePath(const std::string& input_path,
@@ -369,6 +405,7 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   TraceTextSource text;
   RETURN_IF_ERROR(ParseTrace(input_path, options, pool.get(), &progress, &text,
                              &parsed, &summary));
+  RepairCallTree(*pool, &parsed.ops, &summary);
   RenumberLinkedTrace(&parsed.ops, pool.get(), &summary);
 
   // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
@@ -376,8 +413,9 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   KinetoMergeStats kineto;
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.rank, pool.get(),
-                                &parsed.ops, &kineto));
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path,
+                                RunOfTrace(input_path, options, parsed.fields),
+                                pool.get(), &parsed.ops, &kineto));
     ReportKineto(&kineto, &summary);
   }
 

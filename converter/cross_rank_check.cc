@@ -1,9 +1,12 @@
 // Cross-rank collective consistency; see cross_rank_check.h.
 #include "converter/cross_rank_check.h"
 
+#include <algorithm>
 #include <map>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "model/comm_type.h"
 #include "model/process_group.h"
@@ -24,6 +27,10 @@ struct RankCollectives {
   std::map<std::string, std::vector<Issued>>
       by_group;  // pg name ("" = default)
   std::vector<ProcessGroup> groups;
+  // The graph's shape: nodes by type name and by step (-1: outside steps).
+  int64_t nodes = 0;
+  std::map<std::string, int64_t> nodes_by_type;
+  std::map<int64_t, int64_t> nodes_by_step;
 };
 
 absl::StatusOr<RankCollectives> ReadCollectives(const std::string& path) {
@@ -34,6 +41,9 @@ absl::StatusOr<RankCollectives> ReadCollectives(const std::string& path) {
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->Next(&node));
     if (!more) break;
+    ++out.nodes;
+    ++out.nodes_by_type[ChakraProtoMsg::NodeType_Name(node.type())];
+    ++out.nodes_by_step[GetInt(node, attr::kStep).value_or(-1)];
     if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
     out.by_group[GetString(node, attr::kPgName).value_or("")].push_back(
         {node.id(), GetInt(node, attr::kCommType).value_or(0),
@@ -49,16 +59,69 @@ std::string TypeName(int64_t type) {
              : absl::StrFormat("type %d", type);
 }
 
+// "1323 nodes (COMM_COLL_NODE 3, COMP_NODE 1320), by step 441 441 441".
+std::string ShapeOf(const RankCollectives& r) {
+  std::vector<std::string> types, steps;
+  for (const auto& [type, n] : r.nodes_by_type)
+    types.push_back(absl::StrCat(type, " ", n));
+  for (const auto& [step, n] : r.nodes_by_step) {
+    if (step >= 0) steps.push_back(absl::StrCat(n));
+  }
+  std::string shape =
+      absl::StrFormat("%d nodes (%s)", r.nodes, absl::StrJoin(types, ", "));
+  if (!steps.empty())
+    absl::StrAppend(&shape, ", by step ", absl::StrJoin(steps, " "));
+  return shape;
+}
+
+// Ranks of each distinct shape, in rank order; the line that lists them when
+// there is more than one.
+void CompareShapes(const std::vector<RankTrace>& ranks,
+                   const std::vector<RankCollectives>& all,
+                   CrossRankCheck* out) {
+  std::map<std::string, std::vector<int>> ranks_by_shape;
+  std::vector<std::string> order;
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    const std::string shape = ShapeOf(all[k]);
+    auto [it, fresh] = ranks_by_shape.try_emplace(shape);
+    if (fresh) order.push_back(shape);
+    it->second.push_back(ranks[k].rank);
+  }
+  if (order.size() <= 1) {
+    out->shape = order.empty() ? "" : order[0];
+    return;
+  }
+  std::vector<std::string> parts;
+  for (const std::string& shape : order) {
+    const std::vector<int>& r = ranks_by_shape[shape];
+    parts.push_back(absl::StrFormat("%s %s: %s",
+                                    r.size() == 1 ? "rank" : "ranks",
+                                    absl::StrJoin(r, ","), shape));
+  }
+  out->shape_mismatch = absl::StrCat(
+      "the ranks' graphs differ in shape (ranks of one SPMD program, as in "
+      "DDP, should match; a pipeline's stages may not): ",
+      absl::StrJoin(parts, "; "));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> CheckCollectivesAcrossRanks(
+    const std::vector<RankTrace>& ranks, size_t max_reports) {
+  ASSIGN_OR_RETURN(CrossRankCheck check, CheckRanksAgree(ranks, max_reports));
+  return std::move(check.collective_mismatches);
+}
+
+absl::StatusOr<CrossRankCheck> CheckRanksAgree(
     const std::vector<RankTrace>& ranks, size_t max_reports) {
   std::vector<RankCollectives> all;
   for (const RankTrace& r : ranks) {
     ASSIGN_OR_RETURN(RankCollectives c, ReadCollectives(r.et_path));
     all.push_back(std::move(c));
   }
-  std::vector<std::string> reports;
+  CrossRankCheck check;
+  CompareShapes(ranks, all, &check);
+  std::vector<std::string>& reports = check.collective_mismatches;
   std::map<std::string, std::vector<size_t>>
       members;  // pg -> indices into `ranks`
   for (size_t k = 0; k < ranks.size(); ++k) {
@@ -109,7 +172,7 @@ absl::StatusOr<std::vector<std::string>> CheckCollectivesAcrossRanks(
       }
     }
   }
-  return reports;
+  return check;
 }
 
 }  // namespace et::convert

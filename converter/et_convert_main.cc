@@ -15,6 +15,7 @@
 #include "base/atomic_output_file.h"
 #include "base/input_limits.h"
 #include "base/path.h"
+#include "base/rank_files.h"
 #include "cli/cli_args.h"
 #include "converter/astra_text_converter.h"
 #include "converter/converter.h"
@@ -69,9 +70,22 @@ struct Options {
   bool quiet = false;
 };
 
-int Fail(const std::string& message) {
+int Fail(const std::string& message, int exit_code = 1) {
   fprintf(stderr, "et-convert: error: %s\n", message.c_str());
-  return 1;
+  return exit_code;
+}
+
+// The folder an output (or output pattern) goes to must exist: the converter
+// writes a temporary file beside the output, and "cannot open" on that name
+// says nothing about the folder.
+absl::Status CheckOutputFolder(const std::string& output) {
+  const size_t slash = output.rfind('/');
+  if (slash == std::string::npos) return absl::OkStatus();
+  const std::string folder = slash == 0 ? "/" : output.substr(0, slash);
+  if (et::IsDirectory(folder)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: the output folder %s does not exist (create it first)", output,
+      folder));
 }
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
@@ -117,6 +131,13 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--ranks %d: needs an integer in [1, %d]", o.ranks, et::kMaxRanks));
   }
+  if (o.ranks == 0 && !o.astra_text && !o.to_json &&
+      (et::IsRankPattern(o.input) || et::IsRankPattern(o.output))) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "'%s' -> '%s': a rank pattern (%%d) needs --ranks N, the number of "
+        "ranks",
+        o.input, o.output));
+  }
   if (o.astra_text && o.ranks <= 0) {
     return absl::InvalidArgumentError(
         "--astra-text needs --ranks N (the number of NPUs)");
@@ -140,6 +161,40 @@ int RunSingle(const Options& o) {
   if (!o.quiet) fprintf(stderr, "%s", summary->ToText().c_str());
   auto s = WriteJsonSummary(o.json_summary, summary->ToJson());
   return s.ok() ? 0 : Fail(std::string(s.message()));
+}
+
+// Whether the converted ranks agree: collectives per process group, and the
+// shapes of their graphs. Warnings on stderr and in the JSON summary.
+void ReportCrossRankCheck(const Options& o,
+                          const std::vector<et::convert::RankTrace>& converted,
+                          nlohmann::json* summary) {
+  auto check = et::convert::CheckRanksAgree(converted);
+  if (!check.ok()) {
+    const std::string why(check.status().message());
+    fprintf(stderr, "et-convert: warning: cross-rank check: %s\n", why.c_str());
+    (*summary)["cross_rank_check_error"] = why;
+    return;
+  }
+  (*summary)["cross_rank_mismatches"] = check->collective_mismatches;
+  for (const auto& m : check->collective_mismatches)
+    fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
+  if (!check->shape_mismatch.empty()) {
+    (*summary)["cross_rank_shape_mismatch"] = check->shape_mismatch;
+    fprintf(stderr, "et-convert: warning: %s\n", check->shape_mismatch.c_str());
+  } else {
+    (*summary)["rank_graph_shape"] = check->shape;
+  }
+  if (o.quiet) return;
+  if (check->collective_mismatches.empty()) {
+    fprintf(stderr,
+            "cross-rank check (%zu ranks): every process group's members "
+            "issued the same collectives in the same order\n",
+            converted.size());
+  }
+  if (check->shape_mismatch.empty()) {
+    fprintf(stderr, "cross-rank check (%zu ranks): every rank's graph has %s\n",
+            converted.size(), check->shape.c_str());
+  }
 }
 
 // Several ranks, all or none: the outputs appear only if every rank
@@ -170,23 +225,8 @@ int RunRanks(const Options& o) {
     summary["ranks"].push_back(nlohmann::json::parse(r.summary->ToJson()));
     converted.push_back({r.job.rank, r.staged});
   }
-  auto mismatches = et::convert::CheckCollectivesAcrossRanks(converted);
   const size_t failures = summary["failed"].size();
-  if (!mismatches.ok()) {
-    const std::string why(mismatches.status().message());
-    fprintf(stderr, "et-convert: warning: cross-rank check: %s\n", why.c_str());
-    summary["cross_rank_check_error"] = why;
-  } else {
-    summary["cross_rank_mismatches"] = *mismatches;
-    for (const auto& m : *mismatches)
-      fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
-    if (!o.quiet && mismatches->empty()) {
-      fprintf(stderr,
-              "cross-rank check (%zu ranks): every process group's members "
-              "issued the same collectives in the same order\n",
-              converted.size());
-    }
-  }
+  if (converted.size() >= 2) ReportCrossRankCheck(o, converted, &summary);
   auto written = et::convert::PublishRankOutputs(&results);
   if (!written.ok()) {
     summary["failed"].push_back(
@@ -240,8 +280,14 @@ int main(int argc, char** argv) {
       "  et-convert --to-json in.et out.json\n"
       "  et-convert --astra-text workload.txt 'out.%d.et' --ranks 8");
   auto options = ParseOptions(args);
-  if (!options.ok()) return Fail(std::string(options.status().message()));
+  if (!options.ok()) {
+    return Fail(std::string(options.status().message()), et::kUsageExitCode);
+  }
   const Options& o = *options;
+  if (!o.to_json && !et::IsDirectory(o.input)) {
+    if (absl::Status s = CheckOutputFolder(o.output); !s.ok())
+      return Fail(std::string(s.message()));
+  }
   if (o.to_json) {
     auto s = et::EtToJsonFile(o.input, o.output);
     return s.ok() ? 0 : Fail(std::string(s.message()));

@@ -678,6 +678,20 @@ absl::Status EtJsonTokenizer::Run(const NodeCallback& on_node,
   return ReadTrace(in, on_node);
 }
 
+namespace {
+
+// Whether buf[p] opens an array whose first element is an object, as the
+// legacy profiler's bare event array does (as far as the window shows).
+bool StartsAnObjectArray(const char* buf, size_t p, size_t n) {
+  for (size_t k = p + 1; k < n; ++k) {
+    const char c = buf[k];
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return c == '{';
+  }
+  return false;
+}
+
+}  // namespace
+
 // The trace object: its fields, then nothing but whitespace.
 absl::Status EtJsonTokenizer::ReadTrace(Reader& in,
                                         const NodeCallback& on_node) {
@@ -685,6 +699,8 @@ absl::Status EtJsonTokenizer::ReadTrace(Reader& in,
   ASSIGN_OR_RETURN(bool any, in.SkipSpace());
   if (!any)
     return absl::InvalidArgumentError(absl::StrFormat("%s: empty file", path_));
+  if (in.at() == '[' && StartsAnObjectArray(in.buf(), in.begin, in.n))
+    return KinetoGivenError();
   if (in.at() != '{')
     return in.Malformed(in.begin, "the trace is not a JSON object");
   ++in.begin;
@@ -708,11 +724,23 @@ absl::Status EtJsonTokenizer::ReadTrace(Reader& in,
   ASSIGN_OR_RETURN(bool trailing, in.SkipSpace());
   if (trailing)
     return in.Malformed(in.begin, "data after the end of the trace");
+  if (!saw_nodes && saw_trace_events_) return KinetoGivenError();
   if (!saw_nodes) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: not an execution trace: no `nodes` array", path_));
   }
   return absl::OkStatus();
+}
+
+// A Kineto trace (`traceEvents`, or the legacy profiler's bare array of
+// events) where the ET belongs: the usual slip of passing the wrong one of
+// the two files a recording makes.
+absl::Status EtJsonTokenizer::KinetoGivenError() const {
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: a Kineto/profiler trace (op timings), not an execution trace: "
+      "pass it with --kineto beside the execution trace of the same run "
+      "(et-convert et.json out.et --kineto %s)",
+      path_, path_));
 }
 
 // One `"key": value` of the trace object: `nodes` element by element, any
@@ -732,6 +760,7 @@ absl::Status EtJsonTokenizer::ReadField(Reader& in, const NodeCallback& on_node,
     *saw_nodes = true;
     return ReadNodes(in, on_node);
   }
+  if (key == "traceEvents") saw_trace_events_ = true;
   size_t end;
   RETURN_IF_ERROR(in.ScanOne(&end));
   if (end - in.begin <= kMaxFieldBytes)

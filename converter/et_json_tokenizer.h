@@ -81,10 +81,13 @@ class EtJsonTokenizer {
   absl::Status ReadField(Reader& in, const NodeCallback& on_node,
                          bool* saw_nodes);
   absl::Status ReadNodes(Reader& in, const NodeCallback& on_node);
+  // The error for a Kineto trace given as the ET.
+  absl::Status KinetoGivenError() const;
 
   std::string path_;
   std::map<std::string, std::string> fields_;
   int64_t nodes_seen_ = 0;
+  bool saw_trace_events_ = false;     // a Kineto trace's top-level key
   std::unique_ptr<Mapping> mapping_;  // a plain file, once mapped
   bool map_tried_ = false;
   uint64_t dropped_before_ = 0;  // mapped bytes before this were let go

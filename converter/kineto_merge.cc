@@ -53,21 +53,6 @@ HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
   return op;
 }
 
-// The Kineto trace, refused when it is of another rank than the ET: linking
-// two ranks' records would give wrong times without any error.
-absl::StatusOr<kineto::KinetoTrace> LoadTraceOfRank(
-    const std::string& kineto_path, int et_rank) {
-  ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
-                   kineto::KinetoTrace::Load(kineto_path));
-  if (et_rank >= 0 && trace.rank() >= 0 && trace.rank() != et_rank) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: the Kineto trace is of rank %d (its distributedInfo), the ET of "
-        "rank %d: pass the Kineto trace of the same rank",
-        kineto_path, trace.rank(), et_rank));
-  }
-  return trace;
-}
-
 // What the linker needs of each ET op, without tying it to HostOp; the
 // largest id, after which GPU ops are numbered.
 std::vector<kineto::HostOpView> HostOpViews(const std::vector<HostOp>& ops,
@@ -165,11 +150,12 @@ void RecordThreadsAndWarnings(const kineto::LinkResult& link,
 
 }  // namespace
 
-absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
+absl::Status MergeKineto(const std::string& kineto_path, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info) {
   ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
-                   LoadTraceOfRank(kineto_path, et_rank));
+                   kineto::KinetoTrace::Load(kineto_path));
+  RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
   uint64_t max_id = 0;
   const std::vector<kineto::HostOpView> views =
       HostOpViews(*ops, *pool, &max_id);

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "converter/host_op.h"
+#include "converter/kineto_identity.h"
 
 namespace et::convert {
 
@@ -43,10 +44,11 @@ struct KinetoMergeStats {
       warnings;  // per-thread match fractions below 99%, ...
 };
 
-// `et_rank` is the ET's rank (-1: unknown). A Kineto trace whose
-// distributedInfo names another rank is an error, not a merge: the ranks of a
-// job run the same ops, so the wrong rank's trace still matches 100%.
-absl::Status MergeKineto(const std::string& kineto_path, int et_rank,
+// `et` is what the ET says about its run. A Kineto trace of another run or
+// rank (kineto_identity.h) is an error, not a merge: the ranks of a job, and
+// two runs of one program, run the same ops, so the wrong trace still matches
+// 100%.
+absl::Status MergeKineto(const std::string& kineto_path, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info);
 

@@ -163,23 +163,37 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
     return (time.perf_counter() - start) * 1e3 / args.time_steps
 
 
-def store_unprofiled_step(prof, kineto_path, step_ms):
+def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size):
     """Puts `unprofiled_step_ms` at the top level of the Kineto trace, where
     et-convert reads it: through add_metadata_json when the profiler has it (Kineto
-    builds), else by rewriting the exported file (legacy profiler: a bare array)."""
-    if step_ms is None:
+    builds), else by rewriting the exported file (legacy profiler: a bare array).
+    A legacy trace also gets what Kineto writes itself and et-convert checks to
+    refuse a trace of another run: the recording process's `pid` and
+    `distributedInfo.rank`."""
+    legacy = _is_legacy_trace(kineto_path)
+    if step_ms is None and not legacy:
         return
-    if hasattr(prof, "add_metadata_json") and not _is_legacy_trace(kineto_path):
+    if _has_kineto() and not legacy:
         return  # added before export, see record()
     with open(kineto_path) as f:
         doc = json.load(f)
     if isinstance(doc, list):
         doc = {"traceEvents": doc}
-    doc["unprofiled_step_ms"] = step_ms
+    if step_ms is not None:
+        doc["unprofiled_step_ms"] = step_ms
+    doc["pid"] = os.getpid()
+    doc["distributedInfo"] = {"rank": rank, "world_size": world_size}
     tmp = kineto_path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f)
     os.replace(tmp, kineto_path)
+
+
+def _has_kineto():
+    """Whether torch.profiler runs Kineto (add_metadata_json works) rather than the
+    legacy profiler (Debian's python3-torch), which only warns on metadata."""
+    return (hasattr(torch.profiler.profile, "add_metadata_json") and
+            torch.autograd.kineto_available())
 
 
 def _is_legacy_trace(path):
@@ -236,15 +250,16 @@ def record(args):
             if device.type == "cuda":
                 torch.cuda.synchronize()
         observer.stop()
-        if step_ms is not None and hasattr(prof, "add_metadata_json"):
+        if step_ms is not None and _has_kineto():
             prof.add_metadata_json("unprofiled_step_ms", "%.6f" % step_ms)
     observer.unregister_callback()
     prof.export_chrome_trace(kineto_path)
-    store_unprofiled_step(prof, kineto_path, step_ms)
+    store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size)
     elapsed = time.time() - start
 
     nodes = check_et(et_path)
-    print("rank %d/%d: %d steps of %s on %s in %.2f s (torch %s)" %
+    print("rank %d/%d: recorded %d steps of %s on %s in %.2f s (wall time with the "
+          "profiler and the ET observer attached, export included; torch %s)" %
           (rank, world_size, args.steps, args.model, device, elapsed, torch.__version__))
     print("  execution trace: %s (%d nodes)" % (et_path, nodes))
     print("  kineto trace:    %s" % kineto_path)
@@ -271,18 +286,20 @@ def check_et(path):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", choices=["mlp", "gpt"], default="mlp")
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--model", choices=["mlp", "gpt"], default="mlp",
+                   help="a 3-layer MLP or a one-block GPT")
     p.add_argument("--steps", type=int, default=2, help="recorded training steps")
     p.add_argument("--warmup", type=int, default=1, help="unrecorded steps before")
     p.add_argument("--time-steps", type=int, default=20,
                    help="unprofiled steps timed for the true step time (0: none)")
     p.add_argument("--device", default="auto", help="auto, cpu or cuda")
-    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--batch", type=int, default=16, help="samples per step")
     p.add_argument("--width", type=int, default=64, help="hidden size")
     p.add_argument("--heads", type=int, default=4, help="attention heads (gpt)")
     p.add_argument("--seq", type=int, default=32, help="context length (gpt)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed (rank added)")
     p.add_argument("--spawn", type=int, default=0,
                    help="start this many local ranks (instead of torchrun)")
     p.add_argument("--port", type=int, default=29533, help="rendezvous port for --spawn")
@@ -295,6 +312,11 @@ def parse_args(argv):
         p.error("--steps must be at least 1")
     if args.model == "gpt" and args.width % args.heads:
         p.error("--width must be a multiple of --heads")
+    if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):
+        p.error("--device %s: expected auto, cpu or cuda" % args.device)
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        p.error("--device %s: this PyTorch (%s) sees no CUDA GPU (built without CUDA, "
+                "or no driver); use --device cpu" % (args.device, torch.__version__))
     return args
 
 

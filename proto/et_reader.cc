@@ -2,8 +2,10 @@
 #include "proto/et_reader.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "base/gzip_input.h"
 #include "base/input_limits.h"
@@ -42,17 +44,50 @@ class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
 // '[': a PyTorch ET or Kineto JSON trace given where a .et belongs. A .et
 // starts with a varint length, and '{' reads as a plausible one (123), so
 // without this check the user hears of "a malformed message of 123 bytes".
-bool LooksLikeJson(const std::string& path) {
+// What a JSON file given where a .et is expected most likely is, from its
+// first 4 KiB: the error then says what to do with it.
+enum class JsonKind { kNotJson, kExecutionTrace, kKineto, kOther };
+
+JsonKind SniffJson(const std::string& path) {
   absl::StatusOr<GzipInput> input = GzipInput::Open(path, 4096);
-  if (!input.ok()) return false;
-  char buffer[256];
-  const size_t n = input->Read(buffer, sizeof(buffer)).value_or(0);
-  for (size_t i = 0; i < n; ++i) {
-    const char c = buffer[i];
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    return c == '{' || c == '[';
+  if (!input.ok()) return JsonKind::kNotJson;
+  std::string head(4096, '\0');
+  head.resize(input->Read(head.data(), head.size()).value_or(0));
+  const size_t first = head.find_first_not_of(" \n\r\t");
+  if (first == std::string::npos) return JsonKind::kNotJson;
+  // The legacy profiler writes a bare array of events.
+  if (head[first] == '[') return JsonKind::kKineto;
+  if (head[first] != '{') return JsonKind::kNotJson;
+  if (absl::StrContains(head, "\"traceEvents\"") ||
+      absl::StrContains(head, "\"schemaVersion\"")) {
+    return JsonKind::kKineto;
   }
-  return false;
+  if (absl::StrContains(head, "\"nodes\"") ||
+      absl::StrContains(head, "\"schema\"")) {
+    return JsonKind::kExecutionTrace;
+  }
+  return JsonKind::kOther;
+}
+
+absl::Status NotAnEtError(const std::string& path, JsonKind kind) {
+  switch (kind) {
+    case JsonKind::kExecutionTrace:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: a PyTorch execution trace (JSON), not a Chakra .et: convert "
+          "it first: et-convert %s out.et",
+          path, path));
+    case JsonKind::kKineto:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: a Kineto/profiler trace (JSON, op timings only), not a Chakra "
+          ".et: give it to et-convert with the execution trace of the same "
+          "run: et-convert et.json out.et --kineto %s",
+          path, path));
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: a JSON file, not a Chakra .et (et-convert makes a .et from a "
+          "PyTorch execution trace)",
+          path));
+  }
 }
 
 }  // namespace
@@ -76,11 +111,9 @@ absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(
       new EtReader(path, std::make_unique<Stream>(std::move(input))));
   absl::StatusOr<bool> has_metadata =
       reader->ReadMessage(&reader->metadata_, "global metadata");
-  if (!has_metadata.ok() && LooksLikeJson(path)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: a JSON trace (PyTorch execution trace or Kineto), not a Chakra "
-        ".et: convert it first with et-convert %s out.et",
-        path, path));
+  if (!has_metadata.ok()) {
+    if (const JsonKind kind = SniffJson(path); kind != JsonKind::kNotJson)
+      return NotAnEtError(path, kind);
   }
   RETURN_IF_ERROR(has_metadata.status());
   if (!*has_metadata) {

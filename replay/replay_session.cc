@@ -1,6 +1,8 @@
 // Load, check, run and write one replay; see replay_session.h.
 #include "replay/replay_session.h"
 
+#include <sys/stat.h>
+
 #include <memory>
 #include <vector>
 
@@ -8,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "base/atomic_output_file.h"
+#include "base/input_limits.h"
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
@@ -113,6 +116,11 @@ absl::Status WriteOutputs(const ReplayOptions& options, const NodeModel& graph,
   return absl::OkStatus();
 }
 
+bool PathExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
 }  // namespace
 
 bool HaveCudaBackend() { return ET_REPLAY_WITH_CUDA != 0; }
@@ -124,6 +132,19 @@ absl::StatusOr<std::string> TracePathForRank(const ReplayOptions& options,
       return absl::InvalidArgumentError(
           "--world runs one trace on every rank; pass a file, not a %d "
           "pattern");
+    }
+    // As for a directory: a rank file beyond the launch would be left out,
+    // and its peers' collectives would run without it (a 2-rank trace
+    // replayed as one rank without mpirun).
+    if (PathExists(ExpandRankPattern(options.trace, ranks))) {
+      int files = ranks + 1;
+      while (files < kMaxRanks &&
+             PathExists(ExpandRankPattern(options.trace, files))) {
+        ++files;
+      }
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %d per-rank traces for a launch of %d ranks (mpirun -np %d)",
+          options.trace, files, ranks, files));
     }
     return ExpandRankPattern(options.trace, rank);
   }

@@ -109,9 +109,12 @@ struct Flags {
   size_t top = 15;
 };
 
+// A mistake in the flags or arguments is a usage error until they are parsed.
+int fail_exit_code = et::kUsageExitCode;
+
 [[noreturn]] void Fail(const std::string& message) {
   std::fprintf(stderr, "et-sim: error: %s\n", message.c_str());
-  std::exit(1);
+  std::exit(fail_exit_code);
 }
 
 // Looks `value` up in `choices`; fails naming the flag and the accepted values.
@@ -307,6 +310,7 @@ int main(int argc, char** argv) {
       "[--min-bytes 8] [--max-bytes 16G]");
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
+  fail_exit_code = 1;
   flags.options.keep_timeline = !flags.timeline.empty();
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));

@@ -2,6 +2,8 @@
 // where the time goes (--report), and writes Chrome/Perfetto timelines
 // (--timeline). Flags are parsed here only, into Options; the work is in the
 // et_visualizer library.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -84,15 +86,35 @@ absl::Status ParseInt(const std::string& flag, const std::string& text,
   return absl::OkStatus();
 }
 
+// A positional argument named like an output (.json, .pdf, ...). A file that
+// does not exist yet is a stray output name (`et-viz a.et graph.pdf`); one
+// that exists is an input of the wrong kind, often the JSON trace before
+// conversion, and -o would overwrite it.
+absl::Status NotAnInput(const std::string& arg) {
+  if (access(arg.c_str(), F_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: looks like an output file, not a .et input; did you mean -o %s?",
+        arg, arg));
+  }
+  if (absl::EndsWith(arg, ".json") || absl::EndsWith(arg, ".json.gz")) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: a JSON file, not a .et input: et-viz reads converted traces; "
+        "convert an execution trace first (et-convert %s out.et, with "
+        "--kineto for its profiler trace)",
+        arg, arg));
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: not a .et input (et-viz reads converted traces and writes a "
+      "drawing only with -o)",
+      arg));
+}
+
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   Options o;
   for (size_t k = 1; k < positional.size(); ++k) {
     const std::string arg = positional[k];
     if (et::viz::GraphFormatFromPath(arg).ok() && !absl::EndsWith(arg, ".et")) {
-      // A stray output name is a common slip (`et-viz a.et graph.pdf`).
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: looks like an output file, not a .et input; did you mean -o %s?",
-          arg, arg));
+      RETURN_IF_ERROR(NotAnInput(arg));
     }
     o.inputs.push_back(arg);
   }
@@ -244,7 +266,7 @@ int main(int argc, char** argv) {
   if (!status.ok()) {
     std::fprintf(stderr, "et-viz: error: %s\n",
                  std::string(status.message()).c_str());
-    return 1;
+    return options.ok() ? 1 : et::kUsageExitCode;
   }
   return 0;
 }

@@ -428,6 +428,10 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       ReadDeviceName(value);
     } else if (key == "unprofiled_step_ms") {
       RETURN_IF_ERROR(ReadUnprofiledStep(value));
+    } else if (key == "baseTimeNanoseconds") {
+      trace_->set_base_time_ns(ReadInt(value).value_or(0));
+    } else if (key == "pid") {
+      trace_->set_process_id(ReadInt(value).value_or(-1));
     } else if (key == "distributedInfo") {
       od::object info;
       if (value.get_object().get(info)) continue;

@@ -108,6 +108,12 @@ class KinetoTrace {
   // The id of `text` when some event uses it as a name.
   std::optional<uint32_t> FindName(absl::string_view text) const;
   int64_t rank() const { return rank_; }  // distributedInfo.rank; -1 absent
+  // Top-level `baseTimeNanoseconds` (Kineto: event `ts` + this = wall clock
+  // since the epoch); 0 absent.
+  int64_t base_time_ns() const { return base_time_ns_; }
+  // Top-level `pid`, which examples/record_trace.py adds to a legacy trace
+  // (its events say "CPU functions"); -1 absent.
+  int64_t process_id() const { return process_id_; }
   // The step time of the same program without a profiler, in ms, when the
   // recorder stored it (top-level `unprofiled_step_ms`, examples/
   // record_trace.py); -1 absent.
@@ -128,6 +134,8 @@ class KinetoTrace {
     pg_config_json_ = std::move(json);
   }
   void set_rank(int64_t rank) { rank_ = rank; }
+  void set_base_time_ns(int64_t ns) { base_time_ns_ = ns; }
+  void set_process_id(int64_t pid) { process_id_ = pid; }
   void set_unprofiled_step_ms(double ms) { unprofiled_step_ms_ = ms; }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
@@ -142,6 +150,8 @@ class KinetoTrace {
   // names.
   StringPool names_;
   int64_t rank_ = -1;
+  int64_t base_time_ns_ = 0;
+  int64_t process_id_ = -1;
   double unprofiled_step_ms_ = -1;
   std::string device_name_;
   bool legacy_array_ = false;

@@ -49,6 +49,33 @@ TEST(CliArgsTest, NothingAfterDoubleDashIsRespelled) {
       (std::vector<std::string>{"et-viz", "--top_n", "--", "--not-a-flag"}));
 }
 
+// "-" (stdout) after a flag that takes a value joins it: Abseil asks "Did
+// you really mean ...?" for a separate "-".
+TEST(CliArgsTest, DashAfterAValuedFlagJoinsIt) {
+  EXPECT_EQ(
+      Normalized({"et-convert", "--cli-args-test-flag=1", "a"}),
+      (std::vector<std::string>{"et-convert", "--cli_args_test_flag=1", "a"}));
+  std::vector<std::string> args = {"et-convert", "--cli-args-test-flag", "-"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::vector<std::string> storage;
+  NormalizeFlagSpelling(3, argv.data(), &storage);
+  EXPECT_EQ(storage,
+            (std::vector<std::string>{"et-convert", "--cli_args_test_flag=-"}));
+}
+
+TEST(CliArgsTest, FlagMistakesAreWordedForOneLine) {
+  EXPECT_EQ(FindFlagMistake({"t", "--cli_args_test_flag", "7", "in.et"}), "");
+  EXPECT_EQ(FindFlagMistake({"t", "in.et", "-", "-1"}), "");  // positionals
+  EXPECT_EQ(FindFlagMistake({"t", "--", "--not-a-flag"}), "");
+  EXPECT_EQ(FindFlagMistake({"t", "--cli_args_test_flag"}),
+            "--cli-args-test-flag needs a value; see --help");
+  const std::string bad = FindFlagMistake({"t", "--cli_args_test_flag=x"});
+  EXPECT_EQ(bad.rfind("--cli-args-test-flag 'x': ", 0), 0u) << bad;
+  EXPECT_EQ(FindFlagMistake({"t", "--zzzzzzzzzz"}),
+            "unknown flag --zzzzzzzzzz; see --help");
+}
+
 TEST(CliArgsTest, HelpListsOnlyFlagsOfMainFiles) {
   EXPECT_EQ(absl::GetFlag(FLAGS_cli_args_test_flag), 7);
   const std::string listed = FormatToolFlags();

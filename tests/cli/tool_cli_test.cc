@@ -15,6 +15,8 @@
 namespace {
 
 std::string RunTool(const std::string& cmd, int* exit_code) {
+  int ignored = 0;
+  if (exit_code == nullptr) exit_code = &ignored;
   std::string out;
   FILE* p = popen((cmd + " 2>&1").c_str(), "r");
   if (p == nullptr) return out;
@@ -79,10 +81,182 @@ TEST(ToolCliTest, StepFlagsRejectBadValuesInOneLine) {
     SCOPED_TRACE(cmd);
     int code = -1;
     const std::string out = RunTool(cmd, &code);
-    EXPECT_NE(code, 0) << out;
+    EXPECT_EQ(code, 2) << out;  // a usage error, in every tool
     EXPECT_NE(out.find(flag), std::string::npos) << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   }
+}
+
+// Every tool answers a usage mistake the same way: one line starting with its
+// own name, exit status 2 (docs/*.md say so). A misspelled flag names the
+// flag meant; Abseil said "ERROR: Unknown command line flag 'wrold'", with
+// neither, and exit status 1.
+TEST(ToolCliTest, UsageErrorsAreOneLineNamingTheToolWithExitTwo) {
+  const std::string et =
+      std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string(ET_SIM_BIN) + " x.et --wrold 4",
+       "et-sim: error: unknown flag --wrold (did you mean --world?)"},
+      {std::string(ET_REPLAY_BIN) + " x.et --wrold 4",
+       "et-replay: error: unknown flag --wrold (did you mean --world?)"},
+      {std::string(ET_CONVERT_BIN) + " " + et + " x.et --kinteo k.json",
+       "et-convert: error: unknown flag --kinteo (did you mean --kineto?)"},
+      {std::string(ET_VIZ_BIN) + " x.et --ouput x.pdf",
+       "et-viz: error: unknown flag --ouput (did you mean --output?)"},
+      {std::string(ET_SIM_BIN) + " x.et --frobnicate",
+       "et-sim: error: unknown flag --frobnicate; see --help"},
+      {std::string(ET_SIM_BIN) + " x.et --world 2x",
+       "et-sim: error: --world '2x': "},
+      {std::string(ET_SIM_BIN) + " x.et --world",
+       "et-sim: error: --world "
+       "needs a value"},
+      {std::string(ET_CONVERT_BIN) + " in.json",
+       "et-convert: error: expected "
+       "an input and an output"},
+      {std::string(ET_CONVERT_BIN) + " 'x_%d.json' 'x.%d.et'",
+       "et-convert: error: 'x_%d.json' -> 'x.%d.et': a rank pattern (%d) "
+       "needs --ranks N"},
+      {std::string(ET_SIM_BIN) + " a.et b.et",
+       "et-sim: error: expected one "
+       "input"},
+      {std::string(ET_VIZ_BIN), "et-viz: error: no input .et file"},
+      {std::string(ET_REPLAY_BIN) + " x.et --iters 0",
+       "et-replay: error: --iters needs an integer >= 1"},
+  };
+  for (const auto& [cmd, message] : cases) {
+    SCOPED_TRACE(cmd);
+    int code = -1;
+    const std::string out = RunTool(cmd, &code);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_EQ(out.rfind(message, 0), 0u) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+}
+
+// `--json-summary -` (stdout, as documented) is taken as it is: no "RAW: Did
+// you really mean to set flag 'json_summary' to the value '-'?" from Abseil.
+TEST(ToolCliTest, DashValueIsTakenWithoutAbseilsQuestion) {
+  const std::string et =
+      std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz";
+  int code = -1;
+  const std::string out =
+      RunTool(std::string(ET_CONVERT_BIN) + " " + et + " " +
+                  ::testing::TempDir() + "/dash.et --quiet --json-summary -",
+              &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(out.find("RAW"), std::string::npos) << out;
+  EXPECT_EQ(out.rfind("{", 0), 0u) << out;  // the JSON summary on stdout
+}
+
+// et-viz's one-letter flag is listed as users type it.
+TEST(ToolCliTest, HelpSpellsOneLetterFlagsWithOneDash) {
+  int code = -1;
+  const std::string out = RunTool(std::string(ET_VIZ_BIN) + " --help", &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(out.find("\n  -o "), std::string::npos) << out;
+  EXPECT_EQ(out.find("--o "), std::string::npos) << out;
+}
+
+// A JSON trace where a .et is expected says which kind it is and what to do:
+// a Kineto trace goes to et-convert (alone, or with its ET as --kineto; the
+// old "convert it first" hint failed for those), an execution trace is
+// converted first. et-convert itself takes a Kineto trace alone (issue 20).
+TEST(ToolCliTest, JsonTracesWhereAnEtIsExpectedSayWhatToDo) {
+  const std::string data = std::string(ET_TEST_DATA);
+  const std::string kineto = data + "/recorded/ddp_gpt_4r_kineto_r0.json.gz";
+  const std::string legacy = data + "/pytorch-1.13-cpu/nn_demo_trace.json.gz";
+  const std::string et = data + "/recorded/ddp_gpt_4r_et_r0.json.gz";
+  const std::string out_et = ::testing::TempDir() + "/never.et";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string(ET_SIM_BIN) + " " + kineto,
+       "et-sim: error: " + kineto + ": a Kineto/profiler trace"},
+      {std::string(ET_SIM_BIN) + " " + legacy,
+       "et-sim: error: " + legacy + ": a Kineto/profiler trace"},
+      {std::string(ET_SIM_BIN) + " " + et,
+       "et-sim: error: " + et +
+           ": a PyTorch execution trace (JSON), not a "
+           "Chakra .et: convert it first: et-convert " +
+           et + " out.et"},
+  };
+  for (const auto& [cmd, message] : cases) {
+    SCOPED_TRACE(cmd);
+    int code = -1;
+    const std::string out = RunTool(cmd, &code);
+    EXPECT_EQ(code, 1) << out;
+    EXPECT_EQ(out.rfind(message, 0), 0u) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+  EXPECT_NE(RunTool(std::string(ET_SIM_BIN) + " " + kineto, nullptr)
+                .find("--kineto " + kineto),
+            std::string::npos);
+  for (const std::string& trace : {kineto, legacy}) {
+    int code = -1;
+    const std::string out = RunTool(
+        std::string(ET_CONVERT_BIN) + " " + trace + " " + out_et, &code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_NE(out.find("Kineto trace alone"), std::string::npos) << out;
+  }
+  std::remove(out_et.c_str());
+}
+
+// et-viz given the JSON recording (which exists) must not advise -o with its
+// name: following that overwrote the recording.
+TEST(ToolCliTest, VizNeverAdvisesOverwritingAnInput) {
+  const std::string et =
+      std::string(ET_TEST_DATA) + "/generated/golden_tiny_et.json";
+  int code = -1;
+  const std::string out =
+      RunTool(std::string(ET_VIZ_BIN) + " " + et + " --report", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_EQ(out.find("-o " + et), std::string::npos) << out;
+  EXPECT_NE(out.find("convert an execution trace first (et-convert " + et),
+            std::string::npos)
+      << out;
+  // Gzipped, it reaches the reader, which says the same.
+  const std::string gz =
+      std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_4r_et_r0.json.gz";
+  const std::string read =
+      RunTool(std::string(ET_VIZ_BIN) + " " + gz + " --report", &code);
+  EXPECT_EQ(code, 1) << read;
+  EXPECT_NE(read.find("convert it first: et-convert " + gz), std::string::npos)
+      << read;
+  // A name that does not exist yet is still taken for a stray output name.
+  const std::string missing = ::testing::TempDir() + "/not_here.pdf";
+  const std::string stray =
+      RunTool(std::string(ET_VIZ_BIN) + " " + missing, &code);
+  EXPECT_NE(stray.find("did you mean -o " + missing), std::string::npos)
+      << stray;
+}
+
+// Folders: a missing output folder is named as such (it was "cannot open"
+// on a temporary file's name, after converting every rank).
+TEST(ToolCliTest, ConvertNamesAMissingOutputFolder) {
+  const std::string et =
+      std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz";
+  const std::string folder = ::testing::TempDir() + "/no_such_folder_22";
+  int code = -1;
+  const std::string out = RunTool(
+      std::string(ET_CONVERT_BIN) + " " + et + " " + folder + "/x.et", &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_EQ(out, "et-convert: error: " + folder + "/x.et: the output folder " +
+                     folder + " does not exist (create it first)\n");
+}
+
+// A %d pattern run without mpirun: one rank of a 4-rank trace would replay
+// alone, collectives included; refused like the directory form.
+TEST(ToolCliTest, ReplayRefusesAPatternWithMoreRanksThanTheLaunch) {
+  const std::string pattern =
+      std::string(ET_TEST_DATA) +
+      "/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.%d.et";
+  int code = -1;
+  const std::string out = RunTool(
+      std::string(ET_REPLAY_BIN) + " '" + pattern + "' --device cpu", &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find(pattern +
+                     ": 4 per-rank traces for a launch of 1 ranks (mpirun -np "
+                     "4)"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace

@@ -93,9 +93,25 @@ TEST(MpiReplayErrorTest, MissingDeviceIsReportedByEveryRank) {
   const std::string pattern =
       kData +
       "/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.%d.et";
-  auto run = LaunchReplay(2, "'" + pattern + "' --device cuda:0");
+  auto run = LaunchReplay(4, "'" + pattern + "' --device cuda:0");
   if (run.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
-  EXPECT_EQ(CountOccurrences(run.output, "no CUDA device"), 2) << run.output;
+  EXPECT_EQ(CountOccurrences(run.output, "no CUDA device"), 4) << run.output;
+}
+
+// A pattern names every rank's file, like a directory: launched with fewer
+// ranks than it has files, the replay refuses (it once replayed rank 0 of a
+// 4-rank trace alone, collectives included, without a word).
+TEST(MpiReplayErrorTest, PatternWithMoreRanksThanTheLaunchIsRefused) {
+  const std::string pattern =
+      kData +
+      "/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.%d.et";
+  auto run = LaunchReplay(2, "'" + pattern + "' --device cpu");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_EQ(CountOccurrences(run.output,
+                             "4 per-rank traces for a launch of 2 ranks "
+                             "(mpirun -np 4)"),
+            2)
+      << run.output;
 }
 
 }  // namespace

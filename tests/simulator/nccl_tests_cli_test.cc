@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
+#include "cli/cli_args.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "simulator/nccl_cost_model.h"
@@ -107,7 +108,7 @@ TEST(NcclTestsCliTest, BadArgumentsAreOneLineErrors) {
         "--nccl-tests all_reduce --comm-from /nonexistent.txt"}) {
     int code = -1;
     const std::string out = RunSim(args, &code);
-    EXPECT_EQ(code, 1) << args;
+    EXPECT_EQ(code, et::kUsageExitCode) << args;  // bad arguments: usage errors
     EXPECT_EQ(out.rfind("et-sim: error: ", 0), 0u) << args << ": " << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   }
