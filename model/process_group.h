@@ -16,6 +16,11 @@
 
 namespace et {
 
+// How every tool names the group of all ranks (collectives without a
+// pg_name): et-sim's collectives table and deadlock messages, et-viz's report
+// and tracks.
+inline constexpr char kAllRanksGroupName[] = "<all>";
+
 struct ProcessGroup {
   std::string name;     // "0", "1", ...: what collectives' pg_name refers to
   std::string desc;     // "default_pg", "undefined", ...

@@ -113,7 +113,8 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
       MakeStepReport(std::move(rows), plan.steps.steps(), plan.host_time,
                      plan.host_time == HostTimeMode::kUnprofiled
                          ? plan.steps.nodes_outside_steps()
-                         : 0);
+                         : 0,
+                     plan.steps.has_gpu_ops());
   report.notes.insert(report.notes.begin(), plan.notes.begin(),
                       plan.notes.end());
   return report;

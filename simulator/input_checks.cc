@@ -23,6 +23,8 @@ InputFacts FactsOf(const NodeModel& model, const std::string& path) {
   facts.path = path;
   facts.recorded_world_size = model.info().world_size;
   for (NodeIndex i = 0; i < model.size(); ++i) {
+    if (model.type(i) == ChakraProtoMsg::COMP_NODE && !model.on_host(i))
+      ++facts.device_nodes;
     switch (model.type(i)) {
       case ChakraProtoMsg::COMP_NODE:
         ++facts.compute_nodes;
@@ -113,10 +115,16 @@ std::string DurationsNote(const InputFacts& rank0, const SimOptions& options) {
   if (options.compute_model != ComputeModel::kRecorded) return "";
   const int64_t untimed = rank0.compute_nodes - rank0.compute_nodes_timed;
   if (untimed <= 0) return "";
+  // A CPU-only trace's host ops get a GPU's roofline too: say that it is one,
+  // not the CPU that ran them.
   const std::string model = absl::StrFormat(
       "the roofline model on %s (num_ops / peak FLOP/s, tensor_size / memory "
-      "bandwidth; 0 for ops without either)",
-      options.device.empty() ? "H100 (no --device)" : options.device);
+      "bandwidth; 0 for ops without either)%s",
+      options.device.empty() ? "H100 (no --device)" : options.device,
+      rank0.device_nodes == 0
+          ? ", a GPU's, though this trace ran on a CPU only: no measure of "
+            "its CPU"
+          : "");
   if (rank0.compute_nodes_timed == 0) {
     return absl::StrFormat(
         "%s has no recorded durations (converted without --kineto?): compute "

@@ -27,6 +27,7 @@ struct InputFacts {
   int64_t comm_nodes_without_group = 0;  // no pg_name: they span all ranks
   int64_t compute_nodes = 0;
   int64_t compute_nodes_timed = 0;  // with duration_ns or duration_micros > 0
+  int64_t device_nodes = 0;  // compute nodes on a GPU stream, not a thread
 };
 
 InputFacts FactsOf(const NodeModel& model, const std::string& path);

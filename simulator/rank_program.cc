@@ -76,6 +76,18 @@ std::optional<DeviceWhatIf> WhatIfFor(const NodeModel& graph,
                                       const SimOptions& options,
                                       std::vector<std::string>* notes) {
   if (options.device.empty()) return std::nullopt;
+  bool any_gpu_op = false;
+  for (NodeIndex i = 0; i < graph.size() && !any_gpu_op; ++i)
+    any_gpu_op =
+        graph.type(i) == ChakraProtoMsg::COMP_NODE && !graph.on_host(i);
+  if (!any_gpu_op) {
+    // Converting with --kineto would not help: there is no GPU work to scale.
+    notes->push_back(absl::StrFormat(
+        "--device %s: the trace ran on a CPU only (no GPU ops): nothing to "
+        "scale; only ops timed by the roofline model use the preset",
+        options.device));
+    return std::nullopt;
+  }
   const std::string presets = options.device_file.empty()
                                   ? DefaultDevicePresetsPath()
                                   : options.device_file;
@@ -167,7 +179,7 @@ namespace {
 void FillGroups(const NodeModel& graph, const SimOptions& options,
                 RankProgram* p) {
   p->groups.groups.push_back(ProcessGroup{});
-  p->groups.groups[0].name = "<all>";
+  p->groups.groups[0].name = kAllRanksGroupName;
   std::vector<ProcessGroup> groups = options.groups_override.empty()
                                          ? graph.groups()
                                          : options.groups_override;

@@ -9,12 +9,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "model/comm_type.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "step/chrome_trace.h"
 #include "step/recorded_timeline.h"
+#include "step/step_report.h"
 
 namespace et::sim {
 namespace {
@@ -113,16 +115,18 @@ StepReport BuildStepReport(const std::vector<RankClass>& classes,
   std::vector<RankSteps> rows;
   int64_t steps = 1, left_out = 0;
   HostTimeMode mode = HostTimeMode::kUnprofiled;
+  bool has_gpu_ops = false;
   for (size_t c = 0; c < classes.size(); ++c) {
     const RankProgram& p = *classes[c].program;
     rows.push_back(MakeRankSteps(classes[c].ranks,
                                  StepEnds(p, result.timelines[c]), p.measured));
     steps = std::max(steps, p.steps.steps());
     mode = p.host_time;
+    has_gpu_ops |= p.steps.has_gpu_ops();
     if (p.host_time == HostTimeMode::kUnprofiled)
       left_out = std::max(left_out, p.steps.nodes_outside_steps());
   }
-  return MakeStepReport(std::move(rows), steps, mode, left_out);
+  return MakeStepReport(std::move(rows), steps, mode, left_out, has_gpu_ops);
 }
 
 }  // namespace
@@ -212,19 +216,23 @@ std::string FormatReportText(const Report& r, size_t top) {
   }
   absl::StrAppend(&out, FormatStepReport(r.step, "predicted", top));
   for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
-  absl::StrAppend(&out,
-                  "\nranks            step_ms  compute_ms  comm_ms  "
-                  "exposed_comm_ms  idle_ms\n");
+  // Totals over the whole graph, every step: graph_ms, not step_ms, so that
+  // it is not read against the per-step times above.
+  absl::StrAppendFormat(&out,
+                        "\nper rank, over the whole graph (%d steps):\n"
+                        "ranks            graph_ms  compute_ms  comm_ms  "
+                        "exposed_comm_ms  idle_ms\n",
+                        r.step.steps);
   for (size_t i = 0; i < r.ranks.size() && i < top; ++i) {
     const RankStats& s = r.ranks[i];
-    const std::string who =
-        s.ranks.size() == 1
-            ? absl::StrCat(s.ranks[0])
-            : absl::StrCat(s.ranks.front(), "..", s.ranks.back(), " (",
-                           s.ranks.size(), ")");
-    absl::StrAppendFormat(&out, "%-16s %8.3f %11.3f %8.3f %16.3f %8.3f\n", who,
-                          ms(s.step_ns), ms(s.compute_ns), ms(s.comm_ns),
-                          ms(s.exposed_comm_ns), ms(s.idle_ns));
+    const std::string label = RanksLabel(s.ranks);
+    absl::string_view who = label;
+    if (!absl::ConsumePrefix(&who, "ranks "))
+      absl::ConsumePrefix(&who, "rank ");
+    const std::string who_text(who);
+    absl::StrAppendFormat(&out, "%-16s %9.3f %11.3f %8.3f %16.3f %8.3f\n",
+                          who_text, ms(s.step_ns), ms(s.compute_ns),
+                          ms(s.comm_ns), ms(s.exposed_comm_ns), ms(s.idle_ns));
   }
   absl::StrAppend(
       &out,
@@ -246,8 +254,12 @@ std::string FormatReportText(const Report& r, size_t top) {
         c.total_ns / 1e3 / c.calls, ms(c.wait_ns), c.share * 100);
   }
   absl::StrAppendFormat(
-      &out, "\ncritical path: %d ops, %.3f ms busy of %.3f ms\n",
-      r.critical_path.size(), ms(r.critical_path_busy_ns), ms(r.step_ns));
+      &out,
+      "\ncritical path (the chain of dependent ops that ends last, on the "
+      "slowest rank): %d ops, busy %.3f ms of the %.3f ms graph; the other "
+      "%.3f ms it waits (collectives, other ranks, host gaps)\n",
+      r.critical_path.size(), ms(r.critical_path_busy_ns), ms(r.step_ns),
+      ms(std::max<int64_t>(0, r.step_ns - r.critical_path_busy_ns)));
   std::vector<CriticalStep> longest = r.critical_path;
   std::stable_sort(longest.begin(), longest.end(),
                    [](const auto& a, const auto& b) {

@@ -15,14 +15,26 @@ std::optional<double> ErrorPct(double got_us, std::optional<double> truth_us) {
   return (got_us - *truth_us) / *truth_us * 100.0;
 }
 
+}  // namespace
+
 std::string RanksLabel(const std::vector<int64_t>& ranks) {
   if (ranks.empty()) return "-";
   if (ranks.size() == 1) return absl::StrCat("rank ", ranks[0]);
-  return absl::StrCat("ranks ", ranks.front(), "..", ranks.back(), " (",
-                      ranks.size(), ")");
+  // Runs of consecutive ranks: a class without rank 3 of 64 is
+  // "0..2,4..63", not "0..63".
+  std::vector<int64_t> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::string> runs;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    runs.push_back(j == i ? absl::StrCat(sorted[i])
+                          : absl::StrCat(sorted[i], "..", sorted[j]));
+    i = j + 1;
+  }
+  return absl::StrCat("ranks ", absl::StrJoin(runs, ","), " (", ranks.size(),
+                      ")");
 }
-
-}  // namespace
 
 RankSteps MakeRankSteps(std::vector<int64_t> ranks,
                         const std::vector<int64_t>& step_end_ns,
@@ -44,7 +56,8 @@ RankSteps MakeRankSteps(std::vector<int64_t> ranks,
 }
 
 StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
-                          HostTimeMode mode, int64_t nodes_left_out) {
+                          HostTimeMode mode, int64_t nodes_left_out,
+                          bool has_gpu_ops) {
   StepReport s;
   s.steps = steps;
   s.host_time = mode;
@@ -71,9 +84,10 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
   }
   if (nodes_left_out > 0) {
     s.notes.push_back(absl::StrFormat(
-        "%d nodes outside the recorded steps left out (GPU work of the "
-        "profiler's warm-up step, ops before the first step)",
-        nodes_left_out));
+        "%d nodes outside the recorded steps left out (%s)", nodes_left_out,
+        has_gpu_ops ? "GPU work of the profiler's warm-up step, ops before "
+                      "the first step"
+                    : "ops before the first step"));
   }
   return s;
 }

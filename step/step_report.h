@@ -42,9 +42,12 @@ RankSteps MakeRankSteps(std::vector<int64_t> ranks,
                         const std::vector<int64_t>& step_end_ns,
                         MeasuredStep measured);
 
-// Overall figures and notes from the ranks' rows.
+// Overall figures and notes from the ranks' rows. `has_gpu_ops`: whether the
+// graphs hold GPU ops (the note on nodes left out names the profiler's GPU
+// warm-up work only then).
 StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
-                          HostTimeMode mode, int64_t nodes_left_out);
+                          HostTimeMode mode, int64_t nodes_left_out,
+                          bool has_gpu_ops = true);
 
 // {"steps", "host_time", "predicted_us", "measured_us", "measured_source",
 // "error_pct", "ranks": [...]}: the keys both tools' --json carry.
@@ -52,6 +55,10 @@ nlohmann::json StepReportJson(const StepReport& report);
 
 // A few lines: the overall comparison, then one line per rank (at most
 // `max_ranks`). `verb` is "predicted" (et-sim) or "replayed" (et-replay).
+// "rank 3", or "ranks 0..2,4..63 (63)": the runs of consecutive ranks, and
+// how many.
+std::string RanksLabel(const std::vector<int64_t>& ranks);
+
 std::string FormatStepReport(const StepReport& report, const char* verb,
                              size_t max_ranks);
 

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "model/comm_type.h"
+#include "model/process_group.h"
 
 namespace et::viz {
 
@@ -102,7 +103,8 @@ std::string QueueName(const Queue& queue) {
     case QueueKind::kStream:
       return absl::StrCat("stream ", queue.number);
     case QueueKind::kCommGroup:
-      if (queue.number < 0) return "comm group all ranks";
+      if (queue.number < 0)
+        return absl::StrCat("comm group ", kAllRanksGroupName);
       return absl::StrCat("comm group ", queue.number);
   }
   return "";

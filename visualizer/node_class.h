@@ -62,7 +62,7 @@ std::string CommTypeLabel(const NodeModel& model, NodeIndex i);
 
 // The name of the queue a node ran on (the model's queue: a CPU thread, a GPU
 // stream, or a process group's channel), for clusters and timelines:
-// "thread 3", "stream 7", "comm group 1", "comm group all ranks".
+// "thread 3", "stream 7", "comm group 1", "comm group <all>".
 std::string QueueName(const Queue& queue);
 
 }  // namespace et::viz

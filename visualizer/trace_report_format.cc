@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "model/process_group.h"
 #include "visualizer/text_escape.h"
 #include "visualizer/trace_report.h"
 
@@ -53,8 +54,9 @@ void AppendCollectives(const TraceReport& r, std::string* out) {
                         "calls", "bytes", "time");
   for (const CommGroupStats& c : r.collectives) {
     absl::StrAppendFormat(out, "  %-16s %-10s %7d  %-11s %-10s\n", c.comm_type,
-                          c.pg_name.empty() ? "-" : c.pg_name, c.calls,
-                          HumanBytes(c.bytes), HumanDuration(c.total_ns));
+                          c.pg_name.empty() ? kAllRanksGroupName : c.pg_name,
+                          c.calls, HumanBytes(c.bytes),
+                          HumanDuration(c.total_ns));
   }
 }
 

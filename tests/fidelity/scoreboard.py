@@ -49,6 +49,10 @@ def main():
         d = os.path.join(SHARED, "h100")
         meta_path = os.path.join(d, model + "_meta.json")
         if not os.path.exists(meta_path):
+            # Said, not silent: a missing ../shared gave an empty scoreboard.
+            print("scoreboard.py: skipping %s: %s not found (the H100 traces "
+                  "live in ../shared/traces/h100 beside the checkout)"
+                  % (model, meta_path), file=sys.stderr)
             continue
         meta = json.load(open(meta_path))
         et = os.path.join(tmp, model + ".et")

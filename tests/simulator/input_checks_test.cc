@@ -142,7 +142,8 @@ TEST(InputChecksTest, EtSimCommandLine) {
 
   err = RunSim(kTraces + "ddp_mlp_et_r0.json.gz", &code);
   EXPECT_EQ(code, 1);
-  EXPECT_NE(err.find("execution trace (JSON)"), std::string::npos) << err;
+  EXPECT_NE(err.find("a PyTorch execution trace (JSON)"), std::string::npos)
+      << err;
   EXPECT_NE(err.find("et-convert"), std::string::npos) << err;
 }
 

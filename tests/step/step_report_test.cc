@@ -82,6 +82,33 @@ TEST(StepReportTest, ReportComparesSlowestRankWithWeightedMeasuredMean) {
   EXPECT_NE(s.notes[0].find("5 nodes"), std::string::npos) << s.notes[0];
 }
 
+// A CPU-only graph has no GPU warm-up work: its note says what it left out.
+TEST(StepReportTest, LeftOutNoteNamesGpuWorkOnlyForGpuGraphs) {
+  const std::vector<RankSteps> rows = {Row({0}, 900, Truth(1000))};
+  const StepReport gpu = MakeStepReport(rows, 1, HostTimeMode::kUnprofiled, 3);
+  const StepReport cpu =
+      MakeStepReport(rows, 1, HostTimeMode::kUnprofiled, 3, false);
+  ASSERT_EQ(gpu.notes.size(), 1u);
+  ASSERT_EQ(cpu.notes.size(), 1u);
+  EXPECT_NE(gpu.notes[0].find("warm-up"), std::string::npos) << gpu.notes[0];
+  EXPECT_EQ(cpu.notes[0],
+            "3 nodes outside the recorded steps left out (ops before the first "
+            "step)");
+}
+
+// --slow-rank 3:1.5 on 64 ranks leaves a class of 63: its label must not say
+// 0..63.
+TEST(StepReportTest, RanksLabelListsRunsOfConsecutiveRanks) {
+  std::vector<int64_t> without3;
+  for (int64_t r = 0; r < 64; ++r) {
+    if (r != 3) without3.push_back(r);
+  }
+  EXPECT_EQ(RanksLabel(without3), "ranks 0..2,4..63 (63)");
+  EXPECT_EQ(RanksLabel({5}), "rank 5");
+  EXPECT_EQ(RanksLabel({7, 1, 2}), "ranks 1..2,7 (3)");
+  EXPECT_EQ(RanksLabel({0, 1, 2, 3}), "ranks 0..3 (4)");
+}
+
 TEST(StepReportTest, ReportNotesAMissingTruth) {
   StepReport u = MakeStepReport({Row({0}, 800, MeasuredStep())}, 1,
                                 HostTimeMode::kUnprofiled, 0);

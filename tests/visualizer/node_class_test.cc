@@ -127,7 +127,7 @@ TEST(NodeClassTest, CollectiveWithoutStreamRunsOnItsGroupsChannel) {
   // first on "thread 2".
   EXPECT_EQ(QueueName(m.queue(IndexOf(m, 1))), "comm group 1");
   EXPECT_EQ(QueueName(m.queue(IndexOf(m, 2))), "stream 9");
-  EXPECT_EQ(QueueName({QueueKind::kCommGroup, -1}), "comm group all ranks");
+  EXPECT_EQ(QueueName({QueueKind::kCommGroup, -1}), "comm group <all>");
 }
 
 TEST(NodeClassTest, ReportByShapesUsesTheModelsShapesText) {

@@ -93,7 +93,7 @@ TEST(DotWriterTest, ShapesColoursClustersAndEdgeStyles) {
   EXPECT_EQ(Count(dot, "subgraph"), 3u);  // thread 1, stream 7, comm group
   EXPECT_NE(dot.find("label=\"thread 1\""), std::string::npos);
   EXPECT_NE(dot.find("label=\"stream 7\""), std::string::npos);
-  EXPECT_NE(dot.find("label=\"comm group all ranks\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"comm group <all>\""), std::string::npos);
   EXPECT_NE(dot.find("shape=hexagon"), std::string::npos);
   EXPECT_NE(dot.find("ALL_REDUCE"), std::string::npos);
   EXPECT_NE(dot.find("1 MiB"), std::string::npos);
