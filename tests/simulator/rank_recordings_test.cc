@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "base/rank_files.h"
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "gtest/gtest.h"
@@ -54,7 +55,7 @@ std::string ConvertRecording(const Recording& r) {
         Data(absl::StrFormat("%s_kineto_r%d.json.gz", r.tag, rank));
     auto report = et::convert::ConvertFile(
         Data(absl::StrFormat("%s_et_r%d.json.gz", r.tag, rank)),
-        absl::StrFormat(pattern.c_str(), rank), options);
+        et::ExpandRankPattern(pattern, rank), options);
     EXPECT_TRUE(report.ok()) << report.status();
     if (!report.ok()) continue;
     EXPECT_EQ(report->written_nodes, r.graph_nodes);
@@ -74,7 +75,7 @@ TEST(RankRecordingsTest, RanksOfOneProgramConvertToGraphsOfOneShape) {
     const std::string pattern = ConvertRecording(r);
     std::vector<et::convert::RankTrace> ranks;
     for (int rank = 0; rank < r.ranks; ++rank)
-      ranks.push_back({rank, absl::StrFormat(pattern.c_str(), rank)});
+      ranks.push_back({rank, et::ExpandRankPattern(pattern, rank)});
     auto check = et::convert::CheckRanksAgree(ranks);
     ASSERT_TRUE(check.ok()) << check.status();
     EXPECT_TRUE(check->collective_mismatches.empty());
@@ -96,7 +97,7 @@ TEST(RankRecordingsTest, NoStepOfZero) {
     const std::string pattern = ConvertRecording(r);
     std::vector<et::sim::SimInput> inputs = {{pattern, r.ranks}};
     for (int rank = 0; rank < r.ranks; ++rank)
-      inputs.push_back({absl::StrFormat(pattern.c_str(), rank), 0});
+      inputs.push_back({et::ExpandRankPattern(pattern, rank), 0});
     for (const et::sim::SimInput& input : inputs) {
       for (et::HostTimeMode mode :
            {et::HostTimeMode::kUnprofiled, et::HostTimeMode::kRecorded}) {
