@@ -108,6 +108,16 @@ absl::Status CheckRecordFunctionIds(const EtRun& et,
 
 }  // namespace
 
+bool CanCheckSameRun(const EtRun& et, const kineto::KinetoTrace& trace) {
+  absl::Time unused;
+  std::string error;
+  return (et.pid > 0 && KinetoPid(trace) > 0) ||
+         (et.rank >= 0 && trace.rank() >= 0) ||
+         (KinetoStartSeconds(trace).has_value() &&
+          absl::ParseTime("%Y-%m-%d %H:%M:%S", et.local_time,
+                          absl::UTCTimeZone(), &unused, &error));
+}
+
 absl::Status CheckSameRun(const EtRun& et, const std::string& kineto_path,
                           const kineto::KinetoTrace& trace,
                           const std::vector<HostOp>& ops,

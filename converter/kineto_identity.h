@@ -32,6 +32,11 @@ struct EtRun {
   int64_t rank = -1;       // --rank or the pattern's; -1 unknown
 };
 
+// Whether the two files share anything to compare (a pid, a rank, wall
+// clocks): legacy traces recorded before examples/record_trace.py wrote a pid
+// carry none, and then another run's trace would be accepted too.
+bool CanCheckSameRun(const EtRun& et, const kineto::KinetoTrace& trace);
+
 // OK, or one line naming both files and what differs.
 absl::Status CheckSameRun(const EtRun& et, const std::string& kineto_path,
                           const kineto::KinetoTrace& trace,

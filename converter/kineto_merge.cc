@@ -156,6 +156,14 @@ absl::Status MergeKineto(const std::string& kineto_path, const EtRun& et,
   ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
                    kineto::KinetoTrace::Load(kineto_path));
   RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
+  if (!CanCheckSameRun(et, trace)) {
+    info->warnings.push_back(absl::StrFormat(
+        "%s carries no pid, rank or wall-clock start to check that it was "
+        "recorded with %s (a legacy trace from before examples/"
+        "record_trace.py wrote them): a trace of another run would be "
+        "accepted as well",
+        kineto_path, et.path));
+  }
   uint64_t max_id = 0;
   const std::vector<kineto::HostOpView> views =
       HostOpViews(*ops, *pool, &max_id);

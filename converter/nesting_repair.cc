@@ -97,25 +97,31 @@ NestingRepairStats RepairCollectiveRecordNesting(std::vector<HostOp>* ops,
                                                  const StringPool& pool) {
   NestingRepairStats stats;
   enum : uint8_t { kOther, kWork, kRoot };
-  absl::flat_hash_map<StringPool::Id, uint8_t> kind_of_name;
+  // Kinds by name id (names repeat). Most traces have no work record, and
+  // then nothing more is done.
+  std::vector<uint8_t> kind_of_name(pool.size(), kOther);
+  for (StringPool::Id id = 0; id < pool.size(); ++id) {
+    const absl::string_view name = pool.Get(id);
+    kind_of_name[id] = IsThreadRootName(name)   ? kRoot
+                       : IsWorkRecordName(name) ? kWork
+                                                : kOther;
+  }
+  bool any_work_record = false;
+  for (const HostOp& op : *ops) {
+    if (op.ts_us >= 0) return {};  // linked: its own order (linked_order.h)
+    any_work_record |= kind_of_name[op.name] == kWork;
+  }
+  if (!any_work_record) return stats;
   std::vector<uint8_t> is_work(ops->size(), 0);
   std::map<int64_t, ThreadOps> threads;  // by tid: deterministic order
   for (uint32_t i = 0; i < ops->size(); ++i) {
     const HostOp& op = (*ops)[i];
-    if (op.ts_us >= 0) return {};  // linked: its own order (linked_order.h)
-    auto [it, fresh] = kind_of_name.try_emplace(op.name, kOther);
-    if (fresh) {
-      const absl::string_view name = pool.Get(op.name);
-      it->second = IsThreadRootName(name)   ? kRoot
-                   : IsWorkRecordName(name) ? kWork
-                                            : kOther;
-    }
     ThreadOps& thread = threads[op.tid];
-    if (it->second == kRoot) {
+    if (kind_of_name[op.name] == kRoot) {
       thread.root_id = op.id;
       continue;
     }
-    is_work[i] = it->second == kWork;
+    is_work[i] = kind_of_name[op.name] == kWork;
     thread.has_work_record |= is_work[i] != 0;
     thread.ops.push_back(i);
   }

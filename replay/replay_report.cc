@@ -203,13 +203,30 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
       top.begin(), top.end(),
       [](const OpStat* a, const OpStat* b) { return a->mean_ns > b->mean_ns; });
   if (top.size() > static_cast<size_t>(top_ops)) top.resize(top_ops);
-  if (!top.empty())
-    out += "top ops: node  name  kind  measured_us  recorded_us\n";
+  if (!top.empty()) {
+    // A collective's measured time includes waiting for the slowest rank to
+    // arrive; its recorded time is the collective alone on the recording run.
+    absl::StrAppendFormat(&out,
+                          "top ops (mean of the timed iterations):\n"
+                          "  %-8s %-36s %-10s %12s %12s\n",
+                          "node", "name", "kind", "measured_us", "recorded_us");
+  }
+  bool collective_waits = false;
   for (const OpStat* s : top) {
     const ReplayOp& op = plan.ops[s->op];
-    absl::StrAppendFormat(&out, "  %d  %s  %s  %.1f  %.1f\n", op.node_id,
-                          plan.name(op), ReplayOpKindName(op.kind),
-                          s->mean_ns / 1e3, op.recorded_ns / 1e3);
+    const bool waits = op.kind == ReplayOpKind::kCollective &&
+                       s->mean_ns > 2 * std::max<int64_t>(op.recorded_ns, 1);
+    collective_waits |= waits;
+    absl::StrAppendFormat(&out, "  %-8d %-36.36s %-10s %12.1f %12.1f%s\n",
+                          op.node_id, plan.name(op), ReplayOpKindName(op.kind),
+                          s->mean_ns / 1e3, op.recorded_ns / 1e3,
+                          waits ? "  *" : "");
+  }
+  if (collective_waits) {
+    out +=
+        "  * a collective's measured time includes waiting for the other "
+        "ranks to reach it (their work before it); its recorded time does "
+        "not\n";
   }
   return out;
 }

@@ -234,9 +234,14 @@ std::string FormatReportText(const Report& r, size_t top) {
                           who_text, ms(s.step_ns), ms(s.compute_ns),
                           ms(s.comm_ns), ms(s.exposed_comm_ns), ms(s.idle_ns));
   }
-  absl::StrAppend(
+  // Which times these are: et-viz --report shows the recorded ones, which
+  // differ from these by the profiler's cost in the unprofiled mode.
+  absl::StrAppendFormat(
       &out,
-      "\ntop ops (slowest rank)          calls   total_ms    mean_us  share\n");
+      "\ntop ops of the slowest rank, as simulated (host time %s; et-viz "
+      "--report shows the recorded times):\n"
+      "op                             calls   total_ms    mean_us  share\n",
+      HostTimeModeName(r.step.host_time));
   for (size_t i = 0; i < r.ops.size() && i < top; ++i) {
     const OpRow& o = r.ops[i];
     absl::StrAppendFormat(&out, "%-30.30s %6d %10.3f %10.2f %5.1f%%\n", o.name,

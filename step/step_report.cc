@@ -82,6 +82,23 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
             : "no profiled step in the trace (convert with --kineto): no "
               "error to report");
   }
+  // A step of 0 ms is one whose ops all ended before the previous step's last
+  // op: never a real step; say so rather than print 0.000 alone.
+  for (const RankSteps& r : s.ranks) {
+    const auto zero = std::find(r.step_us.begin(), r.step_us.end(), 0.0);
+    if (zero == r.step_us.end()) continue;
+    const int64_t k = zero - r.step_us.begin();
+    s.notes.push_back(
+        k == 0 ? absl::StrFormat("%s: step 0 has no op that ran",
+                                 RanksLabel(r.ranks))
+               : absl::StrFormat(
+                     "%s: step %d ends before the step before it (each step "
+                     "is measured to its last op's end): the steps' ops "
+                     "overlap, so the trace's steps or call tree are wrong "
+                     "(see et-convert's warnings)",
+                     RanksLabel(r.ranks), k));
+    break;
+  }
   if (nodes_left_out > 0) {
     s.notes.push_back(absl::StrFormat(
         "%d nodes outside the recorded steps left out (%s)", nodes_left_out,

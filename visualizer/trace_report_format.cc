@@ -23,8 +23,14 @@ std::string Percent(int64_t part, int64_t whole) {
 void AppendOps(const TraceReport& r, int top, std::string* out) {
   const size_t rows =
       top > 0 ? std::min<size_t>(top, r.ops.size()) : r.ops.size();
-  absl::StrAppendFormat(out, "\nOps by self time (%d of %d groups%s)\n", rows,
-                        r.ops.size(),
+  // Recorded times, profiler included: et-sim's default (--host-time
+  // unprofiled) takes the profiler's cost out, so the same op reads shorter
+  // there.
+  absl::StrAppendFormat(out,
+                        "\nOps by self time, as recorded (profiler included; "
+                        "et-sim's unprofiled times leave its cost out) (%d of "
+                        "%d groups%s)\n",
+                        rows, r.ops.size(),
                         rows < r.ops.size() ? "; --top 0 shows all" : "");
   absl::StrAppendFormat(out, "  %-10s %6s  %-10s %6s  %7s  %-10s %-4s  %s\n",
                         "self", "self%", "total", "total%", "calls", "mean",

@@ -60,6 +60,27 @@ TEST(KinetoIdentityTest, AnotherRanksTraceIsRefused) {
                 {"the Kineto trace is of rank 1", "the ET of rank 0"});
 }
 
+// A legacy trace recorded before record_trace.py wrote a pid has nothing to
+// compare: accepted, with a warning saying so; one with a pid gets none.
+TEST(KinetoIdentityTest, AnUncheckableTraceIsAcceptedWithAWarning) {
+  auto warned = [](const std::string& et, const std::string& kineto) {
+    ConvertOptions options;
+    options.kineto_path = DataPath(kineto);
+    auto report = ConvertFile(DataPath(et), TempOut("w.et"), options);
+    EXPECT_TRUE(report.ok()) << report.status();
+    if (!report.ok()) return false;
+    for (const std::string& w : report->warnings) {
+      if (absl::StrContains(w, "carries no pid, rank or wall-clock start"))
+        return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(warned("recorded/ddp_gpt_2r_et_r1.json.gz",
+                     "recorded/ddp_gpt_2r_kineto_r1.json.gz"));
+  EXPECT_FALSE(warned("recorded/ddp_gpt_4r_et_r1.json.gz",
+                      "recorded/ddp_gpt_4r_kineto_r1.json.gz"));
+}
+
 // Where no pid says it, the wall clocks do: an ET started in 2020 does not
 // pair with a trace recorded in 2026, whatever the time zone.
 TEST(KinetoIdentityTest, TracesDaysApartAreRefused) {

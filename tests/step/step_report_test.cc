@@ -96,6 +96,23 @@ TEST(StepReportTest, LeftOutNoteNamesGpuWorkOnlyForGpuGraphs) {
             "step)");
 }
 
+// A step whose ops all end before the previous step's last op comes out as
+// 0 ms: the report says why instead of printing 0.000 alone.
+TEST(StepReportTest, AStepOfZeroIsExplained) {
+  const RankSteps rank = MakeRankSteps({0}, {5000000, 4000000}, Truth(800));
+  ASSERT_EQ(rank.step_us.size(), 2u);
+  EXPECT_EQ(rank.step_us[1], 0.0);
+  const StepReport s = MakeStepReport({rank}, 2, HostTimeMode::kRecorded, 0);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_EQ(
+      s.notes[0].rfind("rank 0: step 1 ends before the step before it", 0), 0u)
+      << s.notes[0];
+  const StepReport fine =
+      MakeStepReport({MakeRankSteps({0}, {4000000, 5000000}, Truth(800))}, 2,
+                     HostTimeMode::kRecorded, 0);
+  EXPECT_TRUE(fine.notes.empty());
+}
+
 // --slow-rank 3:1.5 on 64 ranks leaves a class of 63: its label must not say
 // 0..63.
 TEST(StepReportTest, RanksLabelListsRunsOfConsecutiveRanks) {
