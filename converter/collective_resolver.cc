@@ -216,6 +216,26 @@ bool SharesTensor(absl::Span<const TensorRef> a,
   return false;
 }
 
+// Whether a CPU backend runs the collective: one of its records is gloo's, or
+// it names tensors and none of them is on a GPU.
+bool RunsOnHost(const OpTable& table, const CommRecord& rec) {
+  bool any_tensor = false;
+  bool any_gpu = false;
+  auto visit = [&](uint32_t op) {
+    if (absl::StartsWith(table.name(op), "gloo:")) return true;
+    for (const TensorRef& t : table.inputs(op)) {
+      any_tensor = true;
+      any_gpu = any_gpu || t.on_gpu;
+    }
+    return false;
+  };
+  if (visit(rec.owner)) return true;
+  for (uint32_t m : rec.members) {
+    if (visit(m)) return true;
+  }
+  return any_tensor && !any_gpu;
+}
+
 }  // namespace
 
 bool IsWorkRecordName(absl::string_view name) {
@@ -328,6 +348,7 @@ absl::Status CollectiveResolver::Resolve(
       Describe(table.op(m), table.inputs(m), table.pool(), *cls[m], args[m],
                groups, &rec);
     }
+    rec.on_host = RunsOnHost(table, rec);
   }
   return absl::OkStatus();
 }

@@ -34,6 +34,9 @@ struct CommRecord {
   int64_t peer = -1;  // send: destination, recv: source
   int64_t tag = -1;
   int64_t root = -1;  // broadcast/reduce/gather/scatter root
+  // A CPU backend runs it: a gloo record, or tensors all in host memory
+  // (NCCL takes device tensors only).
+  bool on_host = false;
   std::vector<uint32_t>
       members;  // other records of the same collective (folded)
 };

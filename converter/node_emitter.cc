@@ -148,6 +148,7 @@ bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
   // and host-side collectives (gloo, or a 4-byte c10d::allreduce_ on CPU
   // tensors in an NCCL job) have no GPU kernel to stand in for them.
   SetBool(attrs, attr::kIsCpuOp, false);
+  if (rec.on_host) SetBool(attrs, attr::kCommOnHost, true);
   if (rec.kind == CommKind::kCollective) {
     node->set_type(ChakraProtoMsg::COMM_COLL_NODE);
     SetInt64(attrs, attr::kCommType, rec.type);

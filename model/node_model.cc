@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/checked_math.h"
@@ -55,6 +56,7 @@ enum class Attr : uint8_t {
   kCommTag,
   kCommRoot,
   kCommSeq,
+  kCommOnHost,
   kOpKind,
   kIoOp,
   kInputStrides,
@@ -85,6 +87,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kCommTag, Attr::kCommTag},
       {attr::kCommRoot, Attr::kCommRoot},
       {attr::kCommSeq, Attr::kCommSeq},
+      {attr::kCommOnHost, Attr::kCommOnHost},
       {attr::kOpKind, Attr::kOpKind},
       {attr::kIoOp, Attr::kIoOp},
       {attr::kInputStrides, Attr::kInputStrides},
@@ -320,11 +323,15 @@ void NodeModelBuilder::DecodeComm(const Node& node, const NodeAttrs& attrs,
   c.tag = static_cast<int32_t>(
       std::clamp<int64_t>(attrs.Int(Attr::kCommTag).value_or(0), 0, INT32_MAX));
   c.seq = attrs.Int(Attr::kCommSeq).value_or(-1);
+  c.on_host = attrs.Bool(Attr::kCommOnHost).value_or(false);
   if (absl::string_view pg = attrs.String(Attr::kPgName); !pg.empty()) {
     c.pg_name = Intern(pg);
     auto it = group_index_.find(pg);
     if (it != group_index_.end()) {
       c.group = it->second;
+      // Traces whose group table names the backend say it for every node.
+      if (absl::StrContains(m_.groups_[c.group].backend, "gloo"))
+        c.on_host = true;
     } else {
       ++m_.counts_.unknown_groups;
     }

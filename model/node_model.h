@@ -72,6 +72,10 @@ struct CommSpec {
   int32_t tag = 0;
   int64_t seq = -1;  // comm_seq, -1 when not recorded
   Dtype dtype = Dtype::kUnknown;
+  // Run by a CPU backend (gloo) on host tensors: comm_on_host, or a group
+  // whose backend is gloo. Placement in et-sim is unchanged (a group channel);
+  // this says what to call it.
+  bool on_host = false;
 };
 
 // One input or output position of the IO table.

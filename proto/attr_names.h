@@ -65,6 +65,9 @@ inline constexpr char kOutputStrides[] = "output_strides";  // string, likewise
 inline constexpr char kHostOps[] =
     "host_ops";  // int64, ET ops a host node stands for (itself, folded
                  // children, containers it heads); absent = 1
+inline constexpr char kCommOnHost[] =
+    "comm_on_host";  // bool, a collective a CPU backend (gloo) runs on host
+                     // tensors: no GPU kernel stands for it
 inline constexpr char kIoOp[] =
     "io_op";  // string, a GPU GEMM kernel's launcher whose IOInfo it carries
 

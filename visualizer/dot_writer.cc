@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "visualizer/page_layout.h"
 #include "visualizer/text_escape.h"
 
 namespace et::viz {
@@ -74,7 +75,13 @@ void AppendNode(const VizNode& n, const std::string& indent, std::string* out) {
       BorderOf(n.device), n.device == Device::kGpu ? ", penwidth=1.6" : "");
 }
 
-std::string EdgeAttrs(EdgeKind kind) {
+std::string EdgeAttrs(EdgeKind kind, bool crosses_columns) {
+  // An edge to another page column must not rank its ends, or dot stacks the
+  // columns again.
+  if (crosses_columns && kind != EdgeKind::kCollective &&
+      kind != EdgeKind::kPeer) {
+    return absl::StrCat(EdgeAttrs(kind, false), ", constraint=false");
+  }
   switch (kind) {
     case EdgeKind::kData:
       return "color=\"#333333\"";
@@ -118,6 +125,35 @@ std::string LegendLabel(const VizGraph& graph, const std::string& title) {
       XmlEscape(title), cells);
 }
 
+// One page column of a rank: its tracks as clusters, inside a borderless
+// cluster of its own when the rank is folded into several columns.
+void AppendColumn(const VizGraph& graph, int rank, int32_t column,
+                  size_t columns,
+                  const std::map<Queue, std::vector<uint32_t>>& tracks,
+                  std::string indent, std::string* out) {
+  const bool folded = columns > 1;
+  if (folded) {
+    absl::StrAppendFormat(out,
+                          "%ssubgraph \"cluster_r%d_c%d\" {\n%s  label=\"part "
+                          "%d of %d\"; style=\"dashed\"; color=\"#d0d0d0\";\n",
+                          indent, rank, column, indent, column + 1, columns);
+    indent += "  ";
+  }
+  for (const auto& [track, members] : tracks) {
+    // Every node has a track (the model's queue), so every node is in one.
+    absl::StrAppendFormat(
+        out,
+        "%ssubgraph \"cluster_r%d_c%d_%s\" {\n%s  label=\"%s\"; "
+        "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
+        "color=\"#bdbdbd\";\n",
+        indent, rank, column, QueueName(track), indent, QueueName(track));
+    const std::string inner = indent + "  ";
+    for (uint32_t k : members) AppendNode(graph.nodes[k], inner, out);
+    absl::StrAppend(out, indent, "}\n");
+  }
+  if (folded) absl::StrAppend(out, indent.substr(2), "}\n");
+}
+
 }  // namespace
 
 // Edges are sorted by (from, to, kind) and kData < kCtrl: a control edge that
@@ -152,14 +188,17 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
       "  node [fontname=\"Helvetica\", fontsize=9, style=\"rounded,filled\", ",
       "margin=\"0.06,0.03\", height=0.3];\n");
   absl::StrAppend(&out, "  edge [arrowsize=0.6, penwidth=0.9];\n");
-  // Group node indices: rank -> track -> nodes (maps keep the output
-  // deterministic).
-  std::map<int, std::map<Queue, std::vector<uint32_t>>> groups;
+  // Group node indices: rank -> page column -> track -> nodes (maps keep the
+  // output deterministic).
+  const PageFolding folding = FoldForPage(graph, LayerNodes(graph));
+  std::map<int, std::map<int32_t, std::map<Queue, std::vector<uint32_t>>>>
+      groups;
   for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
-    groups[graph.nodes[k].rank][graph.nodes[k].queue].push_back(k);
+    groups[graph.nodes[k].rank][folding.column[k]][graph.nodes[k].queue]
+        .push_back(k);
   }
   const bool multi_rank = groups.size() > 1;
-  for (const auto& [rank, tracks] : groups) {
+  for (const auto& [rank, columns] : groups) {
     std::string indent = "  ";
     if (multi_rank) {
       absl::StrAppendFormat(
@@ -169,27 +208,19 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
           rank, rank);
       indent = "    ";
     }
-    for (const auto& [track, members] : tracks) {
-      // Every node has a track (the model's queue), so every node is in one.
-      absl::StrAppendFormat(
-          &out,
-          "%ssubgraph \"cluster_r%d_%s\" {\n%s  label=\"%s\"; "
-          "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
-          "color=\"#bdbdbd\";\n",
-          indent, rank, QueueName(track), indent, QueueName(track));
-      const std::string inner = indent + "  ";
-      for (uint32_t k : members) AppendNode(graph.nodes[k], inner, &out);
-      absl::StrAppend(&out, indent, "}\n");
+    for (const auto& [column, tracks] : columns) {
+      AppendColumn(graph, rank, column, columns.size(), tracks, indent, &out);
     }
     if (multi_rank) absl::StrAppend(&out, "  }\n");
   }
   for (size_t k = 0; k < graph.edges.size(); ++k) {
     if (!IsDrawnEdge(graph, k)) continue;
     const VizEdge& e = graph.edges[k];
-    absl::StrAppendFormat(&out, "  \"%s\" -> \"%s\" [%s];\n",
-                          VizGraph::NodeKey(graph.nodes[e.from]),
-                          VizGraph::NodeKey(graph.nodes[e.to]),
-                          EdgeAttrs(e.kind));
+    absl::StrAppendFormat(
+        &out, "  \"%s\" -> \"%s\" [%s];\n",
+        VizGraph::NodeKey(graph.nodes[e.from]),
+        VizGraph::NodeKey(graph.nodes[e.to]),
+        EdgeAttrs(e.kind, folding.column[e.from] != folding.column[e.to]));
   }
   out += "}\n";
   return out;

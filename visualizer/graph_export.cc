@@ -17,6 +17,7 @@
 #include "visualizer/dot_writer.h"
 #include "visualizer/graphml_writer.h"
 #include "visualizer/node_link_json_writer.h"
+#include "visualizer/page_layout.h"
 
 namespace et::viz {
 namespace {
@@ -80,43 +81,111 @@ bool IsDrawing(GraphFormat format) {
 }
 
 int64_t EstimateLayoutSize(const VizGraph& graph) {
-  const size_t n = graph.nodes.size();
-  std::vector<uint32_t> pending(n, 0);
-  std::vector<std::vector<uint32_t>> users(n);
-  for (size_t k = 0; k < graph.edges.size(); ++k) {
-    const VizEdge& e = graph.edges[k];
-    if (!IsDrawnEdge(graph, k) || e.kind == EdgeKind::kCollective ||
-        e.kind == EdgeKind::kPeer) {
-      continue;  // drawn with constraint=false: no effect on layering
-    }
-    users[e.from].push_back(e.to);
-    ++pending[e.to];
-  }
-  // Longest-path layering by Kahn's algorithm; nodes left in cycles get span 1.
-  std::vector<int64_t> level(n, 0);
-  std::vector<uint8_t> done(n, 0);
-  std::vector<uint32_t> ready;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (pending[i] == 0) ready.push_back(i);
-  }
-  while (!ready.empty()) {
-    const uint32_t i = ready.back();
-    ready.pop_back();
-    done[i] = 1;
-    for (uint32_t u : users[i]) {
-      level[u] = std::max(level[u], level[i] + 1);
-      if (--pending[u] == 0) ready.push_back(u);
-    }
-  }
-  int64_t size = static_cast<int64_t>(n);
+  const NodeLayers layers = LayerNodes(graph);
+  int64_t size = static_cast<int64_t>(graph.nodes.size());
   for (const VizEdge& e : graph.edges) {
-    const bool ranked = done[e.from] && done[e.to];
-    size += ranked ? std::max<int64_t>(
-                         std::llabs(level[e.to] - level[e.from]) - 1, 0)
-                   : 0;
+    const bool ranked = layers.ranked[e.from] && layers.ranked[e.to];
+    size +=
+        ranked
+            ? std::max<int64_t>(
+                  std::llabs(layers.layer[e.to] - layers.layer[e.from]) - 1, 0)
+            : 0;
   }
   return size;
 }
+
+namespace {
+
+// Whether the drawing `filter` selects passes the size check; its node count.
+bool DrawingFits(const std::vector<RankTrace>& traces, const NodeFilter& filter,
+                 int64_t max_nodes, int64_t* nodes) {
+  absl::StatusOr<std::vector<RankSelection>> sel = SelectNodes(traces, filter);
+  if (!sel.ok()) return false;
+  const VizGraph g = BuildVizGraph(traces, *sel);
+  *nodes = static_cast<int64_t>(g.nodes.size());
+  return *nodes <= max_nodes &&
+         EstimateLayoutSize(g) <= kLayoutUnitsPerNode * max_nodes;
+}
+
+// "--step N" with the nodes each step would draw under the current filter and
+// whether that drawing passes the same size check, so the step a user picks
+// fits on the first try: "--step N (5: 412 nodes)", the others marked too
+// large. When no step fits alone, the deepest `--depth D --collapse` that
+// makes the first one fit. The first kMaxStepsChecked steps are checked.
+constexpr size_t kMaxStepsChecked = 16;
+std::string StepHint(const std::vector<RankTrace>& traces,
+                     const NodeFilter& filter, int64_t max_nodes) {
+  std::vector<int64_t> steps;
+  for (const RankTrace& t : traces) {
+    for (int64_t s : ProfilerSteps(t)) steps.push_back(s);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  if (steps.empty()) return "";
+  if (steps.size() > kMaxStepsChecked) steps.resize(kMaxStepsChecked);
+  std::vector<std::string> fit, too_big;
+  for (int64_t step : steps) {
+    NodeFilter one = filter;
+    one.step = step;
+    int64_t nodes = 0;
+    const bool fits = DrawingFits(traces, one, max_nodes, &nodes);
+    (fits ? fit : too_big)
+        .push_back(absl::StrFormat("%d: %d nodes", step, nodes));
+  }
+  if (!fit.empty()) {
+    return absl::StrFormat(
+        "--step N (%s%s%s)", absl::StrJoin(fit, ", "),
+        too_big.empty() ? "" : "; too large: ", absl::StrJoin(too_big, ", "));
+  }
+  int32_t deepest = 0;
+  for (const RankTrace& t : traces) {
+    for (NodeIndex i = 0; i < t.model.size(); ++i)
+      deepest = std::max(deepest, t.hierarchy.depth(i));
+  }
+  NodeFilter narrowed = filter;
+  narrowed.step = steps.front();
+  narrowed.collapse = true;
+  for (int32_t depth = std::min(deepest, filter.max_depth.value_or(deepest));
+       depth >= 0; --depth) {
+    narrowed.max_depth = depth;
+    int64_t nodes = 0;
+    if (DrawingFits(traces, narrowed, max_nodes, &nodes)) {
+      return absl::StrFormat(
+          "--step %d --depth %d --collapse (%d nodes; each step alone is too "
+          "large: %s)",
+          steps.front(), depth, nodes, absl::StrJoin(too_big, ", "));
+    }
+  }
+  // Flat graphs (et-convert keeps the outermost ops) have no depth to cut:
+  // the longest prefix of the first step's ids that fits, found by bisection.
+  narrowed = filter;
+  narrowed.step = steps.front();
+  absl::StatusOr<std::vector<RankSelection>> sel =
+      SelectNodes(traces, narrowed);
+  if (sel.ok()) {
+    const VizGraph g = BuildVizGraph(traces, *sel);
+    size_t lo = 0, hi = g.nodes.size();  // prefix lengths: lo fits, hi not
+    while (hi - lo > 1) {
+      const size_t mid = (lo + hi) / 2;
+      narrowed.min_id = g.nodes.front().id;
+      narrowed.max_id = g.nodes[mid - 1].id;
+      int64_t nodes = 0;
+      (DrawingFits(traces, narrowed, max_nodes, &nodes) ? lo : hi) = mid;
+    }
+    if (lo > 0) {
+      return absl::StrFormat(
+          "--step %d --ids %d:%d (its first %d nodes; each step alone is too "
+          "large: %s)",
+          steps.front(), g.nodes.front().id, g.nodes[lo - 1].id, lo,
+          absl::StrJoin(too_big, ", "));
+    }
+  }
+  return absl::StrFormat(
+      "--step N with another filter (every step is too large alone: %s)",
+      absl::StrJoin(too_big, ", "));
+}
+
+}  // namespace
 
 absl::Status CheckDrawingSize(const VizGraph& graph,
                               const std::vector<RankTrace>& traces,
@@ -151,15 +220,9 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
         absl::StrFormat("--depth %d --collapse (%d nodes)", depth, fitting));
   }
   if (!filter.step) {
-    std::vector<int64_t> steps;
-    for (const RankTrace& t : traces) {
-      for (int64_t s : ProfilerSteps(t)) steps.push_back(s);
-    }
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    if (!steps.empty()) {
-      hints.push_back(
-          absl::StrFormat("--step N (steps %s)", absl::StrJoin(steps, ", ")));
+    if (std::string steps = StepHint(traces, filter, max_nodes);
+        !steps.empty()) {
+      hints.push_back(steps);
     }
   }
   hints.push_back(FirstIdsHint(graph, fitting_nodes));

@@ -27,6 +27,8 @@ DrawKind KindOf(const NodeModel& model, NodeIndex i) {
 }
 
 Device DeviceOf(const NodeModel& model, NodeIndex i) {
+  if (const CommSpec* c = model.comm(i); c != nullptr && c->on_host)
+    return Device::kCpu;
   return model.on_host(i) ? Device::kCpu : Device::kGpu;
 }
 

@@ -31,8 +31,9 @@ enum class DrawKind {
 enum class Device { kCpu, kGpu };
 
 DrawKind KindOf(const NodeModel& model, NodeIndex i);
-// kCpu when the model puts the node on a host thread, else kGpu (a node
-// without is_cpu_op / is_gpu_op is a device op; see NodeModel::on_host).
+// kCpu when the model puts the node on a host thread or a CPU backend (gloo)
+// runs the collective, else kGpu (a node without is_cpu_op / is_gpu_op is a
+// device op; see NodeModel::on_host).
 Device DeviceOf(const NodeModel& model, NodeIndex i);
 
 // "compute", "collective", "sendrecv", "memory", "metadata", "other".

@@ -2,8 +2,9 @@
 // hand-made 1.0.1 traces, one rule per test: nested records of one collective
 // become one record owned by the outermost call, standalone work records fold
 // into the call sharing their tensor, waits are records of their own with the
-// sequence number they wait for, and the process group comes from a name, a
-// (name, desc) pair or a 1.0.2 backend id.
+// sequence number they wait for, the process group comes from a name, a
+// (name, desc) pair or a 1.0.2 backend id, and a collective is on the host
+// when gloo runs it or its tensors are all in host memory.
 #include "converter/collective_resolver.h"
 
 #include <gtest/gtest.h>
@@ -129,6 +130,26 @@ TEST_F(CollectiveResolverTest, ACallTakesOneWorkRecord) {
   ASSERT_EQ(comms_.records().size(), 2u);
   EXPECT_EQ(comms_.record_of(ops_.Op(3)), comms_.record_of(ops_.Op(2)));
   EXPECT_TRUE(comms_.is_owner(ops_.Op(4)));
+}
+
+// The same call on a host tensor.
+EtNode OnCpu(EtNode n) {
+  for (size_t pos; (pos = n.inputs.find("cuda:0")) != std::string::npos;)
+    n.inputs.replace(pos, 6, "cpu");
+  return n;
+}
+
+TEST_F(CollectiveResolverTest,
+       OnHostWhenGlooRunsItOrItsTensorsAreInHostMemory) {
+  Resolve({kRoot, Call(2, 1, "c10d::allreduce_", 100),
+           Call(3, 2, "nccl:all_reduce", 100),
+           Call(4, 1, "c10d::allreduce_", 200),
+           Call(5, 4, "gloo:all_reduce", 200),
+           OnCpu(Call(6, 1, "c10d::broadcast_", 300))});
+  ASSERT_EQ(comms_.records().size(), 3u);
+  EXPECT_FALSE(RecordOf(2).on_host);  // NCCL on a device tensor
+  EXPECT_TRUE(RecordOf(4).on_host);   // gloo's record, whatever the tensor
+  EXPECT_TRUE(RecordOf(6).on_host);   // host tensors only
 }
 
 TEST_F(CollectiveResolverTest, WaitIsItsOwnRecordWithTheSeqItWaitsFor) {

@@ -204,6 +204,45 @@ TEST_F(RealTraceTest, ResnetWithoutFilterHitsTheSizeLimit) {
   EXPECT_EQ(std::fopen(out.c_str(), "r"), nullptr);
 }
 
+// The refusal's --step hint is a command that draws on the first try: the
+// gpt recording's steps are each too large alone (440 nodes whose long edges
+// exceed the layout budget), so it names a step and an id range that fit.
+TEST_F(RealTraceTest, TheStepHintOfARefusalFitsOnTheFirstTry) {
+  const std::string gpt = dir_ + "/gpt_r0.et";
+  convert::ConvertOptions options;
+  options.kineto_path =
+      std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_2r_kineto_r0.json.gz";
+  ASSERT_TRUE(convert::ConvertFile(std::string(ET_TEST_DATA) +
+                                       "/recorded/ddp_gpt_2r_et_r0.json.gz",
+                                   gpt, options)
+                  .ok());
+  auto traces = Load(gpt);
+  auto sel = SelectNodes(traces, {});
+  ASSERT_TRUE(sel.ok());
+  absl::Status refused = CheckDrawingSize(BuildVizGraph(traces, *sel), traces,
+                                          *sel, {}, kDefaultMaxDrawnNodes);
+  ASSERT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  const std::string message(refused.message());
+  const size_t at = message.find("--step ");
+  ASSERT_NE(at, std::string::npos) << message;
+  int64_t step = 0;
+  uint64_t first = 0, last = 0;
+  ASSERT_EQ(std::sscanf(message.c_str() + at, "--step %ld --ids %lu:%lu", &step,
+                        &first, &last),
+            3)
+      << message;
+  EXPECT_NE(message.find("each step alone is too large"), std::string::npos);
+  NodeFilter hinted;
+  hinted.step = step;
+  hinted.min_id = first;
+  hinted.max_id = last;
+  auto narrowed = SelectNodes(traces, hinted);
+  ASSERT_TRUE(narrowed.ok()) << narrowed.status();
+  EXPECT_TRUE(CheckDrawingSize(BuildVizGraph(traces, *narrowed), traces,
+                               *narrowed, hinted, kDefaultMaxDrawnNodes)
+                  .ok());
+}
+
 TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
   const std::string viz = std::string(ET_VIZ_BINARY) + " " + nn_demo_;
   struct Case {
@@ -293,6 +332,29 @@ TEST_F(RealTraceTest, ResnetReportCountsItsCollectives) {
   int64_t reported = 0;
   for (const auto& c : r.collectives) reported += c.calls;
   EXPECT_EQ(reported, collectives);
+}
+
+// gloo's collectives run on host tensors: drawn and reported as CPU ops;
+// NCCL's (resnet, on device tensors) stay GPU ops.
+TEST_F(RealTraceTest, GlooCollectivesAreCpuOpsAndNcclOnesGpuOps) {
+  const std::string ddp = dir_ + "/ddp_mlp_r0.et";
+  auto converted = convert::ConvertFile(
+      std::string(ET_TEST_DATA) + "/pytorch-1.13-cpu/ddp_mlp_et_r0.json.gz",
+      ddp, convert::ConvertOptions());
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  for (const auto& [path, want] :
+       {std::pair{ddp, Device::kCpu}, std::pair{resnet_, Device::kGpu}}) {
+    auto traces = Load(path);
+    ASSERT_EQ(traces.size(), 1u);
+    const NodeModel& m = traces[0].model;
+    int64_t collectives = 0;
+    for (NodeIndex i = 0; i < m.size(); ++i) {
+      if (KindOf(m, i) != DrawKind::kCollective) continue;
+      ++collectives;
+      EXPECT_EQ(DeviceOf(m, i), want) << path << " node " << m.id(i);
+    }
+    EXPECT_GT(collectives, 0) << path;
+  }
 }
 
 TEST_F(RealTraceTest, NnDemoTimelineHasAnEventPerTimedNode) {

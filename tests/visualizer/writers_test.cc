@@ -1,8 +1,11 @@
 // Tests of et-viz's output writers (DOT, GraphML, node-link JSON), text
-// escaping and the Graphviz renderer's errors, on small graphs built here.
+// escaping, page folding and the Graphviz renderer's errors, on small graphs
+// built here.
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "gtest/gtest.h"
 #include "model/graph.h"
 #include "model/node_model.h"
@@ -14,6 +17,7 @@
 #include "visualizer/graph_export.h"
 #include "visualizer/graphml_writer.h"
 #include "visualizer/node_link_json_writer.h"
+#include "visualizer/page_layout.h"
 #include "visualizer/text_escape.h"
 #include "visualizer/viz_graph.h"
 
@@ -168,6 +172,67 @@ TEST(GraphExportTest, LayoutSizeCountsLongEdges) {
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(refused.message().find("above the limit of 3"), std::string::npos);
   EXPECT_NE(refused.message().find("--ids 0:2"), std::string::npos) << refused;
+}
+
+// A chain of `n` ops on one thread, each feeding the next.
+VizGraph Chain(int n) {
+  std::vector<Node> nodes(n);
+  for (int k = 0; k < n; ++k) {
+    nodes[k].set_id(k);
+    nodes[k].set_name("aten::op");
+    nodes[k].set_type(ChakraProtoMsg::COMP_NODE);
+    SetBool(nodes[k].mutable_attr(), attr::kIsCpuOp, true);
+    if (k > 0) nodes[k].add_data_deps(k - 1);
+  }
+  std::vector<RankTrace> traces;
+  traces.push_back(MakeRankTrace(NodeModel::FromGraph(Graph::Build({}, nodes)),
+                                 0, "chain.et"));
+  auto sel = SelectNodes(traces, {});
+  EXPECT_TRUE(sel.ok());
+  return BuildVizGraph(traces, *sel);
+}
+
+// The width and height in pt that a Graphviz SVG declares.
+std::pair<double, double> SvgSizePt(const std::string& path) {
+  std::string svg;
+  EXPECT_TRUE(ReadFileMaybeGzip(path, &svg).ok());
+  auto number_after = [&](const std::string& key) {
+    const size_t pos = svg.find(key);
+    return pos == std::string::npos ? 0.0
+                                    : std::stod(svg.substr(pos + key.size()));
+  };
+  return {number_after("<svg width=\""), number_after("height=\"")};
+}
+
+TEST(PageLayoutTest, ALongChainIsFoldedIntoColumnsThatFitAPage) {
+  // 53 ops in a row: unfolded, dot drew 305 x 2,595 pt.
+  VizGraph g = Chain(53);
+  const NodeLayers layers = LayerNodes(g);
+  EXPECT_EQ(layers.layer[52], 52);
+  const PageFolding folding = FoldForPage(g, layers);
+  EXPECT_EQ(folding.max_columns, 3);  // sqrt(53 * 40 / (1.3 * 210)) = 2.8
+  EXPECT_EQ(folding.column[0], 0);
+  EXPECT_EQ(folding.column[17], 0);
+  EXPECT_EQ(folding.column[18], 1);
+  EXPECT_EQ(folding.column[52], 2);
+  const std::string dot = WriteDot(g, {"chain"});
+  EXPECT_EQ(Count(dot, "label=\"part "), 3u);
+  // The two edges between columns do not rank their ends; the rest do.
+  EXPECT_EQ(Count(dot, "constraint=false"), 2u);
+  if (!FindProgram("dot").ok()) GTEST_SKIP() << "Graphviz dot not installed";
+  const std::string svg = ::testing::TempDir() + "/chain53.svg";
+  ASSERT_TRUE(RenderDot(dot, "svg", svg).ok());
+  const auto [width_pt, height_pt] = SvgSizePt(svg);
+  ASSERT_GT(width_pt, 0);
+  EXPECT_LT(height_pt / width_pt, 2.0) << width_pt << " x " << height_pt;
+}
+
+TEST(PageLayoutTest, AShortGraphIsNotFolded) {
+  VizGraph g = Chain(6);
+  EXPECT_EQ(FoldForPage(g, LayerNodes(g)).max_columns, 1);
+  const std::string dot = WriteDot(g, {"short"});
+  EXPECT_EQ(Count(dot, "label=\"part "), 0u);
+  EXPECT_EQ(Count(dot, "constraint=false"), 0u);
 }
 
 TEST(DotRendererTest, MissingGraphvizIsAClearError) {

@@ -1,0 +1,79 @@
+// Page folding for drawings; see page_layout.h.
+#include "visualizer/page_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "visualizer/dot_writer.h"
+
+namespace et::viz {
+namespace {
+
+// Box size with spacing, in points, and the page's height over its width.
+constexpr double kNodeWidthPt = 210;
+constexpr double kNodeHeightPt = 40;
+constexpr double kPageAspect = 1.3;
+
+bool Constrains(const VizGraph& graph, size_t k) {
+  const EdgeKind kind = graph.edges[k].kind;
+  return IsDrawnEdge(graph, k) && kind != EdgeKind::kCollective &&
+         kind != EdgeKind::kPeer;
+}
+
+}  // namespace
+
+NodeLayers LayerNodes(const VizGraph& graph) {
+  const size_t n = graph.nodes.size();
+  std::vector<uint32_t> pending(n, 0);
+  std::vector<std::vector<uint32_t>> users(n);
+  for (size_t k = 0; k < graph.edges.size(); ++k) {
+    if (!Constrains(graph, k)) continue;
+    users[graph.edges[k].from].push_back(graph.edges[k].to);
+    ++pending[graph.edges[k].to];
+  }
+  // Kahn's algorithm; nodes left in cycles are never ranked.
+  NodeLayers out{std::vector<int64_t>(n, 0), std::vector<uint8_t>(n, 0)};
+  std::vector<uint32_t> ready;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    const uint32_t i = ready.back();
+    ready.pop_back();
+    out.ranked[i] = 1;
+    for (uint32_t u : users[i]) {
+      out.layer[u] = std::max(out.layer[u], out.layer[i] + 1);
+      if (--pending[u] == 0) ready.push_back(u);
+    }
+  }
+  return out;
+}
+
+PageFolding FoldForPage(const VizGraph& graph, const NodeLayers& layers) {
+  PageFolding out;
+  out.column.assign(graph.nodes.size(), 0);
+  // Per rank: nodes per layer, to find its height and widest layer.
+  std::map<int, std::map<int64_t, int64_t>> width_of_layer;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    ++width_of_layer[graph.nodes[i].rank][layers.layer[i]];
+  std::map<int, int64_t> layers_per_column;
+  for (const auto& [rank, widths] : width_of_layer) {
+    const int64_t height = widths.rbegin()->first + 1;
+    int64_t widest = 1;
+    for (const auto& [layer, count] : widths) widest = std::max(widest, count);
+    const double ideal = std::sqrt(static_cast<double>(height) * kNodeHeightPt /
+                                   (kPageAspect * widest * kNodeWidthPt));
+    const int64_t columns = std::clamp<int64_t>(
+        static_cast<int64_t>(std::lround(ideal)), 1, kMaxPageColumns);
+    layers_per_column[rank] = (height + columns - 1) / columns;
+    out.max_columns = std::max(out.max_columns, static_cast<int32_t>(columns));
+  }
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    out.column[i] = static_cast<int32_t>(
+        layers.layer[i] / layers_per_column[graph.nodes[i].rank]);
+  }
+  return out;
+}
+
+}  // namespace et::viz
