@@ -255,7 +255,8 @@ std::optional<CommSpelling> ParseNcclKernelName(absl::string_view name) {
   size_t start = name.find('_');
   if (start == absl::string_view::npos) return std::nullopt;
   absl::string_view rest = name.substr(start + 1);
-  absl::string_view op = rest.substr(0, rest.find('_'));
+  // ncclDevKernel_AllReduce_Sum_f32_RING_LL(...), ncclDevKernel_SendRecv(...)
+  absl::string_view op = rest.substr(0, rest.find_first_of("_("));
   if (op == "SendRecv")
     return CommSpelling{CommKind::kSend, ChakraProtoMsg::ALL_REDUCE};
   return ParseCommName(op);

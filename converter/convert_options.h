@@ -5,7 +5,12 @@
 #ifndef CONVERTER_CONVERT_OPTIONS_H_
 #define CONVERTER_CONVERT_OPTIONS_H_
 
+#include <memory>
 #include <string>
+
+namespace et::kineto {
+class KinetoTrace;
+}  // namespace et::kineto
 
 namespace et::convert {
 
@@ -19,6 +24,10 @@ struct ConvertOptions {
   Granularity granularity = Granularity::kSimulation;
   bool force_schema = false;  // try unknown schema versions anyway
   std::string kineto_path;    // optional Kineto trace of the same run
+  // kineto_path already parsed (the Kineto-only and nsys imports build or
+  // read it before the ET they synthesize from it), so it is not read again;
+  // null: read kineto_path.
+  std::shared_ptr<const kineto::KinetoTrace> kineto_trace;
   int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
   // --measured-step-ms: the step of the same program without a profiler
   // (overrides the Kineto trace's); 0 = none.
@@ -28,6 +37,9 @@ struct ConvertOptions {
   // The file named in the summary and the graph's metadata when input_path is
   // an intermediate (the Kineto-only import's synthesized ET); "" = input_path.
   std::string source_path;
+  // Host-side collectives without an NCCL kernel in the trace are COMP nodes
+  // (the nsys import: a windowed capture cuts ranks at different points).
+  bool collectives_need_kernel = false;
 };
 
 }  // namespace et::convert

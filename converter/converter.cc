@@ -22,6 +22,7 @@
 #include "converter/linked_order.h"
 #include "converter/nesting_repair.h"
 #include "converter/node_emitter.h"
+#include "converter/nsys_import.h"
 #include "converter/op_table.h"
 #include "converter/pipelined_parse.h"
 #include "converter/schema_version.h"
@@ -393,6 +394,8 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   if (options.kineto_path.empty()) {
     ASSIGN_OR_RETURN(bool kineto_only, IsKinetoTrace(input_path));
     if (kineto_only) return ConvertKinetoOnly(input_path, output_path, options);
+    ASSIGN_OR_RETURN(bool nsys, IsNsysExport(input_path));
+    if (nsys) return ConvertNsysToOne(input_path, output_path, options);
   }
   const auto start = std::chrono::steady_clock::now();
   ProgressLine progress(options.show_progress, input_path);
@@ -413,7 +416,7 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   KinetoMergeStats kineto;
   if (!options.kineto_path.empty()) {
     progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(MergeKineto(options.kineto_path,
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.kineto_trace.get(),
                                 RunOfTrace(input_path, options, parsed.fields),
                                 pool.get(), &parsed.ops, &kineto));
     ReportKineto(&kineto, &summary);

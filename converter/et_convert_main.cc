@@ -21,6 +21,7 @@
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "converter/multi_rank.h"
+#include "converter/nsys_import.h"
 #include "nlohmann/json.hpp"
 #include "proto/graph_json.h"
 
@@ -132,7 +133,9 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
         "--ranks %d: needs an integer in [1, %d]", o.ranks, et::kMaxRanks));
   }
   if (o.ranks == 0 && !o.astra_text && !o.to_json &&
-      (et::IsRankPattern(o.input) || et::IsRankPattern(o.output))) {
+      (et::IsRankPattern(o.input) || et::IsRankPattern(o.output)) &&
+      !(!et::IsRankPattern(o.input) &&
+        et::convert::IsNsysExport(o.input).value_or(false))) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "'%s' -> '%s': a rank pattern (%%d) needs --ranks N, the number of "
         "ranks",
@@ -201,13 +204,10 @@ void ReportCrossRankCheck(const Options& o,
 // converted. The JSON summary says which ranks failed and why, and the
 // cross-rank check runs on the ranks that converted either way (a mismatch
 // there often explains the failure).
-int RunRanks(const Options& o) {
-  auto jobs = o.ranks > 0
-                  ? et::convert::JobsFromPattern(o.input, o.output,
-                                                 o.convert.kineto_path, o.ranks)
-                  : et::convert::JobsFromDirectory(o.input, o.output);
-  if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
-  auto results = et::convert::ConvertRanks(*jobs, o.convert, o.jobs);
+// Reports the ranks' conversions, checks them against each other and writes
+// all outputs or none.
+int FinishRanks(const Options& o,
+                std::vector<et::convert::RankResult> results) {
   nlohmann::json summary = {{"ranks", nlohmann::json::array()},
                             {"failed", nlohmann::json::array()}};
   std::vector<et::convert::RankTrace> converted;
@@ -248,6 +248,22 @@ int RunRanks(const Options& o) {
   return 0;
 }
 
+int RunRanks(const Options& o) {
+  auto jobs = o.ranks > 0
+                  ? et::convert::JobsFromPattern(o.input, o.output,
+                                                 o.convert.kineto_path, o.ranks)
+                  : et::convert::JobsFromDirectory(o.input, o.output);
+  if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
+  return FinishRanks(o, et::convert::ConvertRanks(*jobs, o.convert, o.jobs));
+}
+
+// An Nsight Systems export: one graph per GPU and process, 'out.%d.et'.
+int RunNsys(const Options& o) {
+  auto results = et::convert::ConvertNsysExport(o.input, o.output, o.convert);
+  if (!results.ok()) return Fail(std::string(results.status().message()));
+  return FinishRanks(o, *std::move(results));
+}
+
 int RunAstraText(const Options& o) {
   auto summary =
       et::convert::ConvertAstraText(o.input, o.output, o.ranks, o.astra);
@@ -276,6 +292,8 @@ int main(int argc, char** argv) {
       "  et-convert 'rank_%d.json' 'out.%d.et' --ranks 8 [--kineto "
       "'kineto_%d.json']\n"
       "  et-convert trace.pt.trace.json[.gz] out.et   (a Kineto trace alone)\n"
+      "  et-convert export.sqlite[.gz] 'out.%d.et'   (Nsight Systems: a graph "
+      "per GPU and process)\n"
       "  et-convert traces_dir/ out_dir/\n"
       "  et-convert --to-json in.et out.json\n"
       "  et-convert --astra-text workload.txt 'out.%d.et' --ranks 8");
@@ -294,5 +312,9 @@ int main(int argc, char** argv) {
   }
   if (o.astra_text) return RunAstraText(o);
   if (o.ranks > 0 || et::IsDirectory(o.input)) return RunRanks(o);
+  if (o.convert.kineto_path.empty() &&
+      et::convert::IsNsysExport(o.input).value_or(false)) {
+    return RunNsys(o);
+  }
   return RunSingle(o);
 }

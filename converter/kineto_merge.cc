@@ -2,6 +2,7 @@
 #include "converter/kineto_merge.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
@@ -150,11 +151,16 @@ void RecordThreadsAndWarnings(const kineto::LinkResult& link,
 
 }  // namespace
 
-absl::Status MergeKineto(const std::string& kineto_path, const EtRun& et,
+absl::Status MergeKineto(const std::string& kineto_path,
+                         const kineto::KinetoTrace* preloaded, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info) {
-  ASSIGN_OR_RETURN(kineto::KinetoTrace trace,
-                   kineto::KinetoTrace::Load(kineto_path));
+  std::optional<kineto::KinetoTrace> loaded;
+  if (preloaded == nullptr) {
+    ASSIGN_OR_RETURN(loaded, kineto::KinetoTrace::Load(kineto_path));
+    preloaded = &*loaded;
+  }
+  const kineto::KinetoTrace& trace = *preloaded;
   RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
   if (!CanCheckSameRun(et, trace)) {
     info->warnings.push_back(absl::StrFormat(

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "converter/host_op.h"
+#include "converter/kineto/kineto_trace.h"
 #include "converter/kineto_identity.h"
 
 namespace et::convert {
@@ -47,8 +48,9 @@ struct KinetoMergeStats {
 // `et` is what the ET says about its run. A Kineto trace of another run or
 // rank (kineto_identity.h) is an error, not a merge: the ranks of a job, and
 // two runs of one program, run the same ops, so the wrong trace still matches
-// 100%.
-absl::Status MergeKineto(const std::string& kineto_path, const EtRun& et,
+// 100%. `preloaded` is kineto_path already parsed, or null to read it.
+absl::Status MergeKineto(const std::string& kineto_path,
+                         const kineto::KinetoTrace* preloaded, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info);
 

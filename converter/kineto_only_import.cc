@@ -211,18 +211,17 @@ absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
   return out;
 }
 
-absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
-                                                const std::string& output_path,
-                                                const ConvertOptions& options) {
-  ASSIGN_OR_RETURN(KinetoTrace trace, KinetoTrace::Load(input_path));
+absl::StatusOr<ConvertReport> ConvertKinetoTrace(
+    std::shared_ptr<const KinetoTrace> trace, const std::string& source_path,
+    const std::string& output_path, const ConvertOptions& options) {
   KinetoOnlyStats stats;
   ASSIGN_OR_RETURN(std::string et_json,
-                   SynthesizeEtJson(trace, input_path, &stats));
+                   SynthesizeEtJson(*trace, source_path, &stats));
   if (stats.cpu_ops == 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the Kineto trace has no cpu_op events: no host ops to build a "
         "graph on",
-        input_path));
+        source_path));
   }
   const std::string et_path = TempPathFor(output_path + ".host-ops.json");
   if (auto s = WriteFileAtomically(et_path, et_json); !s.ok()) {
@@ -232,16 +231,18 @@ absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
   et_json.clear();
   et_json.shrink_to_fit();
   ConvertOptions o = options;
-  o.kineto_path = input_path;
-  o.source_path = input_path;
-  if (o.rank < 0 && trace.rank() >= 0) o.rank = static_cast<int>(trace.rank());
+  o.kineto_path = source_path;
+  o.kineto_trace = trace;
+  o.source_path = source_path;
+  if (o.rank < 0 && trace->rank() >= 0)
+    o.rank = static_cast<int>(trace->rank());
   absl::StatusOr<ConvertReport> report = ConvertFile(et_path, output_path, o);
   DiscardTempFile(et_path);
   if (!report.ok()) {
     // Name the user's file, not the intermediate one.
     return absl::Status(report.status().code(),
                         absl::StrReplaceAll(report.status().message(),
-                                            {{et_path, input_path}}));
+                                            {{et_path, source_path}}));
   }
   report->schema = "Kineto trace alone (no execution trace)";
   report->notes.insert(
@@ -253,6 +254,15 @@ absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
           "ops are ordered by thread and time",
           stats.cpu_ops, stats.threads, stats.comm_ops, stats.process_groups));
   return report;
+}
+
+absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
+                                                const std::string& output_path,
+                                                const ConvertOptions& options) {
+  ASSIGN_OR_RETURN(KinetoTrace trace, KinetoTrace::Load(input_path));
+  return ConvertKinetoTrace(
+      std::make_shared<const KinetoTrace>(std::move(trace)), input_path,
+      output_path, options);
 }
 
 }  // namespace et::convert

@@ -12,6 +12,7 @@
 #ifndef CONVERTER_KINETO_ONLY_IMPORT_H_
 #define CONVERTER_KINETO_ONLY_IMPORT_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -39,6 +40,14 @@ struct KinetoOnlyStats {
 absl::StatusOr<std::string> SynthesizeEtJson(const kineto::KinetoTrace& trace,
                                              const std::string& source,
                                              KinetoOnlyStats* stats);
+
+// Converts a Kineto trace already parsed (or built, by the nsys import) to
+// `output_path`; `source_path` names it in the summary and in errors. The
+// trace is read once: the synthesized ET is linked with this same object.
+absl::StatusOr<ConvertReport> ConvertKinetoTrace(
+    std::shared_ptr<const kineto::KinetoTrace> trace,
+    const std::string& source_path, const std::string& output_path,
+    const ConvertOptions& options);
 
 // Converts a Kineto trace alone to `output_path`.
 absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,

@@ -17,18 +17,13 @@
 #include "converter/converter.h"
 
 namespace et::convert {
-namespace {
 
-// A hidden file beside `output`, so that the final rename stays on one
-// filesystem; the name keeps the output's ending, which picks gzip or not.
 std::string StagingPath(const std::string& output) {
   const size_t slash = output.rfind('/');
   const size_t base = slash == std::string::npos ? 0 : slash + 1;
   return absl::StrFormat("%s.partial-%d-%s", output.substr(0, base), getpid(),
                          output.substr(base));
 }
-
-}  // namespace
 
 absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
     const std::string& input_pattern, const std::string& output_pattern,

@@ -31,6 +31,11 @@ absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string& input_dir, const std::string& output_dir);
 
+// A hidden file beside `output` where a rank's graph waits for
+// PublishRankOutputs, so that the final rename stays on one filesystem; the
+// name keeps the output's ending, which picks gzip or not.
+std::string StagingPath(const std::string& output);
+
 struct RankResult {
   RankJob job;
   std::string staged;  // where the .et is until PublishRankOutputs

@@ -310,7 +310,11 @@ void NodeEmitter::SetCommunication(uint32_t i, Node* node,
     } else if ((r.kind == CommKind::kCollective || r.kind == CommKind::kSend ||
                 r.kind == CommKind::kRecv) &&
                !launches_gpu_collective_[i]) {
-      SetCommAttrs(r, node, summary);
+      if (options_.collectives_need_kernel) {
+        ++summary->skipped_by_reason[kCutCollectiveReason];
+      } else {
+        SetCommAttrs(r, node, summary);
+      }
     }
   } else if (rec >= 0) {
     // --keep all: another record of a collective counted once at its call.

@@ -28,6 +28,11 @@ namespace et::convert {
 // The summary's skipped_by_reason key for a send/recv without a peer rank.
 inline constexpr char kPeerlessP2pReason[] =
     "send/recv without a peer rank (kept as a COMP node)";
+// A windowed capture (nsys) cuts some collectives: the host call is in the
+// window, its NCCL kernel is not. Ranks are cut at different points, so such
+// calls are left COMP nodes (ConvertOptions::collectives_need_kernel).
+inline constexpr char kCutCollectiveReason[] =
+    "collective whose NCCL kernel is outside the capture (kept as a COMP node)";
 
 class NodeEmitter {
  public:

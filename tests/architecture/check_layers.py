@@ -2,7 +2,7 @@
 """Checks that every library includes only what docs/architecture.md allows.
 
 The layers, lowest first: base, proto, model, step; then the tools
-(converter with converter/kineto below it, simulator, replay, visualizer),
+(converter with converter/kineto and converter/nsys below it, simulator, replay, visualizer),
 which may include any shared layer but never each other; cli is for the
 tools' mains only. Prints each include that breaks the rule and exits 1.
 """
@@ -17,13 +17,15 @@ ALLOWED = {
     "model": {"base", "proto", "model"},
     "step": {"base", "proto", "model", "step"},
     "converter/kineto": set(SHARED) | {"converter/kineto"},
-    "converter": set(SHARED) | {"converter", "converter/kineto"},
+    "converter/nsys": set(SHARED) | {"converter/nsys", "converter/kineto"},
+    "converter": set(SHARED) | {"converter", "converter/kineto", "converter/nsys"},
     "simulator": set(SHARED) | {"simulator"},
     "replay": set(SHARED) | {"replay"},
     "visualizer": set(SHARED) | {"visualizer"},
     "cli": {"cli"},
 }
-KNOWN = ["converter/kineto"] + [k for k in ALLOWED if k != "converter/kineto"]
+SUBLIBS = ["converter/kineto", "converter/nsys"]
+KNOWN = SUBLIBS + [k for k in ALLOWED if k not in SUBLIBS]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -11,21 +11,11 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "run_tool.h"
 
 namespace {
 
-std::string RunTool(const std::string& cmd, int* exit_code) {
-  int ignored = 0;
-  if (exit_code == nullptr) exit_code = &ignored;
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return out;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof(buffer), p)) out.append(buffer, n);
-  const int status = pclose(p);
-  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+using et::testing::RunTool;
 
 struct Tool {
   const char* path;

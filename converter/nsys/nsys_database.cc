@@ -1,0 +1,281 @@
+// Guarded access to an nsys SQLite export; see nsys_database.h.
+#include "converter/nsys/nsys_database.h"
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "base/atomic_output_file.h"
+#include "base/gzip_input.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
+
+namespace et::nsys {
+namespace {
+
+constexpr char kSqliteMagic[] = "SQLite format 3";  // + NUL: 16 bytes
+// The progress handler runs every this many VM instructions.
+constexpr int kStepsPerTick = 1000;
+// Ticks allowed per statement: a floor for small files, plus one per 16 bytes
+// of file (a table scan takes a few instructions per byte; 60x that is room).
+constexpr int64_t kMinTicks = 100000;
+constexpr int64_t kBytesPerTick = 16;
+// SQLite's own heap, process-wide: an export's page cache and statements need
+// a few MB; 1 GiB stops a file that makes SQLite allocate without bound.
+constexpr int64_t kSqliteHeapBytes = int64_t{1} << 30;
+
+int OnProgress(void* self) {
+  int64_t* left = static_cast<int64_t*>(self);
+  return --*left < 0 ? 1 : 0;  // non-zero interrupts the statement
+}
+
+// Inflates a gzip export to a temp file (SQLite reads files, not streams).
+absl::StatusOr<std::string> InflateToTemp(const std::string& path) {
+  ASSIGN_OR_RETURN(GzipInput in, GzipInput::Open(path));
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string base = path.substr(path.rfind('/') + 1);
+  const std::string temp = TempPathFor(absl::StrFormat(
+      "%s/et-convert-%s", tmpdir && *tmpdir ? tmpdir : "/tmp", base));
+  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return absl::UnavailableError(absl::StrFormat(
+        "%s: cannot write the inflated copy to %s", path, temp));
+  }
+  std::vector<char> buffer(1 << 20);
+  while (true) {
+    absl::StatusOr<size_t> n = in.Read(buffer.data(), buffer.size());
+    absl::Status s = n.ok() ? CheckGzipExpansion(path, in.decoded_bytes(),
+                                                 in.compressed_bytes())
+                            : absl::DataLossError(absl::StrFormat(
+                                  "%s: %s", path, n.status().message()));
+    if (!s.ok()) {
+      DiscardTempFile(temp);
+      return s;
+    }
+    if (*n == 0) break;
+    out.write(buffer.data(), static_cast<std::streamsize>(*n));
+  }
+  out.close();
+  if (!out) {
+    DiscardTempFile(temp);
+    return absl::UnavailableError(
+        absl::StrFormat("%s: cannot write %s (disk full?)", path, temp));
+  }
+  return temp;
+}
+
+bool IsGzip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+}  // namespace
+
+bool Row::IsNull(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+int64_t Row::Int(int col, int64_t absent) const {
+  return IsNull(col) ? absent : sqlite3_column_int64(stmt_, col);
+}
+absl::string_view Row::Text(int col) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, col);
+  if (text == nullptr) return "";
+  return absl::string_view(
+      reinterpret_cast<const char*>(text),
+      static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+
+absl::StatusOr<bool> IsSqliteFile(const std::string& path) {
+  ASSIGN_OR_RETURN(GzipInput in, GzipInput::Open(path));
+  char head[16] = {};
+  size_t filled = 0;
+  while (filled < sizeof(head)) {
+    auto n = in.Read(head + filled, sizeof(head) - filled);
+    if (!n.ok() || *n == 0) break;  // short or broken: not SQLite
+    filled += *n;
+  }
+  return filled == sizeof(head) &&
+         std::memcmp(head, kSqliteMagic, sizeof(kSqliteMagic)) == 0;
+}
+
+absl::StatusOr<std::unique_ptr<NsysDatabase>> NsysDatabase::Open(
+    const std::string& path, bool force_schema) {
+  std::unique_ptr<NsysDatabase> db(new NsysDatabase());
+  db->path_ = path;
+  std::string file = path;
+  if (IsGzip(path)) {
+    ASSIGN_OR_RETURN(db->temp_path_, InflateToTemp(path));
+    file = db->temp_path_;
+  }
+  RETURN_IF_ERROR(db->OpenFile(file));
+  RETURN_IF_ERROR(db->ReadVersion(force_schema));
+  return db;
+}
+
+NsysDatabase::~NsysDatabase() {
+  sqlite3_close(db_);
+  if (!temp_path_.empty()) DiscardTempFile(temp_path_);
+}
+
+absl::Status NsysDatabase::Error(absl::string_view what) const {
+  const char* why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s: %s", path_, what, why));
+}
+
+absl::Status NsysDatabase::OpenFile(const std::string& file) {
+  std::ifstream probe(file, std::ios::binary | std::ios::ate);
+  const int64_t bytes = probe ? static_cast<int64_t>(probe.tellg()) : 0;
+  char head[16] = {};
+  probe.seekg(0);
+  probe.read(head, sizeof(head));
+  if (probe.gcount() != sizeof(head) ||
+      std::memcmp(head, kSqliteMagic, sizeof(kSqliteMagic)) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: not an SQLite file (no 'SQLite format 3' header)", path_));
+  }
+  sqlite3_hard_heap_limit64(kSqliteHeapBytes);
+  if (sqlite3_open_v2(file.c_str(), &db_,
+                      SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    return Error("cannot open as SQLite");
+  }
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+  sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(kMaxStringBytes));
+  sqlite3_limit(db_, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
+  sqlite3_limit(db_, SQLITE_LIMIT_EXPR_DEPTH, 64);
+  sqlite3_limit(db_, SQLITE_LIMIT_COMPOUND_SELECT, 4);
+  sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_limit(db_, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+  sqlite3_limit(db_, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 256);
+  sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, 16);
+  max_rows_ = std::max<int64_t>(bytes / 16, 1);
+  step_budget_ = kMinTicks + bytes / kBytesPerTick;
+  sqlite3_progress_handler(db_, kStepsPerTick, OnProgress, &steps_left_);
+  return absl::OkStatus();
+}
+
+absl::Status NsysDatabase::Query(
+    const std::string& sql, int64_t max_rows,
+    const std::function<absl::Status(const Row&)>& row) {
+  sqlite3_stmt* stmt = nullptr;
+  steps_left_ = step_budget_;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return Error("not a readable nsys export");
+  }
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt,
+                                                              sqlite3_finalize);
+  int64_t rows = 0;
+  while (true) {
+    const int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE) return absl::OkStatus();
+    if (rc == SQLITE_INTERRUPT) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "%s: a query ran past its budget of %d VM steps for a file this "
+          "size (a hostile or damaged export?)",
+          path_, step_budget_ * kStepsPerTick));
+    }
+    if (rc != SQLITE_ROW) return Error("reading the export failed");
+    if (++rows > max_rows) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "%s: a table has more than %d rows, more than a file this size can "
+          "hold (a hostile or damaged export?)",
+          path_, max_rows));
+    }
+    RETURN_IF_ERROR(row(Row(stmt)));
+  }
+}
+
+absl::StatusOr<bool> NsysDatabase::HasTable(absl::string_view table) {
+  std::string type;
+  RETURN_IF_ERROR(
+      Query(absl::StrFormat("SELECT type FROM sqlite_master WHERE name = '%s'",
+                            table),
+            16, [&](const Row& r) {
+              type = std::string(r.Text(0));
+              return absl::OkStatus();
+            }));
+  if (!type.empty() && type != "table") {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s is a %s, not a table: not an nsys export", path_, table, type));
+  }
+  return !type.empty();
+}
+
+absl::StatusOr<bool> NsysDatabase::HasColumn(absl::string_view table,
+                                             absl::string_view column) {
+  bool found = false;
+  RETURN_IF_ERROR(Query(
+      absl::StrFormat("SELECT 1 FROM pragma_table_info('%s') WHERE name = '%s'",
+                      table, column),
+      16, [&](const Row&) {
+        found = true;
+        return absl::OkStatus();
+      }));
+  return found;
+}
+
+absl::Status NsysDatabase::ReadVersion(bool force_schema) {
+  // nsys 2022 wrote EXPORT_META_DATA; later releases META_DATA_EXPORT.
+  std::string table;
+  for (const char* t : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
+    ASSIGN_OR_RETURN(bool has, HasTable(t));
+    if (has) {
+      table = t;
+      break;
+    }
+  }
+  if (table.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: an SQLite file but not an Nsight Systems export (no "
+        "META_DATA_EXPORT table)",
+        path_));
+  }
+  RETURN_IF_ERROR(Query(
+      absl::StrFormat("SELECT name, value FROM %s WHERE name IN "
+                      "('EXPORT_SCHEMA_VERSION', 'EXPORT_PRODUCT_VERSION')",
+                      table),
+      16, [&](const Row& r) {
+        if (r.Text(0) == "EXPORT_PRODUCT_VERSION") {
+          version_.nsys_version = std::string(r.Text(1));
+        } else {
+          version_.text = std::string(r.Text(1));
+        }
+        return absl::OkStatus();
+      }));
+  std::vector<std::string> parts = absl::StrSplit(version_.text, '.');
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &version_.major) ||
+      !absl::SimpleAtoi(parts[1], &version_.minor) ||
+      !absl::SimpleAtoi(parts[2], &version_.micro)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: an nsys export without a readable EXPORT_SCHEMA_VERSION ('%s')",
+        path_, version_.text));
+  }
+  const auto key = [](int major, int minor) { return major * 1000 + minor; };
+  const int v = key(version_.major, version_.minor);
+  if (!force_schema && (v < key(kOldestMajor, kOldestMinor) ||
+                        v > key(kNewestMajor, kNewestMinor))) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: nsys export schema %s (nsys %s) is not one et-convert reads "
+        "(%d.%d to %d.%d); --force-schema tries anyway",
+        path_, version_.text,
+        version_.nsys_version.empty() ? "?" : version_.nsys_version,
+        kOldestMajor, kOldestMinor, kNewestMajor, kNewestMinor));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace et::nsys
