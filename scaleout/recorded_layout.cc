@@ -164,18 +164,20 @@ absl::StatusOr<RecordedLayout> DetectRecordedLayout(
           given->ToString(), given->world(), world));
     }
     out.layout = *given;
-    out.source = "--recorded-layout";
+    out.source = "--recorded-layout";  // checked against the groups
   } else {
     if (world <= 0) world = 1;
     absl::StatusOr<ParallelLayout> inferred =
         InferLayout(groups, members, world);
     if (!inferred.ok()) return inferred.status();
     out.layout = *inferred;
-    out.source = groups.empty() ? absl::StrFormat(
-                                      "the recorded world of %d ranks (no "
-                                      "process groups: all data-parallel)",
-                                      world)
-                                : "the trace's process groups";
+    out.source = !groups.empty() ? "from the trace's process groups"
+                 : world == 1
+                     ? "a one-rank trace"
+                     : absl::StrFormat(
+                           "the recorded world of %d ranks without process "
+                           "groups: data-parallel",
+                           world);
   }
   out.all_ranks_mask = out.layout.NonTrivial();
   const std::string what =
