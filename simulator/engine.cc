@@ -71,6 +71,9 @@ class Engine {
   double ModelCostNs(const CollectiveRun& run) const;
   int64_t GroupGlobalId(const RankProgram& p, int32_t group);
   int64_t GroupSize(const RankProgram& p, int32_t group) const;
+  // Members of the group that share its first member's node (0: unknown, the
+  // group fills nodes in order).
+  int64_t RanksPerNode(const RankProgram& p, int32_t group);
   size_t RequiredClasses(const RankProgram& p, int32_t group) const;
   int32_t ClassOfRank(int64_t rank) const;
   absl::Status DeadlockError(int64_t t) const;
@@ -84,9 +87,11 @@ class Engine {
   EventQueue queue_;
   CollectiveRendezvous rendezvous_;
   absl::flat_hash_map<std::string, int64_t> group_ids_;
+  absl::flat_hash_map<int64_t, int64_t> ranks_per_node_;  // by global id
   std::vector<std::string> group_names_;
   std::vector<int32_t> class_of_rank_;  // world_ entries
   std::vector<RendezvousArrival> scratch_;
+  int64_t scratch_ranks_per_node_ = 0;  // of the collective StartComm runs
 };
 
 void Engine::Init() {
@@ -227,17 +232,29 @@ int64_t Engine::GroupGlobalId(const RankProgram& p, int32_t group) {
 // (then the simulated world: --world N scales data parallelism).
 int64_t Engine::GroupSize(const RankProgram& p, int32_t group) const {
   const ProcessGroup& g = p.groups.groups[group];
-  if (group == 0 || g.ranks.empty()) return world_;
+  if (g.ranks.empty()) return world_;
   const int64_t recorded = static_cast<int64_t>(g.ranks.size());
   if (p.recorded_world_size > 0 && recorded >= p.recorded_world_size)
     return world_;
   return std::min(recorded, world_);
 }
 
+int64_t Engine::RanksPerNode(const RankProgram& p, int32_t group) {
+  const ProcessGroup& g = p.groups.groups[group];
+  if (g.ranks.empty() || GroupSize(p, group) != g.MemberCount(world_)) return 0;
+  auto [it, inserted] = ranks_per_node_.emplace(GroupGlobalId(p, group), 0);
+  if (inserted) {
+    const int64_t gpn = std::max<int64_t>(1, comm_.platform.gpus_per_node);
+    const int64_t node = g.ranks.front() / gpn;
+    for (int64_t r : g.ranks) it->second += r / gpn == node ? 1 : 0;
+  }
+  return it->second;
+}
+
 size_t Engine::RequiredClasses(const RankProgram& p, int32_t group) const {
   if (classes_.size() == 1) return 1;
   const ProcessGroup& g = p.groups.groups[group];
-  if (group == 0 || g.ranks.empty() ||
+  if (g.ranks.empty() ||
       (p.recorded_world_size > 0 &&
        static_cast<int64_t>(g.ranks.size()) >= p.recorded_world_size)) {
     return classes_.size();
@@ -268,6 +285,7 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
     const RendezvousKey key{0, gid, 0, s.group_seq[gid]++};
     if (rendezvous_.Arrive(key, RequiredClasses(p, p.group[node]), me,
                            &scratch_)) {
+      scratch_ranks_per_node_ = RanksPerNode(p, p.group[node]);
       StartComm(scratch_, t, false, GroupSize(p, p.group[node]));
     }
     return;
@@ -311,8 +329,9 @@ double Engine::ModelCostNs(const CollectiveRun& run) const {
         options_.comm_model == CommModel::kAstraAware));
   }
   if (nccl) {
-    if (std::optional<double> ns =
-            NcclChakraCostNs(comm_.platform, run.type, run.group_size, bytes)) {
+    if (std::optional<double> ns = NcclChakraCostNs(
+            PlatformForGroup(comm_.platform, run.ranks_per_node), run.type,
+            run.group_size, bytes)) {
       return *ns;
     }
   }
@@ -331,6 +350,7 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
   run.point_to_point = p2p;
   run.bytes = p.comm_bytes[node];
   run.group_size = group_size;
+  run.ranks_per_node = p2p ? 0 : scratch_ranks_per_node_;
   run.start_ns = t;
   run.max_wait_ns = t - first.issue_ns;
   double cost = ModelCostNs(run);

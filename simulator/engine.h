@@ -45,6 +45,9 @@ struct CollectiveRun {
   bool point_to_point = false;
   uint64_t bytes = 0;
   int64_t group_size = 0;
+  // Members on one node as placed (0: the group fills nodes in order); the
+  // NCCL model costs the group on those links (PlatformForGroup).
+  int64_t ranks_per_node = 0;
   int64_t start_ns = 0;
   int64_t cost_ns = 0;
   int64_t max_wait_ns =

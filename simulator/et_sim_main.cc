@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -16,6 +17,7 @@
 #include "base/input_limits.h"
 #include "cli/cli_args.h"
 #include "model/process_group.h"
+#include "scaleout/parallel_layout.h"
 #include "simulator/comm_fit.h"
 #include "simulator/input_checks.h"
 #include "simulator/nccl_cost_model.h"
@@ -73,6 +75,14 @@ ABSL_FLAG(std::string, groups, "",
           "process-group table (JSON as in PyTorch's process_group:init) "
           "replacing the "
           "traces' own");
+ABSL_FLAG(std::string, layout, "",
+          "dp=D[,tp=T][,pp=P][,ep=E]: run one rank's trace as every rank of "
+          "this job (the world is the product; Megatron's placement, tp "
+          "innermost); the trace's groups keep their recorded dimensions and "
+          "dp scales (docs/et-sim.md)");
+ABSL_FLAG(std::string, recorded_layout, "",
+          "the layout the trace was recorded with, e.g. tp=8, when its process "
+          "groups do not say (checked against them)");
 ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
@@ -217,6 +227,18 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
       Fail(groups + ": " + std::string(parsed.status().message()));
     o.groups_override = std::move(*parsed);
   }
+  for (auto [flag, value, target] :
+       {std::make_tuple("layout", absl::GetFlag(FLAGS_layout), &o.layout),
+        std::make_tuple("recorded-layout", absl::GetFlag(FLAGS_recorded_layout),
+                        &o.recorded_layout)}) {
+    if (value.empty()) continue;
+    auto parsed = et::scaleout::ParseLayout(value);
+    if (!parsed.ok())
+      Fail(absl::StrFormat("--%s %s", flag, parsed.status().message()));
+    *target = *parsed;
+  }
+  if (o.layout && !o.groups_override.empty())
+    Fail("--layout places the trace's own groups; it does not take --groups");
   f.json = absl::GetFlag(FLAGS_json);
   f.timeline = absl::GetFlag(FLAGS_timeline);
   const int64_t top = absl::GetFlag(FLAGS_top);

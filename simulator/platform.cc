@@ -64,6 +64,16 @@ absl::StatusOr<double> Number(const YAML::Node& root, const char* key,
 
 }  // namespace
 
+Platform PlatformForGroup(const Platform& platform, int64_t ranks_per_node) {
+  if (ranks_per_node <= 0 || ranks_per_node >= platform.gpus_per_node)
+    return platform;
+  Platform p = platform;
+  p.nic_gbits = platform.nic_gbits * static_cast<double>(ranks_per_node) /
+                static_cast<double>(platform.gpus_per_node);
+  p.gpus_per_node = ranks_per_node;
+  return p;
+}
+
 std::optional<Platform> FindPlatformPreset(absl::string_view name) {
   for (const Platform& p : Presets()) {
     if (absl::EqualsIgnoreCase(p.name, name)) return p;

@@ -42,6 +42,13 @@ struct Platform {
   }
 };
 
+// The platform one group's collectives see when its members sit
+// `ranks_per_node` to a node (a data-parallel group under tp=8: one): a node
+// of that many GPUs, with their share of the node's NICs (the other GPUs'
+// groups use the rest at the same time). `ranks_per_node` of 0 or at least
+// gpus_per_node: `platform` unchanged.
+Platform PlatformForGroup(const Platform& platform, int64_t ranks_per_node);
+
 // The preset named `name` (case-insensitive), or nullopt.
 std::optional<Platform> FindPlatformPreset(absl::string_view name);
 

@@ -180,6 +180,15 @@ void FillGroups(const NodeModel& graph, const SimOptions& options,
                 RankProgram* p) {
   p->groups.groups.push_back(ProcessGroup{});
   p->groups.groups[0].name = kAllRanksGroupName;
+  if (options.scaled_groups) {
+    // --layout: rank 0's instance of every group on the job, sizes and
+    // members as placed (scaleout/group_remap.h).
+    p->groups.groups[0] = options.scaled_groups->all_ranks;
+    for (const ProcessGroup& g : options.scaled_groups->groups)
+      p->groups.groups.push_back(g);
+    p->recorded_world_size = 0;
+    return;
+  }
   std::vector<ProcessGroup> groups = options.groups_override.empty()
                                          ? graph.groups()
                                          : options.groups_override;
@@ -263,15 +272,48 @@ void CompileNodes(const NodeModel& graph, const SimOptions& options,
   }
 }
 
+// What the recorded run was when the prediction is for another job ("the
+// recorded tp=8 (8 ranks), not tp=8,dp=64"), else "".
+std::string OtherJob(const NodeModel& graph, const SimOptions& options) {
+  if (const auto& scaled = options.scaled_groups) {
+    if (scaled->layout == scaled->recorded) return "";
+    return absl::StrFormat(
+        "the recorded %s (%s), not %s (%d ranks)", scaled->recorded.ToString(),
+        scaled->recorded.world() == 1
+            ? "1 rank"
+            : absl::StrCat(scaled->recorded.world(), " ranks"),
+        scaled->layout.ToString(), scaled->layout.world());
+  }
+  const int64_t recorded = graph.info().world_size;
+  if (options.world_size <= 1 && recorded <= 1) return "";
+  if (options.world_size == 0 || options.world_size == recorded) return "";
+  return recorded > 0
+             ? absl::StrFormat("%d ranks, not the %d simulated", recorded,
+                               options.world_size)
+             : absl::StrFormat(
+                   "a run whose world the trace does not record, not the %d "
+                   "ranks simulated",
+                   options.world_size);
+}
+
 // The step the prediction is compared with, and the what-if's notes.
-void FillMeasured(const SimOptions& options, const ComputeTiming& timing,
-                  RankProgram* p) {
+void FillMeasured(const NodeModel& graph, const SimOptions& options,
+                  const ComputeTiming& timing, RankProgram* p) {
   p->measured = p->steps.Measured(p->host_time);
   const std::optional<DeviceWhatIf>& what_if = timing.what_if;
   if (options.measured_step_us > 0) {
     p->measured = {options.measured_step_us,
                    p->host_time == HostTimeMode::kUnprofiled ? "unprofiled-run"
-                                                             : "profiled-run"};
+                                                             : "profiled-run",
+                   ""};
+  } else if (const std::string other = OtherJob(graph, options);
+             !other.empty() && p->measured.us) {
+    p->measured = {};
+    p->measured.withheld = absl::StrFormat(
+        "no error reported: the trace's measured step is of %s, so it is no "
+        "truth for this prediction (pass --measured-step-ms with a step "
+        "measured on this job)",
+        other);
   } else if (what_if && p->measured.us) {
     p->notes.push_back(absl::StrFormat(
         "the trace's measured step is %s's, not %s's: no error reported (pass "
@@ -310,7 +352,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   if (options.compute_model == ComputeModel::kRecorded)
     timing.what_if = WhatIfFor(graph, options, &p.notes);
   CompileNodes(graph, options, &timing, &p);
-  FillMeasured(options, timing, &p);
+  FillMeasured(graph, options, timing, &p);
   BuildUsers(graph, graph.followed_deps(), &p);
   return p;
 }

@@ -6,10 +6,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/process_group.h"
+#include "scaleout/group_remap.h"
+#include "scaleout/parallel_layout.h"
 #include "step/step_model.h"
 
 namespace et::sim {
@@ -52,6 +55,13 @@ struct SimOptions {
   // that replaces the one in the traces' metadata, e.g. to re-map groups for
   // another world size.
   std::vector<ProcessGroup> groups_override;
+  // --layout: one rank's trace run as every rank of this job (the world is
+  // its product); --recorded-layout: the layout the trace was recorded with
+  // when its process groups do not say (scaleout/recorded_layout.h).
+  std::optional<scaleout::ParallelLayout> layout;
+  std::optional<scaleout::ParallelLayout> recorded_layout;
+  // Filled by Simulation from `layout`: the trace's groups on that job.
+  std::optional<scaleout::ScaledGroups> scaled_groups;
   SchedulingMode scheduling = SchedulingMode::kStreamAware;
   ComputeModel compute_model = ComputeModel::kRecorded;
   // Host ops and the gaps between them: as recorded (profiler included), or

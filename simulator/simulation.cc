@@ -15,6 +15,16 @@
 #include "simulator/network.h"
 
 namespace et::sim {
+namespace {
+
+bool HasCommunication(const NodeModel& model) {
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    if (IsCommunication(model.kind(i))) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
     const SimInput& input) {
@@ -32,6 +42,17 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
         absl::StrFormat("%s: --world %d: must be in [1, %d]", input.path,
                         options.world_size, kMaxRanks));
   }
+  if (options.layout && files.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: --layout takes one rank's trace (every rank of the job runs it), "
+        "got %d per-rank files",
+        input.path, files.size()));
+  }
+  if (options.recorded_layout && !options.layout) {
+    return absl::InvalidArgumentError(
+        "--recorded-layout says how the trace was recorded; it needs --layout "
+        "(the job to predict)");
+  }
   if (files.size() == 1) {
     world_size_ = options.world_size > 0 ? options.world_size : 1;
   } else {
@@ -46,14 +67,21 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   // The IO table is kept only for what reads it: calibration keys.
   ModelOptions model_options;
   model_options.keep_io = options.compute_model == ComputeModel::kCalibrated;
+  SimOptions compile_options = options;
+  // Per-rank files are the recorded world itself: no other job to tell apart.
+  if (files.size() > 1) compile_options.world_size = 0;
   for (const std::string& f : files) {
     absl::StatusOr<NodeModel> g = NodeModel::Load(f, model_options);
     if (!g.ok())
       return absl::Status(g.status().code(),
                           PrefixPath(f, g.status().message()));
     models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
+    if (options.layout) {
+      RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
+      compile_options.scaled_groups = scaled_;
+    }
     absl::StatusOr<RankProgram> p =
-        CompileRankProgram(*models_.back(), options, compute);
+        CompileRankProgram(*models_.back(), compile_options, compute);
     if (!p.ok())
       return absl::Status(p.status().code(),
                           PrefixPath(f, p.status().message()));
@@ -64,6 +92,46 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   for (int64_t r = 0; r < world_size_; ++r) {
     program_of_rank_[r] = files.size() == 1 ? 0 : static_cast<int32_t>(r);
   }
+  return absl::OkStatus();
+}
+
+absl::Status Simulation::ApplyLayout(const std::string& file,
+                                     const NodeModel& model,
+                                     const SimOptions& options) {
+  const scaleout::ParallelLayout& layout = *options.layout;
+  if (options.world_size > 0 && options.world_size != layout.world()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--world %d but --layout %s spans %d ranks",
+                        options.world_size, layout.ToString(), layout.world()));
+  }
+  const int64_t recorded_world = model.info().world_size;
+  if (recorded_world == 0 && model.groups().empty() &&
+      !options.recorded_layout && HasCommunication(model)) {
+    return absl::InvalidArgumentError(PrefixPath(
+        file,
+        "--layout: the trace has collectives but records neither its world "
+        "nor its process groups (PyTorch before 2.1 writes no group table): "
+        "say how it was recorded with --recorded-layout, e.g. dp=4"));
+  }
+  absl::StatusOr<scaleout::RecordedLayout> recorded =
+      scaleout::DetectRecordedLayout(model.groups(), recorded_world,
+                                     options.recorded_layout);
+  if (!recorded.ok()) {
+    return absl::InvalidArgumentError(
+        PrefixPath(file, recorded.status().message()));
+  }
+  absl::StatusOr<scaleout::ScaledGroups> scaled =
+      scaleout::RemapGroups(model.groups(), *recorded, layout);
+  if (!scaled.ok()) {
+    return absl::InvalidArgumentError(
+        PrefixPath(file, scaled.status().message()));
+  }
+  scaled_ = std::move(*scaled);
+  world_size_ = layout.world();
+  layout_note_ = absl::StrFormat(
+      "--layout %s: %d ranks run this rank's trace, recorded as %s (%s)",
+      layout.ToString(), layout.world(), recorded->layout.ToString(),
+      recorded->source);
   return absl::OkStatus();
 }
 
@@ -149,6 +217,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   sim->report_.topology = network.name;
   sim->report_.topology_reason = network.reason;
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
+  if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   return absl::OkStatus();
 }
 

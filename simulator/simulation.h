@@ -7,6 +7,7 @@
 #define SIMULATOR_SIMULATION_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,17 @@ class Simulation {
   const SimResult& result() const { return result_; }
   const std::vector<RankClass>& classes() const { return classes_; }
   int64_t world_size() const { return world_size_; }
+  // With --layout: the trace's groups on the job and the recorded layout.
+  const std::optional<scaleout::ScaledGroups>& scaled_groups() const {
+    return scaled_;
+  }
 
  private:
   absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
   absl::Status BuildClasses(const SimOptions& options);
+  // --layout: the world and the re-mapped groups from the loaded rank.
+  absl::Status ApplyLayout(const std::string& file, const NodeModel& model,
+                           const SimOptions& options);
 
   std::vector<std::string> files_;  // per distinct graph
   std::vector<std::unique_ptr<NodeModel>> models_;
@@ -53,6 +61,8 @@ class Simulation {
   std::vector<int32_t> program_of_rank_;
   std::vector<RankClass> classes_;
   int64_t world_size_ = 0;
+  std::optional<scaleout::ScaledGroups> scaled_;
+  std::string layout_note_;
   SimResult result_;
   Report report_;
 };

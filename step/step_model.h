@@ -55,6 +55,9 @@ struct HostTimeModel {
 struct MeasuredStep {
   std::optional<double> us;  // mean per step; nullopt: the trace has no truth
   std::string source;  // "unprofiled-run" or "profiled-run"; empty when none
+  // Why the trace's step is not compared although it has one (a prediction
+  // for another job: et-sim --layout, --world); empty otherwise.
+  std::string withheld;
 };
 
 class StepModel {

@@ -73,7 +73,13 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
   if (measured_n > 0) s.measured_us = measured_sum / measured_n;
   s.error_pct = ErrorPct(s.predicted_us, s.measured_us);
   s.ranks = std::move(ranks);
-  if (!s.measured_us) {
+  std::string withheld;
+  for (const RankSteps& r : s.ranks) {
+    if (withheld.empty()) withheld = r.measured.withheld;
+  }
+  if (!s.measured_us && !withheld.empty()) {
+    s.notes.push_back(withheld);
+  } else if (!s.measured_us) {
     s.notes.push_back(
         mode == HostTimeMode::kUnprofiled
             ? "no measured step without a profiler in the trace (record with "

@@ -2,7 +2,8 @@
 """Checks that every library includes only what docs/architecture.md allows.
 
 The layers, lowest first: base, proto, model, step; then the tools
-(converter with converter/kineto and converter/nsys below it, simulator, replay, visualizer),
+(converter with converter/kineto and converter/nsys below it, simulator
+with scaleout below it, replay, visualizer),
 which may include any shared layer but never each other; cli is for the
 tools' mains only. Prints each include that breaks the rule and exits 1.
 """
@@ -19,7 +20,8 @@ ALLOWED = {
     "converter/kineto": set(SHARED) | {"converter/kineto"},
     "converter/nsys": set(SHARED) | {"converter/nsys", "converter/kineto"},
     "converter": set(SHARED) | {"converter", "converter/kineto", "converter/nsys"},
-    "simulator": set(SHARED) | {"simulator"},
+    "scaleout": set(SHARED) | {"scaleout"},
+    "simulator": set(SHARED) | {"scaleout", "simulator"},
     "replay": set(SHARED) | {"replay"},
     "visualizer": set(SHARED) | {"visualizer"},
     "cli": {"cli"},

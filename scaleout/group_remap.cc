@@ -1,0 +1,67 @@
+// Group re-mapping onto the target layout; see group_remap.h.
+#include "scaleout/group_remap.h"
+
+#include "absl/strings/str_format.h"
+
+namespace et::scaleout {
+namespace {
+
+ProcessGroup Placed(const ProcessGroup& recorded, const ParallelLayout& target,
+                    DimMask mask) {
+  ProcessGroup g = recorded;
+  g.ranks = target.GroupOf(0, mask);
+  g.size = static_cast<int64_t>(g.ranks.size());
+  return g;
+}
+
+}  // namespace
+
+absl::StatusOr<ScaledGroups> RemapGroups(
+    const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
+    const ParallelLayout& target) {
+  for (Dim d : {Dim::kTp, Dim::kPp, Dim::kEp}) {
+    const int64_t was = recorded.layout.of(d), now = target.of(d);
+    if (was == now) continue;
+    return absl::InvalidArgumentError(
+        was > 1
+            ? absl::StrFormat(
+                  "--layout %s: the trace records %s=%d, and a recorded "
+                  "dimension keeps its size (its ops are sharded for "
+                  "it); only dp scales",
+                  target.ToString(), DimName(d), was)
+            : absl::StrFormat(
+                  "--layout %s: the trace records no %s (%s); a "
+                  "dimension without ops in the trace cannot be added; "
+                  "only dp scales",
+                  target.ToString(), DimName(d), recorded.layout.ToString()));
+  }
+  ScaledGroups out;
+  out.layout = target;
+  out.recorded = recorded.layout;
+  out.all_ranks.name = kAllRanksGroupName;
+  out.all_ranks.ranks = target.GroupOf(0, recorded.all_ranks_mask);
+  out.all_ranks.size = static_cast<int64_t>(out.all_ranks.ranks.size());
+  const DimMask dp = MaskOf(Dim::kDp);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const GroupRole& role = recorded.roles[i];
+    out.groups.push_back(role.kept ? groups[i]
+                                   : Placed(groups[i], target, role.mask));
+    if (!role.kept && role.mask == dp && out.dp_group_name.empty())
+      out.dp_group_name = groups[i].name;
+  }
+  // A DDP trace's collectives without a group are its data-parallel ones.
+  if (out.dp_group_name.empty() && recorded.all_ranks_mask == dp)
+    out.dp_group_name = kAllRanksGroupName;
+  out.dp_recorded =
+      !out.dp_group_name.empty() && recorded.layout.of(Dim::kDp) > 1;
+  if (out.dp_group_name.empty() && target.of(Dim::kDp) > 1) {
+    ProcessGroup g;
+    g.name = kDpGroupName;
+    g.desc = "data_parallel (scaleout)";
+    out.groups.push_back(Placed(g, target, dp));
+    out.dp_group_name = kDpGroupName;
+  }
+  return out;
+}
+
+}  // namespace et::scaleout
