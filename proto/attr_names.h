@@ -65,6 +65,14 @@ inline constexpr char kOutputStrides[] = "output_strides";  // string, likewise
 inline constexpr char kHostOps[] =
     "host_ops";  // int64, ET ops a host node stands for (itself, folded
                  // children, containers it heads); absent = 1
+inline constexpr char kGradAccumulator[] =
+    "grad_accumulator";  // uint64, ET id of the torch::autograd::AccumulateGrad
+                         // op this node works for (it makes that parameter's
+                         // gradient ready; scaleout/gradients.h)
+inline constexpr char kOptimizerStep[] =
+    "optimizer_step";  // uint64, ET id of the enclosing `Optimizer.step#...`
+inline constexpr char kSynthesized[] =
+    "synthesized";  // bool, made by et-sim (scaleout/), not recorded
 inline constexpr char kIoOp[] =
     "io_op";  // string, a GPU GEMM kernel's launcher whose IOInfo it carries
 
