@@ -6,6 +6,7 @@
 #include <iterator>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converter/json_text.h"
 #include "model/io_shapes.h"
@@ -273,7 +274,27 @@ void NodeEmitter::SetOpAttrs(uint32_t i, uint32_t io_source,
       SetString(attrs, name, CompactJson(io_op.io(text, p)));  // not "", "[]"
   }
   if (io_source != i) SetString(attrs, attr::kIoOp, table_.name(io_source));
+  SetTrainingRoleAttrs(i, attrs);
   SetExtraAttrs(op, pool, attrs);
+}
+
+// The autograd and optimizer spans are containers, not nodes, at simulation
+// granularity; the work under them is stamped with the span's ET id so that
+// scaleout/gradients can find each parameter's gradient (and the optimizer
+// that waits for them) without names.
+void NodeEmitter::SetTrainingRoleAttrs(uint32_t i, AttrList* attrs) const {
+  bool grad_found = false, optimizer_found = false;
+  for (uint32_t a = i; a != kNoOp && !(grad_found && optimizer_found);
+       a = table_.parent(a)) {
+    const absl::string_view name = table_.name(a);
+    if (!grad_found && name == "torch::autograd::AccumulateGrad") {
+      SetUint64(attrs, attr::kGradAccumulator, table_.op(a).id);
+      grad_found = true;
+    } else if (!optimizer_found && absl::StartsWith(name, "Optimizer.step#")) {
+      SetUint64(attrs, attr::kOptimizerStep, table_.op(a).id);
+      optimizer_found = true;
+    }
+  }
 }
 
 void NodeEmitter::SetMarker(uint32_t i, Node* node) {

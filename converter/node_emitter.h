@@ -21,6 +21,7 @@
 #include "converter/op_table.h"
 #include "model/op_cost.h"
 #include "model/process_group.h"
+#include "proto/attributes.h"
 #include "proto/et_def.pb.h"
 
 namespace et::convert {
@@ -68,6 +69,7 @@ class NodeEmitter {
   // The ET fields, step, host-op count, GPU placement, strides and extras.
   void SetOpAttrs(uint32_t i, uint32_t io_source, absl::string_view text,
                   ChakraProtoMsg::Node* node);
+  void SetTrainingRoleAttrs(uint32_t i, AttrList* attrs) const;
   // A profiler root or process-group table: no time, no cost.
   void SetMarker(uint32_t i, ChakraProtoMsg::Node* node);
   // COMM type and attributes, a wait's sequence number, or the collective a

@@ -60,6 +60,7 @@ enum class Attr : uint8_t {
   kOpKind,
   kIoOp,
   kInputStrides,
+  kSynthesized,
 };
 
 const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
@@ -91,11 +92,12 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kOpKind, Attr::kOpKind},
       {attr::kIoOp, Attr::kIoOp},
       {attr::kInputStrides, Attr::kInputStrides},
+      {attr::kSynthesized, Attr::kSynthesized},
   };
   return *ids;
 }
 
-constexpr size_t kAttrCount = static_cast<size_t>(Attr::kInputStrides) + 1;
+constexpr size_t kAttrCount = static_cast<size_t>(Attr::kSynthesized) + 1;
 
 // One node's decoded attributes by Attr (nullptr when absent).
 struct NodeAttrs {
@@ -498,6 +500,7 @@ void NodeModelBuilder::Add(const Node& node) {
   f.host_ops = static_cast<uint32_t>(std::clamp<int64_t>(
       attrs.Int(Attr::kHostOps).value_or(1), 1, UINT32_MAX));
   f.is_wait = attrs.get(Attr::kWaitSeq) != nullptr;
+  f.synthesized = attrs.Bool(Attr::kSynthesized).value_or(false);
   f.parent_id = static_cast<uint64_t>(attrs.Int(Attr::kParentId).value_or(0));
   f.dtype = DtypeFromName(attrs.String(Attr::kDtype)).value_or(DtypeInfo{}).id;
   switch (node.type()) {

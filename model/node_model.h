@@ -167,6 +167,9 @@ class NodeModel {
   uint32_t host_ops(NodeIndex i) const { return facts_[i].host_ops; }
   // A host op that blocks until a collective completes (wait_seq).
   bool is_wait(NodeIndex i) const { return facts_[i].is_wait; }
+  // Made by et-sim (scaleout/: a synthesized data-parallel collective), not
+  // recorded: reports say so and compare it with nothing.
+  bool synthesized(NodeIndex i) const { return facts_[i].synthesized; }
   uint64_t parent_id(NodeIndex i) const { return facts_[i].parent_id; }
   Dtype dtype(NodeIndex i) const { return facts_[i].dtype; }
   // Communication nodes: their spec; nullptr otherwise.
@@ -237,6 +240,7 @@ class NodeModel {
     Dtype dtype = Dtype::kUnknown;
     bool on_host = false;
     bool is_wait = false;
+    bool synthesized = false;
     bool cost_from_shapes = false;
   };
 

@@ -68,6 +68,14 @@ inline constexpr char kHostOps[] =
 inline constexpr char kCommOnHost[] =
     "comm_on_host";  // bool, a collective a CPU backend (gloo) runs on host
                      // tensors: no GPU kernel stands for it
+inline constexpr char kGradAccumulator[] =
+    "grad_accumulator";  // uint64, ET id of the torch::autograd::AccumulateGrad
+                         // op this node works for (it makes that parameter's
+                         // gradient ready; scaleout/gradients.h)
+inline constexpr char kOptimizerStep[] =
+    "optimizer_step";  // uint64, ET id of the enclosing `Optimizer.step#...`
+inline constexpr char kSynthesized[] =
+    "synthesized";  // bool, made by et-sim (scaleout/), not recorded
 inline constexpr char kIoOp[] =
     "io_op";  // string, a GPU GEMM kernel's launcher whose IOInfo it carries
 

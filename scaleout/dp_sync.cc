@@ -1,0 +1,304 @@
+// Synthesized data-parallel sync; see dp_sync.h and docs/dp-sync.md.
+#include "scaleout/dp_sync.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "model/node_model.h"
+#include "model/process_group.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "scaleout/gradients.h"
+
+namespace et::scaleout {
+namespace {
+
+using ChakraProtoMsg::CollectiveCommType;
+using ChakraProtoMsg::Node;
+
+// Appends synthesized collectives to a copy of the graph's nodes, whose
+// indices stay those of the graph.
+class SyncBuilder {
+ public:
+  SyncBuilder(const Graph& graph, const NodeModel& model,
+              const DpSyncOptions& options)
+      : nodes_(graph.nodes()), options_(options) {
+    uint64_t max_id = 0;
+    int64_t max_stream = 0;
+    for (NodeIndex i = 0; i < model.size(); ++i) {
+      max_id = std::max(max_id, model.id(i));
+      if (model.queue(i).kind == QueueKind::kStream)
+        max_stream = std::max(max_stream, model.queue(i).number);
+    }
+    next_id_ = max_id + 1;
+    stream_ = max_stream + 1;
+  }
+
+  // A collective depending on `deps` (graph node ids); returns its id.
+  uint64_t Add(absl::string_view name, CollectiveCommType type, int64_t bytes,
+               Dtype dtype, int64_t step, std::vector<uint64_t> deps) {
+    Node n;
+    n.set_id(next_id_++);
+    n.set_name(std::string(name));
+    n.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (uint64_t d : deps) n.add_data_deps(d);
+    auto* attrs = n.mutable_attr();
+    SetBool(attrs, attr::kIsCpuOp, false);
+    SetInt64(attrs, attr::kCommType, type);
+    SetInt64(attrs, attr::kCommSize, bytes);
+    SetString(attrs, attr::kPgName, options_.pg_name);
+    SetInt64(attrs, attr::kStream, stream_);
+    if (step >= 0) SetInt64(attrs, attr::kStep, step);
+    if (dtype != Dtype::kUnknown)
+      SetString(attrs, attr::kDtype, DtypeName(dtype));
+    SetBool(attrs, attr::kSynthesized, true);
+    nodes_.push_back(std::move(n));
+    ++added_;
+    return nodes_.back().id();
+  }
+
+  // Makes graph node `target` wait for node `dep_id`.
+  void Wait(NodeIndex target, uint64_t dep_id) {
+    nodes_[target].add_data_deps(dep_id);
+  }
+
+  uint64_t id(NodeIndex i) const { return nodes_[i].id(); }
+  int64_t added() const { return added_; }
+  std::vector<Node> TakeNodes() { return std::move(nodes_); }
+
+ private:
+  std::vector<Node> nodes_;
+  const DpSyncOptions& options_;
+  uint64_t next_id_ = 1;
+  int64_t stream_ = 1;
+  int64_t added_ = 0;
+};
+
+std::vector<BucketInput> ReadyInputs(const Iteration& it) {
+  std::vector<BucketInput> inputs;
+  for (int k = 0; k < static_cast<int>(it.gradients.size()); ++k)
+    inputs.push_back({k, it.gradients[k].bytes, it.gradients[k].dtype});
+  return inputs;
+}
+
+std::vector<uint64_t> ReadyIds(const SyncBuilder& b, const Iteration& it,
+                               const Bucket& bucket) {
+  std::vector<uint64_t> ids;
+  for (int k : bucket.members) ids.push_back(b.id(it.gradients[k].ready_node));
+  return ids;
+}
+
+int64_t ShardBytes(int64_t bytes, int64_t dp) { return (bytes + dp - 1) / dp; }
+
+// The trace holds its own data-parallel sync when, in some iteration, the
+// all-reduces and reduce-scatters issued between its first ready gradient and
+// its optimizer carry at least the iteration's gradient bytes.
+bool SyncIsRecorded(const NodeModel& model, const GradientsResult& grads) {
+  for (const Iteration& it : grads.iterations) {
+    const NodeIndex end = it.optimizer_first.value_or(model.size());
+    int64_t bytes = 0;
+    for (NodeIndex i = it.gradients.front().first_node; i < end; ++i) {
+      const CommSpec* c = model.comm(i);
+      if (c == nullptr || model.kind(i) != NodeKind::kCollective) continue;
+      if (c->type == ChakraProtoMsg::ALL_REDUCE ||
+          c->type == ChakraProtoMsg::REDUCE_SCATTER)
+        bytes += c->bytes;
+    }
+    if (bytes >= it.Bytes()) return true;
+  }
+  return false;
+}
+
+void AddDdp(const Iteration& it, const std::vector<Bucket>& buckets,
+            SyncBuilder* b) {
+  for (const Bucket& bucket : buckets) {
+    const uint64_t id =
+        b->Add("ddp:all_reduce", ChakraProtoMsg::ALL_REDUCE, bucket.bytes,
+               bucket.dtype, it.step, ReadyIds(*b, it, bucket));
+    if (it.optimizer_first) b->Wait(*it.optimizer_first, id);
+  }
+}
+
+void AddZero(const Iteration& it, const Iteration* next,
+             const std::vector<Bucket>& buckets, int64_t dp, SyncBuilder* b) {
+  for (const Bucket& bucket : buckets) {
+    const uint64_t id =
+        b->Add("zero:reduce_scatter", ChakraProtoMsg::REDUCE_SCATTER,
+               bucket.bytes, bucket.dtype, it.step, ReadyIds(*b, it, bucket));
+    if (it.optimizer_first) b->Wait(*it.optimizer_first, id);
+  }
+  const NodeIndex after =
+      it.optimizer_last.value_or(it.gradients.back().ready_node);
+  for (const Bucket& bucket : buckets) {
+    const uint64_t id = b->Add("zero:all_gather", ChakraProtoMsg::ALL_GATHER,
+                               ShardBytes(bucket.bytes, dp), bucket.dtype,
+                               it.step, {b->id(after)});
+    if (next != nullptr) b->Wait(next->first_node, id);
+  }
+}
+
+void AddFsdp(const Iteration& it, const Iteration* previous,
+             const std::vector<Bucket>& units, int64_t dp, SyncBuilder* b) {
+  std::vector<uint64_t> after_update;
+  if (previous != nullptr && previous->optimizer_last)
+    after_update.push_back(b->id(*previous->optimizer_last));
+  // Forward: units in registration order (the reverse of ready order).
+  const NodeIndex backward_start = it.gradients.front().first_node;
+  for (auto u = units.rbegin(); u != units.rend(); ++u) {
+    const uint64_t id =
+        b->Add("fsdp:all_gather", ChakraProtoMsg::ALL_GATHER,
+               ShardBytes(u->bytes, dp), u->dtype, it.step, after_update);
+    if (u == units.rbegin() && it.first_node < backward_start)
+      b->Wait(it.first_node, id);
+    b->Wait(backward_start, id);
+  }
+  // Backward: gather unit u while unit u-1 computes, free it after its last
+  // gradient by reducing and scattering the gradients.
+  for (size_t u = 0; u < units.size(); ++u) {
+    const NodeIndex unit_first =
+        it.gradients[units[u].members.front()].first_node;
+    // Prefetched during the previous unit's backward; units of different
+    // dtypes can interleave in ready order, and a gather never waits for
+    // work after its own unit's.
+    std::vector<uint64_t> prefetch_after;
+    if (u > 0) {
+      const NodeIndex previous_first =
+          it.gradients[units[u - 1].members.front()].first_node;
+      if (previous_first < unit_first)
+        prefetch_after.push_back(b->id(previous_first));
+    }
+    const uint64_t gather =
+        b->Add("fsdp:all_gather", ChakraProtoMsg::ALL_GATHER,
+               ShardBytes(units[u].bytes, dp), units[u].dtype, it.step,
+               prefetch_after);
+    b->Wait(unit_first, gather);
+    const uint64_t reduce = b->Add(
+        "fsdp:reduce_scatter", ChakraProtoMsg::REDUCE_SCATTER, units[u].bytes,
+        units[u].dtype, it.step, ReadyIds(*b, it, units[u]));
+    if (it.optimizer_first) b->Wait(*it.optimizer_first, reduce);
+  }
+}
+
+ChakraProtoMsg::GlobalMetadata WithGroup(ChakraProtoMsg::GlobalMetadata meta,
+                                         const DpSyncOptions& options) {
+  std::vector<ProcessGroup> groups = DecodeProcessGroups(meta.attr());
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [&](const ProcessGroup& g) {
+                                return g.name == options.pg_name;
+                              }),
+               groups.end());
+  ProcessGroup dp;
+  dp.name = options.pg_name;
+  dp.desc = "data_parallel (synthesized)";
+  dp.size = options.dp_size;
+  dp.ranks = options.dp_ranks;
+  groups.push_back(dp);
+  EncodeProcessGroups(groups, meta.mutable_attr());
+  return meta;
+}
+
+std::string BucketText(const std::vector<Bucket>& buckets) {
+  std::vector<std::string> sizes;
+  for (const Bucket& b : buckets) sizes.push_back(absl::StrCat(b.bytes));
+  return absl::StrJoin(sizes, " + ");
+}
+
+}  // namespace
+
+absl::string_view DpSyncModeName(DpSyncMode mode) {
+  switch (mode) {
+    case DpSyncMode::kNone:
+      return "none";
+    case DpSyncMode::kDdp:
+      return "ddp";
+    case DpSyncMode::kZero:
+      return "zero";
+    case DpSyncMode::kFsdp:
+      return "fsdp";
+  }
+  return "none";
+}
+
+absl::StatusOr<DpSyncMode> ParseDpSyncMode(absl::string_view text) {
+  for (DpSyncMode m : {DpSyncMode::kNone, DpSyncMode::kDdp, DpSyncMode::kZero,
+                       DpSyncMode::kFsdp}) {
+    if (text == DpSyncModeName(m)) return m;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown data-parallel sync '", text, "' (ddp, zero, fsdp or none)"));
+}
+
+absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
+                                       const DpSyncOptions& options) {
+  DpSyncResult result;
+  if (options.mode == DpSyncMode::kNone || options.dp_size <= 1) {
+    result.note = options.mode == DpSyncMode::kNone
+                      ? "data-parallel sync: none (--dp-sync none)"
+                      : "data-parallel sync: none (one replica)";
+    return result;
+  }
+  if (options.bucket_cap_bytes <= 0 || options.first_bucket_bytes <= 0)
+    return absl::InvalidArgumentError("bucket sizes must be positive");
+  ASSIGN_OR_RETURN(GradientsResult grads, FindGradients(graph));
+  ModelOptions model_options;
+  model_options.keep_io = false;
+  const NodeModel model = NodeModel::FromGraph(graph, model_options);
+  const Iteration& first = grads.iterations.front();
+  result.gradients = static_cast<int>(first.gradients.size());
+  result.gradient_bytes = first.Bytes();
+  result.iterations = static_cast<int>(grads.iterations.size());
+  result.buckets = RebuiltBuckets(ReadyInputs(first), options.bucket_cap_bytes,
+                                  options.first_bucket_bytes);
+  if (SyncIsRecorded(model, grads)) {
+    result.recorded = true;
+    result.note = absl::StrFormat(
+        "data-parallel sync: recorded (the trace's all-reduces and "
+        "reduce-scatters carry its %d gradients' %d bytes); kept, none "
+        "synthesized",
+        result.gradients, result.gradient_bytes);
+    return result;
+  }
+  SyncBuilder b(graph, model, options);
+  for (size_t k = 0; k < grads.iterations.size(); ++k) {
+    const Iteration& it = grads.iterations[k];
+    const std::vector<Bucket> buckets = RebuiltBuckets(
+        ReadyInputs(it), options.bucket_cap_bytes, options.first_bucket_bytes);
+    const Iteration* next =
+        k + 1 < grads.iterations.size() ? &grads.iterations[k + 1] : nullptr;
+    const Iteration* previous = k > 0 ? &grads.iterations[k - 1] : nullptr;
+    switch (options.mode) {
+      case DpSyncMode::kDdp:
+        AddDdp(it, buckets, &b);
+        break;
+      case DpSyncMode::kZero:
+        AddZero(it, next, buckets, options.dp_size, &b);
+        break;
+      case DpSyncMode::kFsdp:
+        AddFsdp(it, previous, buckets, options.dp_size, &b);
+        break;
+      case DpSyncMode::kNone:
+        break;
+    }
+  }
+  result.collectives_added = b.added();
+  result.graph =
+      Graph::Build(WithGroup(graph.metadata(), options), b.TakeNodes());
+  result.note = absl::StrFormat(
+      "data-parallel sync: synthesized %s over %d replicas (group '%s'): %d "
+      "gradients, %d bytes, in %d buckets per iteration (%s bytes, in launch "
+      "order), %d collectives in %d iterations",
+      DpSyncModeName(options.mode), options.dp_size, options.pg_name,
+      result.gradients, result.gradient_bytes,
+      static_cast<int>(result.buckets.size()), BucketText(result.buckets),
+      result.collectives_added, result.iterations);
+  return result;
+}
+
+}  // namespace et::scaleout

@@ -1,0 +1,78 @@
+// Synthesized data-parallel gradient synchronization: turns a recorded rank's
+// graph into the same rank of a job with `dp_size` data-parallel replicas by
+// adding the collectives the replicas would issue (docs/dp-sync.md):
+//
+// - ddp: PyTorch DDP. One ALL_REDUCE per bucket per iteration
+//   (scaleout/ddp_buckets.h, the rebuilt buckets of iterations >= 1), each
+//   depending on the nodes that make its gradients ready, so it starts when
+//   its last gradient is ready and overlaps the rest of the backward pass;
+//   the optimizer's first node waits for all of them.
+// - zero: ZeRO stage 1/2 (DeepSpeed). One REDUCE_SCATTER per bucket where DDP
+//   has its all-reduce (each rank keeps its 1/dp shard of the reduced
+//   gradients), the optimizer waits for all; after the optimizer, one
+//   ALL_GATHER per bucket of the updated parameter shards (comm_size = the
+//   shard), which the next iteration's first node waits for.
+// - fsdp: FSDP full shard, one unit per bucket. Before the forward pass an
+//   ALL_GATHER per unit (the first one gates the iteration's first node, the
+//   others overlap the forward and must end before the backward's first
+//   gradient); in the backward an ALL_GATHER of the unit before its first
+//   gradient, and a REDUCE_SCATTER after its last; the optimizer waits for the
+//   reduce-scatters.
+//
+// The collectives are ordinary Chakra nodes (COMM_COLL_NODE, comm_type,
+// comm_size, pg_name, is_cpu_op false, on a stream of their own) marked
+// `synthesized`, so et-sim and the per-rank .et writer treat them as
+// recorded ones. The process group `pg_name` (dp_size members) is added to
+// the metadata. Compute is not rescaled (ZeRO's and FSDP's optimizer works on
+// a shard: not modelled).
+#ifndef SCALEOUT_DP_SYNC_H_
+#define SCALEOUT_DP_SYNC_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "model/graph.h"
+#include "scaleout/ddp_buckets.h"
+
+namespace et::scaleout {
+
+enum class DpSyncMode : uint8_t { kNone, kDdp, kZero, kFsdp };
+
+// "none", "ddp", "zero", "fsdp".
+absl::string_view DpSyncModeName(DpSyncMode mode);
+absl::StatusOr<DpSyncMode> ParseDpSyncMode(absl::string_view text);
+
+struct DpSyncOptions {
+  DpSyncMode mode = DpSyncMode::kDdp;
+  int64_t dp_size = 1;            // replicas; <= 1 adds nothing
+  std::string pg_name = "dp";     // the group the collectives name
+  std::vector<int64_t> dp_ranks;  // its members (global ranks), if known
+  int64_t bucket_cap_bytes = kDefaultBucketCapBytes;
+  int64_t first_bucket_bytes = kDefaultFirstBucketBytes;
+};
+
+struct DpSyncResult {
+  // The graph with the synthesized collectives; nullopt when nothing was
+  // added (mode none, dp_size 1, or the sync is recorded).
+  std::optional<Graph> graph;
+  // The trace already holds its data-parallel collectives: kept as they are
+  // (their group size is the layout's business, not this one's).
+  bool recorded = false;
+  std::string note;  // one line for the report: what was done and why
+  std::vector<Bucket> buckets;  // one iteration's, in launch order
+  int gradients = 0;            // per iteration
+  int64_t gradient_bytes = 0;   // per iteration
+  int iterations = 0;
+  int64_t collectives_added = 0;
+};
+
+absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
+                                       const DpSyncOptions& options);
+
+}  // namespace et::scaleout
+
+#endif  // SCALEOUT_DP_SYNC_H_
