@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that every library includes only what docs/architecture.md allows.
 
-The layers, lowest first: base, proto, model, step; then the tools
+The layers, lowest first: base, proto, model, step; scaleout (used by the
+simulator); then the tools
 (converter with converter/kineto below it, simulator, replay, visualizer),
 which may include any shared layer but never each other; cli is for the
 tools' mains only. Prints each include that breaks the rule and exits 1.
@@ -18,7 +19,8 @@ ALLOWED = {
     "step": {"base", "proto", "model", "step"},
     "converter/kineto": set(SHARED) | {"converter/kineto"},
     "converter": set(SHARED) | {"converter", "converter/kineto"},
-    "simulator": set(SHARED) | {"simulator"},
+    "scaleout": set(SHARED) | {"scaleout"},
+    "simulator": set(SHARED) | {"simulator", "scaleout"},
     "replay": set(SHARED) | {"replay"},
     "visualizer": set(SHARED) | {"visualizer"},
     "cli": {"cli"},
