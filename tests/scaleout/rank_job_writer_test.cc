@@ -6,8 +6,10 @@
 // error leaves nothing behind.
 #include "scaleout/rank_job_writer.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -29,9 +31,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::string ScratchPath(const std::string& name) {
+  return absl::StrCat(::testing::TempDir(), "/scaleout_", getpid(), "/", name);
+}
+
+// A fresh path for `name` (anything there before is removed).
 std::string Scratch(const std::string& name) {
-  const std::string dir =
-      absl::StrCat(::testing::TempDir(), "/scaleout_", getpid(), "/", name);
+  const std::string dir = ScratchPath(name);
   fs::remove_all(dir);
   fs::create_directories(fs::path(dir).parent_path());
   return dir;
@@ -259,6 +265,41 @@ TEST(ReplicatedJobTest, StridedGroupNeedsTheLayout) {
                 "nor a block"),
             std::string::npos)
       << source.status();
+}
+
+// et-sim TRACE --world N --write-ranks DIR: the job, then the usual report;
+// a bad DIR is a one-line error and exit 1, before any simulation.
+TEST(WriteRanksCliTest, EtSimWritesTheJobOrFailsInOneLine) {
+  Mi300();
+  const std::string trace = ScratchPath("mi300.et");
+  ASSERT_TRUE(fs::exists(trace));
+  const std::string dir = Scratch("cli_job");
+  const std::string out = Scratch("cli_out.txt");
+  std::string cmd =
+      absl::StrCat(ET_SIM_BIN, " ", trace, " --world 4 --write-ranks ", dir,
+                   " > ", out, " 2>&1");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(Listing(dir).size(), 4u);
+  std::ifstream log(out);
+  std::string text((std::istreambuf_iterator<char>(log)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("--workload-configuration=" + dir + "/mi300"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("graph time"), std::string::npos) << text;
+  // The same folder again: not empty, refused, nothing simulated.
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream again(out);
+  std::string line, extra;
+  std::getline(again, line);
+  EXPECT_FALSE(std::getline(again, extra)) << "more than one line: " << extra;
+  EXPECT_EQ(line.rfind("et-sim: error: " + dir +
+                           ": folder exists and is not "
+                           "empty",
+                       0),
+            0u)
+      << line;
 }
 
 TEST(ReplicatedJobTest, StemDropsFoldersAndExtensions) {
