@@ -59,6 +59,23 @@ void SetExtraAttrs(const HostOp& op, const StringPool& pool, AttrList* attrs) {
   }
 }
 
+// Groups of one member that are not the whole world: a world of one (a
+// one-rank trace's default group) stays a collective, since et-sim --world N
+// scales it to N ranks. The world is the default group's size.
+absl::flat_hash_set<std::string> OneRankGroups(
+    const std::vector<ProcessGroup>& groups) {
+  int64_t world = 0;
+  for (const ProcessGroup& g : groups)
+    if (g.name == "0") world = g.MemberCount(0);
+  absl::flat_hash_set<std::string> out;
+  for (const ProcessGroup& g : groups) {
+    const bool whole_world = g.name == "0" || g.desc == "default_pg";
+    if (g.MemberCount(world) == 1 && (world > 1 || !whole_world))
+      out.insert(g.name);
+  }
+  return out;
+}
+
 }  // namespace
 
 NodeEmitter::NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
@@ -74,6 +91,7 @@ NodeEmitter::NodeEmitter(const OpTable& table, const CollectiveResolver& comms,
       options_(options),
       launches_gpu_collective_(table.size(), false),
       gemm_launcher_(table.size(), kNoOp) {
+  one_rank_groups_ = OneRankGroups(groups);
   // A GEMM op's longest kernel is its GEMM; the others (split-K reductions,
   // bias copies) keep their own, empty, IOInfo.
   absl::flat_hash_map<uint32_t, uint32_t> longest_kernel;
@@ -142,6 +160,14 @@ bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
     // ASTRA-sim waits forever on a send without comm_dst (and et-sim cannot
     // pair it either): a malformed record, counted and left a COMP node.
     ++summary->skipped_by_reason[kPeerlessP2pReason];
+    return false;
+  }
+  if (rec.kind == CommKind::kCollective &&
+      one_rank_groups_.contains(rec.pg_name)) {
+    ++summary->skipped_by_reason[kOneRankGroupReason];
+    SetInt64(attrs, attr::kCommType, rec.type);
+    SetInt64(attrs, attr::kCommSize, std::max<int64_t>(rec.size_bytes, 0));
+    SetString(attrs, attr::kPgName, rec.pg_name);
     return false;
   }
   // Every COMM node is issued to the network, whichever side launched it:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "converter/collective_resolver.h"
 #include "converter/convert_options.h"
 #include "converter/convert_report.h"
@@ -34,6 +35,13 @@ inline constexpr char kPeerlessP2pReason[] =
 // calls are left COMP nodes (ConvertOptions::collectives_need_kernel).
 inline constexpr char kCutCollectiveReason[] =
     "collective whose NCCL kernel is outside the capture (kept as a COMP node)";
+// ... and for a collective in a group of one rank (Megatron's data-parallel
+// group at dp=1): no communication, and ASTRA-sim never finishes a collective
+// of one rank ("Hardware Resource ... has unreleased nodes"). The COMP node
+// keeps comm_type, comm_size and pg_name, so a tool that grows the group can
+// make it a collective again.
+inline constexpr char kOneRankGroupReason[] =
+    "collective in a group of one rank (kept as a COMP node)";
 
 class NodeEmitter {
  public:
@@ -80,7 +88,8 @@ class NodeEmitter {
   void SetSizeAttrs(uint32_t i, uint32_t io_source, absl::string_view text,
                     ChakraProtoMsg::Node* node, ConvertReport* summary);
   // Makes `node` a COMM node for `rec`; false (and counted in the summary)
-  // for a send/recv without a peer rank, which stays a COMP node.
+  // for a send/recv without a peer rank or a collective in a group of one
+  // rank, which stay COMP nodes.
   bool SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,
                     ConvertReport* summary);
   const OpCost& CostOf(uint32_t i, absl::string_view text);
@@ -92,6 +101,8 @@ class NodeEmitter {
   const KeepPlan& plan_;
   const std::vector<NodeDeps>& deps_;
   const std::vector<ProcessGroup>& groups_;
+  // Names of the groups with one member that are not the whole world.
+  absl::flat_hash_set<std::string> one_rank_groups_;
   const ConvertOptions& options_;
   std::vector<bool>
       launches_gpu_collective_;  // by op: host call with an NCCL kernel node

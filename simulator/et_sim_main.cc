@@ -1,6 +1,7 @@
 // et-sim: predicts step time and communication cost of Chakra traces on N
 // ranks. Flag parsing only (Abseil flags into SimOptions); the work lives in
 // the et_simulator library.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,13 +12,18 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/gzip_input.h"
 #include "base/input_limits.h"
+#include "base/path.h"
 #include "cli/cli_args.h"
+#include "model/graph.h"
 #include "model/process_group.h"
 #include "scaleout/parallel_layout.h"
+#include "scaleout/rank_job_writer.h"
+#include "scaleout/replicated_job.h"
 #include "simulator/comm_fit.h"
 #include "simulator/input_checks.h"
 #include "simulator/nccl_cost_model.h"
@@ -88,6 +94,11 @@ ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
           "write a Chrome/Perfetto trace of the simulated run");
 ABSL_FLAG(int64_t, top, 15, "rows per table in the text report");
+ABSL_FLAG(std::string, write_ranks, "",
+          "DIR: also write the simulated job as one .et per rank, "
+          "DIR/<stem>.<rank>.et (ASTRA-sim's --workload-configuration=DIR/"
+          "<stem>), and DIR/<stem>.comm_groups.json when a group is smaller "
+          "than the world; DIR must be new or empty");
 
 // Collective model flags (issue 18), kept together: the nccl-tests table mode.
 ABSL_FLAG(std::string, nccl_tests, "",
@@ -318,6 +329,41 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   return 0;
 }
 
+// --write-ranks DIR: the job this run simulates, one graph per rank, for
+// ASTRA-sim. One recorded rank (a single input) made into --world N ranks.
+void WriteRanks(const Flags& flags) {
+  const std::string dir = absl::GetFlag(FLAGS_write_ranks);
+  if (dir.empty()) return;
+  if (flags.input.pattern_ranks > 0 || et::IsDirectory(flags.input.path)) {
+    Fail(
+        "--write-ranks: takes one recorded rank's .et (with --world N), not "
+        "several ranks' files");
+  }
+  auto recorded = et::LoadGraph(flags.input.path);
+  if (!recorded.ok()) Fail(std::string(recorded.status().message()));
+  const int64_t world = std::max<int64_t>(flags.options.world_size, 1);
+  auto source = et::scaleout::ReplicatedRankSource(*recorded, world);
+  if (!source.ok()) {
+    Fail(absl::StrCat(flags.input.path,
+                      ": --write-ranks: ", source.status().message()));
+  }
+  const et::scaleout::RankJobSpec spec{
+      dir, et::scaleout::JobStemFor(flags.input.path), world};
+  auto job = et::scaleout::WriteRankJob(spec, *source);
+  if (!job.ok()) Fail(std::string(job.status().message()));
+  std::string groups;
+  if (!job->comm_groups_path.empty())
+    groups = " --comm-group-configuration=" + job->comm_groups_path;
+  std::fprintf(stderr,
+               "et-sim: note: wrote %d ranks (%d nodes, %d collectives) for "
+               "ASTRA-sim: --workload-configuration=%s%s (its network must "
+               "have %d NPUs)\n",
+               static_cast<int>(world), static_cast<int>(job->nodes),
+               static_cast<int>(job->collectives),
+               et::scaleout::WorkloadConfiguration(spec).c_str(),
+               groups.c_str(), static_cast<int>(world));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -328,12 +374,15 @@ int main(int argc, char** argv) {
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
       "[--timeline t.json]\n"
       "  et-sim traces_dir/\n"
+      "  et-sim out.et --world 8 --write-ranks job/   (one .et per rank, "
+      "for ASTRA-sim)\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
   fail_exit_code = 1;
   flags.options.keep_timeline = !flags.timeline.empty();
+  WriteRanks(flags);
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
   const std::vector<std::string> notes = CheckInputs(flags, **sim);

@@ -7,6 +7,10 @@
 //  - Workload::issue_comm throws "Comm node should not be on CPU" for a COMM
 //    node with is_cpu_op true (host-side collectives, e.g. gloo);
 //  - a send without comm_dst (recv without comm_src) is never matched: a hang;
+//  - a collective in a group of one rank never finishes (Sys makes no
+//    collective phase for it: "Hardware Resource ... has unreleased nodes",
+//    as on a Megatron TP8 trace's data-parallel group of one): only pg "0"
+//    (every NPU) or a group of two or more ranks;
 //  - v1/v2 follow data_deps only: every ctrl dep (issue order) must be a data
 //    dep too, and data_deps alone must reach every node.
 #include <fstream>
@@ -14,10 +18,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "converter/node_emitter.h"
 #include "converter_test_util.h"
 #include "gtest/gtest.h"
+#include "model/process_group.h"
+#include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 
@@ -35,6 +42,11 @@ bool IsComm(const Node& n) {
 // Every violation of the invariants above, one line each (empty: safe).
 std::vector<std::string> AstraSimViolations(const Graph& g) {
   std::vector<std::string> out;
+  absl::flat_hash_map<std::string, int64_t> group_members;
+  const int64_t world =
+      GetInt(g.metadata().attr(), attr::kWorldSize).value_or(0);
+  for (const ProcessGroup& pg : DecodeProcessGroups(g.metadata().attr()))
+    group_members[pg.name] = pg.MemberCount(world);
   absl::flat_hash_map<uint64_t, size_t> index;
   for (size_t i = 0; i < g.size(); ++i) index.emplace(g.node(i).id(), i);
   std::vector<int> pending(g.size(), 0);
@@ -63,6 +75,15 @@ std::vector<std::string> AstraSimViolations(const Graph& g) {
     if (n.type() == ChakraProtoMsg::COMM_RECV_NODE &&
         !GetInt(n, attr::kCommSrc).has_value())
       out.push_back(where + "recv without comm_src");
+    if (n.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+      const std::string pg = GetString(n, attr::kPgName).value_or("");
+      auto it = group_members.find(pg);
+      if (!pg.empty() && pg != "0" &&
+          (it == group_members.end() || it->second < 2)) {
+        out.push_back(where + "collective in group '" + pg +
+                      "' of fewer than two ranks");
+      }
+    }
     std::vector<uint64_t> data(n.data_deps().begin(), n.data_deps().end());
     for (uint64_t c : n.ctrl_deps()) {
       if (std::find(data.begin(), data.end(), c) == data.end()) {
@@ -178,6 +199,66 @@ TEST(AstraSimSafeTest, SendWithoutPeerIsACountedCompNode) {
   ASSERT_FALSE(summary->warnings.empty());
   EXPECT_NE(summary->warnings.back().find("no peer rank"), std::string::npos);
   EXPECT_TRUE(AstraSimViolations(*g).empty());
+}
+
+// A real 2-rank NCCL trace (param resnet_2gpu, rank 1) whose six broadcasts
+// are moved to a group of one rank, as Megatron's data-parallel group is at
+// dp=1: they have no communication and become COMP nodes that keep what they
+// were; the all-reduces on the default group stay collectives.
+TEST(AstraSimSafeTest, CollectiveInAOneRankGroupIsACountedCompNode) {
+  std::string text;
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(DataPath("param/resnet_2gpu_et.1.1.0.json.gz"), &text)
+          .ok());
+  nlohmann::json trace = nlohmann::json::parse(text);
+  int moved = 0;
+  for (nlohmann::json& node : trace["nodes"]) {
+    if (node["name"] == "## process_group:init ##") {
+      node["inputs"]["values"][0] =
+          "[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
+          "\"backend_config\": \"cuda:nccl\", \"ranks\": [], "
+          "\"group_size\": 2, \"group_count\": 2}, {\"pg_name\": \"1\", "
+          "\"pg_desc\": \"data_parallel\", \"backend_config\": "
+          "\"cuda:nccl\", \"ranks\": [1], \"group_size\": 1, "
+          "\"group_count\": 2}]";
+    }
+    if (node["name"] != "record_param_comms") continue;
+    if (node["inputs"]["values"][4] != "broadcast") continue;
+    ++moved;
+    node["inputs"]["values"][2] = {"1", "data_parallel"};
+    for (nlohmann::json& a : node["attrs"]) {
+      if (a["name"] == "pg_name") a["value"] = "1";
+      if (a["name"] == "pg_desc") a["value"] = "data_parallel";
+      if (a["name"] == "pg_size") a["value"] = 1;
+    }
+  }
+  ASSERT_EQ(moved, 6);
+  const std::string in = TempOut("one_rank_group.json");
+  std::ofstream(in) << trace.dump();
+  ConvertOptions options;
+  options.rank = 1;
+  auto summary = ConvertFile(in, in + ".et", options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  auto g = LoadGraph(in + ".et");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(summary->skipped_by_reason[kOneRankGroupReason], 6);
+  int comp = 0, colls = 0;
+  for (size_t i = 0; i < g->size(); ++i) {
+    const Node& n = g->node(i);
+    if (n.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+      ++colls;
+      EXPECT_EQ(GetString(n, attr::kPgName), "0");
+    } else if (GetString(n, attr::kPgName) == "1") {
+      ++comp;
+      EXPECT_EQ(n.type(), ChakraProtoMsg::COMP_NODE);
+      EXPECT_EQ(GetInt(n, attr::kCommType), ChakraProtoMsg::BROADCAST);
+      EXPECT_GT(GetInt(n, attr::kCommSize).value_or(0), 0);
+    }
+  }
+  EXPECT_EQ(colls, 15);
+  EXPECT_EQ(comp, 6);
+  std::vector<std::string> v = AstraSimViolations(*g);
+  EXPECT_TRUE(v.empty()) << v.front();
 }
 
 }  // namespace

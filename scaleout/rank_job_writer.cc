@@ -1,0 +1,203 @@
+// See rank_job_writer.h.
+#include "scaleout/rank_job_writer.h"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/atomic_output_file.h"
+#include "base/input_limits.h"
+#include "base/status_macros.h"
+#include "model/process_group.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_writer.h"
+#include "scaleout/staged_folder.h"
+
+namespace et::scaleout {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+std::string RankFileName(const RankJobSpec& spec, int64_t rank) {
+  return absl::StrCat(spec.stem, ".", rank, ".et");
+}
+
+std::string CommGroupsFileName(const RankJobSpec& spec) {
+  return absl::StrCat(spec.stem, ".comm_groups.json");
+}
+
+absl::Status CheckSpec(const RankJobSpec& spec) {
+  if (spec.world_size < 1 || spec.world_size > kMaxRanks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.dir, ": a job of ", spec.world_size,
+                     " ranks (expected 1 to ", kMaxRanks, ")"));
+  }
+  if (spec.stem.empty() || spec.stem.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.dir, ": file stem '", spec.stem, "' is empty or has a '/'"));
+  }
+  // ASTRA-sim ignores a --comm-group-configuration whose path contains
+  // "empty" (its "no file" default): the groups would silently be lost.
+  if (absl::StrCat(spec.dir, "/", spec.stem).find("empty") !=
+      std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.dir, "/", spec.stem,
+        ": ASTRA-sim ignores a comm-group file whose path contains 'empty'"));
+  }
+  return absl::OkStatus();
+}
+
+// Collects the comm groups the ranks' collectives use, checking what ASTRA-sim
+// needs of them (see WriteRankJob's comment).
+class CommGroupTable {
+ public:
+  explicit CommGroupTable(int64_t world_size) : world_size_(world_size) {}
+
+  absl::Status Add(int64_t rank, const Graph& graph) {
+    const std::vector<ProcessGroup> groups =
+        DecodeProcessGroups(graph.metadata().attr());
+    absl::flat_hash_map<std::string, const ProcessGroup*> by_name;
+    for (const ProcessGroup& g : groups) by_name.emplace(g.name, &g);
+    for (const Node& node : graph.nodes()) {
+      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+      ++collectives_;
+      const std::string name = GetString(node, attr::kPgName).value_or("");
+      auto it = by_name.find(name);
+      RETURN_IF_ERROR(
+          AddUse(rank, node, name, it == by_name.end() ? nullptr : it->second));
+    }
+    return absl::OkStatus();
+  }
+
+  const std::map<int64_t, std::vector<int64_t>>& groups() const {
+    return groups_;
+  }
+  int64_t collectives() const { return collectives_; }
+
+ private:
+  absl::Status AddUse(int64_t rank, const Node& node, const std::string& name,
+                      const ProcessGroup* group) {
+    const std::string where =
+        absl::StrCat("rank ", rank, " node ", node.id(), " (", node.name(),
+                     "): collective in group '", name, "'");
+    std::vector<int64_t> members;
+    if (group == nullptr && !name.empty() && name != "0") {
+      return absl::FailedPreconditionError(
+          absl::StrCat(where, ": no such group in the rank's table"));
+    }
+    if (group != nullptr && !group->ranks.empty()) {
+      members = group->ranks;
+      std::sort(members.begin(), members.end());
+    } else {
+      members.resize(world_size_);
+      std::iota(members.begin(), members.end(), 0);
+    }
+    if (members.size() < 2) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, ": a group of one rank (ASTRA-sim never finishes it)"));
+    }
+    if (!std::binary_search(members.begin(), members.end(), rank) ||
+        members.front() < 0 || members.back() >= world_size_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, ": ranks [", absl::StrJoin(members, ","),
+          "] do not hold this rank or leave the world of ", world_size_));
+    }
+    const bool whole_world =
+        static_cast<int64_t>(members.size()) == world_size_;
+    if (name.empty() || name == "0") {
+      if (!whole_world) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            where, ": ASTRA-sim takes group '0' as every rank, this one has ",
+            members.size(), " of ", world_size_));
+      }
+      return absl::OkStatus();
+    }
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(name, &id) || id <= 0 || id > INT32_MAX) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, ": ASTRA-sim names groups by positive integer ids"));
+    }
+    auto [it, inserted] = groups_.emplace(id, members);
+    if (!inserted && it->second != members) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " has ranks [", absl::StrJoin(members, ","),
+          "], another rank's has [", absl::StrJoin(it->second, ","),
+          "]: ASTRA-sim has one group table for every rank"));
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t world_size_;
+  std::map<int64_t, std::vector<int64_t>> groups_;
+  int64_t collectives_ = 0;
+};
+
+absl::Status WriteRank(const std::string& path, int64_t rank,
+                       int64_t world_size, const Graph& graph) {
+  ChakraProtoMsg::GlobalMetadata metadata = graph.metadata();
+  SetInt64(metadata.mutable_attr(), attr::kRank, rank);
+  SetInt64(metadata.mutable_attr(), attr::kWorldSize, world_size);
+  ASSIGN_OR_RETURN(std::unique_ptr<EtWriter> writer, EtWriter::Open(path));
+  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  for (const Node& node : graph.nodes())
+    RETURN_IF_ERROR(writer->WriteNode(node));
+  return writer->Close();
+}
+
+std::string CommGroupsJson(
+    const std::map<int64_t, std::vector<int64_t>>& groups) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [id, ranks] : groups) j[std::to_string(id)] = ranks;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string WorkloadConfiguration(const RankJobSpec& spec) {
+  return absl::StrCat(spec.dir, "/", spec.stem);
+}
+
+absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
+                                           const RankGraphSource& source) {
+  RETURN_IF_ERROR(CheckSpec(spec));
+  ASSIGN_OR_RETURN(std::unique_ptr<StagedFolder> folder,
+                   StagedFolder::Create(spec.dir));
+  RankJobResult result;
+  CommGroupTable groups(spec.world_size);
+  for (int64_t rank = 0; rank < spec.world_size; ++rank) {
+    absl::StatusOr<Graph> graph = source(rank);
+    if (!graph.ok()) {
+      return absl::Status(graph.status().code(),
+                          absl::StrCat(spec.dir, ": rank ", rank, ": ",
+                                       graph.status().message()));
+    }
+    if (absl::Status s = groups.Add(rank, *graph); !s.ok())
+      return absl::Status(s.code(), absl::StrCat(spec.dir, ": ", s.message()));
+    const std::string name = RankFileName(spec, rank);
+    RETURN_IF_ERROR(
+        WriteRank(folder->StagingFile(name), rank, spec.world_size, *graph));
+    result.nodes += static_cast<int64_t>(graph->size());
+    result.rank_paths.push_back(absl::StrCat(spec.dir, "/", name));
+  }
+  result.collectives = groups.collectives();
+  result.comm_groups = groups.groups();
+  if (!result.comm_groups.empty()) {
+    RETURN_IF_ERROR(
+        WriteFileAtomically(folder->StagingFile(CommGroupsFileName(spec)),
+                            CommGroupsJson(result.comm_groups)));
+    result.comm_groups_path =
+        absl::StrCat(spec.dir, "/", CommGroupsFileName(spec));
+  }
+  RETURN_IF_ERROR(folder->Commit());
+  return result;
+}
+
+}  // namespace et::scaleout
