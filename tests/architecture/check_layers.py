@@ -17,7 +17,6 @@ ALLOWED = {
     "proto": {"base", "proto"},
     "model": {"base", "proto", "model"},
     "step": {"base", "proto", "model", "step"},
-    "scaleout": {"base", "proto", "model", "step", "scaleout"},
     "converter/kineto": set(SHARED) | {"converter/kineto"},
     "converter/nsys": set(SHARED) | {"converter/nsys", "converter/kineto"},
     "converter": set(SHARED) | {"converter", "converter/kineto", "converter/nsys"},
