@@ -25,6 +25,7 @@ import contextlib
 import gzip
 import json
 import os
+import platform
 import sys
 import time
 
@@ -163,6 +164,25 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
     return (time.perf_counter() - start) * 1e3 / args.time_steps
 
 
+def host_cpu():
+    """The host CPU's model name and clock (MHz, 0 unknown), stored as
+    `host_cpu_model` / `host_cpu_mhz` in the Kineto trace: et-sim's host model
+    says which host its costs were recorded on (docs/step-model.md)."""
+    name, mhz = platform.processor() or platform.machine(), 0.0
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and value.strip():
+                    name = value.strip()
+                elif key == "cpu MHz" and not mhz:
+                    mhz = float(value)
+    except (OSError, ValueError):
+        pass
+    return name, mhz
+
+
 def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size):
     """Puts `unprofiled_step_ms` at the top level of the Kineto trace, where
     et-convert reads it: through add_metadata_json when the profiler has it (Kineto
@@ -171,8 +191,6 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size):
     refuse a trace of another run: the recording process's `pid` and
     `distributedInfo.rank`."""
     legacy = _is_legacy_trace(kineto_path)
-    if step_ms is None and not legacy:
-        return
     if _has_kineto() and not legacy:
         return  # added before export, see record()
     with open(kineto_path) as f:
@@ -181,6 +199,7 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size):
         doc = {"traceEvents": doc}
     if step_ms is not None:
         doc["unprofiled_step_ms"] = step_ms
+    doc["host_cpu_model"], doc["host_cpu_mhz"] = host_cpu()
     doc["pid"] = os.getpid()
     doc["distributedInfo"] = {"rank": rank, "world_size": world_size}
     tmp = kineto_path + ".tmp"
@@ -252,6 +271,10 @@ def record(args):
         observer.stop()
         if step_ms is not None and _has_kineto():
             prof.add_metadata_json("unprofiled_step_ms", "%.6f" % step_ms)
+        if _has_kineto():
+            cpu_name, cpu_mhz = host_cpu()
+            prof.add_metadata_json("host_cpu_model", json.dumps(cpu_name))
+            prof.add_metadata_json("host_cpu_mhz", "%.1f" % cpu_mhz)
     observer.unregister_callback()
     prof.export_chrome_trace(kineto_path)
     store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size)

@@ -31,6 +31,7 @@
 #include "simulator/nccl_tests_table.h"
 #include "simulator/network.h"
 #include "simulator/simulation.h"
+#include "step/host_profile.h"
 
 ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
           "ranks for a single input (every rank runs it; default 1)");
@@ -46,6 +47,13 @@ ABSL_FLAG(std::string, host_time, "unprofiled",
           "host ops and gaps: unprofiled (the program without a profiler; "
           "compared with the unprofiled step) or recorded (as recorded, "
           "profiler included; compared with the profiled step)");
+ABSL_FLAG(std::string, host_profile, "",
+          "a light Kineto trace of the same program (no ET observer, no "
+          "shapes; examples/record_trace.py writes *_kineto_light.json.gz): "
+          "the unprofiled host cost per op kind is learned from it");
+ABSL_FLAG(double, host_speed, 1.0,
+          "what-if: the host CPU runs this many times faster than the "
+          "recorded one (host ops and gaps divide by it)");
 ABSL_FLAG(std::string, measured_step_ms, "",
           "the true step time in ms to compare the prediction with (overrides "
           "the trace's; e.g. measured on the --device GPU)");
@@ -203,6 +211,15 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
        {"tree", CollectiveAlgorithm::kTree},
        {"direct", CollectiveAlgorithm::kDirect},
        {"hierarchical", CollectiveAlgorithm::kHierarchical}});
+  if (const std::string light = absl::GetFlag(FLAGS_host_profile);
+      !light.empty()) {
+    auto learned = et::LearnHostProfile(light);
+    if (!learned.ok()) Fail(std::string(learned.status().message()));
+    o.host_model = learned->model;
+  }
+  o.host_model.host_speed = absl::GetFlag(FLAGS_host_speed);
+  if (!(o.host_model.host_speed > 0) || !std::isfinite(o.host_model.host_speed))
+    Fail("--host-speed: expected a positive factor");
   o.calibration_file = absl::GetFlag(FLAGS_calibration);
   if (const std::string ms = absl::GetFlag(FLAGS_measured_step_ms);
       !ms.empty()) {

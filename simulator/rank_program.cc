@@ -321,6 +321,23 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
         what_if->recorded().name, what_if->target().name));
     p->measured = {};
   }
+  if (p->host_time == HostTimeMode::kUnprofiled) {
+    const HostTimeModel& h = p->steps.model();
+    p->notes.push_back(absl::StrFormat(
+        "host cost (%s): per op dispatch %.2f, launch %.2f, autograd %.2f, "
+        "optimizer %.2f us; per launch %.2f us; gaps python %.2f, autograd "
+        "%.2f us; %s",
+        h.source, h.OpNs(HostOpKind::kDispatch) / 1e3,
+        h.OpNs(HostOpKind::kLaunch) / 1e3, h.OpNs(HostOpKind::kAutograd) / 1e3,
+        h.OpNs(HostOpKind::kOptimizer) / 1e3, h.launch_ns / 1e3,
+        h.GapNs(HostThreadRole::kPython) / 1e3,
+        h.GapNs(HostThreadRole::kAutograd) / 1e3,
+        h.host_speed != 1.0
+            ? absl::StrFormat("host %.2fx the recorded one (--host-speed)",
+                              h.host_speed)
+            : std::string("the recorded host CPU kept (no target host "
+                          "known; --host-speed scales it)")));
+  }
   if (what_if) {
     p->notes.push_back(absl::StrFormat(
         "GPU ops recorded on %s scaled to %s: %d compute-bound (by peak "
@@ -343,7 +360,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   p.ctrl_deps_ignored = graph.followed_deps() != DepSelection::kAll;
   p.notes = graph.notes();
   FillGroups(graph, options, &p);
-  p.steps = StepModel::Build(graph);
+  p.steps = StepModel::Build(graph, options.host_model);
   p.host_time = options.host_time;
   ComputeTiming timing;
   timing.compute = &compute;

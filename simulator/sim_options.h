@@ -67,6 +67,9 @@ struct SimOptions {
   // Host ops and the gaps between them: as recorded (profiler included), or
   // the program without a profiler (step/step_model.h).
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
+  // The unprofiled host costs per op kind (documented defaults, or learned
+  // from --host-profile) and --host-speed (step/host_cost.h).
+  HostTimeModel host_model;
   CommModel comm_model = CommModel::kNccl;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   bool nccl_efficiency =

@@ -3,9 +3,11 @@
 #include "step/step_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -91,6 +93,7 @@ void StepModel::ReadNodes(const NodeModel& graph) {
     computes_[i] = flops_[i] > 0 || bytes_[i] > 0;
   }
   LinkLaunchers(graph);
+  ClassifyHostOps(graph);
   std::sort(step_ids_.begin(), step_ids_.end());
   step_ids_.erase(std::unique(step_ids_.begin(), step_ids_.end()),
                   step_ids_.end());
@@ -129,6 +132,26 @@ void StepModel::LinkLaunchers(const NodeModel& graph) {
     if (l < 0 || flops_[i] > 0 || bytes_[i] > 0) continue;
     flops_[i] = flops_[l] / launches_[l];
     bytes_[i] = bytes_[l] / launches_[l];
+  }
+}
+
+// A thread holding any autograd engine op is the backward thread; each host
+// op's kind follows from its name, its thread and its launches.
+void StepModel::ClassifyHostOps(const NodeModel& graph) {
+  const size_t n = graph.size();
+  absl::flat_hash_set<int64_t> autograd_threads;
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (is_host_[i] && IsAutogradEngineName(graph.name(i)))
+      autograd_threads.insert(tid_[i]);
+  }
+  host_kind_.assign(n, HostOpKind::kDispatch);
+  thread_role_.assign(n, HostThreadRole::kPython);
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (!is_host_[i]) continue;
+    if (autograd_threads.contains(tid_[i]))
+      thread_role_[i] = HostThreadRole::kAutograd;
+    host_kind_[i] =
+        ClassifyHostOp(graph.name(i), thread_role_[i], launches_[i]);
   }
 }
 
@@ -222,7 +245,7 @@ int64_t StepModel::ProfilerNsPerOp() const {
   std::nth_element(trivial.begin(), trivial.begin() + trivial.size() / 2,
                    trivial.end());
   return std::max<int64_t>(
-      0, trivial[trivial.size() / 2] - model_.dispatch_ns_per_op);
+      0, trivial[trivial.size() / 2] - model_.OpNs(HostOpKind::kDispatch));
 }
 
 // In a GPU trace the host dispatches: an op costs its dispatch and launches.
@@ -237,12 +260,19 @@ void StepModel::FillUnprofiled() {
     unprofiled_ns_[i] = recorded_ns_[i];  // device ops run as recorded
     if (!is_host_[i]) continue;
     const int64_t ops = static_cast<int64_t>(host_ops_[i]);
-    int64_t ns = ops * model_.dispatch_ns_per_op +
+    int64_t ns = ops * model_.OpNs(host_kind_[i]) +
                  static_cast<int64_t>(launches_[i]) * model_.launch_ns;
     if (!has_gpu_ops_)
       ns = std::max(ns, recorded_ns_[i] - ops * profiler_ns_per_op_);
-    unprofiled_ns_[i] = std::min(recorded_ns_[i], ns);
-    unprofiled_gap_ns_[i] = std::min(recorded_gap_ns_[i], model_.gap_ns);
+    ns = std::min(recorded_ns_[i], ns);
+    int64_t gap = std::min(recorded_gap_ns_[i], model_.GapNs(thread_role_[i]));
+    // Another host (--host-speed): its ops and gaps take 1/speed the time.
+    if (model_.host_speed > 0 && model_.host_speed != 1.0) {
+      ns = std::llround(static_cast<double>(ns) / model_.host_speed);
+      gap = std::llround(static_cast<double>(gap) / model_.host_speed);
+    }
+    unprofiled_ns_[i] = ns;
+    unprofiled_gap_ns_[i] = gap;
   }
 }
 

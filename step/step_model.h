@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "model/node_model.h"
+#include "step/host_cost.h"
 
 namespace et {
 
@@ -32,24 +33,6 @@ enum class HostTimeMode : uint8_t { kUnprofiled, kRecorded };
 // "unprofiled" / "recorded"; parsing fails with a one-line message.
 absl::string_view HostTimeModeName(HostTimeMode mode);
 absl::StatusOr<HostTimeMode> ParseHostTimeMode(absl::string_view text);
-
-// The cost of host work without a profiler. Defaults are the evidence-based
-// values of docs/step-model.md (PyTorch 2.x eager on a server CPU).
-// Values from the Kineto-only ("light") H100 traces, whose per-op overhead is
-// ~1 us rather than the ~15 us of ET + shapes; not fitted to the true steps.
-struct HostTimeModel {
-  // Dispatch of one ATen op (or a record_function range) that computes
-  // nothing on the host: the dispatcher and allocator. Light traces: median
-  // leaf op 1.1-1.5 us.
-  int64_t dispatch_ns_per_op = 1500;
-  // One kernel / memcpy / memset launch on top of the launching op's
-  // dispatch. Light traces: cudaLaunchKernel 7-9 us, 3-5 us of it CUPTI's.
-  int64_t launch_ns = 4000;
-  // Time between two consecutive ops of a thread (Python between calls, the
-  // autograd engine between nodes); longer recorded gaps are profiler
-  // bookkeeping. Light traces: median gap 5-27 us by thread.
-  int64_t gap_ns = 10000;
-};
 
 // What a trace says one step measured, for one host-time mode.
 struct MeasuredStep {
@@ -90,6 +73,9 @@ class StepModel {
   int64_t HostGapNs(NodeIndex i, HostTimeMode mode) const;
   int64_t recorded_duration_ns(NodeIndex i) const { return recorded_ns_[i]; }
   int64_t recorded_start_ns(NodeIndex i) const { return recorded_start_ns_[i]; }
+  // What host op i is and which role its thread plays (step/host_cost.h).
+  HostOpKind host_kind(NodeIndex i) const { return host_kind_[i]; }
+  HostThreadRole thread_role(NodeIndex i) const { return thread_role_[i]; }
   // GPU ops node i launched.
   int32_t launches(NodeIndex i) const { return launches_[i]; }
   // The host node that launched GPU op i, or -1.
@@ -115,6 +101,7 @@ class StepModel {
   void ReadMeasured(const NodeModel& graph);
   void FillGaps(const NodeModel& graph);
   void LinkLaunchers(const NodeModel& graph);
+  void ClassifyHostOps(const NodeModel& graph);
   void FillUnprofiled();
   int64_t ProfilerNsPerOp() const;
   int64_t RecordedSpanNs() const;
@@ -128,6 +115,8 @@ class StepModel {
   std::vector<int32_t> launches_;
   std::vector<int64_t> launcher_;
   std::vector<double> flops_, bytes_;
+  std::vector<HostOpKind> host_kind_;
+  std::vector<HostThreadRole> thread_role_;
   std::vector<uint8_t> computes_;  // host op with FLOPs or bytes
   bool has_gpu_ops_ = false;
   int64_t profiler_ns_per_op_ = 0;

@@ -3,7 +3,13 @@
 et-sim in both host-time modes (and on an H200 where the truth exists), and
 replayed by et-replay's CPU backend; one table of errors (markdown).
 
-  python3 tests/fidelity/scoreboard.py [BUILD_DIR] [--no-replay]
+  python3 tests/fidelity/scoreboard.py [BUILD_DIR] [--no-replay] [--check-bias]
+
+Every error is signed (predicted - true, % of true); the last row is the mean
+signed error of each column. --check-bias (ctest `host_bias`): exits 1 when in
+any unprofiled et-sim column every error has the same sign and their mean is
+beyond 3% (a bias of the host model, not noise); exits 77 (ctest: skipped)
+with the reason when ../shared is absent.
 
 Truths: ../shared/traces/h100/*_meta.json (the step without a profiler on the
 H100 and the H200) and the profiled steps the Kineto traces carry; the demo's
@@ -30,7 +36,9 @@ def step_of(report):
     return s["predicted_us"] / 1e3, s["measured_us"], s["error_pct"]
 
 
-def fmt(pred_ms, measured_us, err):
+def fmt(pred_ms, measured_us, err, errors=None):
+    if errors is not None and err is not None:
+        errors.append(err)
     if measured_us is None:
         return "%.2f (no truth)" % pred_ms
     return "%.2f vs %.2f (%+.1f%%)" % (pred_ms, measured_us / 1e3, err)
@@ -39,12 +47,17 @@ def fmt(pred_ms, measured_us, err):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     build = os.path.abspath(args[0] if args else os.path.join(ROOT, "build"))
-    replay = "--no-replay" not in sys.argv
+    replay = "--no-replay" not in sys.argv and "--check-bias" not in sys.argv
+    check_bias = "--check-bias" in sys.argv
     convert = os.path.join(build, "converter", "et-convert")
     sim = os.path.join(build, "simulator", "et-sim")
     rep = os.path.join(build, "replay", "et-replay")
     tmp = tempfile.mkdtemp(prefix="scoreboard_")
     rows = []
+    # Signed errors per column of the H100 models (unprofiled columns only
+    # enter the bias check; recorded mode replays the profiler).
+    cols = {"default": [], "light": [], "h200": [], "h200 light": [],
+            "recorded": [], "replay": []}
     for model in H100_MODELS:
         d = os.path.join(SHARED, "h100")
         meta_path = os.path.join(d, model + "_meta.json")
@@ -60,19 +73,25 @@ def main():
                         "--kineto", os.path.join(d, model + "_kineto.json.gz"),
                         "--measured-step-ms", str(meta["unprofiled_step_ms"]),
                         "--quiet"], check=True)
+        light = ["--host-profile", os.path.join(d, model + "_kineto_light.json.gz")]
+        h200 = ["--device", "H200", "--measured-step-ms",
+                str(meta["unprofiled_step_ms_h200"])]
         row = [model]
-        row.append(fmt(*step_of(run_json([sim, et, "--json"]))))
-        row.append(fmt(*step_of(run_json([sim, et, "--json", "--device", "H200",
-                                           "--measured-step-ms",
-                                           str(meta["unprofiled_step_ms_h200"])]))))
+        row.append(fmt(*step_of(run_json([sim, et, "--json"])), cols["default"]))
+        row.append(fmt(*step_of(run_json([sim, et, "--json"] + light)), cols["light"]))
+        row.append(fmt(*step_of(run_json([sim, et, "--json"] + h200)), cols["h200"]))
+        row.append(fmt(*step_of(run_json([sim, et, "--json"] + h200 + light)),
+                       cols["h200 light"]))
         row.append(fmt(*step_of(run_json([sim, et, "--json", "--host-time",
-                                           "recorded"]))))
+                                           "recorded"])), cols["recorded"]))
         if replay:
             out = os.path.join(tmp, model + ".replay.json")
             subprocess.run([rep, et, "--iters", "3", "--json", out], check=True,
                            capture_output=True)
-            row.append(fmt(*step_of(json.load(open(out)))))
+            row.append(fmt(*step_of(json.load(open(out))), cols["replay"]))
         rows.append(row)
+    if check_bias:
+        sys.exit(check(cols))
     # The demo: 4 CPU ranks over gloo, profiled steps only.
     data = os.path.join(ROOT, "examples", "data")
     pattern = os.path.join(tmp, "ddp_mlp.%d.et")
@@ -82,13 +101,14 @@ def main():
                    check=True)
     demo = ["ddp_mlp (4 CPU ranks)",
             fmt(*step_of(run_json([sim, pattern, "--ranks", "4", "--json"]))),
-            "-",
+            "-", "-", "-",
             fmt(*step_of(run_json([sim, pattern, "--ranks", "4", "--json",
                                    "--host-time", "recorded"])))]
     if replay:
         demo.append("-")
     rows.append(demo)
-    head = ["trace", "et-sim (unprofiled) ms", "et-sim --device H200 ms",
+    head = ["trace", "et-sim (unprofiled) ms", "et-sim --host-profile ms",
+            "et-sim --device H200 ms", "et-sim --device H200 --host-profile ms",
             "et-sim --host-time recorded ms"]
     if replay:
         head.append("et-replay --device cpu (unprofiled) ms")
@@ -96,6 +116,33 @@ def main():
     print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
+    names = ["default", "light", "h200", "h200 light", "recorded"] + (
+        ["replay"] if replay else [])
+    print("| mean signed error (H100 models) | " + " | ".join(
+        "%+.1f%%" % (sum(cols[c]) / len(cols[c])) if cols[c] else "-"
+        for c in names) + " |")
+
+
+def check(cols):
+    """1 when an unprofiled column's errors all share a sign with a mean
+    beyond 3%; 77 (skipped) when there is nothing to check."""
+    checked, failed = 0, False
+    for name in ["default", "light", "h200", "h200 light"]:
+        errs = cols[name]
+        if not errs:
+            continue
+        checked += 1
+        mean = sum(errs) / len(errs)
+        same_sign = all(e > 0 for e in errs) or all(e < 0 for e in errs)
+        verdict = "FAIL (a bias)" if same_sign and abs(mean) > 3 else "ok"
+        failed |= verdict != "ok"
+        print("%-11s errors %s: mean %+.2f%%, %s" % (
+            name, " ".join("%+.1f%%" % e for e in errs), mean, verdict))
+    if not checked:
+        print("scoreboard.py --check-bias: skipped: no trace with a truth "
+              "(../shared/traces/h100 is absent)")
+        return 77
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

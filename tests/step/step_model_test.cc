@@ -19,6 +19,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_def.pb.h"
+#include "step/host_profile.h"
 
 namespace et {
 namespace {
@@ -262,9 +263,9 @@ TEST(StepModelTest, ThreadsDoNotAffectEachOthersGaps) {
 
 TEST(StepModelTest, UnprofiledHostTimeInAGpuTraceIsDispatchAndLaunches) {
   HostTimeModel model;
-  model.dispatch_ns_per_op = 100;
+  model.op_ns = {100, 100, 100, 100};
   model.launch_ns = 1000;
-  model.gap_ns = 300;
+  model.gap_ns = {300, 300};
   // Op 1: 4 ET ops launching 2 kernels, recorded 100 us. Op 2: 50 ops
   // recorded in 3000 ns (the model would exceed it). Op 3 follows op 1 after
   // 200 ns, op 4 follows op 3 after 5000 ns.
@@ -292,7 +293,7 @@ TEST(StepModelTest, UnprofiledHostTimeInAGpuTraceIsDispatchAndLaunches) {
 
 TEST(StepModelTest, UnprofiledHostTimeInACpuTraceTakesOutTheProfilerCost) {
   HostTimeModel model;
-  model.dispatch_ns_per_op = 100;
+  model.op_ns[static_cast<int>(HostOpKind::kDispatch)] = 100;
   // Trivial ops (one op, no launches, no FLOPs or bytes): 1100, 1300, 1500:
   // median 1300, so the profiler costs 1200 ns per op. Ops 4 and 5 compute,
   // op 6 stands for two ops: none of them is trivial (op 6 would move the
@@ -393,6 +394,85 @@ TEST(StepModelTest, ParseHostTimeMode) {
               std::string::npos)
         << b.status().message();
   }
+}
+
+// Each kind has its own cost per op: on the thread that holds an autograd
+// node every op is the engine's; foreach ops are the optimizer's; a forward
+// op launching a kernel differs from one that launches nothing. Gaps follow
+// the thread's role; --host-speed 2 halves host time.
+TEST(StepModelTest, HostCostFollowsTheOpKindAndTheThreadRole) {
+  HostTimeModel model;
+  model.op_ns = {100, 200, 300, 400};  // dispatch, launch, autograd, optimizer
+  model.launch_ns = 1000;
+  model.gap_ns = {50, 70};  // python, autograd
+  Node backward = HostOp(3, 20000, 90000, 1);
+  backward.set_name("MmBackward0");
+  Node foreach_op = HostOp(5, 200000, 90000, 0);
+  foreach_op.set_name("aten::_foreach_add_");
+  Graph g =
+      MakeGraph({HostOp(1, 0, 90000), HostOp(2, 100000, 90000), backward,
+                 HostOp(4, 120000, 90000, 1), foreach_op, GpuOp(10, 7000, 1)});
+  const NodeModel nodes = NodeModel::FromGraph(g);
+  StepModel m = StepModel::Build(nodes, model);
+  EXPECT_EQ(m.host_kind(Index(g, 1)), HostOpKind::kLaunch);
+  EXPECT_EQ(m.host_kind(Index(g, 2)), HostOpKind::kDispatch);
+  EXPECT_EQ(m.host_kind(Index(g, 3)), HostOpKind::kAutograd);
+  EXPECT_EQ(m.host_kind(Index(g, 4)), HostOpKind::kAutograd);
+  EXPECT_EQ(m.host_kind(Index(g, 5)), HostOpKind::kOptimizer);
+  EXPECT_EQ(m.thread_role(Index(g, 4)), HostThreadRole::kAutograd);
+  EXPECT_EQ(m.thread_role(Index(g, 2)), HostThreadRole::kPython);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 1), HostTimeMode::kUnprofiled),
+            200 + 1000);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 2), HostTimeMode::kUnprofiled), 100);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 4), HostTimeMode::kUnprofiled), 300);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 5), HostTimeMode::kUnprofiled), 400);
+  EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kUnprofiled), 50);
+  EXPECT_EQ(m.HostGapNs(Index(g, 4), HostTimeMode::kUnprofiled), 70);
+  model.host_speed = 2.0;
+  StepModel fast = StepModel::Build(nodes, model);
+  EXPECT_EQ(fast.HostDurationNs(Index(g, 1), HostTimeMode::kUnprofiled), 600);
+  EXPECT_EQ(fast.HostGapNs(Index(g, 4), HostTimeMode::kUnprofiled), 35);
+  // The recorded mode replays the recorded host, whatever the speed.
+  EXPECT_EQ(fast.HostDurationNs(Index(g, 1), HostTimeMode::kRecorded), 90000);
+}
+
+TEST(HostCostTest, AutogradNamesAreTheEngines) {
+  EXPECT_TRUE(IsAutogradEngineName("MmBackward0"));
+  EXPECT_TRUE(IsAutogradEngineName("AddBackward1"));
+  EXPECT_TRUE(
+      IsAutogradEngineName("autograd::engine::evaluate_function: MmBackward0"));
+  EXPECT_FALSE(IsAutogradEngineName("aten::native_layer_norm_backward"));
+  EXPECT_FALSE(IsAutogradEngineName("aten::mm"));
+}
+
+// A real light profile (the H100 mlp1024 one, tests/data/h100): its ops are
+// read per kind inside ProfilerStep#1..3, less the light profiler's own cost.
+TEST(HostProfileTest, LearnsPerKindCostsFromARealLightTrace) {
+  absl::StatusOr<HostProfileResult> r = LearnHostProfile(
+      std::string(ET_TEST_DATA) + "/h100/mlp1024_kineto_light.json.gz");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r->steps, 3);
+  EXPECT_GT(r->ops, 100);
+  const HostTimeModel& m = r->model;
+  // The engine's ops and the launching ops do more than a view does.
+  EXPECT_GT(m.OpNs(HostOpKind::kAutograd), m.OpNs(HostOpKind::kDispatch));
+  EXPECT_GT(m.OpNs(HostOpKind::kLaunch), m.OpNs(HostOpKind::kDispatch));
+  EXPECT_LT(m.OpNs(HostOpKind::kDispatch), 2000);
+  // cudaLaunchKernel under CUPTI is 7-10 us; CUPTI's 4 us are taken out.
+  EXPECT_GT(m.launch_ns, 2000);
+  EXPECT_LT(m.launch_ns, 8000);
+  EXPECT_GT(m.GapNs(HostThreadRole::kPython), 1000);
+  EXPECT_GT(m.GapNs(HostThreadRole::kAutograd), 1000);
+  EXPECT_NE(m.source.find("light profile"), std::string::npos);
+}
+
+TEST(HostProfileTest, ATraceWithoutStepsOrNotKinetoIsAnError) {
+  absl::StatusOr<HostProfileResult> r =
+      LearnHostProfile(std::string(ET_TEST_DATA) + "/h100/mlp1024_meta.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("mlp1024_meta.json"), std::string::npos);
+  EXPECT_NE(r.status().message().find("not a Kineto trace"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// What a host op is, for the cost of running it without a profiler: the one
+// place that decodes a host op's kind (dispatch-only, kernel-launching,
+// autograd engine, optimizer foreach) and its thread's role (Python or the
+// autograd engine), used both on a .et graph (step/step_model) and on a light
+// Kineto trace (step/host_profile), so the two cannot disagree. Also the
+// per-kind costs themselves (HostTimeModel) and where they came from.
+// docs/step-model.md has the evidence behind every default.
+#ifndef STEP_HOST_COST_H_
+#define STEP_HOST_COST_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace et {
+
+// What a host op does, for its unprofiled cost.
+enum class HostOpKind : uint8_t {
+  kDispatch,   // launches nothing: views, empty, detach, CPU scalars
+  kLaunch,     // a forward op that launches kernels, copies or sets
+  kAutograd,   // an op the autograd engine runs on its backward thread
+  kOptimizer,  // an optimizer's foreach op or step (`aten::_foreach_*`)
+};
+inline constexpr int kHostOpKinds = 4;
+// "dispatch", "launch", "autograd", "optimizer".
+absl::string_view HostOpKindName(HostOpKind kind);
+
+// Which code runs between a thread's ops: Python (module code between
+// calls) or the autograd engine's C++ loop.
+enum class HostThreadRole : uint8_t { kPython, kAutograd };
+inline constexpr int kHostThreadRoles = 2;
+absl::string_view HostThreadRoleName(HostThreadRole role);
+
+// True for the names only the autograd engine's thread records:
+// "autograd::engine::evaluate_function: ..." and autograd nodes ("MmBackward0",
+// "AddBackward1"). A thread holding one is the backward thread.
+bool IsAutogradEngineName(absl::string_view name);
+
+// The kind of a host op named `name` on a thread of `role` that launched
+// `launches` GPU ops.
+HostOpKind ClassifyHostOp(absl::string_view name, HostThreadRole role,
+                          int64_t launches);
+
+// The cost of host work without a profiler. The defaults are documented
+// values (docs/step-model.md: the Kineto-only H100 traces' medians); a light
+// profile (--host-profile) or the profiled trace itself replace them.
+struct HostTimeModel {
+  // Per ATen op (or record_function range) the node stands for, by kind.
+  // Defaults: one documented point for every kind (docs/step-model.md: the
+  // light traces' median leaf op). The per-kind medians of the five shared
+  // light profiles were tried as defaults and are worse (gpt2 +37%).
+  std::array<int64_t, kHostOpKinds> op_ns = {1500, 1500, 1500, 1500};
+  // One kernel / memcpy / memset launch on top of the launching op's cost.
+  int64_t launch_ns = 4000;
+  // Time between two consecutive ops of a thread, by the thread's role;
+  // longer recorded gaps are profiler bookkeeping.
+  std::array<int64_t, kHostThreadRoles> gap_ns = {10000, 10000};
+  // Where the numbers came from, printed in the report.
+  std::string source = "documented defaults";
+  // The host this prediction is for runs this many times faster than the
+  // recorded one (--host-speed): host ops and gaps divide by it.
+  double host_speed = 1.0;
+
+  int64_t OpNs(HostOpKind kind) const { return op_ns[static_cast<int>(kind)]; }
+  int64_t GapNs(HostThreadRole role) const {
+    return gap_ns[static_cast<int>(role)];
+  }
+};
+
+// The light profiler's own cost per recorded op (RecordFunction callbacks and
+// Kineto's event), and CUPTI's per launch call: what a light profile's times
+// hold beyond the program's (docs/step-model.md: microbenchmark and
+// documentation, not the truths).
+inline constexpr int64_t kLightProfilerNsPerOp = 500;
+inline constexpr int64_t kCuptiNsPerLaunch = 4000;
+
+}  // namespace et
+
+#endif  // STEP_HOST_COST_H_
