@@ -26,7 +26,7 @@ demo: build
 	  --host-time recorded
 
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE gpu $(CTEST_ARGS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE 'gpu|bias' $(CTEST_ARGS)
 
 gpu-test: build
 	ctest --test-dir $(BUILD) --output-on-failure -L gpu

@@ -10,10 +10,23 @@
 namespace et::viz {
 namespace {
 
-// Box size with spacing, in points, and the page's height over its width.
-constexpr double kNodeWidthPt = 210;
-constexpr double kNodeHeightPt = 40;
+// Box size with spacing, in points (Helvetica 9 pt, as dot_writer draws), and
+// the page's height over its width.
+constexpr double kNodeHeightPt = 50;
+constexpr double kNodeBaseWidthPt = 20;
+constexpr double kWidthPtPerChar = 4.6;
+constexpr size_t kMinLabelChars = 12;
+constexpr size_t kMaxLabelChars = 44;  // dot_writer cuts names there
 constexpr double kPageAspect = 1.3;
+
+// A rank's typical box width: from the median name length of its nodes.
+double NodeWidthPt(std::vector<size_t> name_chars) {
+  if (name_chars.empty()) return kNodeBaseWidthPt;
+  auto mid = name_chars.begin() + name_chars.size() / 2;
+  std::nth_element(name_chars.begin(), mid, name_chars.end());
+  const size_t chars = std::clamp(*mid, kMinLabelChars, kMaxLabelChars);
+  return kNodeBaseWidthPt + kWidthPtPerChar * static_cast<double>(chars);
+}
 
 bool Constrains(const VizGraph& graph, size_t k) {
   const EdgeKind kind = graph.edges[k].kind;
@@ -55,17 +68,24 @@ PageFolding FoldForPage(const VizGraph& graph, const NodeLayers& layers) {
   out.column.assign(graph.nodes.size(), 0);
   // Per rank: nodes per layer, to find its height and widest layer.
   std::map<int, std::map<int64_t, int64_t>> width_of_layer;
-  for (size_t i = 0; i < graph.nodes.size(); ++i)
+  std::map<int, std::vector<size_t>> name_chars;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
     ++width_of_layer[graph.nodes[i].rank][layers.layer[i]];
+    name_chars[graph.nodes[i].rank].push_back(graph.nodes[i].name.size());
+  }
   std::map<int, int64_t> layers_per_column;
   for (const auto& [rank, widths] : width_of_layer) {
     const int64_t height = widths.rbegin()->first + 1;
     int64_t widest = 1;
     for (const auto& [layer, count] : widths) widest = std::max(widest, count);
-    const double ideal = std::sqrt(static_cast<double>(height) * kNodeHeightPt /
-                                   (kPageAspect * widest * kNodeWidthPt));
-    const int64_t columns = std::clamp<int64_t>(
-        static_cast<int64_t>(std::lround(ideal)), 1, kMaxPageColumns);
+    const double ideal =
+        std::sqrt(static_cast<double>(height) * kNodeHeightPt /
+                  (kPageAspect * widest * NodeWidthPt(name_chars[rank])));
+    const int64_t columns =
+        height <= kMinFoldedLayers
+            ? 1
+            : std::clamp<int64_t>(static_cast<int64_t>(std::lround(ideal)), 1,
+                                  kMaxPageColumns);
     layers_per_column[rank] = (height + columns - 1) / columns;
     out.max_columns = std::max(out.max_columns, static_cast<int32_t>(columns));
   }

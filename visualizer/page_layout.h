@@ -31,10 +31,13 @@ struct PageFolding {
   int32_t max_columns = 1;      // over all ranks; 1 = nothing folded
 };
 
-// A node box is about 210 x 40 pt with its spacing (44-character labels at
-// 9 pt); a rank with L layers and W nodes in its widest layer gets
-// C = sqrt(L * 40 / (1.3 * W * 210)) columns (portrait page, height 1.3 x
-// width), at most kMaxPageColumns.
+// A node box with its spacing is about 50 pt tall and 20 + 4.6 pt per
+// character of its rank's median name wide (names are cut at 44 characters:
+// 222 pt; 12 at least); a rank with L layers and W nodes in its widest layer
+// gets C = round(sqrt(L * 50 / (1.3 * W * width))) columns (a portrait page,
+// 1.3 times as tall as wide), at most kMaxPageColumns. A rank of at most
+// kMinFoldedLayers layers (~800 pt) fits a page as it is and is not folded.
+inline constexpr int64_t kMinFoldedLayers = 16;
 inline constexpr int32_t kMaxPageColumns = 12;
 PageFolding FoldForPage(const VizGraph& graph, const NodeLayers& layers);
 

@@ -174,12 +174,12 @@ TEST(GraphExportTest, LayoutSizeCountsLongEdges) {
   EXPECT_NE(refused.message().find("--ids 0:2"), std::string::npos) << refused;
 }
 
-// A chain of `n` ops on one thread, each feeding the next.
-VizGraph Chain(int n) {
+// A chain of `n` ops named `name` on one thread, each feeding the next.
+VizGraph Chain(int n, const std::string& name = "aten::op") {
   std::vector<Node> nodes(n);
   for (int k = 0; k < n; ++k) {
     nodes[k].set_id(k);
-    nodes[k].set_name("aten::op");
+    nodes[k].set_name(name);
     nodes[k].set_type(ChakraProtoMsg::COMP_NODE);
     SetBool(nodes[k].mutable_attr(), attr::kIsCpuOp, true);
     if (k > 0) nodes[k].add_data_deps(k - 1);
@@ -205,13 +205,13 @@ std::pair<double, double> SvgSizePt(const std::string& path) {
 }
 
 TEST(PageLayoutTest, ALongChainIsFoldedIntoColumnsThatFitAPage) {
-  // 53 ops in a row: unfolded, dot drew 305 x 2,595 pt.
-  VizGraph g = Chain(53);
+  // 53 ops in a row: unfolded, dot drew 305 x 2,595 pt. Real names are long
+  // (cut at 44 characters, boxes ~222 pt wide): 3 columns of 18 layers.
+  VizGraph g = Chain(53, "aten::scaled_dot_product_attention_backward");
   const NodeLayers layers = LayerNodes(g);
   EXPECT_EQ(layers.layer[52], 52);
   const PageFolding folding = FoldForPage(g, layers);
-  EXPECT_EQ(folding.max_columns, 3);  // sqrt(53 * 40 / (1.3 * 210)) = 2.8
-  EXPECT_EQ(folding.column[0], 0);
+  EXPECT_EQ(folding.max_columns, 3);  // sqrt(53 * 50 / (1.3 * 222)) = 3.03
   EXPECT_EQ(folding.column[17], 0);
   EXPECT_EQ(folding.column[18], 1);
   EXPECT_EQ(folding.column[52], 2);
@@ -219,12 +219,20 @@ TEST(PageLayoutTest, ALongChainIsFoldedIntoColumnsThatFitAPage) {
   EXPECT_EQ(Count(dot, "label=\"part "), 3u);
   // The two edges between columns do not rank their ends; the rest do.
   EXPECT_EQ(Count(dot, "constraint=false"), 2u);
+  // Short names make narrow boxes: more columns for the same page.
+  EXPECT_EQ(FoldForPage(Chain(53), LayerNodes(Chain(53))).max_columns, 5);
   if (!FindProgram("dot").ok()) GTEST_SKIP() << "Graphviz dot not installed";
-  const std::string svg = ::testing::TempDir() + "/chain53.svg";
-  ASSERT_TRUE(RenderDot(dot, "svg", svg).ok());
-  const auto [width_pt, height_pt] = SvgSizePt(svg);
-  ASSERT_GT(width_pt, 0);
-  EXPECT_LT(height_pt / width_pt, 2.0) << width_pt << " x " << height_pt;
+  for (const auto& [name, chain] :
+       {std::pair{"long", g}, std::pair{"short", Chain(53)}}) {
+    const std::string svg = ::testing::TempDir() + "/chain53_" + name + ".svg";
+    ASSERT_TRUE(RenderDot(WriteDot(chain, {"chain"}), "svg", svg).ok());
+    const auto [width_pt, height_pt] = SvgSizePt(svg);
+    ASSERT_GT(width_pt, 0);
+    EXPECT_LT(height_pt / width_pt, 2.0)
+        << name << ": " << width_pt << " x " << height_pt;
+    EXPECT_GT(height_pt / width_pt, 0.5)
+        << name << ": " << width_pt << " x " << height_pt;
+  }
 }
 
 TEST(PageLayoutTest, AShortGraphIsNotFolded) {
