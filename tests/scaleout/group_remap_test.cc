@@ -4,22 +4,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/scaleout/process_group_fixture.h"
 
 namespace et::scaleout {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-ProcessGroup Group(std::string name, std::string desc,
-                   std::vector<int64_t> ranks) {
-  ProcessGroup g;
-  g.name = std::move(name);
-  g.desc = std::move(desc);
-  g.size = static_cast<int64_t>(ranks.size());
-  g.ranks = std::move(ranks);
-  return g;
-}
 
 TEST(GroupRemapTest, RecordedTp8WorldStaysEightAtDp64) {
   std::vector<ProcessGroup> groups = {

@@ -5,21 +5,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/scaleout/process_group_fixture.h"
 
 namespace et::scaleout {
 namespace {
 
 using ::testing::HasSubstr;
-
-ProcessGroup Group(std::string name, std::string desc,
-                   std::vector<int64_t> ranks) {
-  ProcessGroup g;
-  g.name = std::move(name);
-  g.desc = std::move(desc);
-  g.size = static_cast<int64_t>(ranks.size());
-  g.ranks = std::move(ranks);
-  return g;
-}
 
 // Rank 5's table in a Megatron tp=2, dp=2, pp=2 job of 8 ranks.
 std::vector<ProcessGroup> MegatronRank5() {
