@@ -70,10 +70,10 @@ std::string Axes(double max_ms, double tick_ms, double plot_h) {
                         "x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
                         kLeft, kTop, kLeft, kTop + plot_h, kLeft, kTop + plot_h,
                         kLeft + plot_w, kTop + plot_h);
-  absl::StrAppend(
-      &out, Text(22, kTop + plot_h / 2, "middle", "step time per step (ms)",
-                 absl::StrFormat(" transform=\"rotate(-90 22 %.1f)\"",
-                                 kTop + plot_h / 2)));
+  absl::StrAppend(&out,
+                  Text(22, kTop + plot_h / 2, "middle", "time per step (ms)",
+                       absl::StrFormat(" transform=\"rotate(-90 22 %.1f)\"",
+                                       kTop + plot_h / 2)));
   return out;
 }
 
@@ -142,6 +142,10 @@ std::string StepChartSvg(const SweepResult& r) {
           row.*(s.value) / 1e3);
     }
     absl::StrAppend(&out, "</g>\n");
+    // The step itself above its bar: a thin slice is unreadable as a height.
+    absl::StrAppend(&out, Text(cx, y - 5, "middle",
+                               absl::StrFormat("%.3f", row.step_us / 1e3),
+                               " font-size=\"11\""));
     absl::StrAppend(&out, Text(cx, kTop + plot_h + 16, "middle",
                                absl::StrCat(dim, "=", row.value)));
     absl::StrAppend(
