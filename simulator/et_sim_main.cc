@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -26,11 +27,13 @@
 #include "scaleout/replicated_job.h"
 #include "simulator/comm_fit.h"
 #include "simulator/input_checks.h"
+#include "simulator/layout_sweep.h"
 #include "simulator/nccl_cost_model.h"
 #include "simulator/nccl_tests_log.h"
 #include "simulator/nccl_tests_table.h"
 #include "simulator/network.h"
 #include "simulator/simulation.h"
+#include "simulator/step_chart.h"
 #include "step/host_profile.h"
 
 ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
@@ -97,6 +100,14 @@ ABSL_FLAG(std::string, layout, "",
 ABSL_FLAG(std::string, recorded_layout, "",
           "the layout the trace was recorded with, e.g. tp=8, when its process "
           "groups do not say (checked against them)");
+ABSL_FLAG(std::string, sweep, "",
+          "DIM=V1,V2,... such as dp=1,2,4,8: one prediction per value (the "
+          "other dimensions as --layout gives them, else as recorded), a row "
+          "each: world, step, compute, exposed communication, collective time "
+          "per group (docs/et-sim.md)");
+ABSL_FLAG(std::string, chart, "",
+          "with --sweep: FILE.svg, the step breakdown against the swept value "
+          "(self-contained SVG)");
 ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
@@ -135,6 +146,8 @@ struct Flags {
   et::sim::SimOptions options;
   bool json = false;
   std::string timeline;
+  std::optional<et::scaleout::LayoutSweep> sweep;
+  std::string chart;
   size_t top = 15;
 };
 
@@ -157,6 +170,40 @@ T Choose(const char* flag, const std::string& value,
   }
   Fail(std::string("--") + flag + ": expected " + names + ", got '" + value +
        "'");
+}
+
+// --sweep and --chart, after the other flags (the sweep's points take them).
+void ParseSweepFlags(Flags* f) {
+  const std::string text = absl::GetFlag(FLAGS_sweep);
+  f->chart = absl::GetFlag(FLAGS_chart);
+  if (text.empty()) {
+    if (!f->chart.empty()) Fail("--chart draws a --sweep; give --sweep too");
+    return;
+  }
+  auto sweep = et::scaleout::ParseSweep(text);
+  if (!sweep.ok()) Fail("--sweep " + std::string(sweep.status().message()));
+  // --layout dp=1 parses like no dp at all: the text says whether it was set.
+  const std::string dim(et::scaleout::DimName(sweep->dim));
+  for (absl::string_view item :
+       absl::StrSplit(absl::GetFlag(FLAGS_layout), ',')) {
+    if (absl::StartsWith(item, dim + "=")) {
+      Fail("--sweep " + text + " with --layout " + absl::GetFlag(FLAGS_layout) +
+           ": both set " + dim + "; give --layout the other dimensions only");
+    }
+  }
+  const et::sim::SimOptions& o = f->options;
+  for (auto [flag, given] :
+       {std::make_pair("--world", o.world_size > 0),
+        std::make_pair("--ranks", f->input.pattern_ranks > 0),
+        std::make_pair("--measured-step-ms", o.measured_step_us > 0),
+        std::make_pair("--timeline", !f->timeline.empty()),
+        std::make_pair("--write-ranks",
+                       !absl::GetFlag(FLAGS_write_ranks).empty())}) {
+    if (given) Fail(std::string("--sweep does not take ") + flag);
+  }
+  if (absl::Status s = et::sim::CheckLayoutSweep(o, *sweep); !s.ok())
+    Fail(std::string(s.message()));
+  f->sweep = std::move(*sweep);
 }
 
 Flags ParseFlags(const std::vector<std::string>& positional) {
@@ -269,6 +316,7 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
     Fail("--layout places the trace's own groups; it does not take --groups");
   f.json = absl::GetFlag(FLAGS_json);
   f.timeline = absl::GetFlag(FLAGS_timeline);
+  ParseSweepFlags(&f);
   const int64_t top = absl::GetFlag(FLAGS_top);
   if (top <= 0) Fail("--top: must be positive");
   f.top = static_cast<size_t>(top);
@@ -381,6 +429,21 @@ void WriteRanks(const Flags& flags) {
                groups.c_str(), static_cast<int>(world));
 }
 
+// et-sim TRACE --sweep dp=1,2,4: a row per point, and the chart.
+int RunSweep(const Flags& flags) {
+  auto result =
+      et::sim::RunLayoutSweep(flags.input, flags.options, *flags.sweep);
+  if (!result.ok()) Fail(std::string(result.status().message()));
+  const std::string text = flags.json ? et::sim::FormatSweepJson(*result) + "\n"
+                                      : et::sim::FormatSweepText(*result);
+  std::fputs(text.c_str(), stdout);
+  if (!flags.chart.empty()) {
+    absl::Status s = et::sim::WriteStepChart(*result, flags.chart);
+    if (!s.ok()) Fail(flags.chart + ": " + std::string(s.message()));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -393,11 +456,13 @@ int main(int argc, char** argv) {
       "  et-sim traces_dir/\n"
       "  et-sim out.et --world 8 --write-ranks job/   (one .et per rank, "
       "for ASTRA-sim)\n"
+      "  et-sim out.et --sweep dp=1,2,4,8 [--chart step.svg]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
   fail_exit_code = 1;
+  if (flags.sweep) return RunSweep(flags);
   flags.options.keep_timeline = !flags.timeline.empty();
   WriteRanks(flags);
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);

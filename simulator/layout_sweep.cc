@@ -1,0 +1,194 @@
+// One Simulation per sweep point; the rows are read off each point's report.
+#include "simulator/layout_sweep.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/path.h"
+#include "base/status_macros.h"
+#include "model/node_model.h"
+#include "nlohmann/json.hpp"
+#include "scaleout/recorded_layout.h"
+
+namespace et::sim {
+namespace {
+
+using scaleout::Dim;
+using scaleout::DimName;
+using scaleout::ParallelLayout;
+
+// The dimensions the sweep does not change: --layout's, else the recorded
+// ones. When the trace does not say how it was recorded, all 1: the point's
+// simulation then reports what to pass (--recorded-layout).
+absl::StatusOr<ParallelLayout> BaseLayout(const std::string& file,
+                                          const SimOptions& base) {
+  if (base.layout) return *base.layout;
+  ASSIGN_OR_RETURN(NodeModel model, NodeModel::Load(file));
+  absl::StatusOr<scaleout::RecordedLayout> recorded =
+      scaleout::DetectRecordedLayout(model.groups(), model.info().world_size,
+                                     base.recorded_layout);
+  return recorded.ok() ? recorded->layout : ParallelLayout{};
+}
+
+}  // namespace
+
+absl::Status CheckLayoutSweep(const SimOptions& base,
+                              const scaleout::LayoutSweep& sweep) {
+  const std::string name(DimName(sweep.dim));
+  if (sweep.dim != Dim::kDp) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--sweep %s: only dp can be swept (a dimension the trace records "
+        "keeps its size, its ops are sharded for it; one it does not record "
+        "has no ops)",
+        name));
+  }
+  if (base.layout && base.layout->of(sweep.dim) != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--sweep %s with --layout %s: the sweep sets %s; give --layout the "
+        "other dimensions only",
+        name, base.layout->ToString(), name));
+  }
+  absl::flat_hash_set<int64_t> seen;
+  for (int64_t v : sweep.values) {
+    if (!seen.insert(v).second) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--sweep %s: %d given twice", name, v));
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Per step: the slowest class's graph totals (report.h) over the steps, and
+// the collective rows summed per group.
+SweepRow RowOf(const Report& report, const ParallelLayout& layout,
+               int64_t value) {
+  SweepRow row;
+  row.value = value;
+  row.layout = layout;
+  row.world = report.world_size;
+  row.step_us = report.step.predicted_us;
+  const double steps =
+      static_cast<double>(std::max<int64_t>(1, report.step.steps));
+  const RankStats* slowest = nullptr;
+  for (const RankStats& s : report.ranks)
+    if (slowest == nullptr || s.step_ns > slowest->step_ns) slowest = &s;
+  if (slowest != nullptr) {
+    row.compute_us = slowest->compute_ns / 1e3 / steps;
+    row.exposed_comm_us = slowest->exposed_comm_ns / 1e3 / steps;
+  }
+  row.other_us =
+      std::max(0.0, row.step_us - row.compute_us - row.exposed_comm_us);
+  std::map<std::string, SweepGroupTime> groups;
+  for (const CollectiveRow& c : report.collectives) {
+    SweepGroupTime& g = groups[c.group];
+    g.name = c.group;
+    g.group_size = c.group_size;
+    g.time_us += c.total_ns / 1e3 / steps;
+  }
+  for (auto& [name, g] : groups) row.groups.push_back(std::move(g));
+  std::stable_sort(row.groups.begin(), row.groups.end(),
+                   [](const SweepGroupTime& a, const SweepGroupTime& b) {
+                     return a.time_us > b.time_us;
+                   });
+  return row;
+}
+
+}  // namespace
+
+absl::StatusOr<SweepResult> RunLayoutSweep(const SimInput& input,
+                                           const SimOptions& base,
+                                           const scaleout::LayoutSweep& sweep) {
+  RETURN_IF_ERROR(CheckLayoutSweep(base, sweep));
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveRankFiles(input));
+  if (files.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: --sweep takes one rank's trace (every rank of each point runs "
+        "it), got %d per-rank files",
+        input.path, files.size()));
+  }
+  ASSIGN_OR_RETURN(ParallelLayout other, BaseLayout(files[0], base));
+  SweepResult result;
+  result.dim = sweep.dim;
+  result.trace = input.path;
+  for (int64_t value : sweep.values) {
+    SimOptions options = base;
+    options.layout = other;
+    options.layout->of(sweep.dim) = value;
+    absl::StatusOr<std::unique_ptr<Simulation>> sim =
+        Simulation::Run(input, options);
+    if (!sim.ok()) {
+      return absl::Status(
+          sim.status().code(),
+          absl::StrCat("--sweep point ", options.layout->ToString(), ": ",
+                       sim.status().message()));
+    }
+    if (result.recorded_layout.empty() && (*sim)->scaled_groups()) {
+      result.recorded_layout = (*sim)->scaled_groups()->recorded.ToString();
+    }
+    result.rows.push_back(RowOf((*sim)->report(), *options.layout, value));
+  }
+  return result;
+}
+
+std::string FormatSweepText(const SweepResult& r) {
+  const std::string dim(DimName(r.dim));
+  std::string out = absl::StrFormat(
+      "et-sim sweep of %s over %d points: %s (recorded as %s)\n"
+      "note: %s; times are per step (predicted step; the slowest rank's "
+      "compute and exposed communication over the whole graph / steps)\n",
+      dim, r.rows.size(), r.trace, r.recorded_layout, kSweepTruthNote);
+  absl::StrAppendFormat(&out, "%-8s %7s  %-20s %10s %11s %16s %9s  %s\n", dim,
+                        "world", "layout", "step_ms", "compute_ms",
+                        "exposed_comm_ms", "other_ms",
+                        "collective ms per group (ranks)");
+  for (const SweepRow& row : r.rows) {
+    std::string groups;
+    for (const SweepGroupTime& g : row.groups) {
+      absl::StrAppendFormat(&groups, "%s%s(%d) %.3f",
+                            groups.empty() ? "" : "  ", g.name, g.group_size,
+                            g.time_us / 1e3);
+    }
+    absl::StrAppendFormat(
+        &out, "%-8d %7d  %-20s %10.3f %11.3f %16.3f %9.3f  %s\n", row.value,
+        row.world, row.layout.ToString(), row.step_us / 1e3,
+        row.compute_us / 1e3, row.exposed_comm_us / 1e3, row.other_us / 1e3,
+        groups.empty() ? "-" : groups);
+  }
+  return out;
+}
+
+std::string FormatSweepJson(const SweepResult& r) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const SweepRow& row : r.rows) {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const SweepGroupTime& g : row.groups) {
+      groups.push_back({{"name", g.name},
+                        {"group_size", g.group_size},
+                        {"time_us", g.time_us}});
+    }
+    points.push_back({{"value", row.value},
+                      {"world", row.world},
+                      {"layout", row.layout.ToString()},
+                      {"step_us", row.step_us},
+                      {"compute_us", row.compute_us},
+                      {"exposed_comm_us", row.exposed_comm_us},
+                      {"other_us", row.other_us},
+                      {"groups", std::move(groups)}});
+  }
+  nlohmann::ordered_json j;
+  j["sweep"] = {{"dimension", std::string(DimName(r.dim))},
+                {"trace", r.trace},
+                {"recorded_layout", r.recorded_layout},
+                {"measured_us", nullptr},
+                {"note", kSweepTruthNote},
+                {"points", std::move(points)}};
+  return j.dump(1);
+}
+
+}  // namespace et::sim

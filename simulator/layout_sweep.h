@@ -1,0 +1,76 @@
+// et-sim --sweep dp=1,2,4,...: one simulation per value of one layout
+// dimension (the other dimensions as --layout gives them, else as recorded),
+// and per point the step, its compute, exposed communication and collective
+// time per process group, taken from that point's report. Every point is a
+// prediction for a job that was not measured, so the rows carry no error.
+#ifndef SIMULATOR_LAYOUT_SWEEP_H_
+#define SIMULATOR_LAYOUT_SWEEP_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scaleout/parallel_layout.h"
+#include "simulator/simulation.h"
+
+namespace et::sim {
+
+// One process group's collective time at one point, per step.
+struct SweepGroupTime {
+  std::string name;
+  int64_t group_size = 0;
+  double time_us = 0;
+};
+
+// One point of the sweep; times are per step (the report's predicted step,
+// and the slowest rank's graph totals divided by the steps).
+struct SweepRow {
+  int64_t value = 0;  // of the swept dimension
+  scaleout::ParallelLayout layout;
+  int64_t world = 0;
+  double step_us = 0, compute_us = 0, exposed_comm_us = 0;
+  // What else the step holds: host gaps and waiting (step - compute - exposed
+  // communication, at least 0).
+  double other_us = 0;
+  std::vector<SweepGroupTime> groups;  // by time, largest first
+};
+
+struct SweepResult {
+  scaleout::Dim dim = scaleout::Dim::kDp;
+  std::string trace;            // the input, as given
+  std::string recorded_layout;  // "dp=4 (--recorded-layout)"
+  std::vector<SweepRow> rows;   // in the order the values were given
+};
+
+// The flag-level checks RunLayoutSweep starts with (usage errors): a
+// dimension other than dp, a value given twice, `base.layout` setting the
+// swept dimension.
+absl::Status CheckLayoutSweep(const SimOptions& base,
+                              const scaleout::LayoutSweep& sweep);
+
+// Runs `sweep` on `input` (one rank's trace) with `base` for everything else.
+// `base.layout`, if set, gives the other dimensions and must leave the swept
+// one at 1. Errors are one line: a dimension other than dp (a recorded one
+// keeps its size, one not recorded has no ops), a value given twice, a trace
+// the layout does not fit (the first failing point's error, naming it).
+absl::StatusOr<SweepResult> RunLayoutSweep(const SimInput& input,
+                                           const SimOptions& base,
+                                           const scaleout::LayoutSweep& sweep);
+
+// A table aligned like et-sim's others, with a line saying no point has a
+// measured truth.
+std::string FormatSweepText(const SweepResult& result);
+// {"sweep":{"dimension","trace","recorded_layout","measured_us":null,"note",
+// "points":[{"value","world","layout","step_us","compute_us",
+// "exposed_comm_us","other_us","groups":[{"name","group_size","time_us"}]}]}}
+std::string FormatSweepJson(const SweepResult& result);
+
+// Said of every sweep: why no error is reported.
+inline constexpr char kSweepTruthNote[] =
+    "every point is a prediction for a job that was not measured: no "
+    "measured truth, no error reported";
+
+}  // namespace et::sim
+
+#endif  // SIMULATOR_LAYOUT_SWEEP_H_

@@ -1,0 +1,166 @@
+// SVG drawing of a sweep: a nice ms scale, stacked bars, axes and legend.
+#include "simulator/step_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "base/atomic_output_file.h"
+
+namespace et::sim {
+namespace {
+
+// Chart geometry, in SVG user units (pixels).
+constexpr double kWidth = 760, kHeight = 440;
+constexpr double kLeft = 80, kRight = 190, kTop = 60, kBottom = 70;
+
+struct Segment {
+  const char* label;
+  const char* color;
+  double SweepRow::*value;
+};
+constexpr Segment kSegments[] = {
+    {"compute", "#4e79a7", &SweepRow::compute_us},
+    {"exposed communication", "#e15759", &SweepRow::exposed_comm_us},
+    {"other (host gaps, waits)", "#bab0ac", &SweepRow::other_us},
+};
+
+std::string Escape(absl::string_view text) {
+  return absl::StrReplaceAll(
+      text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+}
+
+// A tick spacing of 1, 2 or 5 x 10^k giving at most 6 intervals up to `max`.
+double TickStep(double max) {
+  if (!(max > 0)) return 1;
+  const double raw = max / 6;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * mag >= raw) return m * mag;
+  return 10 * mag;
+}
+
+std::string Text(double x, double y, const std::string& anchor,
+                 absl::string_view text, const std::string& extra = "") {
+  return absl::StrFormat(
+      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s>%s</text>\n", x, y,
+      anchor, extra, Escape(text));
+}
+
+// Y axis: ticks and grid lines in ms, and its label.
+std::string Axes(double max_ms, double tick_ms, double plot_h) {
+  std::string out;
+  const double plot_w = kWidth - kLeft - kRight;
+  const double top_ms = std::ceil(max_ms / tick_ms) * tick_ms;
+  for (int i = 0; i * tick_ms <= top_ms * (1 + 1e-9); ++i) {
+    const double y = kTop + plot_h - plot_h * (i * tick_ms) / top_ms;
+    absl::StrAppendFormat(&out,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                          "y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
+                          kLeft, y, kLeft + plot_w, y);
+    absl::StrAppend(&out, Text(kLeft - 6, y + 4, "end",
+                               absl::StrFormat("%g", i * tick_ms)));
+  }
+  absl::StrAppendFormat(&out,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                        "stroke=\"black\"/>\n<line x1=\"%.1f\" y1=\"%.1f\" "
+                        "x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                        kLeft, kTop, kLeft, kTop + plot_h, kLeft, kTop + plot_h,
+                        kLeft + plot_w, kTop + plot_h);
+  absl::StrAppend(&out,
+                  Text(22, kTop + plot_h / 2, "middle", "time per step (ms)",
+                       absl::StrFormat(" transform=\"rotate(-90 22 %.1f)\"",
+                                       kTop + plot_h / 2)));
+  return out;
+}
+
+std::string Legend() {
+  std::string out;
+  const double x = kWidth - kRight + 16;
+  double y = kTop;
+  for (const Segment& s : kSegments) {
+    absl::StrAppendFormat(&out,
+                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+                          "height=\"12\" fill=\"%s\"/>\n",
+                          x, y, s.color);
+    absl::StrAppend(&out, Text(x + 18, y + 10, "start", s.label));
+    y += 22;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string StepChartSvg(const SweepResult& r) {
+  const double plot_w = kWidth - kLeft - kRight;
+  const double plot_h = kHeight - kTop - kBottom;
+  double max_ms = 0;
+  for (const SweepRow& row : r.rows) {
+    max_ms = std::max(
+        max_ms, (row.compute_us + row.exposed_comm_us + row.other_us) / 1e3);
+  }
+  const double tick_ms = TickStep(max_ms);
+  const double top_ms =
+      std::max(tick_ms, std::ceil(max_ms / tick_ms) * tick_ms);
+  const std::string dim(scaleout::DimName(r.dim));
+  std::string out = absl::StrFormat(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+      "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+      kWidth, kHeight, kWidth, kHeight);
+  absl::StrAppend(&out, Text(kWidth / 2, 24, "middle",
+                             absl::StrFormat("et-sim step breakdown vs %s: %s",
+                                             dim, r.trace),
+                             " font-size=\"15\" font-weight=\"bold\""));
+  absl::StrAppend(&out,
+                  Text(kWidth / 2, 42, "middle",
+                       absl::StrFormat("predicted, recorded as %s; no measured "
+                                       "truth for these jobs",
+                                       r.recorded_layout)));
+  absl::StrAppend(&out, Axes(max_ms, tick_ms, plot_h));
+  const double slot = r.rows.empty() ? plot_w : plot_w / r.rows.size();
+  const double bar_w = std::min(60.0, slot * 0.6);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const SweepRow& row = r.rows[i];
+    const double cx = kLeft + slot * (i + 0.5);
+    double y = kTop + plot_h;
+    absl::StrAppendFormat(&out, "<g class=\"point\" data-%s=\"%d\">\n", dim,
+                          row.value);
+    for (const Segment& s : kSegments) {
+      const double h = plot_h * (row.*(s.value) / 1e3) / top_ms;
+      y -= h;
+      absl::StrAppendFormat(
+          &out,
+          "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" "
+          "fill=\"%s\"><title>%s=%d %s: %.3f ms</title></rect>\n",
+          cx - bar_w / 2, y, bar_w, h, s.color, dim, row.value, s.label,
+          row.*(s.value) / 1e3);
+    }
+    absl::StrAppend(&out, "</g>\n");
+    // The step itself above its bar: a thin slice is unreadable as a height.
+    absl::StrAppend(&out, Text(cx, y - 5, "middle",
+                               absl::StrFormat("%.3f", row.step_us / 1e3),
+                               " font-size=\"11\""));
+    absl::StrAppend(&out, Text(cx, kTop + plot_h + 16, "middle",
+                               absl::StrCat(dim, "=", row.value)));
+    absl::StrAppend(
+        &out, Text(cx, kTop + plot_h + 30, "middle",
+                   absl::StrCat(row.world, " ranks"), " fill=\"#555555\""));
+  }
+  absl::StrAppend(&out, Text(kLeft + plot_w / 2, kHeight - 12, "middle",
+                             absl::StrCat(dim, " (data-parallel replicas)")));
+  absl::StrAppend(&out, Legend(), "</svg>\n");
+  return out;
+}
+
+absl::Status WriteStepChart(const SweepResult& result,
+                            const std::string& path) {
+  return WriteFileAtomically(path, StepChartSvg(result));
+}
+
+}  // namespace et::sim
