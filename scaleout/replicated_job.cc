@@ -101,22 +101,6 @@ absl::StatusOr<std::vector<GroupTiling>> PlanTilings(
   return out;
 }
 
-bool IsGroupTableAttr(const std::string& name) {
-  return name == attr::kPgNames || name == attr::kPgDescs ||
-         name == attr::kPgBackends || name == attr::kPgSizes ||
-         absl::StartsWith(name, attr::kPgRanksPrefix);
-}
-
-// Replaces the group table in `attrs` (metadata, or the node that keeps it).
-void ReplaceGroupTable(const std::vector<ProcessGroup>& groups,
-                       AttrList* attrs) {
-  AttrList kept;
-  for (const auto& a : *attrs)
-    if (!IsGroupTableAttr(a.name())) *kept.Add() = a;
-  attrs->Swap(&kept);
-  EncodeProcessGroups(groups, attrs);
-}
-
 // Rank `rank`'s copy of `recorded` under the tilings.
 Graph RankCopy(const Graph& recorded, const std::vector<GroupTiling>& tilings,
                int64_t rank) {
@@ -146,7 +130,22 @@ Graph RankCopy(const Graph& recorded, const std::vector<GroupTiling>& tilings,
   return Graph::Build(std::move(metadata), std::move(nodes));
 }
 
+bool IsGroupTableAttr(const std::string& name) {
+  return name == attr::kPgNames || name == attr::kPgDescs ||
+         name == attr::kPgBackends || name == attr::kPgSizes ||
+         absl::StartsWith(name, attr::kPgRanksPrefix);
+}
+
 }  // namespace
+
+void ReplaceGroupTable(const std::vector<ProcessGroup>& groups,
+                       AttrList* attrs) {
+  AttrList kept;
+  for (const auto& a : *attrs)
+    if (!IsGroupTableAttr(a.name())) *kept.Add() = a;
+  attrs->Swap(&kept);
+  EncodeProcessGroups(groups, attrs);
+}
 
 absl::StatusOr<RankGraphSource> ReplicatedRankSource(const Graph& recorded,
                                                      int64_t world_size) {

@@ -15,9 +15,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "model/graph.h"
+#include "model/process_group.h"
+#include "proto/attributes.h"
 #include "scaleout/rank_job_writer.h"
 
 namespace et::scaleout {
@@ -27,6 +31,11 @@ namespace et::scaleout {
 // copy before asking for the next).
 absl::StatusOr<RankGraphSource> ReplicatedRankSource(const Graph& recorded,
                                                      int64_t world_size);
+
+// Replaces the process-group table in `attrs` (a graph's metadata, or the
+// node that keeps one) with `groups`.
+void ReplaceGroupTable(const std::vector<ProcessGroup>& groups,
+                       AttrList* attrs);
 
 // The file stem for a job made from `trace_path`: its name without folders,
 // ".gz", ".et" or ".json" ("runs/mi300.et" -> "mi300").

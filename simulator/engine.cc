@@ -348,6 +348,7 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
   run.group = p.groups.groups[p.group[node]].name;
   run.type = p.comm_type[node];
   run.point_to_point = p2p;
+  run.synthesized = p.graph->synthesized(node);
   run.bytes = p.comm_bytes[node];
   run.group_size = group_size;
   run.ranks_per_node = p2p ? 0 : scratch_ranks_per_node_;

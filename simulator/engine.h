@@ -43,6 +43,7 @@ struct CollectiveRun {
   std::string group;  // pg name, "<all>" when none
   ChakraProtoMsg::CollectiveCommType type = ChakraProtoMsg::ALL_REDUCE;
   bool point_to_point = false;
+  bool synthesized = false;  // added by et-sim (--dp-sync), not recorded
   uint64_t bytes = 0;
   int64_t group_size = 0;
   // Members on one node as placed (0: the group fills nodes in order); the

@@ -22,6 +22,8 @@
 #include "cli/cli_args.h"
 #include "model/graph.h"
 #include "model/process_group.h"
+#include "scaleout/dp_sync.h"
+#include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
 #include "scaleout/rank_job_writer.h"
 #include "scaleout/replicated_job.h"
@@ -108,6 +110,13 @@ ABSL_FLAG(std::string, sweep, "",
 ABSL_FLAG(std::string, chart, "",
           "with --sweep: FILE.svg, the step breakdown against the swept value "
           "(self-contained SVG)");
+ABSL_FLAG(std::string, dp_sync, "",
+          "ddp, zero, fsdp or none: the data-parallel gradient sync "
+          "synthesized when --layout's dp exceeds the recorded one and the "
+          "trace holds no dp collectives (default ddp; docs/dp-sync.md)");
+ABSL_FLAG(double, bucket_mb, 25,
+          "--dp-sync ddp/zero/fsdp: the bucket cap in MiB (DDP's "
+          "bucket_cap_mb)");
 ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
@@ -312,6 +321,20 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
       Fail(absl::StrFormat("--%s %s", flag, parsed.status().message()));
     *target = *parsed;
   }
+  if (const std::string mode = absl::GetFlag(FLAGS_dp_sync); !mode.empty()) {
+    auto parsed = et::scaleout::ParseDpSyncMode(mode);
+    if (!parsed.ok())
+      Fail(absl::StrCat("--dp-sync: ", parsed.status().message()));
+    if (!o.layout) Fail("--dp-sync needs --layout (the job whose dp it syncs)");
+    o.dp_sync = *parsed;
+  }
+  const double bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
+  if (!(bucket_mb > 0) || bucket_mb > 1024 * 1024)
+    Fail(absl::StrFormat("--bucket-mb %g: expected a positive size in MiB",
+                         bucket_mb));
+  o.bucket_cap_bytes = static_cast<int64_t>(bucket_mb * 1024 * 1024);
+  o.keep_graph =
+      o.layout.has_value() && !absl::GetFlag(FLAGS_write_ranks).empty();
   if (o.layout && !o.groups_override.empty())
     Fail("--layout places the trace's own groups; it does not take --groups");
   f.json = absl::GetFlag(FLAGS_json);
@@ -394,16 +417,34 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   return 0;
 }
 
+// Prints where the job went and how ASTRA-sim reads it.
+void ReportJob(const et::scaleout::RankJobSpec& spec,
+               const et::scaleout::RankJobResult& job) {
+  std::string groups;
+  if (!job.comm_groups_path.empty())
+    groups = " --comm-group-configuration=" + job.comm_groups_path;
+  std::fprintf(stderr,
+               "et-sim: note: wrote %d ranks (%d nodes, %d collectives) for "
+               "ASTRA-sim: --workload-configuration=%s%s (its network must "
+               "have %d NPUs)\n",
+               static_cast<int>(spec.world_size), static_cast<int>(job.nodes),
+               static_cast<int>(job.collectives),
+               et::scaleout::WorkloadConfiguration(spec).c_str(),
+               groups.c_str(), static_cast<int>(spec.world_size));
+}
+
 // --write-ranks DIR: the job this run simulates, one graph per rank, for
-// ASTRA-sim. One recorded rank (a single input) made into --world N ranks.
+// ASTRA-sim. One recorded rank (a single input) made into --world N ranks;
+// with --layout, see WriteLayoutRanks.
 void WriteRanks(const Flags& flags) {
   const std::string dir = absl::GetFlag(FLAGS_write_ranks);
   if (dir.empty()) return;
   if (flags.input.pattern_ranks > 0 || et::IsDirectory(flags.input.path)) {
     Fail(
-        "--write-ranks: takes one recorded rank's .et (with --world N), not "
-        "several ranks' files");
+        "--write-ranks: takes one recorded rank's .et (with --world N or "
+        "--layout), not several ranks' files");
   }
+  if (flags.options.layout) return;  // after loading: WriteLayoutRanks
   auto recorded = et::LoadGraph(flags.input.path);
   if (!recorded.ok()) Fail(std::string(recorded.status().message()));
   const int64_t world = std::max<int64_t>(flags.options.world_size, 1);
@@ -416,17 +457,26 @@ void WriteRanks(const Flags& flags) {
       dir, et::scaleout::JobStemFor(flags.input.path), world};
   auto job = et::scaleout::WriteRankJob(spec, *source);
   if (!job.ok()) Fail(std::string(job.status().message()));
-  std::string groups;
-  if (!job->comm_groups_path.empty())
-    groups = " --comm-group-configuration=" + job->comm_groups_path;
-  std::fprintf(stderr,
-               "et-sim: note: wrote %d ranks (%d nodes, %d collectives) for "
-               "ASTRA-sim: --workload-configuration=%s%s (its network must "
-               "have %d NPUs)\n",
-               static_cast<int>(world), static_cast<int>(job->nodes),
-               static_cast<int>(job->collectives),
-               et::scaleout::WorkloadConfiguration(spec).c_str(),
-               groups.c_str(), static_cast<int>(world));
+  ReportJob(spec, *job);
+}
+
+// --write-ranks DIR with --layout: every rank of the layout, each with the
+// synthesized collectives and its own groups (scaleout/layout_job.h).
+void WriteLayoutRanks(const Flags& flags, const et::sim::Simulation& sim) {
+  const std::string dir = absl::GetFlag(FLAGS_write_ranks);
+  if (dir.empty() || !flags.options.layout) return;
+  const et::scaleout::ParallelLayout& layout = *flags.options.layout;
+  auto source = et::scaleout::LayoutRankSource(*sim.layout_graph(),
+                                               *sim.recorded_layout(), layout);
+  if (!source.ok()) {
+    Fail(absl::StrCat(flags.input.path,
+                      ": --write-ranks: ", source.status().message()));
+  }
+  const et::scaleout::RankJobSpec spec{
+      dir, et::scaleout::JobStemFor(flags.input.path), layout.world()};
+  auto job = et::scaleout::WriteRankJob(spec, *source);
+  if (!job.ok()) Fail(std::string(job.status().message()));
+  ReportJob(spec, *job);
 }
 
 // et-sim TRACE --sweep dp=1,2,4: a row per point, and the chart.
@@ -457,6 +507,8 @@ int main(int argc, char** argv) {
       "  et-sim out.et --world 8 --write-ranks job/   (one .et per rank, "
       "for ASTRA-sim)\n"
       "  et-sim out.et --sweep dp=1,2,4,8 [--chart step.svg]\n"
+      "  et-sim out.et --layout tp=8,dp=64 [--dp-sync ddp] [--bucket-mb 25] "
+      "[--write-ranks job/]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
@@ -468,6 +520,7 @@ int main(int argc, char** argv) {
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
   const std::vector<std::string> notes = CheckInputs(flags, **sim);
+  WriteLayoutRanks(flags, **sim);
   if (absl::Status s = (*sim)->Simulate(flags.options); !s.ok())
     Fail(std::string(s.message()));
   for (const std::string& note : notes)

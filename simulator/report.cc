@@ -172,18 +172,20 @@ Report BuildReport(const std::vector<RankClass>& classes,
   std::sort(r.ops.begin(), r.ops.end(), [](const OpRow& a, const OpRow& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
-  std::map<std::tuple<std::string, std::string, uint64_t, int64_t>,
+  std::map<std::tuple<std::string, std::string, uint64_t, int64_t, bool>,
            CollectiveRow>
       colls;
   int64_t comm_total = 0;
   for (const CollectiveRun& run : result.collectives) {
     const std::string type =
         run.point_to_point ? "SEND_RECV" : std::string(CommTypeName(run.type));
-    CollectiveRow& row = colls[{type, run.group, run.bytes, run.group_size}];
+    CollectiveRow& row =
+        colls[{type, run.group, run.bytes, run.group_size, run.synthesized}];
     row.type = type;
     row.group = run.group;
     row.bytes = run.bytes;
     row.group_size = run.group_size;
+    row.synthesized = run.synthesized;
     ++row.calls;
     row.total_ns += run.cost_ns;
     row.wait_ns += run.max_wait_ns;
@@ -254,9 +256,15 @@ std::string FormatReportText(const Report& r, size_t top) {
   for (size_t i = 0; i < r.collectives.size() && i < top; ++i) {
     const CollectiveRow& c = r.collectives[i];
     absl::StrAppendFormat(
-        &out, "%-20s %-6s %6d %11d %6d %10.3f %10.2f %8.3f %5.1f%%\n", c.type,
-        c.group, c.group_size, c.bytes, c.calls, ms(c.total_ns),
-        c.total_ns / 1e3 / c.calls, ms(c.wait_ns), c.share * 100);
+        &out, "%-20s %-6s %6d %11d %6d %10.3f %10.2f %8.3f %5.1f%%\n",
+        c.synthesized ? c.type + "*" : c.type, c.group, c.group_size, c.bytes,
+        c.calls, ms(c.total_ns), c.total_ns / 1e3 / c.calls, ms(c.wait_ns),
+        c.share * 100);
+  }
+  if (std::any_of(r.collectives.begin(), r.collectives.end(),
+                  [](const CollectiveRow& c) { return c.synthesized; })) {
+    absl::StrAppend(&out,
+                    "* synthesized by et-sim (--dp-sync), not in the trace\n");
   }
   absl::StrAppendFormat(
       &out,
@@ -314,6 +322,7 @@ std::string FormatReportJson(const Report& r) {
                                 {"total_ns", c.total_ns},
                                 {"wait_ns", c.wait_ns},
                                 {"share", c.share}});
+    if (c.synthesized) j["collectives"].back()["synthesized"] = true;
   }
   j["critical_path"] = nlohmann::json::array();
   for (const CriticalStep& s : r.critical_path) {

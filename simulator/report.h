@@ -34,7 +34,8 @@ struct CollectiveRow {
   std::string type, group;
   uint64_t bytes = 0;
   int64_t group_size = 0, calls = 0, total_ns = 0, wait_ns = 0;
-  double share = 0;  // of all communication time
+  double share = 0;          // of all communication time
+  bool synthesized = false;  // added by et-sim (--dp-sync), not recorded
 };
 
 struct CriticalStep {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "model/process_group.h"
+#include "scaleout/ddp_buckets.h"
+#include "scaleout/dp_sync.h"
 #include "scaleout/group_remap.h"
 #include "scaleout/parallel_layout.h"
 #include "step/step_model.h"
@@ -62,6 +64,15 @@ struct SimOptions {
   std::optional<scaleout::ParallelLayout> recorded_layout;
   // Filled by Simulation from `layout`: the trace's groups on that job.
   std::optional<scaleout::ScaledGroups> scaled_groups;
+  // --dp-sync: the data-parallel sync synthesized when --layout's dp exceeds
+  // the recorded one and the trace holds no dp collectives
+  // (scaleout/dp_sync.h). Unset: ddp, and a trace without gradients gets a
+  // note rather than an error. --bucket-mb: DDP's bucket cap.
+  std::optional<scaleout::DpSyncMode> dp_sync;
+  int64_t bucket_cap_bytes = scaleout::kDefaultBucketCapBytes;
+  // --write-ranks with --layout: keep the rank's Graph (with the synthesized
+  // collectives) for the per-rank writer.
+  bool keep_graph = false;
   SchedulingMode scheduling = SchedulingMode::kStreamAware;
   ComputeModel compute_model = ComputeModel::kRecorded;
   // Host ops and the gaps between them: as recorded (profiler included), or

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/input_limits.h"
 #include "base/path.h"
@@ -78,6 +79,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
+      RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
       compile_options.scaled_groups = scaled_;
     }
     absl::StatusOr<RankProgram> p =
@@ -127,12 +129,92 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
         PrefixPath(file, scaled.status().message()));
   }
   scaled_ = std::move(*scaled);
+  recorded_ = *recorded;
   world_size_ = layout.world();
   layout_note_ = absl::StrFormat(
       "--layout %s: %d ranks run this rank's trace, recorded as %s (%s)",
       layout.ToString(), layout.world(), recorded->layout.ToString(),
       recorded->source);
   return absl::OkStatus();
+}
+
+absl::Status Simulation::SyncDataParallel(const std::string& file,
+                                          const SimOptions& options,
+                                          const ModelOptions& model_options) {
+  const scaleout::ScaledGroups& scaled = *scaled_;
+  const int64_t dp = scaled.layout.of(scaleout::Dim::kDp);
+  const bool grown = dp > scaled.recorded.of(scaleout::Dim::kDp);
+  const scaleout::DpSyncMode mode =
+      options.dp_sync.value_or(scaleout::DpSyncMode::kDdp);
+  const std::string mode_name(scaleout::DpSyncModeName(mode));
+  if (!grown || scaled.dp_recorded) {
+    if (options.dp_sync && mode != scaleout::DpSyncMode::kNone) {
+      dp_sync_note_ = absl::StrFormat(
+          "--dp-sync %s: nothing synthesized (%s)", mode_name,
+          scaled.dp_recorded
+              ? "the trace holds its data-parallel collectives; their group "
+                "is re-mapped to the layout's dp"
+              : "the layout's dp is the recorded one");
+    }
+    if (options.keep_graph) {
+      ASSIGN_OR_RETURN(graph_, LoadGraph(file));
+    }
+    return absl::OkStatus();
+  }
+  if (mode == scaleout::DpSyncMode::kNone) {
+    dp_sync_note_ = absl::StrFormat(
+        "data-parallel sync: none (--dp-sync none): the prediction has no "
+        "gradient sync between the %d replicas",
+        dp);
+    if (options.keep_graph) {
+      ASSIGN_OR_RETURN(graph_, LoadGraph(file));
+    }
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+  scaleout::DpSyncOptions sync;
+  sync.mode = mode;
+  sync.dp_size = dp;
+  sync.pg_name = scaled.dp_group_name;
+  sync.bucket_cap_bytes = options.bucket_cap_bytes;
+  for (const ProcessGroup& g : scaled.groups) {
+    if (g.name == scaled.dp_group_name) sync.dp_ranks = g.ranks;
+  }
+  absl::StatusOr<scaleout::DpSyncResult> result =
+      scaleout::AddDpSync(graph, sync);
+  if (!result.ok()) {
+    // Default ddp on a trace without gradients (inference, or converted
+    // before gradients were recorded): a prediction without sync, said so.
+    if (!options.dp_sync && absl::IsNotFound(result.status())) {
+      dp_sync_note_ = absl::StrFormat(
+          "data-parallel sync: none: the prediction has no gradient sync "
+          "between the %d replicas (%s)",
+          dp, result.status().message());
+      if (options.keep_graph) graph_ = std::move(graph);
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        PrefixPath(file, absl::StrCat("--dp-sync ", mode_name, ": ",
+                                      result.status().message())));
+  }
+  AdoptDpSync(std::move(*result), options, model_options,
+              options.keep_graph ? &graph : nullptr);
+  return absl::OkStatus();
+}
+
+void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,
+                             const SimOptions& options,
+                             const ModelOptions& model_options, Graph* loaded) {
+  dp_sync_note_ = sync.note;
+  if (sync.graph.has_value()) {
+    models_.back() = std::make_unique<NodeModel>(
+        NodeModel::FromGraph(*sync.graph, model_options));
+    if (options.keep_graph) graph_.emplace(std::move(*sync.graph));
+  } else if (loaded != nullptr) {
+    graph_.emplace(std::move(*loaded));
+  }
+  sync.graph.reset();
+  dp_sync_ = std::move(sync);
 }
 
 absl::Status Simulation::BuildClasses(const SimOptions& options) {
@@ -218,6 +300,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   sim->report_.topology_reason = network.reason;
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
+  if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
   return absl::OkStatus();
 }
 

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "model/graph.h"
 #include "model/node_model.h"
+#include "scaleout/dp_sync.h"
+#include "scaleout/recorded_layout.h"
 #include "simulator/engine.h"
 #include "simulator/rank_program.h"
 #include "simulator/report.h"
@@ -47,6 +50,16 @@ class Simulation {
   const std::optional<scaleout::ScaledGroups>& scaled_groups() const {
     return scaled_;
   }
+  const std::optional<scaleout::RecordedLayout>& recorded_layout() const {
+    return recorded_;
+  }
+  // With --layout and SimOptions::keep_graph: the rank's graph as simulated
+  // (with the synthesized collectives).
+  const std::optional<Graph>& layout_graph() const { return graph_; }
+  // The data-parallel sync --layout added (or why none), when it ran.
+  const std::optional<scaleout::DpSyncResult>& dp_sync() const {
+    return dp_sync_;
+  }
 
  private:
   absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
@@ -54,6 +67,15 @@ class Simulation {
   // --layout: the world and the re-mapped groups from the loaded rank.
   absl::Status ApplyLayout(const std::string& file, const NodeModel& model,
                            const SimOptions& options);
+  // --dp-sync: the synthesized data-parallel sync; replaces models_.back()
+  // with the graph that holds it.
+  absl::Status SyncDataParallel(const std::string& file,
+                                const SimOptions& options,
+                                const ModelOptions& model_options);
+  // Takes AddDpSync's result: the model (and graph) that hold the sync, or
+  // `loaded` (kept when non-null) when it added nothing.
+  void AdoptDpSync(scaleout::DpSyncResult sync, const SimOptions& options,
+                   const ModelOptions& model_options, Graph* loaded);
 
   std::vector<std::string> files_;  // per distinct graph
   std::vector<std::unique_ptr<NodeModel>> models_;
@@ -62,7 +84,11 @@ class Simulation {
   std::vector<RankClass> classes_;
   int64_t world_size_ = 0;
   std::optional<scaleout::ScaledGroups> scaled_;
+  std::optional<scaleout::RecordedLayout> recorded_;
+  std::optional<Graph> graph_;
+  std::optional<scaleout::DpSyncResult> dp_sync_;
   std::string layout_note_;
+  std::string dp_sync_note_;
   SimResult result_;
   Report report_;
 };

@@ -1,0 +1,146 @@
+// Per-rank graphs of a --layout job; see layout_job.h.
+#include "scaleout/layout_job.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "model/process_group.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "scaleout/group_remap.h"
+#include "scaleout/replicated_job.h"
+
+namespace et::scaleout {
+namespace {
+
+// One group of the graph's table and the dimensions it varies.
+struct GroupKind {
+  ProcessGroup recorded;
+  DimMask mask = 0;
+};
+
+// The job's group ids: per dimension set, the first id of its instances (0
+// for the whole world, which has one instance named "0").
+class GroupIds {
+ public:
+  explicit GroupIds(const ParallelLayout& target) : target_(target) {}
+
+  // The name of `rank`'s instance of the groups varying `mask`.
+  std::string NameFor(DimMask mask, int64_t rank) {
+    const int64_t size = target_.GroupSize(mask);
+    if (size == target_.world()) return "0";
+    auto [it, inserted] = first_id_.emplace(mask, next_id_);
+    if (inserted) next_id_ += target_.world() / size;
+    return std::to_string(it->second + Instance(mask, rank));
+  }
+
+ private:
+  // `rank`'s group among those varying `mask`: its coordinates along the
+  // other dimensions, inner first.
+  int64_t Instance(DimMask mask, int64_t rank) const {
+    int64_t index = 0, scale = 1;
+    for (Dim d : kDims) {
+      if (mask & MaskOf(d)) continue;
+      index += target_.coord(rank, d) * scale;
+      scale *= target_.of(d);
+    }
+    return index;
+  }
+
+  ParallelLayout target_;
+  std::map<DimMask, int64_t> first_id_;
+  int64_t next_id_ = 1;
+};
+
+absl::StatusOr<std::vector<GroupKind>> KindsOf(const Graph& graph,
+                                               const RecordedLayout& recorded) {
+  std::vector<GroupKind> kinds;
+  for (const ProcessGroup& g : DecodeProcessGroups(graph.metadata().attr())) {
+    GroupKind kind{g, 0};
+    bool found = false;
+    for (const GroupRole& role : recorded.roles) {
+      if (role.name != g.name) continue;
+      if (role.kept) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "group '", g.name,
+            "' fits no set of the layout's dimensions (it keeps its recorded "
+            "ranks), so no rank of a bigger job can be given its instance"));
+      }
+      kind.mask = role.mask;
+      found = true;
+      break;
+    }
+    if (!found && g.name == kDpGroupName) {
+      kind.mask = MaskOf(Dim::kDp);
+      found = true;
+    }
+    if (!found && g.name == kAllRanksGroupName) {
+      kind.mask = recorded.all_ranks_mask;
+      found = true;
+    }
+    if (!found) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "group '", g.name, "' is not one of the recorded layout's groups"));
+    }
+    kinds.push_back(std::move(kind));
+  }
+  return kinds;
+}
+
+Graph RankCopy(const Graph& graph, const std::vector<GroupKind>& kinds,
+               const RecordedLayout& recorded, const ParallelLayout& target,
+               int64_t rank) {
+  GroupIds ids(target);
+  std::vector<ProcessGroup> table;
+  absl::flat_hash_map<std::string, std::string> renamed;
+  auto add = [&](const ProcessGroup& g, DimMask mask) {
+    ProcessGroup placed = g;
+    placed.name = ids.NameFor(mask, rank);
+    placed.ranks = target.GroupOf(rank, mask);
+    placed.size = static_cast<int64_t>(placed.ranks.size());
+    for (const ProcessGroup& t : table) {
+      if (t.name == placed.name) return t.name;
+    }
+    table.push_back(placed);
+    return placed.name;
+  };
+  for (const GroupKind& kind : kinds)
+    renamed.emplace(kind.recorded.name, add(kind.recorded, kind.mask));
+  ProcessGroup world_group;
+  world_group.desc = "recorded world";
+  const std::string unnamed = add(world_group, recorded.all_ranks_mask);
+  ChakraProtoMsg::GlobalMetadata metadata = graph.metadata();
+  ReplaceGroupTable(table, metadata.mutable_attr());
+  std::vector<ChakraProtoMsg::Node> nodes = graph.nodes();
+  for (ChakraProtoMsg::Node& node : nodes) {
+    if (GetStringList(node.attr(), attr::kPgNames).has_value())
+      ReplaceGroupTable(table, node.mutable_attr());
+    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    const std::optional<std::string> pg = GetString(node, attr::kPgName);
+    auto it = pg.has_value() ? renamed.find(*pg) : renamed.end();
+    const std::string& name = it != renamed.end() ? it->second : unnamed;
+    if (!pg.has_value() || *pg != name)
+      SetString(node.mutable_attr(), attr::kPgName, name);
+  }
+  return Graph::Build(std::move(metadata), std::move(nodes));
+}
+
+}  // namespace
+
+absl::StatusOr<RankGraphSource> LayoutRankSource(const Graph& graph,
+                                                 const RecordedLayout& recorded,
+                                                 const ParallelLayout& target) {
+  absl::StatusOr<std::vector<GroupKind>> kinds = KindsOf(graph, recorded);
+  if (!kinds.ok()) return kinds.status();
+  return RankGraphSource([&graph, kinds = std::move(*kinds), recorded,
+                          target](int64_t rank) -> absl::StatusOr<Graph> {
+    return RankCopy(graph, kinds, recorded, target, rank);
+  });
+}
+
+}  // namespace et::scaleout
