@@ -161,8 +161,12 @@ absl::Status MergeKineto(const std::string& kineto_path,
     preloaded = &*loaded;
   }
   const kineto::KinetoTrace& trace = *preloaded;
-  RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
-  if (!CanCheckSameRun(et, trace)) {
+  // A preloaded trace is the one the ET was synthesized from (Kineto-only and
+  // nsys imports): one run by construction, nothing to check.
+  const bool same_source = loaded == std::nullopt;
+  if (!same_source)
+    RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
+  if (!same_source && !CanCheckSameRun(et, trace)) {
     info->warnings.push_back(absl::StrFormat(
         "%s carries no pid, rank or wall-clock start to check that it was "
         "recorded with %s (a legacy trace from before examples/"

@@ -48,7 +48,9 @@ struct KinetoMergeStats {
 // `et` is what the ET says about its run. A Kineto trace of another run or
 // rank (kineto_identity.h) is an error, not a merge: the ranks of a job, and
 // two runs of one program, run the same ops, so the wrong trace still matches
-// 100%. `preloaded` is kineto_path already parsed, or null to read it.
+// 100%. `preloaded` is kineto_path already parsed, or null to read it; a
+// preloaded trace is the one the ET was synthesized from (Kineto-only and nsys
+// imports), so the same-run check is skipped.
 absl::Status MergeKineto(const std::string& kineto_path,
                          const kineto::KinetoTrace* preloaded, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,

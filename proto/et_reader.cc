@@ -78,9 +78,9 @@ absl::Status NotAnEtError(const std::string& path, JsonKind kind) {
           path, path));
     case JsonKind::kKineto:
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: a Kineto/profiler trace (JSON, op timings only), not a Chakra "
-          ".et: give it to et-convert with the execution trace of the same "
-          "run: et-convert et.json out.et --kineto %s",
+          "%s: a Kineto/profiler trace (JSON), not a Chakra .et: convert it "
+          "first: et-convert %s out.et (alone, or as --kineto beside the "
+          "execution trace of the same run, which adds data dependencies)",
           path, path));
     default:
       return absl::InvalidArgumentError(absl::StrFormat(
