@@ -39,7 +39,7 @@ bool IsComm(SimOpKind k) {
 // One step's nodes sorted into the intervals each side is busy.
 struct SideIntervals {
   std::map<uint32_t, std::vector<Interval>> host_by_thread;  // ops + gaps
-  std::vector<Interval> host_compute, gpu, comm;
+  std::vector<Interval> host_compute, gpu, comm;             // host: ops + gaps
 };
 
 int32_t StepOf(const RankProgram& p, size_t i) {
@@ -59,14 +59,16 @@ std::vector<SideIntervals> Collect(const RankProgram& p,
     SideIntervals& s = by_step[k];
     const Interval op = {tl.start_ns[i], tl.finish_ns[i]};
     if (IsComm(p.kind[i])) {
-      s.comm.push_back(op);
+      // From its issue: the time it waits for the other members is the
+      // rank's communication too (a rendezvous with a slower rank).
+      s.comm.push_back({tl.issue_ns[i], tl.finish_ns[i]});
       continue;
     }
     const uint32_t r = p.resource[i];
     if (r < p.resource_is_host.size() && p.resource_is_host[r]) {
       // The engine charges a host op's gap on its thread before it starts.
       s.host_by_thread[r].push_back({op.first - p.gap_ns[i], op.second});
-      s.host_compute.push_back(op);
+      s.host_compute.push_back(s.host_by_thread[r].back());
     } else {
       s.gpu.push_back(op);
     }
@@ -86,8 +88,8 @@ std::vector<StepBound> StepBounds(const RankProgram& p, const ClassTimeline& tl,
                                   const std::vector<int64_t>& step_end_ns) {
   const std::vector<SideIntervals> by_step = Collect(p, tl, step_end_ns.size());
   // Communication is exposed where the side that computes is idle: the GPU
-  // when the trace has GPU ops, else the host threads (a CPU-only run); the
-  // compute of any step hides it.
+  // when the trace has GPU ops, else the host threads, gaps included (a
+  // CPU-only run); the compute of any step hides it.
   std::vector<Interval> compute;
   for (const SideIntervals& s : by_step) {
     const auto& side = p.steps.has_gpu_ops() ? s.gpu : s.host_compute;
