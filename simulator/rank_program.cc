@@ -267,6 +267,7 @@ void CompileNodes(const NodeModel& graph, const SimOptions& options,
     if (inserted) {
       p->resource_names.push_back(ResourceName(key, p->groups));
       p->resource_is_compute.push_back(key.first != 2);
+      p->resource_is_host.push_back(key.first == 0);
     }
     p->resource[i] = it->second;
   }
@@ -339,6 +340,7 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
                           "known; --host-speed scales it)")));
   }
   if (what_if) {
+    p->device_target = what_if->target().name;
     p->notes.push_back(absl::StrFormat(
         "GPU ops recorded on %s scaled to %s: %d compute-bound (by peak "
         "FLOP/s), %d memory-bound (by bandwidth), %d kept (no FLOPs or bytes)",

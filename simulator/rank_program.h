@@ -51,12 +51,15 @@ struct RankProgram {
   std::vector<std::string>
       resource_names;  // "cpu tid 1", "gpu stream 7", "comm pg 0"
   std::vector<bool> resource_is_compute;
+  std::vector<bool> resource_is_host;  // a CPU thread (else a stream/channel)
   ProgramGroups groups;
   StepModel steps;  // steps, measured step times, host-time model
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
   // The step the prediction is compared with: the trace's for host_time, or
   // --measured-step-ms; none when GPU ops were scaled to another device.
   MeasuredStep measured;
+  // The GPU that --device scaled the recorded GPU ops to; "" when none.
+  std::string device_target;
   int64_t recorded_world_size = 0;  // from metadata (0 = unknown)
   bool ctrl_deps_ignored = false;   // ctrl deps were cyclic: data deps only
   // What was repaired and what the cost models did, for the report.

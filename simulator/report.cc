@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "simulator/step_busy.h"
 #include "step/chrome_trace.h"
 #include "step/recorded_timeline.h"
 #include "step/step_report.h"
@@ -110,6 +111,34 @@ std::vector<int64_t> StepEnds(const RankProgram& p, const ClassTimeline& tl) {
   return ends;
 }
 
+// Why a what-if moves the step or not: --device scales GPU ops only and
+// --host-speed host time only, so a step bound by the other side barely moves.
+void AddWhatIfNote(const RankProgram& p, StepReport* report) {
+  if (!report->bound) return;
+  const StepBound& b = *report->bound;
+  const double host_speed = p.steps.model().host_speed;
+  std::string what_if, unchanged;
+  if (!p.device_target.empty() && b.side != BoundSide::kGpu) {
+    what_if =
+        absl::StrCat("--device ", p.device_target, " scales the GPU ops only");
+  } else if (host_speed != 1.0 && b.side != BoundSide::kHost &&
+             p.host_time == HostTimeMode::kUnprofiled) {
+    what_if = "--host-speed scales the host time only";
+  } else {
+    return;
+  }
+  const double bound_us = b.side == BoundSide::kHost  ? b.host_busy_us
+                          : b.side == BoundSide::kGpu ? b.gpu_busy_us
+                                                      : b.exposed_comm_us;
+  report->notes.push_back(absl::StrFormat(
+      "the step is %s-bound (busy per step: host %.3f ms, GPU %.3f ms, "
+      "exposed comm %.3f ms, of %.3f ms): %s, and the %s's %.3f ms per step "
+      "is not scaled, so the step cannot fall below it",
+      BoundSideName(b.side), b.host_busy_us / 1e3, b.gpu_busy_us / 1e3,
+      b.exposed_comm_us / 1e3, b.step_us / 1e3, what_if, BoundSideName(b.side),
+      bound_us / 1e3));
+}
+
 StepReport BuildStepReport(const std::vector<RankClass>& classes,
                            const SimResult& result) {
   std::vector<RankSteps> rows;
@@ -118,15 +147,19 @@ StepReport BuildStepReport(const std::vector<RankClass>& classes,
   bool has_gpu_ops = false;
   for (size_t c = 0; c < classes.size(); ++c) {
     const RankProgram& p = *classes[c].program;
-    rows.push_back(MakeRankSteps(classes[c].ranks,
-                                 StepEnds(p, result.timelines[c]), p.measured));
+    const std::vector<int64_t> ends = StepEnds(p, result.timelines[c]);
+    rows.push_back(MakeRankSteps(classes[c].ranks, ends, p.measured));
+    rows.back().bounds = StepBounds(p, result.timelines[c], ends);
     steps = std::max(steps, p.steps.steps());
     mode = p.host_time;
     has_gpu_ops |= p.steps.has_gpu_ops();
     if (p.host_time == HostTimeMode::kUnprofiled)
       left_out = std::max(left_out, p.steps.nodes_outside_steps());
   }
-  return MakeStepReport(std::move(rows), steps, mode, left_out, has_gpu_ops);
+  StepReport report =
+      MakeStepReport(std::move(rows), steps, mode, left_out, has_gpu_ops);
+  AddWhatIfNote(*classes.front().program, &report);
+  return report;
 }
 
 }  // namespace

@@ -64,6 +64,10 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
   double measured_sum = 0;
   int64_t measured_n = 0;
   for (const RankSteps& r : ranks) {
+    if (r.mean_us > s.predicted_us || (!s.bound && r.mean_us == s.predicted_us))
+      s.bound = r.bounds.empty()
+                    ? std::nullopt
+                    : std::optional<StepBound>(MeanBound(r.bounds));
     s.predicted_us = std::max(s.predicted_us, r.mean_us);
     if (!r.measured.us) continue;
     measured_sum += *r.measured.us * static_cast<double>(r.ranks.size());
@@ -130,6 +134,7 @@ nlohmann::json StepReportJson(const StepReport& s) {
       {"measured_source", source(s.measured_source)},
       {"error_pct", opt(s.error_pct)},
       {"notes", s.notes},
+      {"bound", s.bound ? StepBoundJson(*s.bound) : nlohmann::json(nullptr)},
   };
   j["ranks"] = nlohmann::json::array();
   for (const RankSteps& r : s.ranks) {
@@ -139,6 +144,9 @@ nlohmann::json StepReportJson(const StepReport& s) {
                           {"measured_us", opt(r.measured.us)},
                           {"measured_source", source(r.measured.source)},
                           {"error_pct", opt(r.error_pct)}});
+    nlohmann::json& bounds = j["ranks"].back()["bounds"];
+    bounds = nlohmann::json::array();
+    for (const StepBound& b : r.bounds) bounds.push_back(StepBoundJson(b));
   }
   return j;
 }
@@ -155,6 +163,10 @@ std::string FormatStepReport(const StepReport& s, const char* verb,
   } else {
     absl::StrAppend(&out, "; no measured step to compare with\n");
   }
+  if (s.bound) {
+    absl::StrAppend(&out, "  bound (slowest rank, its steps together): ",
+                    FormatStepBound(*s.bound), "\n");
+  }
   for (size_t k = 0; k < s.ranks.size() && k < max_ranks; ++k) {
     const RankSteps& r = s.ranks[k];
     std::vector<std::string> steps;
@@ -168,6 +180,10 @@ std::string FormatStepReport(const StepReport& s, const char* verb,
                             r.error_pct.value_or(0));
     }
     absl::StrAppend(&out, "\n");
+    for (size_t k = 0; k < r.bounds.size(); ++k) {
+      absl::StrAppendFormat(&out, "    step %d: %s\n", k,
+                            FormatStepBound(r.bounds[k]));
+    }
   }
   for (const std::string& n : s.notes) absl::StrAppend(&out, "note: ", n, "\n");
   return out;

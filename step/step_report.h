@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "step/step_bound.h"
 #include "step/step_model.h"
 
 namespace et {
@@ -22,6 +23,9 @@ struct RankSteps {
   double mean_us = 0;           // time to the end of the last step / steps
   MeasuredStep measured;
   std::optional<double> error_pct;
+  // Per step, which side bounds it on the tool's timeline; empty when the
+  // tool does not say (et-replay).
+  std::vector<StepBound> bounds;
 };
 
 struct StepReport {
@@ -33,6 +37,8 @@ struct StepReport {
   std::optional<double> error_pct;
   std::vector<RankSteps> ranks;
   std::vector<std::string> notes;  // what was left out, missing truths
+  // The slowest rank's steps together (MeanBound), when its row has bounds.
+  std::optional<StepBound> bound;
 };
 
 // Per-step times from step end times: `step_end_ns[k]` is when the last node

@@ -160,9 +160,11 @@ TEST(StepReportTest, JsonCarriesExactlyTheDocumentedKeys) {
   StepReport s = MakeStepReport({MakeRankSteps({0}, {1000000}, Truth(800))}, 1,
                                 HostTimeMode::kRecorded, 0);
   nlohmann::json j = StepReportJson(s);
-  EXPECT_EQ(Keys(j), (std::set<std::string>{
-                         "steps", "host_time", "predicted_us", "measured_us",
-                         "measured_source", "error_pct", "notes", "ranks"}));
+  EXPECT_EQ(Keys(j),
+            (std::set<std::string>{"steps", "host_time", "predicted_us",
+                                   "measured_us", "measured_source",
+                                   "error_pct", "notes", "ranks", "bound"}));
+  EXPECT_TRUE(j["bound"].is_null());  // no bounds given: et-replay's case
   EXPECT_EQ(j["steps"], 1);
   EXPECT_EQ(j["host_time"], "recorded");
   EXPECT_DOUBLE_EQ(j["predicted_us"].get<double>(), 1000);
@@ -173,9 +175,51 @@ TEST(StepReportTest, JsonCarriesExactlyTheDocumentedKeys) {
   const nlohmann::json& row = j["ranks"][0];
   EXPECT_EQ(Keys(row),
             (std::set<std::string>{"ranks", "step_us", "mean_us", "measured_us",
-                                   "measured_source", "error_pct"}));
+                                   "measured_source", "error_pct", "bounds"}));
+  EXPECT_TRUE(row["bounds"].empty());
   EXPECT_EQ(row["ranks"], nlohmann::json::array({0}));
   EXPECT_DOUBLE_EQ(row["error_pct"].get<double>(), 25);
+}
+
+// The side that bounds a step is the largest busy time; the slowest rank's
+// steps together are the means; text and JSON carry the same numbers.
+TEST(StepReportTest, BoundIsTheLargestSideOfTheSlowestRank) {
+  StepBound host_heavy{10000, 9000, 2, 6000, 0, BoundSide::kGpu};
+  PickBoundSide(&host_heavy);
+  EXPECT_EQ(host_heavy.side, BoundSide::kHost);
+  StepBound comm_heavy{10000, 3000, 1, 2000, 5000, BoundSide::kHost};
+  PickBoundSide(&comm_heavy);
+  EXPECT_EQ(comm_heavy.side, BoundSide::kComm);
+  StepBound tie{10000, 4000, 1, 4000, 4000, BoundSide::kComm};
+  PickBoundSide(&tie);
+  EXPECT_EQ(tie.side, BoundSide::kHost);
+
+  RankSteps fast = MakeRankSteps({0}, {10000000}, MeasuredStep());
+  fast.bounds = {comm_heavy};
+  RankSteps slow = MakeRankSteps({1}, {10000000, 22000000}, MeasuredStep());
+  StepBound gpu_step{12000, 2000, 1, 11000, 0, BoundSide::kGpu};
+  PickBoundSide(&gpu_step);
+  slow.bounds = {host_heavy, gpu_step};
+  const StepReport s =
+      MakeStepReport({fast, slow}, 2, HostTimeMode::kUnprofiled, 0);
+  ASSERT_TRUE(s.bound.has_value());  // rank 1's: 11 ms per step
+  EXPECT_DOUBLE_EQ(s.bound->host_busy_us, 5500);
+  EXPECT_DOUBLE_EQ(s.bound->gpu_busy_us, 8500);
+  EXPECT_EQ(s.bound->side, BoundSide::kGpu);
+  EXPECT_EQ(s.bound->host_threads, 2);
+  const nlohmann::json j = StepReportJson(s);
+  EXPECT_EQ(j["bound"]["side"], "gpu");
+  EXPECT_EQ(j["ranks"][1]["bounds"][0]["side"], "host");
+  EXPECT_EQ(j["ranks"][0]["bounds"][0]["side"], "comm");
+  const std::string text = FormatStepReport(s, "predicted", 4);
+  EXPECT_NE(text.find("GPU-bound: host (2 threads) busy 5.500 of 11.000 ms "
+                      "(50%), GPU 8.500 ms (77%)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    step 0: host-bound: host (2 threads) busy 9.000 "
+                      "of 10.000 ms (90%)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(StepReportTest, JsonHasNullsWithoutTruth) {
