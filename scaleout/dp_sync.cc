@@ -27,7 +27,7 @@ class SyncBuilder {
  public:
   SyncBuilder(const Graph& graph, const NodeModel& model,
               const DpSyncOptions& options)
-      : nodes_(graph.nodes()), options_(options) {
+      : graph_(graph), model_(model), nodes_(graph.nodes()), options_(options) {
     uint64_t max_id = 0;
     int64_t max_stream = 0;
     for (NodeIndex i = 0; i < model.size(); ++i) {
@@ -71,9 +71,36 @@ class SyncBuilder {
 
   uint64_t id(NodeIndex i) const { return nodes_[i].id(); }
   int64_t added() const { return added_; }
+
+  // What a gradient's all-reduce waits for: the host op that makes it ready
+  // and, in a linked GPU trace, the device ops launched by it and by the ops
+  // whose outputs it reads (AccumulateGrad often only detaches the gradient
+  // that a backward op's kernel wrote). DDP's collective is enqueued behind
+  // the compute stream's work, so it cannot start before that kernel ends.
+  void AppendReadyIds(NodeIndex ready, std::vector<uint64_t>* ids) const {
+    ids->push_back(id(ready));
+    std::vector<NodeIndex> launchers = {ready};
+    for (NodeIndex d : graph_.data_deps(ready)) {
+      if (model_.on_host(d)) launchers.push_back(d);
+    }
+    for (NodeIndex l : launchers) {
+      for (auto users : {graph_.data_users(l), graph_.ctrl_users(l)}) {
+        for (NodeIndex u : users) {
+          const NodeKind kind = model_.kind(u);
+          if (!model_.on_host(u) &&
+              (kind == NodeKind::kKernel || kind == NodeKind::kGemm ||
+               kind == NodeKind::kMemory)) {
+            ids->push_back(id(u));
+          }
+        }
+      }
+    }
+  }
   std::vector<Node> TakeNodes() { return std::move(nodes_); }
 
  private:
+  const Graph& graph_;
+  const NodeModel& model_;
   std::vector<Node> nodes_;
   const DpSyncOptions& options_;
   uint64_t next_id_ = 1;
@@ -91,7 +118,8 @@ std::vector<BucketInput> ReadyInputs(const Iteration& it) {
 std::vector<uint64_t> ReadyIds(const SyncBuilder& b, const Iteration& it,
                                const Bucket& bucket) {
   std::vector<uint64_t> ids;
-  for (int k : bucket.members) ids.push_back(b.id(it.gradients[k].ready_node));
+  for (int k : bucket.members)
+    b.AppendReadyIds(it.gradients[k].ready_node, &ids);
   return ids;
 }
 
