@@ -342,6 +342,9 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
   if (!kineto.device_name.empty())
     SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
+  if (kineto.gpu_queued_gap_us >= 0)
+    SetDouble(metadata->mutable_attr(), attr::kGpuQueuedGapUs,
+              kineto.gpu_queued_gap_us);
 }
 
 // Step 4: the metadata, then the nodes in ascending id order; the writer

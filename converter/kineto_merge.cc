@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "converter/gpu_queued_gap.h"
 #include "converter/kineto/kineto_link.h"
 #include "proto/attr_names.h"
 
@@ -122,6 +123,10 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   if (link.matched_step >= 0)
     info->measured_step_us = Micros(link.steps[link.matched_step].period_ns);
   info->device_name = trace.device_name();
+  if (std::optional<QueuedGap> gap = MeasureQueuedGap(link.gpu_ops)) {
+    info->gpu_queued_gap_us = Micros(gap->median_ns);
+    info->gpu_queued_pairs = gap->pairs;
+  }
   if (trace.unprofiled_step_ms() > 0)
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
 }

@@ -35,6 +35,9 @@ struct KinetoMergeStats {
   double measured_step_us = -1;    // the step the ET was recorded in, if found
   double unprofiled_step_us = -1;  // the trace's `unprofiled_step_ms`, if any
   std::string device_name;         // the recording GPU, "" unknown
+  // Median gap between queued ops of a stream (gpu_queued_gap.h); -1 unknown.
+  double gpu_queued_gap_us = -1;
+  int64_t gpu_queued_pairs = 0;
   struct ThreadMatch {
     int64_t tid = 0;
     int64_t host_ops = 0;

@@ -307,6 +307,10 @@ void NodeModelBuilder::DecodeMetadata(
   info.rank = GetInt(attrs, attr::kRank).value_or(-1);
   info.world_size = GetInt(attrs, attr::kWorldSize).value_or(0);
   info.device_name = GetString(attrs, attr::kDeviceName).value_or("");
+  const double gap_us = GetDouble(attrs, attr::kGpuQueuedGapUs).value_or(0);
+  // A gap beyond 1 ms is not a front end's spacing: a hostile value.
+  if (gap_us > 0 && gap_us < 1000)
+    info.gpu_queued_gap_ns = static_cast<int64_t>(gap_us * 1000.0 + 0.5);
   m_.groups_ = DecodeProcessGroups(attrs);
   for (size_t g = 0; g < m_.groups_.size(); ++g)
     group_index_.try_emplace(m_.groups_[g].name, static_cast<int32_t>(g));

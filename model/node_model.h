@@ -92,6 +92,9 @@ struct TraceInfo {
   int64_t rank = -1;        // -1: not recorded
   int64_t world_size = 0;   // 0: not recorded
   std::string device_name;  // the recording GPU ("" unknown)
+  // Median spacing of queued ops on a GPU stream, from the recording; 0 when
+  // not measured (no Kineto trace, or too few queued ops).
+  int64_t gpu_queued_gap_ns = 0;
 };
 
 // Counts of what the decoding met and could not use (never silently dropped).

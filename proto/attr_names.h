@@ -97,6 +97,9 @@ inline constexpr char kUnprofiledStepUs[] =
 inline constexpr char kStepNames[] = "step_names";  // string list
 inline constexpr char kDeviceName[] =
     "device_name";  // string, the recording GPU (Kineto deviceProperties)
+// double, median gap between consecutive queued ops of a GPU stream (the
+// front end's spacing), measured from the Kineto trace
+inline constexpr char kGpuQueuedGapUs[] = "gpu_queued_gap_us";
 
 }  // namespace et::attr
 

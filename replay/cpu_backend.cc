@@ -142,8 +142,16 @@ int64_t CpuBackend::TimelineStartNs(uint32_t i, int64_t prev_end_ns) const {
     ready = std::max(ready, lags[k] >= 0 ? started_ns_[targets[k]] + lags[k]
                                          : ended_ns_[targets[k]].load());
   }
-  if (const int64_t prev = queue_predecessor_[i]; prev >= 0)
-    ready = std::max(ready, ended_ns_[prev].load());
+  if (const int64_t prev = queue_predecessor_[i]; prev >= 0) {
+    // An emulated kernel queued behind another starts the recording's
+    // front-end gap after it, as on the GPU.
+    const ReplayOpKind kind = plan_->ops[i].kind;
+    const int64_t gap =
+        kind == ReplayOpKind::kKernel || kind == ReplayOpKind::kGemm
+            ? plan_->gpu_queued_gap_ns
+            : 0;
+    ready = std::max(ready, ended_ns_[prev].load() + gap);
+  }
   // A host op keeps its gap from when it could start (step_model.h).
   return ready + plan_->ops[i].gap_before_ns;
 }

@@ -36,6 +36,7 @@ void FillRecordedIdentity(const NodeModel& model, ReplayPlan* plan) {
       static_cast<int>(std::clamp<int64_t>(model.info().rank, -1, kMaxRanks));
   plan->recorded_world_size = static_cast<int>(
       std::clamp<int64_t>(model.info().world_size, 0, kMaxRanks));
+  plan->gpu_queued_gap_ns = model.info().gpu_queued_gap_ns;
 }
 
 // Host ops hold the host-time model's time, and its gap before them.

@@ -49,7 +49,10 @@ struct ReplayPlan {
 
   int recorded_rank = -1;       // metadata `rank`, -1 if absent
   int recorded_world_size = 0;  // metadata `world_size`, else the largest group
-  StepModel steps;              // steps, measured steps, host-time model
+  // A device op queued behind another on its stream starts this long after it
+  // (the recording's front-end spacing, step-model.md); 0 unknown.
+  int64_t gpu_queued_gap_ns = 0;
+  StepModel steps;  // steps, measured steps, host-time model
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
   bool used_data_deps_only = false;  // ctrl deps were cyclic and were ignored
   std::vector<std::string> notes;    // what loading repaired or counted

@@ -204,7 +204,15 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
 
   if (p.kind[node] == SimOpKind::kCompute) {
     // A host op's thread is busy for its gap first (Python, the dispatcher).
-    const int64_t start = SaturatingAdd(t, p.gap_ns[node]);
+    int64_t start = SaturatingAdd(t, p.gap_ns[node]);
+    // A GPU op queued behind the stream's previous op starts a front-end gap
+    // after it; one launched onto an idle stream starts when ready.
+    const int32_t prev = s.last_on[p.resource[node]];
+    if (p.gpu_queued_gap_ns > 0 && prev >= 0 &&
+        !p.resource_is_host[p.resource[node]]) {
+      start = std::max(start,
+                       SaturatingAdd(tl.finish_ns[prev], p.gpu_queued_gap_ns));
+    }
     tl.start_ns[node] = start;
     const double scaled = static_cast<double>(p.compute_ns[node]) *
                           classes_[c].slowdown / options_.compute_scale;

@@ -364,6 +364,13 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   FillGroups(graph, options, &p);
   p.steps = StepModel::Build(graph, options.host_model);
   p.host_time = options.host_time;
+  p.gpu_queued_gap_ns = graph.info().gpu_queued_gap_ns;
+  if (p.gpu_queued_gap_ns > 0) {
+    p.notes.push_back(absl::StrFormat(
+        "GPU ops queued on a stream start %.2f us after the previous one ends "
+        "(median measured in the recording)",
+        p.gpu_queued_gap_ns / 1e3));
+  }
   ComputeTiming timing;
   timing.compute = &compute;
   timing.host_time_model =

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -155,6 +156,57 @@ TEST_F(HostOpsTest, MetadataHasDeviceAndProfiledStepPeriods) {
   EXPECT_GT((*steps)[2], 0);
   // No --measured-step-ms and no truth recorded in the Kineto trace.
   EXPECT_FALSE(GetDouble(meta, attr::kUnprofiledStepUs).has_value());
+}
+
+// The GPU front end's spacing, computed here from the Kineto JSON by the
+// rule in gpu_queued_gap.h: consecutive ops of a stream whose second was
+// launched (runtime call start) before the first started.
+TEST_F(HostOpsTest, MetadataHasTheMedianGapBetweenQueuedGpuOps) {
+  const nlohmann::json kineto = ReadJson(SharedPath(kKineto));
+  const nlohmann::json& events =
+      kineto.is_array() ? kineto : kineto["traceEvents"];
+  std::map<int64_t, double> launch_ts;  // correlation -> runtime call start
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<double, double>>>
+      streams;  // (device, stream) -> (start, end) us
+  std::vector<std::pair<double, int64_t>> corr_of_start;
+  for (const auto& e : events) {
+    const std::string cat = e.value("cat", "");
+    if (!e.contains("args") || !e["args"].contains("correlation")) continue;
+    const int64_t corr = e["args"]["correlation"].get<int64_t>();
+    if (cat == "cuda_runtime" || cat == "cuda_driver") {
+      launch_ts[corr] = e["ts"].get<double>();
+    } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+      const double ts = e["ts"].get<double>();
+      streams[{e["args"].value("device", -1), e["args"].value("stream", -1)}]
+          .emplace_back(ts, ts + e.value("dur", 0.0));
+      corr_of_start.emplace_back(ts, corr);
+    }
+  }
+  std::map<double, int64_t> corr_at(corr_of_start.begin(), corr_of_start.end());
+  std::vector<double> gaps;
+  for (auto& [key, ops] : streams) {
+    std::sort(ops.begin(), ops.end());
+    for (size_t k = 1; k < ops.size(); ++k) {
+      auto launch = launch_ts.find(corr_at[ops[k].first]);
+      if (launch == launch_ts.end() || launch->second >= ops[k - 1].first)
+        continue;
+      if (ops[k].first - ops[k - 1].second >= 0)
+        gaps.push_back(ops[k].first - ops[k - 1].second);
+    }
+  }
+  ASSERT_GE(gaps.size(), 20u);
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  const double median_us = gaps[gaps.size() / 2];
+
+  absl::StatusOr<Graph> g = ConvertMlp("mlp1024_gap.et");
+  ASSERT_TRUE(g.ok()) << g.status();
+  std::optional<double> gap =
+      GetDouble(g->metadata().attr(), attr::kGpuQueuedGapUs);
+  ASSERT_TRUE(gap.has_value());
+  EXPECT_NEAR(*gap, median_us, 0.002);
+  // A front end's spacing: about a microsecond, far below any kernel here.
+  EXPECT_GT(*gap, 0.5);
+  EXPECT_LT(*gap, 3.0);
 }
 
 TEST_F(HostOpsTest, MeasuredStepMsBecomesTheUnprofiledStep) {

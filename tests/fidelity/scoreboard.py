@@ -6,10 +6,10 @@ replayed by et-replay's CPU backend; one table of errors (markdown).
   python3 tests/fidelity/scoreboard.py [BUILD_DIR] [--no-replay] [--check-bias]
 
 Every error is signed (predicted - true, % of true); the last row is the mean
-signed error of each column. --check-bias (ctest `host_bias`): exits 1 when in
-any unprofiled et-sim column every error has the same sign and their mean is
-beyond 3% (a bias of the host model, not noise); exits 77 (ctest: skipped)
-with the reason when ../shared is absent.
+signed error of each column. --check-bias (ctest `host_bias`): exits 1 when a
+default prediction (H100, or --device H200) misses its truth by more than 5%
+or a column's mean signed error is beyond 2% (issue 21's bounds); exits 77
+(ctest: skipped) with the reason when ../shared is absent.
 
 Truths: ../shared/traces/h100/*_meta.json (the step without a profiler on the
 H100 and the H200) and the profiled steps the Kineto traces carry; the demo's
@@ -124,18 +124,27 @@ def main():
 
 
 def check(cols):
-    """1 when an unprofiled column's errors all share a sign with a mean
-    beyond 3%; 77 (skipped) when there is nothing to check."""
+    """Issue 21's bounds on the default predictions (H100, and --device H200):
+    1 when an error is beyond 5% or a column's mean signed error beyond 2%;
+    77 (skipped) when there is nothing to check. The --host-profile columns
+    are printed, not judged: their known positive bias (the light profiler's
+    cost per op on CUDA is not measured) is in docs/step-model.md."""
     checked, failed = 0, False
-    for name in ["default", "light", "h200", "h200 light"]:
+    for name in ["default", "h200", "light", "h200 light"]:
         errs = cols[name]
         if not errs:
             continue
-        checked += 1
         mean = sum(errs) / len(errs)
-        same_sign = all(e > 0 for e in errs) or all(e < 0 for e in errs)
-        verdict = "FAIL (a bias)" if same_sign and abs(mean) > 3 else "ok"
-        failed |= verdict != "ok"
+        judged = name in ("default", "h200")
+        if judged:
+            checked += 1
+            worst = max(abs(e) for e in errs)
+            verdict = "ok"
+            if worst > 5 or abs(mean) > 2:
+                verdict = "FAIL (worst %.1f%% > 5%% or mean beyond 2%%)" % worst
+            failed |= verdict != "ok"
+        else:
+            verdict = "not judged (--host-profile)"
         print("%-11s errors %s: mean %+.2f%%, %s" % (
             name, " ".join("%+.1f%%" % e for e in errs), mean, verdict))
     if not checked:

@@ -91,6 +91,30 @@ TEST(EngineTest, SameResourceIssuesLowestIdFirst) {
   EXPECT_EQ(tl.start_ns[*g.Find(5)], 7000);
 }
 
+TEST(EngineTest, QueuedGpuOpsStartTheRecordedGapApart) {
+  // Host op 1 (10 us) launches GPU ops 2 (20 us) and 3 (5 us) on one stream:
+  // 3 waits only for the stream, so it starts the front end's gap after 2.
+  // GPU op 5, launched by host op 4 long after the stream went idle, starts
+  // when it is ready.
+  ChakraProtoMsg::GlobalMetadata meta;
+  SetDouble(meta.mutable_attr(), attr::kGpuQueuedGapUs, 1.5);
+  Graph g = Graph::Build(meta, {Compute(1, 10, {}), Compute(2, 20, {1}, true),
+                                Compute(3, 5, {1}, true), Compute(4, 100, {1}),
+                                Compute(5, 5, {4}, true)});
+  auto run = Simulate({&g}, SimOptions());
+  ASSERT_TRUE(run->result.ok()) << run->result.status();
+  const ClassTimeline& tl = run->result->timelines[0];
+  EXPECT_EQ(tl.start_ns[*g.Find(2)], 10000);
+  EXPECT_EQ(tl.start_ns[*g.Find(3)], 31500);   // 20 us after 10, + 1.5
+  EXPECT_EQ(tl.start_ns[*g.Find(5)], 110000);  // idle stream: no gap
+  // Without the measured gap, queued ops run back to back.
+  Graph plain = MakeGraph({Compute(1, 10, {}), Compute(2, 20, {1}, true),
+                           Compute(3, 5, {1}, true)});
+  auto back_to_back = Simulate({&plain}, SimOptions());
+  ASSERT_TRUE(back_to_back->result.ok());
+  EXPECT_EQ(back_to_back->result->timelines[0].start_ns[*plain.Find(3)], 30000);
+}
+
 TEST(EngineTest, CommunicationOverlapsComputeAndExposedIsCounted) {
   // GPU op 1 (10 us) -> all-reduce 2 of 1000 B over 2 ranks; GPU op 3 (4 us)
   // independent. Cost: ring 2*1*1000 + 2*1/2*1000/1 = 3000 ns.
