@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "simulator/host_collective_model.h"
+
 namespace et::sim {
 namespace {
 
@@ -236,6 +238,9 @@ double BusBandwidthFactor(NcclOp op, int64_t ranks) {
 NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
                             double bytes, unsigned algorithms) {
   if (ranks <= 1 && op != NcclOp::kSendRecv) return {};
+  if (platform.host_backend) {
+    return {HostCollectiveUs(platform, op, ranks, bytes), "gloo", "host"};
+  }
   const int64_t gpn = std::max<int64_t>(1, platform.gpus_per_node);
   Shape shape{std::max<int64_t>(ranks, 2), 1, 1};
   shape.nodes = (shape.ranks + gpn - 1) / gpn;

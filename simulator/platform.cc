@@ -46,6 +46,25 @@ std::vector<Platform> Presets() {
   // 100 Gb/s NIC. Log 26.
   p.push_back({"L40S-PCIE", "L40S", GpuArch::kAmpere, 1, 32, false, 0.8, 1, 100,
                0.64, 0.5, 0, 0, false});
+  // gloo over TCP loopback among the processes of one host (2-core VM, torch
+  // 1.13); launch, step latency and bandwidth measured by
+  // examples/gloo_allreduce_bench.py. Host memory, no NICs.
+  Platform host{kHostPlatformName,
+                "CPU",
+                GpuArch::kVolta,
+                4096,
+                0.7,
+                false,
+                1.0,
+                1,
+                1,
+                1.0,
+                200,
+                0,
+                0,
+                false};
+  host.host_backend = true;
+  p.push_back(host);
   return p;
 }
 
