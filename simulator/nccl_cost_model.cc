@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "simulator/host_collective_model.h"
+
 namespace et::sim {
 namespace {
 
@@ -30,6 +32,10 @@ constexpr double kTreeNetEfficiency = 0.625;  // tree algbw / NIC line rate
 constexpr double kAllToAllShare = 0.97;  // all-to-all / ring busbw, one node
 constexpr double kRampExponent = 0.78;   // Simple pipeline ramp
 constexpr double kNvlsLatencyUs = 25;    // NCCL's NVLS hop (NVLink)
+// Send/recv across nodes: the share of the sending GPU's NIC line rate one
+// peer's p2p channels reach (10-node H100 logs, 1-4 GPUs per node: 24.9-26.2
+// of 50 GB/s; docs/collective-model.md).
+constexpr double kP2pNetShare = 0.5;
 
 // LL's algorithm-bandwidth cap (GB/s), NCCL's llMaxBws: one node per GPU
 // generation, several nodes (Intel hosts).
@@ -99,8 +105,11 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
       return out;
     }
     case NcclOp::kSendRecv: {
-      const double bus =
-          multi ? std::min(intra, net / s.per_node) : intra * kAllToAllShare;
+      // Across nodes one GPU's pair crosses, through that GPU's NIC.
+      const double gpu_nic_line =
+          p.nics_per_node * p.nic_gbits / 8 / static_cast<double>(s.per_node);
+      const double bus = multi ? std::min(intra, gpu_nic_line * kP2pNetShare)
+                               : intra * kAllToAllShare;
       ForProtocols(p, s, op, "p2p", bus, one_hop, &out);
       return out;
     }
@@ -125,10 +134,13 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
   }
   if (op != NcclOp::kAllReduce) return out;
   if (multi && (algorithms & kNcclTree)) {
-    // Tree across nodes (NVLS inside a node where the switch has it): every
-    // node sends and receives about the whole buffer once.
+    // Tree across nodes (NVLS inside a node where the switch has it). Two
+    // nodes: each sends and receives the whole buffer once. More: NCCL's
+    // double binary tree makes every node interior in one tree (two
+    // children), so it moves about twice the buffer each way.
     const double nic_line = p.nics_per_node * p.nic_gbits / 8;
-    const double tree_alg = nic_line * kTreeNetEfficiency;
+    const double tree_alg =
+        nic_line * kTreeNetEfficiency / (s.nodes > 2 ? 2.0 : 1.0);
     const double inside = p.nvswitch_sharp ? p.intra_gbps * kNvlsEfficiency /
                                                  (1 + 1.0 / s.per_node)
                                            : intra / 2;
@@ -226,6 +238,9 @@ double BusBandwidthFactor(NcclOp op, int64_t ranks) {
 NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
                             double bytes, unsigned algorithms) {
   if (ranks <= 1 && op != NcclOp::kSendRecv) return {};
+  if (platform.host_backend) {
+    return {HostCollectiveUs(platform, op, ranks, bytes), "gloo", "host"};
+  }
   const int64_t gpn = std::max<int64_t>(1, platform.gpus_per_node);
   Shape shape{std::max<int64_t>(ranks, 2), 1, 1};
   shape.nodes = (shape.ranks + gpn - 1) / gpn;

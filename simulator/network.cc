@@ -58,10 +58,14 @@ absl::StatusOr<Network> FromFlag(const std::string& flag, bool* has_platform) {
 
 absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
                                        absl::string_view device_name,
-                                       bool follow_device, int64_t world_size) {
+                                       bool follow_device, int64_t world_size,
+                                       bool comm_on_host) {
   std::string name = flag;
   std::string reason = "--topology";
-  if (name.empty()) {
+  if (name.empty() && follow_device && comm_on_host) {
+    name = kHostPlatformName;
+    reason = "the trace's collectives run on the host (gloo)";
+  } else if (name.empty()) {
     const std::optional<Platform> own =
         follow_device ? PlatformForDevice(device_name) : std::nullopt;
     name = own ? own->name : "HGX-H100";

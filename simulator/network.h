@@ -23,12 +23,14 @@ struct Network {
   Topology topology;  // fitted to the world size
 };
 
-// `flag`: a platform preset, a platform file or a topology file; empty: the
-// preset of `device_name` when `follow_device` (else, or with no match,
-// HGX-H100, the previous default).
+// `flag`: a platform preset, a platform file or a topology file; empty, when
+// `follow_device`: HOST-GLOO if `comm_on_host` (every collective of the trace
+// runs on a CPU backend), else the preset of `device_name`; otherwise, or
+// with no match, HGX-H100, the previous default.
 absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
                                        absl::string_view device_name,
-                                       bool follow_device, int64_t world_size);
+                                       bool follow_device, int64_t world_size,
+                                       bool comm_on_host = false);
 
 // Two levels: the platform's node over its intra-node fabric, nodes over the
 // NICs' share per GPU; latencies from NCCL's Simple hops.

@@ -35,6 +35,10 @@ struct Platform {
   double launch_us = 4;            // host launch cost on top of NCCL's base
   double pipeline_ramp_us = 30;    // Simple protocol: data in flight to fill
   bool ll128_over_network = true;  // false for EFA and TCP sockets
+  // Collectives run by a CPU backend (gloo) among processes of one host:
+  // simulator/host_collective_model.h prices them (net_hop_us is its
+  // per-step latency, intra_gbps its memory bandwidth), not NCCL's model.
+  bool host_backend = false;
 
   // Bytes per us across nodes for one node (all NICs, line rate x efficiency).
   double NodeNetGBps() const {
@@ -54,6 +58,9 @@ std::optional<Platform> FindPlatformPreset(absl::string_view name);
 
 // Every preset name, for messages and docs.
 std::vector<std::string> PlatformPresetNames();
+
+// The preset for collectives a CPU backend (gloo) runs on one host.
+inline constexpr char kHostPlatformName[] = "HOST-GLOO";
 
 // The preset for a recorded GPU name ("NVIDIA A100-SXM4-80GB" -> DGX-A100), or
 // nullopt when no preset matches.

@@ -258,6 +258,25 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Load(
   return sim;
 }
 
+namespace {
+
+// True when the trace has collectives and a CPU backend (gloo) runs every
+// one of them: they are priced on the host, not on a GPU fabric.
+bool CommOnHost(const std::vector<std::unique_ptr<NodeModel>>& models) {
+  int64_t comms = 0, on_host = 0;
+  for (const auto& model : models) {
+    for (NodeIndex i = 0; i < model->size(); ++i) {
+      const CommSpec* comm = model->comm(i);
+      if (comm == nullptr) continue;
+      ++comms;
+      on_host += comm->on_host ? 1 : 0;
+    }
+  }
+  return comms > 0 && on_host == comms;
+}
+
+}  // namespace
+
 absl::Status Simulation::Simulate(const SimOptions& options) {
   Simulation* sim = this;
   RETURN_IF_ERROR(sim->BuildClasses(options));
@@ -269,7 +288,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   ASSIGN_OR_RETURN(
       Network network,
       ResolveNetwork(options.topology, sim->models_[0]->info().device_name,
-                     !astra, sim->world_size_));
+                     !astra, sim->world_size_, CommOnHost(sim->models_)));
   std::string fit_note;
   if (!options.comm_from.empty()) {
     ASSIGN_OR_RETURN(fit_note,

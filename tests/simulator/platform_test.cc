@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "simulator/nccl_cost_model.h"
 #include "simulator/network.h"
 
 namespace et::sim {
@@ -70,6 +71,22 @@ TEST(NetworkTest, NoFlagFollowsTheTracesGpu) {
   EXPECT_EQ(ResolveNetwork("", "MI300X", true, 8)->name, "HGX-H100");
   EXPECT_EQ(ResolveNetwork("", "NVIDIA A100", false, 8)->name, "HGX-H100");
   EXPECT_EQ(ResolveNetwork("", "NVIDIA A100", false, 8)->reason, "default");
+}
+
+TEST(NetworkTest, HostCollectivesDefaultToTheHostPreset) {
+  auto n = ResolveNetwork("", "", true, 4, /*comm_on_host=*/true);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(n->name, "HOST-GLOO");
+  EXPECT_EQ(n->reason, "the trace's collectives run on the host (gloo)");
+  EXPECT_TRUE(n->platform.host_backend);
+  // gloo's ring on the measured figures, not NCCL's: 64 MiB over 4 ranks.
+  const NcclEstimate e =
+      NcclCollective(n->platform, NcclOp::kAllReduce, 4, 64 << 20);
+  EXPECT_EQ(e.algorithm, "gloo");
+  EXPECT_NEAR(e.time_us, 6 * 200 + (64 << 20) * 1.5 / 700, 1);
+  // --topology still wins; so does an astra mode's previous default.
+  EXPECT_EQ(ResolveNetwork("HGX-H100", "", true, 4, true)->name, "HGX-H100");
+  EXPECT_EQ(ResolveNetwork("", "", false, 4, true)->name, "HGX-H100");
 }
 
 TEST(NetworkTest, PlatformOnlyPresetGetsATopology) {

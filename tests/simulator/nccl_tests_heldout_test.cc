@@ -1,0 +1,125 @@
+// The NCCL model against published nccl-tests logs it was not fitted to
+// (tests/data/nccl-tests-heldout/, sources in its README.md): 10-node H100
+// jobs with 1, 2, 4 and 8 GPUs per node, every operation nccl-tests runs
+// there. Per log and operation, on the HGX-H100 preset narrowed to the GPUs
+// each node runs (PlatformForGroup), the same bounds as the shared logs:
+// median error over sizes >= 1 MiB within 10%, the worst such size within
+// 25%. Prints the table docs/benchmarks.md holds.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "simulator/nccl_cost_model.h"
+#include "simulator/nccl_tests_log.h"
+#include "simulator/platform.h"
+
+namespace et::sim {
+namespace {
+
+struct HeldOutLog {
+  const char* file;
+  int64_t ranks_per_node;
+};
+
+// The four logs of one 10-node run (README.md): 1, 2, 4 and 8 GPUs per node.
+constexpr HeldOutLog kLogs[] = {
+    {"h100_10x1_nccl_N10_G1.log", 1},
+    {"h100_10x2_nccl_N10_G2.log", 2},
+    {"h100_10x4_nccl_N10_G4.log", 4},
+    {"h100_10x8_nccl_N10_G8.log", 8},
+};
+
+struct Bounds {
+  double median = 0.10;
+  double worst = 0.25;
+};
+
+// Bounds looser than the shared logs', each for a measured behaviour the
+// model has no mechanism for (docs/collective-model.md, "What it misses").
+Bounds BoundsFor(int64_t ranks_per_node, NcclOp op) {
+  if (ranks_per_node == 8) {
+    // 32-128 MiB take a flat 650-1250 us on this cluster with all 8 GPUs of
+    // a node busy (as single-node sendrecv does, log 18); all-gather and
+    // reduce-scatter also stay 10% under the ring's rate at 16 GiB.
+    if (op == NcclOp::kAllReduce) return {0.10, 0.60};
+    if (op == NcclOp::kAllGather || op == NcclOp::kReduceScatter)
+      return {0.25, 0.60};
+    // 15.2 GB/s, 0.6 of the 25 GB/s that 1-4 GPUs per node reach: the pair
+    // that crosses nodes (GPU 7 -> next node's GPU 0) changes rail.
+    if (op == NcclOp::kSendRecv) return {0.45, 0.45};
+  }
+  // 32 MiB all-to-all: 40-80 peers' messages of 0.4-0.8 MiB each, slower
+  // than the bandwidth the model gives them.
+  if (op == NcclOp::kAllToAll && ranks_per_node >= 4) return {0.10, 0.30};
+  return {};
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string SizeName(int64_t b) {
+  if (b >= (int64_t{1} << 30))
+    return absl::StrFormat("%g GiB", b / double(1 << 30));
+  return absl::StrFormat("%g MiB", b / double(1 << 20));
+}
+
+TEST(NcclTestsHeldOutTest, TenNodeH100LogsWithinBounds) {
+  absl::PrintF(
+      "| log | op | ranks (nodes x GPUs) | median >= 1 MiB | worst >= 1 MiB "
+      "(size) |\n|---|---|---|---|---|\n");
+  const Platform preset = *FindPlatformPreset("HGX-H100");
+  int tables = 0;
+  for (const HeldOutLog& log : kLogs) {
+    SCOPED_TRACE(log.file);
+    const absl::StatusOr<NcclTestsLog> parsed = LoadNcclTestsLogs(
+        {std::string(ET_TEST_DATA) + "/nccl-tests-heldout/" + log.file});
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_FALSE(parsed->op_assumed);
+    EXPECT_NE(parsed->device_name.find("H100"), std::string::npos);
+    const Platform platform = PlatformForGroup(preset, log.ranks_per_node);
+    std::map<NcclOp, std::vector<NcclTestsLogRow>> by_op;
+    for (const NcclTestsLogRow& row : parsed->rows) {
+      by_op[row.op].push_back(row);
+    }
+    ASSERT_EQ(by_op.size(), 5u);  // all_reduce ... sendrecv
+    for (const auto& [op, rows] : by_op) {
+      SCOPED_TRACE(std::string(NcclOpName(op)));
+      std::vector<double> errors;
+      double worst = 0;
+      int64_t worst_bytes = 0;
+      for (const NcclTestsLogRow& row : rows) {
+        ASSERT_EQ(row.ranks, 10 * log.ranks_per_node);
+        const double predicted_us =
+            NcclCollective(platform, op, row.ranks,
+                           static_cast<double>(row.bytes))
+                .time_us;
+        const double error = predicted_us / row.time_us - 1;
+        if (row.bytes < (1 << 20)) continue;
+        errors.push_back(std::abs(error));
+        if (std::abs(error) > std::abs(worst)) {
+          worst = error;
+          worst_bytes = row.bytes;
+        }
+      }
+      ASSERT_GE(errors.size(), 5u);
+      const Bounds bounds = BoundsFor(log.ranks_per_node, op);
+      EXPECT_LE(Median(errors), bounds.median);
+      EXPECT_LE(std::abs(worst), bounds.worst) << SizeName(worst_bytes);
+      absl::PrintF("| %s | %s | %d (10 x %d) | %.1f%% | %+.1f%% (%s) |\n",
+                   log.file, NcclOpName(op), rows[0].ranks, log.ranks_per_node,
+                   100 * Median(errors), 100 * worst, SizeName(worst_bytes));
+      ++tables;
+    }
+  }
+  EXPECT_EQ(tables, 20);
+}
+
+}  // namespace
+}  // namespace et::sim
