@@ -238,7 +238,7 @@ void CompileComm(const NodeModel& graph, NodeIndex i, const CommSpec& c,
     p->peer[i] = c.peer;
     // --layout: the program is rank 0's of the job; its peer is the recorded
     // one moved to rank 0's replica (checked by Simulation::ApplyLayout).
-    if (const auto& scaled = options.scaled_groups) {
+    if (const auto& scaled = options.scaled_groups; scaled && c.peer >= 0) {
       absl::StatusOr<int64_t> moved = scaleout::MovePeer(
           scaled->recorded, graph.info().rank, c.peer, scaled->layout, 0);
       if (moved.ok()) p->peer[i] = static_cast<int32_t>(*moved);

@@ -34,6 +34,7 @@ absl::Status CheckPeersMove(const std::string& file, const NodeModel& model,
   for (NodeIndex i = 0; i < model.size(); ++i) {
     const NodeKind kind = model.kind(i);
     if (kind != NodeKind::kSend && kind != NodeKind::kRecv) continue;
+    if (model.comm(i)->peer < 0) continue;  // no peer recorded: none to move
     const std::string node =
         absl::StrFormat("--layout: node %d (%s)", model.id(i), model.name(i));
     if (model.info().rank < 0) {
