@@ -297,7 +297,12 @@ absl::Status CollectiveResolver::Resolve(
     records_.push_back(std::move(rec));
   }
   // Work records standing alone: fold into the latest earlier call of the same
-  // kind and type that shares a tensor and has no work record yet.
+  // kind and type that shares a tensor and has no work record yet; then the
+  // ones still alone into the earliest later such call. The observer can
+  // hang a work record under an op that started before its call (a DDP
+  // bucket's gloo:all_reduce under an earlier ReluBackward0), and a work
+  // record left alone would be a second collective on this rank only: the
+  // ranks' collectives would no longer pair.
   std::vector<bool> has_work(records_.size(), false);
   for (const CommRecord& r : records_) {
     for (uint32_t m : r.members) {
@@ -305,22 +310,31 @@ absl::Status CollectiveResolver::Resolve(
     }
   }
   std::vector<bool> dissolved(records_.size(), false);
-  for (size_t r = 0; r < records_.size(); ++r) {
+  auto fold_into = [&](size_t r, size_t c) {
     const uint32_t w = records_[r].owner;
-    if (!cls[w]->work_record) continue;
+    const uint32_t call = records_[c].owner;
+    if (dissolved[c] || has_work[c] || cls[call]->work_record) return false;
+    if (cls[call]->spelling.kind != cls[w]->spelling.kind ||
+        cls[call]->spelling.type != cls[w]->spelling.type ||
+        !SharesTensor(table.inputs(call), table.inputs(w))) {
+      return false;
+    }
+    has_work[c] = true;
+    dissolved[r] = true;
+    records_[c].members.push_back(w);
+    for (uint32_t m : records_[r].members) records_[c].members.push_back(m);
+    return true;
+  };
+  for (size_t r = 0; r < records_.size(); ++r) {
+    if (!cls[records_[r].owner]->work_record) continue;
     for (size_t c = r; c-- > 0;) {
-      const uint32_t call = records_[c].owner;
-      if (dissolved[c] || has_work[c] || cls[call]->work_record) continue;
-      if (cls[call]->spelling.kind != cls[w]->spelling.kind ||
-          cls[call]->spelling.type != cls[w]->spelling.type ||
-          !SharesTensor(table.inputs(call), table.inputs(w))) {
-        continue;
-      }
-      has_work[c] = true;
-      dissolved[r] = true;
-      records_[c].members.push_back(w);
-      for (uint32_t m : records_[r].members) records_[c].members.push_back(m);
-      break;
+      if (fold_into(r, c)) break;
+    }
+  }
+  for (size_t r = 0; r < records_.size(); ++r) {
+    if (dissolved[r] || !cls[records_[r].owner]->work_record) continue;
+    for (size_t c = r + 1; c < records_.size(); ++c) {
+      if (fold_into(r, c)) break;
     }
   }
   // Compact, then describe each collective from its owner first, then its

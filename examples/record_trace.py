@@ -17,6 +17,15 @@ Without torchrun (or where it is broken, as in Debian's torch 1.13 on Python 3.1
 starts N local ranks itself (gloo on CPU, NCCL on GPUs):
     python3 record_trace.py --spawn 4 --et-out mlp_et_r{rank}.json --kineto-out mlp_kineto_r{rank}.json
 
+Tensor parallelism (--tp T, Megatron-style; the world is T x dp, tp innermost): the MLP's
+layers become --tp-layers pairs of a column-parallel and a row-parallel linear layer, with
+one all-reduce in the tensor-parallel group per pair in the forward pass and one in the
+backward; dp > 1 wraps the model in DDP over the data-parallel group. An 8-rank TP8 run:
+    python3 record_trace.py --spawn 8 --tp 8 --et-out tp8_et_r{rank}.json \
+        --kineto-out tp8_kineto_r{rank}.json
+PyTorch 1.13 records no process-group table; --tp adds the `## process_group:init ##` node
+that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET.
+
 Then: et-convert mlp_et.json mlp.et   (see examples/README.md)
 """
 
@@ -91,8 +100,63 @@ class TinyGpt(nn.Module):
         return self.head(self.norm(self.block(self.tokens(idx) + self.positions(pos))))
 
 
-def make_model_and_batch(args, device):
+class _CopyToTp(torch.autograd.Function):
+    """Megatron's f: identity forward, all-reduce of the input gradient backward."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        ctx.group = group
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.clone()
+        torch.distributed.all_reduce(grad, group=ctx.group)
+        return grad, None
+
+
+class _ReduceFromTp(torch.autograd.Function):
+    """Megatron's g: all-reduce of the partial sums forward, identity backward."""
+
+    @staticmethod
+    def forward(ctx, x, group):
+        x = x.clone()
+        torch.distributed.all_reduce(x, group=group)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class TpMlp(nn.Module):
+    """Megatron's parallel MLP, `layers` times: a column-parallel linear layer (width ->
+    4 x width / tp), ReLU, a row-parallel one (4 x width / tp -> width, its bias added
+    after the all-reduce), one all-reduce in the tensor-parallel group each way."""
+
+    def __init__(self, width, layers, tp, group):
+        super().__init__()
+        self.group = group
+        self.column = nn.ModuleList(nn.Linear(width, 4 * width // tp) for _ in range(layers))
+        self.row = nn.ModuleList(nn.Linear(4 * width // tp, width, bias=False)
+                                 for _ in range(layers))
+        self.row_bias = nn.ParameterList(nn.Parameter(torch.zeros(width))
+                                         for _ in range(layers))
+
+    def forward(self, x):
+        for column, row, bias in zip(self.column, self.row, self.row_bias):
+            h = torch.relu(column(_CopyToTp.apply(x, self.group)))
+            x = _ReduceFromTp.apply(row(h), self.group) + bias
+        return x
+
+
+def make_model_and_batch(args, device, tp_group=None):
     """Returns (model, inputs, targets, loss_fn)."""
+    if tp_group is not None:
+        model = TpMlp(args.width, args.tp_layers, args.tp, tp_group)
+        x = torch.randn(args.batch, args.width)
+        y = torch.randn(args.batch, args.width)
+        return model.to(device), x.to(device), y.to(device), nn.MSELoss()
     if args.model == "mlp":
         model = Mlp(args.width)
         x = torch.randn(args.batch, args.width)
@@ -132,6 +196,47 @@ def init_distributed(device):
     backend = "nccl" if device.type == "cuda" else "gloo"
     dist.init_process_group(backend=backend)
     return dist.get_rank(), world_size
+
+
+def make_tp_dp_groups(rank, world_size, tp, backend):
+    """Megatron's groups (tp innermost: tp groups of consecutive ranks, dp groups strided
+    by tp), created by every rank in one order as PyTorch requires. Returns (tp_group,
+    dp_group, table): table is the `## process_group:init ##` rows of this rank's groups,
+    named as PyTorch numbers them."""
+    import torch.distributed as dist
+    table = [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": backend,
+              "ranks": [], "group_size": world_size}]
+    specs = [("TENSOR_MODEL_PARALLEL_GROUP", list(range(b, b + tp)))
+             for b in range(0, world_size, tp)]
+    specs += [("DATA_PARALLEL_GROUP", list(range(t, world_size, tp))) for t in range(tp)]
+    groups = {}
+    for number, (desc, ranks) in enumerate(specs, start=1):
+        group = dist.new_group(ranks)
+        if rank in ranks:
+            table.append({"pg_name": str(number), "pg_desc": desc, "backend_config": backend,
+                          "ranks": ranks, "group_size": len(ranks)})
+            groups[desc] = group
+    return groups["TENSOR_MODEL_PARALLEL_GROUP"], groups["DATA_PARALLEL_GROUP"], table
+
+
+def add_group_table(path, table):
+    """Adds the `## process_group:init ##` node PyTorch 2.1+ records (its first input is
+    the table as JSON) to an ET that has none (1.13's observer writes none)."""
+    with open(path) as f:
+        et = json.load(f)
+    if any(n.get("name") == "## process_group:init ##" for n in et["nodes"]):
+        return
+    root = min(et["nodes"], key=lambda n: n["id"])
+    et["nodes"].append({
+        "name": "## process_group:init ##", "id": max(n["id"] for n in et["nodes"]) + 1,
+        "rf_id": -1, "parent": root["id"], "fw_parent": 0, "seq_id": -1, "scope": 7,
+        "tid": root.get("tid", 1), "fw_tid": 0, "op_schema": "",
+        "inputs": [json.dumps(table)], "input_shapes": [[]], "input_types": ["String"],
+        "outputs": [], "output_shapes": [], "output_types": []})
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(et, f)
+    os.replace(tmp, path)
 
 
 def rank_path(path, rank):
@@ -239,12 +344,22 @@ def record(args):
         torch.cuda.set_device(local_rank)
         device = torch.device("cuda", local_rank)
     rank, world_size = init_distributed(device)
-    torch.manual_seed(args.seed + rank)
+    tp_group, dp_group, group_table = None, None, None
+    if args.tp > 1:
+        if world_size % args.tp:
+            sys.exit("record_trace.py: error: --tp %d does not divide the world of %d ranks" %
+                     (args.tp, world_size))
+        backend = "cuda:nccl" if device.type == "cuda" else "cpu:gloo"
+        tp_group, dp_group, group_table = make_tp_dp_groups(rank, world_size, args.tp,
+                                                            backend)
+    # A tensor-parallel group sees the same batch; its shards' weights differ.
+    torch.manual_seed(args.seed + rank // max(args.tp, 1))
 
-    model, inputs, targets, loss_fn = make_model_and_batch(args, device)
-    if world_size > 1:
+    model, inputs, targets, loss_fn = make_model_and_batch(args, device, tp_group)
+    if world_size > args.tp:
         ids = [device.index] if device.type == "cuda" else None
-        model = nn.parallel.DistributedDataParallel(model, device_ids=ids)
+        model = nn.parallel.DistributedDataParallel(model, device_ids=ids,
+                                                    process_group=dp_group)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
     for _ in range(args.warmup):  # allocator, autotuning and DDP buckets settle here
@@ -278,12 +393,16 @@ def record(args):
     observer.unregister_callback()
     prof.export_chrome_trace(kineto_path)
     store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size)
+    if group_table is not None:
+        add_group_table(et_path, group_table)
     elapsed = time.time() - start
 
     nodes = check_et(et_path)
+    what = args.model if args.tp <= 1 else "a tp=%d MLP (%d layer pairs)" % (args.tp,
+                                                                              args.tp_layers)
     print("rank %d/%d: recorded %d steps of %s on %s in %.2f s (wall time with the "
           "profiler and the ET observer attached, export included; torch %s)" %
-          (rank, world_size, args.steps, args.model, device, elapsed, torch.__version__))
+          (rank, world_size, args.steps, what, device, elapsed, torch.__version__))
     print("  execution trace: %s (%d nodes)" % (et_path, nodes))
     print("  kineto trace:    %s" % kineto_path)
     if step_ms is not None:
@@ -322,9 +441,15 @@ def parse_args(argv):
     p.add_argument("--width", type=int, default=64, help="hidden size")
     p.add_argument("--heads", type=int, default=4, help="attention heads (gpt)")
     p.add_argument("--seq", type=int, default=32, help="context length (gpt)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (rank added)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (the data-parallel index rank / --tp added)")
     p.add_argument("--spawn", type=int, default=0,
                    help="start this many local ranks (instead of torchrun)")
+    p.add_argument("--tp", type=int, default=1,
+                   help="tensor-parallel ranks (Megatron-style column/row-parallel MLP of "
+                        "--tp-layers pairs, tp innermost; dp = world / tp under DDP); "
+                        "needs --model mlp and a world it divides")
+    p.add_argument("--tp-layers", type=int, default=2,
+                   help="column/row-parallel layer pairs with --tp")
     p.add_argument("--port", type=int, default=29533, help="rendezvous port for --spawn")
     p.add_argument("--et-out", default="et_rank{rank}.json",
                    help="execution trace path; {rank} or %%d becomes the rank")
@@ -333,6 +458,14 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.steps < 1:
         p.error("--steps must be at least 1")
+    if args.tp < 1 or args.tp_layers < 1:
+        p.error("--tp and --tp-layers must be at least 1")
+    if args.tp > 1 and args.model != "mlp":
+        p.error("--tp %d: only --model mlp has a tensor-parallel form" % args.tp)
+    if args.tp > 1 and (4 * args.width) % args.tp:
+        p.error("--tp %d must divide 4 x --width (%d)" % (args.tp, 4 * args.width))
+    if args.tp > 1 and max(args.spawn, int(os.environ.get("WORLD_SIZE", "1"))) < args.tp:
+        p.error("--tp %d needs at least that many ranks (--spawn or torchrun)" % args.tp)
     if args.model == "gpt" and args.width % args.heads:
         p.error("--width must be a multiple of --heads")
     if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):

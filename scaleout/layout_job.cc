@@ -13,6 +13,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "scaleout/group_remap.h"
+#include "scaleout/peer_remap.h"
 #include "scaleout/replicated_job.h"
 
 namespace et::scaleout {
@@ -92,9 +93,38 @@ absl::StatusOr<std::vector<GroupKind>> KindsOf(const Graph& graph,
   return kinds;
 }
 
-Graph RankCopy(const Graph& graph, const std::vector<GroupKind>& kinds,
-               const RecordedLayout& recorded, const ParallelLayout& target,
-               int64_t rank) {
+// A send's destination or a receive's source, moved to `rank` of the job
+// (peer_remap.h): the recorded peer belongs to the recorded rank `from`.
+absl::Status MovePeers(const RecordedLayout& recorded,
+                       const ParallelLayout& target, int64_t from, int64_t rank,
+                       ChakraProtoMsg::Node* node) {
+  const char* field = node->type() == ChakraProtoMsg::COMM_SEND_NODE
+                          ? attr::kCommDst
+                          : attr::kCommSrc;
+  const std::optional<int64_t> peer = GetInt(node->attr(), field);
+  if (!peer.has_value()) return absl::OkStatus();
+  if (from < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node ", node->id(), " (", node->name(), ") talks to rank ", *peer,
+        " but the trace records no rank of its own (metadata 'rank'), so "
+        "its peer cannot be placed on the new job; convert with --rank"));
+  }
+  absl::StatusOr<int64_t> moved =
+      MovePeer(recorded.layout, from, *peer, target, rank);
+  if (!moved.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node ", node->id(), " (", node->name(),
+                     "): ", moved.status().message()));
+  }
+  if (*moved != *peer)
+    SetInt32(node->mutable_attr(), field, static_cast<int32_t>(*moved));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Graph> RankCopy(const Graph& graph,
+                               const std::vector<GroupKind>& kinds,
+                               const RecordedLayout& recorded,
+                               const ParallelLayout& target, int64_t rank) {
   GroupIds ids(target);
   std::vector<ProcessGroup> table;
   absl::flat_hash_map<std::string, std::string> renamed;
@@ -116,10 +146,17 @@ Graph RankCopy(const Graph& graph, const std::vector<GroupKind>& kinds,
   const std::string unnamed = add(world_group, recorded.all_ranks_mask);
   ChakraProtoMsg::GlobalMetadata metadata = graph.metadata();
   ReplaceGroupTable(table, metadata.mutable_attr());
+  const int64_t from =
+      GetInt(graph.metadata().attr(), attr::kRank).value_or(-1);
   std::vector<ChakraProtoMsg::Node> nodes = graph.nodes();
   for (ChakraProtoMsg::Node& node : nodes) {
     if (GetStringList(node.attr(), attr::kPgNames).has_value())
       ReplaceGroupTable(table, node.mutable_attr());
+    if (node.type() == ChakraProtoMsg::COMM_SEND_NODE ||
+        node.type() == ChakraProtoMsg::COMM_RECV_NODE) {
+      absl::Status s = MovePeers(recorded, target, from, rank, &node);
+      if (!s.ok()) return s;
+    }
     if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
     const std::optional<std::string> pg = GetString(node, attr::kPgName);
     auto it = pg.has_value() ? renamed.find(*pg) : renamed.end();

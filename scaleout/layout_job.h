@@ -8,7 +8,9 @@
 // (ASTRA-sim's comm-group ids): the groups varying one set of dimensions get
 // consecutive ids, one per instance; a group of the whole world is "0".
 // Collectives without a group run in the group of the recorded world's
-// dimensions.
+// dimensions. Sends and receives get their peer moved to the rank's own
+// replica (peer_remap.h): a pipeline send in dp replica r targets the next
+// stage of replica r.
 #ifndef SCALEOUT_LAYOUT_JOB_H_
 #define SCALEOUT_LAYOUT_JOB_H_
 
@@ -24,7 +26,9 @@ namespace et::scaleout {
 // must outlive it; each call copies it once. `recorded` is the layout of the
 // graph's recorded groups (DetectRecordedLayout on them); a group it does not
 // name must be the synthesized data-parallel one (group_remap.h's
-// kDpGroupName). Errors (one line, naming the group): a group that fits no
+// kDpGroupName). Errors (one line, naming the group or node): a send or
+// receive in a trace that records no rank of its own, or whose peer is
+// outside the recorded world; a group that fits no
 // dimension set (Megatron's embedding group keeps its recorded ranks, which
 // no per-rank placement reproduces), a group the layout does not know.
 absl::StatusOr<RankGraphSource> LayoutRankSource(const Graph& graph,

@@ -186,7 +186,15 @@ absl::StatusOr<RecordedLayout> DetectRecordedLayout(
   for (size_t i = 0; i < groups.size(); ++i) {
     GroupRole role{groups[i].name};
     const DimMask named = RoleFromDescription(groups[i]);
-    if (const std::optional<DimMask> fit = FitMask(out.layout, members[i])) {
+    std::optional<DimMask> fit = FitMask(out.layout, members[i]);
+    // A named group of a dimension the recorded layout has at size 1 (a TP8
+    // run's DATA_PARALLEL_GROUP of one rank) fits the empty set; it still
+    // varies its dimension, and becomes that dimension's group on a new job.
+    if (fit && *fit == 0 && IsSingleDim(named) &&
+        (named & out.layout.NonTrivial()) == 0) {
+      fit = named;
+    }
+    if (fit) {
       role.mask = *fit;
       if (IsSingleDim(named) && *fit != named && *fit != out.all_ranks_mask) {
         return absl::InvalidArgumentError(absl::StrFormat(

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "scaleout/peer_remap.h"
 #include "simulator/device_what_if.h"
 
 namespace et::sim {
@@ -226,15 +227,23 @@ void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,
 }
 
 void CompileComm(const NodeModel& graph, NodeIndex i, const CommSpec& c,
-                 RankProgram* p) {
+                 const SimOptions& options, RankProgram* p) {
   p->comm_type[i] = c.type;
   p->comm_bytes[i] = static_cast<uint64_t>(c.bytes);
   if (c.pg_name != 0) {
     const int32_t g = p->groups.Find(std::string(graph.string(c.pg_name)));
     p->group[i] = g < 0 ? 0 : g;
   }
-  if (p->kind[i] == SimOpKind::kSend || p->kind[i] == SimOpKind::kRecv)
+  if (p->kind[i] == SimOpKind::kSend || p->kind[i] == SimOpKind::kRecv) {
     p->peer[i] = c.peer;
+    // --layout: the program is rank 0's of the job; its peer is the recorded
+    // one moved to rank 0's replica (checked by Simulation::ApplyLayout).
+    if (const auto& scaled = options.scaled_groups; scaled && c.peer >= 0) {
+      absl::StatusOr<int64_t> moved = scaleout::MovePeer(
+          scaled->recorded, graph.info().rank, c.peer, scaled->layout, 0);
+      if (moved.ok()) p->peer[i] = static_cast<int32_t>(*moved);
+    }
+  }
   p->recorded_ns[i] = graph.duration_ns(i);
 }
 
@@ -259,7 +268,7 @@ void CompileNodes(const NodeModel& graph, const SimOptions& options,
     if (p->kind[i] == SimOpKind::kCompute) {
       CompileCompute(graph, i, timing, p);
     } else if (p->kind[i] != SimOpKind::kNoop && graph.comm(i) != nullptr) {
-      CompileComm(graph, i, *graph.comm(i), p);
+      CompileComm(graph, i, *graph.comm(i), options, p);
     }
     const auto key = ResourceKey(graph, i, p->group[i], options.scheduling);
     auto [it, inserted] =

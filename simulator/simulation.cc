@@ -10,6 +10,7 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
+#include "scaleout/peer_remap.h"
 #include "simulator/comm_calibration.h"
 #include "simulator/comm_fit.h"
 #include "simulator/compute_cost_model.h"
@@ -23,6 +24,35 @@ bool HasCommunication(const NodeModel& model) {
     if (IsCommunication(model.kind(i))) return true;
   }
   return false;
+}
+
+// --layout: every send's and receive's peer can be moved to the simulated
+// rank's replica (scaleout/peer_remap.h); rank_program.cc moves them.
+absl::Status CheckPeersMove(const std::string& file, const NodeModel& model,
+                            const scaleout::ParallelLayout& recorded,
+                            const scaleout::ParallelLayout& target) {
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    const NodeKind kind = model.kind(i);
+    if (kind != NodeKind::kSend && kind != NodeKind::kRecv) continue;
+    if (model.comm(i)->peer < 0) continue;  // no peer recorded: none to move
+    const std::string node =
+        absl::StrFormat("--layout: node %d (%s)", model.id(i), model.name(i));
+    if (model.info().rank < 0) {
+      return absl::InvalidArgumentError(PrefixPath(
+          file, absl::StrFormat(
+                    "%s talks to rank %d but the trace records no rank of "
+                    "its own, so its peer cannot be placed on the new job; "
+                    "convert with --rank",
+                    node, model.comm(i)->peer)));
+    }
+    absl::StatusOr<int64_t> moved = scaleout::MovePeer(
+        recorded, model.info().rank, model.comm(i)->peer, target, 0);
+    if (!moved.ok()) {
+      return absl::InvalidArgumentError(
+          PrefixPath(file, absl::StrCat(node, ": ", moved.status().message())));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -128,6 +158,8 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
     return absl::InvalidArgumentError(
         PrefixPath(file, scaled.status().message()));
   }
+  RETURN_IF_ERROR(
+      CheckPeersMove(file, model, recorded->layout, scaled->layout));
   scaled_ = std::move(*scaled);
   recorded_ = *recorded;
   world_size_ = layout.world();

@@ -60,6 +60,26 @@ TEST(RecordedLayoutTest, TensorParallelGroupOfTheWholeWorld) {
   EXPECT_EQ(r->all_ranks_mask, MaskOf(Dim::kTp));
 }
 
+TEST(RecordedLayoutTest, DataParallelGroupOfOneRankUnderTp8) {
+  // Megatron's table on a TP8 run of 8 ranks (what examples/record_trace.py
+  // --tp 8 writes): rank 3's data-parallel group is itself. It is a dp group
+  // of that layout (dp=1), and on a new job it becomes the new dp group.
+  std::vector<ProcessGroup> groups = {
+      Group("0", "default_pg", {}),
+      Group("1", "TENSOR_MODEL_PARALLEL_GROUP", {0, 1, 2, 3, 4, 5, 6, 7}),
+      Group("5", "DATA_PARALLEL_GROUP", {3})};
+  absl::StatusOr<RecordedLayout> r =
+      DetectRecordedLayout(groups, 8, std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->layout.ToString(), "tp=8");
+  EXPECT_EQ(r->roles[1].mask, MaskOf(Dim::kTp));
+  EXPECT_EQ(r->roles[2].mask, MaskOf(Dim::kDp));
+  EXPECT_FALSE(r->roles[2].kept);
+  // A dp group of two ranks contradicts tp=8 on 8 ranks.
+  groups[2] = Group("5", "DATA_PARALLEL_GROUP", {3, 4});
+  EXPECT_FALSE(DetectRecordedLayout(groups, 8, std::nullopt).ok());
+}
+
 TEST(RecordedLayoutTest, NoGroupsIsDataParallelOverTheRecordedWorld) {
   absl::StatusOr<RecordedLayout> r = DetectRecordedLayout({}, 4, std::nullopt);
   ASSERT_TRUE(r.ok()) << r.status();

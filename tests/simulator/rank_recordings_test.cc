@@ -6,7 +6,9 @@
 // nesting_repair.h), rank 0 of the 2-rank recording converted to 1,087 nodes
 // against rank 1's 1,323 (its optimizer step folded into a gloo:all_reduce)
 // and the cross-rank check said all was well; such recordings also gave
-// steps of 0 ms.
+// steps of 0 ms. The DDP pair of tests/data/dp-sync (wide_ddp2) must pair
+// every collective across its two ranks, in the converter's check and in the
+// simulation of both.
 #include <unistd.h>
 
 #include <string>
@@ -18,6 +20,7 @@
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "gtest/gtest.h"
+#include "model/node_model.h"
 #include "simulator/simulation.h"
 
 namespace {
@@ -116,6 +119,59 @@ TEST(RankRecordingsTest, NoStepOfZero) {
       }
     }
   }
+}
+
+// tests/data/dp-sync/wide_ddp2 (DDP over gloo, 2 ranks, 3 steps): each rank
+// issued 7 all-reduces (step 0 one bucket of everything, steps 1 and 2 the
+// rebuilt buckets) and 2 broadcasts. Rank 1's observer hung two bucket
+// gloo:all_reduce records under a ReluBackward0 that started before their
+// c10d::allreduce_ calls; the converter matched work records only to earlier
+// calls, so they became two more collectives on rank 1 alone, and simulating
+// both ranks ended in "collective #9 ... issued by rank 1 (node 2570); never
+// issued by rank(s) 0". Now both ranks convert to the same collectives and
+// the simulation of both runs to the end.
+TEST(RankRecordingsTest, WideDdpRanksPairEveryCollective) {
+  const std::string pattern = Out("wide_ddp2.%d.et");
+  const std::vector<int64_t> all_reduce_bytes = {
+      33857540, 4202500, 29388800, 266240, 4202500, 29388800, 266240};
+  std::vector<et::convert::RankTrace> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    SCOPED_TRACE(rank);
+    et::convert::ConvertOptions options;
+    options.rank = rank;
+    const std::string path = et::ExpandRankPattern(pattern, rank);
+    auto report = et::convert::ConvertFile(
+        absl::StrFormat("%s/dp-sync/wide_ddp2_et_r%d.json.gz", ET_TEST_DATA,
+                        rank),
+        path, options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    ranks.push_back({rank, path});
+    auto model = et::NodeModel::Load(path);
+    ASSERT_TRUE(model.ok()) << model.status();
+    std::vector<int64_t> bytes;
+    int broadcasts = 0;
+    for (size_t i = 0; i < model->size(); ++i) {
+      if (model->kind(i) != et::NodeKind::kCollective) continue;
+      const et::CommSpec* c = model->comm(i);
+      if (c->type == ChakraProtoMsg::ALL_REDUCE) bytes.push_back(c->bytes);
+      broadcasts += c->type == ChakraProtoMsg::BROADCAST;
+    }
+    EXPECT_EQ(bytes, all_reduce_bytes);
+    EXPECT_EQ(broadcasts, 2);
+  }
+  auto check = et::convert::CheckRanksAgree(ranks);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_TRUE(check->collective_mismatches.empty())
+      << check->collective_mismatches.front();
+  EXPECT_EQ(check->shape_mismatch, "");
+
+  auto sim = et::sim::Simulation::Run({pattern, 2}, et::sim::SimOptions{});
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  EXPECT_EQ((*sim)->report().step.steps, 3);
+  int64_t calls = 0;
+  for (const et::sim::CollectiveRow& c : (*sim)->report().collectives)
+    calls += c.calls;
+  EXPECT_EQ(calls, 9);
 }
 
 }  // namespace
