@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "run_tool.h"
@@ -248,6 +251,57 @@ TEST(ToolCliTest, ReplayRefusesAPatternWithMoreRanksThanTheLaunch) {
                      "4)"),
             std::string::npos)
       << out;
+}
+
+// A CPU-only trace (the 2-rank gpt recording: gloo, no GPU op) is told
+// nothing about a GPU in et-sim's notes and bound lines nor in et-viz's
+// report: no warm-up step's GPU work, no GPU share of a step, no H100 or
+// roofline as if it had run there.
+TEST(ToolCliTest, CpuOnlyTracesAreNotToldAboutAGpu) {
+  const std::string data = std::string(ET_TEST_DATA) + "/recorded/";
+  const std::string dir = ::testing::TempDir() + "/cpu_only_22";
+  std::system(("mkdir -p " + dir).c_str());
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string r = std::to_string(rank);
+    int code = -1;
+    const std::string out =
+        RunTool(std::string(ET_CONVERT_BIN) + " " + data + "ddp_gpt_2r_et_r" +
+                    r + ".json.gz " + dir + "/gpt." + r + ".et --kineto " +
+                    data + "ddp_gpt_2r_kineto_r" + r + ".json.gz",
+                &code);
+    ASSERT_EQ(code, 0) << out;
+  }
+  int code = -1;
+  const std::string sim = RunTool(std::string(ET_SIM_BIN) + " " + dir, &code);
+  ASSERT_EQ(code, 0) << sim;
+  int bound_lines = 0;
+  for (absl::string_view line : absl::StrSplit(sim, '\n')) {
+    const bool note = absl::StrContains(line, "note:");
+    const bool bound = absl::StrContains(line, "-bound:");
+    if (!note && !bound) continue;
+    bound_lines += bound;
+    EXPECT_FALSE(absl::StrContains(line, "warm-up")) << line;
+    EXPECT_FALSE(absl::StrContains(line, "H100")) << line;
+    EXPECT_FALSE(absl::StrContains(line, "roofline")) << line;
+    if (bound) {
+      EXPECT_TRUE(absl::StrContains(line, "no GPU work")) << line;
+      EXPECT_FALSE(absl::StrContains(line, "), GPU ")) << line;
+    }
+  }
+  EXPECT_EQ(bound_lines, 7);  // both ranks' 3 steps and the mean
+  // --device on it says there is nothing to scale, and why.
+  const std::string h200 =
+      RunTool(std::string(ET_SIM_BIN) + " " + dir + " --device H200", &code);
+  EXPECT_NE(h200.find("--device H200: the trace ran on a CPU only (no GPU "
+                      "ops): nothing to scale"),
+            std::string::npos)
+      << h200;
+  const std::string report =
+      RunTool(std::string(ET_VIZ_BIN) + " " + dir + " --report", &code);
+  ASSERT_EQ(code, 0) << report;
+  EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(report), "gpu"))
+      << report;
+  EXPECT_FALSE(absl::StrContains(report, "warm-up")) << report;
 }
 
 }  // namespace
