@@ -92,21 +92,14 @@ absl::Status ParseInt(const std::string& flag, const std::string& text,
   return absl::OkStatus();
 }
 
-// A positional argument named like an output (.json, .pdf, ...). A file that
-// does not exist yet is a stray output name (`et-viz a.et graph.pdf`); one
-// that exists is an input of the wrong kind, often the JSON trace before
-// conversion, and -o would overwrite it.
+// A positional argument named like an output (.pdf, .json that does not
+// exist, ...). A file that does not exist yet is a stray output name (`et-viz
+// a.et graph.pdf`); one that exists is an input of the wrong kind, and -o
+// would overwrite it.
 absl::Status NotAnInput(const std::string& arg) {
   if (access(arg.c_str(), F_OK) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: looks like an output file, not a .et input; did you mean -o %s?",
-        arg, arg));
-  }
-  if (absl::EndsWith(arg, ".json") || absl::EndsWith(arg, ".json.gz")) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: a JSON file, not a .et input: et-viz reads converted traces; "
-        "convert an execution trace first (et-convert %s out.et, with "
-        "--kineto for its profiler trace)",
         arg, arg));
   }
   return absl::InvalidArgumentError(absl::StrFormat(
@@ -119,7 +112,12 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   Options o;
   for (size_t k = 1; k < positional.size(); ++k) {
     const std::string arg = positional[k];
-    if (et::viz::GraphFormatFromPath(arg).ok() && !absl::EndsWith(arg, ".et")) {
+    // An existing JSON file is an input of the wrong kind: the reader tells
+    // an execution trace from a Kineto trace and says how to convert each.
+    const bool existing_json =
+        absl::EndsWith(arg, ".json") && access(arg.c_str(), F_OK) == 0;
+    if (et::viz::GraphFormatFromPath(arg).ok() && !absl::EndsWith(arg, ".et") &&
+        !existing_json) {
       RETURN_IF_ERROR(NotAnInput(arg));
     }
     o.inputs.push_back(arg);

@@ -201,12 +201,33 @@ TEST(ToolCliTest, VizNeverAdvisesOverwritingAnInput) {
   int code = -1;
   const std::string out =
       RunTool(std::string(ET_VIZ_BIN) + " " + et + " --report", &code);
-  EXPECT_EQ(code, 2) << out;
+  // An input of the wrong kind (1, as in et-sim), not a usage error; the
+  // reader says which kind and how to convert it.
+  EXPECT_EQ(code, 1) << out;
   EXPECT_EQ(out.find("-o " + et), std::string::npos) << out;
-  EXPECT_NE(out.find("convert an execution trace first (et-convert " + et),
+  EXPECT_NE(out.find(et +
+                     ": a PyTorch execution trace (JSON), not a Chakra "
+                     ".et: convert it first: et-convert " +
+                     et),
             std::string::npos)
       << out;
-  // Gzipped, it reaches the reader, which says the same.
+  // A Kineto trace is told to go to et-convert alone or as --kineto (it was
+  // told to convert "an execution trace", with --kineto for itself).
+  const std::string kineto = ::testing::TempDir() + "/viz_kineto_22.json";
+  std::system(("gzip -dc " + std::string(ET_TEST_DATA) +
+               "/recorded/ddp_gpt_2r_kineto_r0.json.gz > " + kineto)
+                  .c_str());
+  const std::string k =
+      RunTool(std::string(ET_VIZ_BIN) + " " + kineto + " -o x.pdf", &code);
+  EXPECT_EQ(code, 1) << k;
+  EXPECT_NE(k.find(kineto +
+                   ": a Kineto/profiler trace (JSON), not a Chakra "
+                   ".et: convert it first: et-convert " +
+                   kineto + " out.et (alone, or as --kineto"),
+            std::string::npos)
+      << k;
+  std::remove(kineto.c_str());
+  // Gzipped, it reaches the reader too.
   const std::string gz =
       std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_4r_et_r0.json.gz";
   const std::string read =
