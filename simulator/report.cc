@@ -130,13 +130,15 @@ void AddWhatIfNote(const RankProgram& p, StepReport* report) {
   const double bound_us = b.side == BoundSide::kHost  ? b.host_busy_us
                           : b.side == BoundSide::kGpu ? b.gpu_busy_us
                                                       : b.exposed_comm_us;
+  const std::string gpu =
+      b.gpu_busy_us > 0 ? absl::StrFormat("GPU %.3f ms", b.gpu_busy_us / 1e3)
+                        : "no GPU work";
   report->notes.push_back(absl::StrFormat(
-      "the step is %s-bound (busy per step: host %.3f ms, GPU %.3f ms, "
-      "exposed comm %.3f ms, of %.3f ms): %s, and the %s's %.3f ms per step "
-      "is not scaled, so the step cannot fall below it",
-      BoundSideName(b.side), b.host_busy_us / 1e3, b.gpu_busy_us / 1e3,
-      b.exposed_comm_us / 1e3, b.step_us / 1e3, what_if, BoundSideName(b.side),
-      bound_us / 1e3));
+      "the step is %s-bound (busy per step: host %.3f ms, %s, exposed comm "
+      "%.3f ms, of %.3f ms): %s, and the %s's %.3f ms per step is not scaled, "
+      "so the step cannot fall below it",
+      BoundSideName(b.side), b.host_busy_us / 1e3, gpu, b.exposed_comm_us / 1e3,
+      b.step_us / 1e3, what_if, BoundSideName(b.side), bound_us / 1e3));
 }
 
 StepReport BuildStepReport(const std::vector<RankClass>& classes,

@@ -63,13 +63,18 @@ std::string FormatStepBound(const StepBound& b) {
   auto pct = [&](double us) {
     return b.step_us > 0 ? us / b.step_us * 100.0 : 0.0;
   };
+  // A CPU-only trace (gloo, record_trace.py on a CPU) has no GPU to speak of.
+  const std::string gpu =
+      b.gpu_busy_us > 0
+          ? absl::StrFormat("GPU %.3f ms (%.0f%%)", b.gpu_busy_us / 1e3,
+                            pct(b.gpu_busy_us))
+          : "no GPU work";
   return absl::StrFormat(
-      "%s-bound: host (%d thread%s) busy %.3f of %.3f ms (%.0f%%), GPU %.3f "
-      "ms (%.0f%%), exposed comm %.3f ms (%.0f%%)",
+      "%s-bound: host (%d thread%s) busy %.3f of %.3f ms (%.0f%%), %s, "
+      "exposed comm %.3f ms (%.0f%%)",
       BoundSideName(b.side), b.host_threads, b.host_threads == 1 ? "" : "s",
-      b.host_busy_us / 1e3, b.step_us / 1e3, pct(b.host_busy_us),
-      b.gpu_busy_us / 1e3, pct(b.gpu_busy_us), b.exposed_comm_us / 1e3,
-      pct(b.exposed_comm_us));
+      b.host_busy_us / 1e3, b.step_us / 1e3, pct(b.host_busy_us), gpu,
+      b.exposed_comm_us / 1e3, pct(b.exposed_comm_us));
 }
 
 nlohmann::json StepBoundJson(const StepBound& b) {

@@ -40,7 +40,8 @@ void PickBoundSide(StepBound* bound);
 StepBound MeanBound(const std::vector<StepBound>& steps);
 
 // "host-bound: host (2 threads) busy 36.100 of 38.000 ms (95%), GPU 22.300 ms
-// (59%), exposed comm 0.000 ms (0%)".
+// (59%), exposed comm 0.000 ms (0%)"; "no GPU work" in place of the GPU's
+// share when no GPU op ran in the step.
 std::string FormatStepBound(const StepBound& bound);
 
 // {"side", "step_us", "host_busy_us", "host_threads", "gpu_busy_us",

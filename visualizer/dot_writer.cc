@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "visualizer/page_layout.h"
+#include "visualizer/repeat_folding.h"
 #include "visualizer/text_escape.h"
 
 namespace et::viz {
@@ -148,7 +149,26 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
         "color=\"#bdbdbd\";\n",
         indent, rank, column, QueueName(track), indent, QueueName(track));
     const std::string inner = indent + "  ";
-    for (uint32_t k : members) AppendNode(graph.nodes[k], inner, out);
+    // The drawn instance of a repeat run sits in a box that says what it
+    // stands for; the other nodes sit directly in the track.
+    std::map<int32_t, std::vector<uint32_t>> by_repeat;
+    for (uint32_t k : members) by_repeat[graph.nodes[k].repeat].push_back(k);
+    for (const auto& [repeat, nodes] : by_repeat) {
+      if (repeat < 0) {
+        for (uint32_t k : nodes) AppendNode(graph.nodes[k], inner, out);
+        continue;
+      }
+      const RepeatRun& run = graph.repeats[repeat];
+      absl::StrAppendFormat(
+          out,
+          "%ssubgraph \"cluster_r%d_c%d_%s_x%d\" {\n%s  label=\"%s: %d more "
+          "folded (%d nodes)\"; style=\"dashed,rounded\"; "
+          "color=\"#7b1fa2\"; fontcolor=\"#7b1fa2\";\n",
+          inner, rank, column, QueueName(track), repeat, inner,
+          DotEscape(RepeatLabel(run)), run.count - 1, run.folded_nodes());
+      for (uint32_t k : nodes) AppendNode(graph.nodes[k], inner + "  ", out);
+      absl::StrAppend(out, inner, "}\n");
+    }
     absl::StrAppend(out, indent, "}\n");
   }
   if (folded) absl::StrAppend(out, indent.substr(2), "}\n");
@@ -175,10 +195,16 @@ size_t DrawnEdgeCount(const VizGraph& graph) {
 
 std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
   std::string out = "digraph et {\n";
-  const std::string title =
+  std::string title =
       absl::StrFormat("%s%s%d of %d nodes, %d edges", options.title,
                       options.title.empty() ? "" : ": ", graph.nodes.size(),
                       graph.input_nodes, graph.edges.size());
+  if (!graph.repeats.empty()) {
+    absl::StrAppendFormat(&title,
+                          "; %d more nodes in %d repeated runs folded (boxes "
+                          "marked x N)",
+                          graph.repeat_folded_nodes, graph.repeats.size());
+  }
   absl::StrAppend(&out,
                   "  graph [rankdir=TB, newrank=true, fontname=\"Helvetica\", ",
                   "fontsize=10, nodesep=0.18, ranksep=0.3, labelloc=t, label=",

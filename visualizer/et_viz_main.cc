@@ -23,6 +23,7 @@
 #include "visualizer/graph_export.h"
 #include "visualizer/graph_filter.h"
 #include "visualizer/rank_traces.h"
+#include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
 #include "visualizer/trace_report.h"
 #include "visualizer/viz_graph.h"
@@ -56,6 +57,10 @@ ABSL_FLAG(bool, collapse, false,
           "draw hidden ops as part of their nearest shown ancestor");
 ABSL_FLAG(std::string, max_nodes, "2000",
           "refuse drawings above N nodes (0 = no limit)");
+ABSL_FLAG(std::string, repeats, "auto",
+          "repeated runs of ops (layers, optimizer steps): fold = draw one "
+          "instance marked x N, keep = draw all, auto = fold .pdf/.svg/.png "
+          "drawings that do not fit a page as they are");
 ABSL_FLAG(std::string, dot, "",
           "the Graphviz program (default: `dot` on PATH)");
 ABSL_FLAG(bool, by_shape, false,
@@ -75,6 +80,7 @@ struct Options {
   int top = 25;
   et::viz::NodeFilter filter;
   et::viz::ExportOptions export_options;
+  et::viz::RepeatMode repeats = et::viz::RepeatMode::kAuto;
 };
 
 absl::Status ParseInt(const std::string& flag, const std::string& text,
@@ -86,21 +92,14 @@ absl::Status ParseInt(const std::string& flag, const std::string& text,
   return absl::OkStatus();
 }
 
-// A positional argument named like an output (.json, .pdf, ...). A file that
-// does not exist yet is a stray output name (`et-viz a.et graph.pdf`); one
-// that exists is an input of the wrong kind, often the JSON trace before
-// conversion, and -o would overwrite it.
+// A positional argument named like an output (.pdf, .json that does not
+// exist, ...). A file that does not exist yet is a stray output name (`et-viz
+// a.et graph.pdf`); one that exists is an input of the wrong kind, and -o
+// would overwrite it.
 absl::Status NotAnInput(const std::string& arg) {
   if (access(arg.c_str(), F_OK) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: looks like an output file, not a .et input; did you mean -o %s?",
-        arg, arg));
-  }
-  if (absl::EndsWith(arg, ".json") || absl::EndsWith(arg, ".json.gz")) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: a JSON file, not a .et input: et-viz reads converted traces; "
-        "convert an execution trace first (et-convert %s out.et, with "
-        "--kineto for its profiler trace)",
         arg, arg));
   }
   return absl::InvalidArgumentError(absl::StrFormat(
@@ -113,7 +112,12 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   Options o;
   for (size_t k = 1; k < positional.size(); ++k) {
     const std::string arg = positional[k];
-    if (et::viz::GraphFormatFromPath(arg).ok() && !absl::EndsWith(arg, ".et")) {
+    // An existing JSON file is an input of the wrong kind: the reader tells
+    // an execution trace from a Kineto trace and says how to convert each.
+    const bool existing_json =
+        absl::EndsWith(arg, ".json") && access(arg.c_str(), F_OK) == 0;
+    if (et::viz::GraphFormatFromPath(arg).ok() && !absl::EndsWith(arg, ".et") &&
+        !existing_json) {
       RETURN_IF_ERROR(NotAnInput(arg));
     }
     o.inputs.push_back(arg);
@@ -149,6 +153,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   }
   RETURN_IF_ERROR(ParseInt("--max-nodes", absl::GetFlag(FLAGS_max_nodes), 0,
                            &o.export_options.max_nodes));
+  ASSIGN_OR_RETURN(o.repeats,
+                   et::viz::ParseRepeatMode(absl::GetFlag(FLAGS_repeats)));
   if (const std::string dot = absl::GetFlag(FLAGS_dot); !dot.empty()) {
     o.export_options.dot_program = dot;
   }
@@ -201,9 +207,14 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
   if (!o.graph_output.empty()) {
     ASSIGN_OR_RETURN(auto format, et::viz::GraphFormatFromPath(o.graph_output));
     et::viz::VizGraph graph = et::viz::BuildVizGraph(traces, selections);
+    if (et::viz::ShouldFoldRepeats(graph, format, o.repeats,
+                                   o.export_options.max_nodes)) {
+      graph = et::viz::FoldRepeats(graph);
+    }
     if (et::viz::IsDrawing(format)) {
       absl::Status size = et::viz::CheckDrawingSize(
-          graph, traces, selections, o.filter, o.export_options.max_nodes);
+          graph, traces, selections, o.filter, o.export_options.max_nodes,
+          o.repeats != et::viz::RepeatMode::kKeep);
       if (!size.ok()) {
         return absl::Status(size.code(),
                             absl::StrCat(o.graph_output, ": ", size.message()));
@@ -215,12 +226,18 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
         et::viz::ExportGraph(graph, o.graph_output, export_options));
     written->push_back(o.graph_output);
     absl::StrAppendFormat(
-        notes, "et-viz: wrote %s (%zu nodes, %zu edges%s)\n", o.graph_output,
+        notes, "et-viz: wrote %s (%zu nodes, %zu edges%s%s)\n", o.graph_output,
         graph.nodes.size(), graph.edges.size(),
         et::viz::IsDrawing(format)
             ? absl::StrFormat(", layout size %d",
                               et::viz::EstimateLayoutSize(graph))
-            : "");
+            : "",
+        graph.repeats.empty()
+            ? ""
+            : absl::StrFormat("; %d repeated nodes folded into %d runs "
+                              "drawn once, marked x N; --repeats keep "
+                              "draws them all",
+                              graph.repeat_folded_nodes, graph.repeats.size()));
   }
   if (!o.timeline_output.empty()) {
     ASSIGN_OR_RETURN(auto summary, et::viz::WriteTimelineFile(

@@ -18,6 +18,7 @@
 #include "visualizer/graphml_writer.h"
 #include "visualizer/node_link_json_writer.h"
 #include "visualizer/page_layout.h"
+#include "visualizer/repeat_folding.h"
 
 namespace et::viz {
 namespace {
@@ -80,6 +81,37 @@ bool IsDrawing(GraphFormat format) {
   return format != GraphFormat::kGraphMl && format != GraphFormat::kJson;
 }
 
+bool WithinDrawingLimits(const VizGraph& graph, int64_t max_nodes) {
+  return max_nodes <= 0 ||
+         (static_cast<int64_t>(graph.nodes.size()) <= max_nodes &&
+          EstimateLayoutSize(graph) <= kLayoutUnitsPerNode * max_nodes);
+}
+
+absl::StatusOr<RepeatMode> ParseRepeatMode(absl::string_view text) {
+  if (text == "auto") return RepeatMode::kAuto;
+  if (text == "fold") return RepeatMode::kFold;
+  if (text == "keep") return RepeatMode::kKeep;
+  return absl::InvalidArgumentError(
+      absl::StrFormat("--repeats '%s': expected auto, fold or keep", text));
+}
+
+bool ShouldFoldRepeats(const VizGraph& graph, GraphFormat format,
+                       RepeatMode mode, int64_t max_nodes) {
+  switch (mode) {
+    case RepeatMode::kFold:
+      return true;
+    case RepeatMode::kKeep:
+      return false;
+    case RepeatMode::kAuto:
+      break;
+  }
+  const bool page = format == GraphFormat::kPdf ||
+                    format == GraphFormat::kSvg || format == GraphFormat::kPng;
+  if (!page) return false;
+  return !WithinDrawingLimits(graph, max_nodes) ||
+         FoldForPage(graph, LayerNodes(graph)).max_columns > 1;
+}
+
 int64_t EstimateLayoutSize(const VizGraph& graph) {
   const NodeLayers layers = LayerNodes(graph);
   int64_t size = static_cast<int64_t>(graph.nodes.size());
@@ -96,15 +128,16 @@ int64_t EstimateLayoutSize(const VizGraph& graph) {
 
 namespace {
 
-// Whether the drawing `filter` selects passes the size check; its node count.
+// Whether the drawing `filter` selects passes the size check; its node count
+// (as drawn: after folding repeats when `fold`).
 bool DrawingFits(const std::vector<RankTrace>& traces, const NodeFilter& filter,
-                 int64_t max_nodes, int64_t* nodes) {
+                 int64_t max_nodes, bool fold, int64_t* nodes) {
   absl::StatusOr<std::vector<RankSelection>> sel = SelectNodes(traces, filter);
   if (!sel.ok()) return false;
-  const VizGraph g = BuildVizGraph(traces, *sel);
+  VizGraph g = BuildVizGraph(traces, *sel);
+  if (fold) g = FoldRepeats(g);
   *nodes = static_cast<int64_t>(g.nodes.size());
-  return *nodes <= max_nodes &&
-         EstimateLayoutSize(g) <= kLayoutUnitsPerNode * max_nodes;
+  return WithinDrawingLimits(g, max_nodes);
 }
 
 // "--step N" with the nodes each step would draw under the current filter and
@@ -114,7 +147,7 @@ bool DrawingFits(const std::vector<RankTrace>& traces, const NodeFilter& filter,
 // makes the first one fit. The first kMaxStepsChecked steps are checked.
 constexpr size_t kMaxStepsChecked = 16;
 std::string StepHint(const std::vector<RankTrace>& traces,
-                     const NodeFilter& filter, int64_t max_nodes) {
+                     const NodeFilter& filter, int64_t max_nodes, bool fold) {
   std::vector<int64_t> steps;
   for (const RankTrace& t : traces) {
     for (int64_t s : ProfilerSteps(t)) steps.push_back(s);
@@ -128,7 +161,7 @@ std::string StepHint(const std::vector<RankTrace>& traces,
     NodeFilter one = filter;
     one.step = step;
     int64_t nodes = 0;
-    const bool fits = DrawingFits(traces, one, max_nodes, &nodes);
+    const bool fits = DrawingFits(traces, one, max_nodes, fold, &nodes);
     (fits ? fit : too_big)
         .push_back(absl::StrFormat("%d: %d nodes", step, nodes));
   }
@@ -149,7 +182,7 @@ std::string StepHint(const std::vector<RankTrace>& traces,
        depth >= 0; --depth) {
     narrowed.max_depth = depth;
     int64_t nodes = 0;
-    if (DrawingFits(traces, narrowed, max_nodes, &nodes)) {
+    if (DrawingFits(traces, narrowed, max_nodes, fold, &nodes)) {
       return absl::StrFormat(
           "--step %d --depth %d --collapse (%d nodes; each step alone is too "
           "large: %s)",
@@ -170,7 +203,7 @@ std::string StepHint(const std::vector<RankTrace>& traces,
       narrowed.min_id = g.nodes.front().id;
       narrowed.max_id = g.nodes[mid - 1].id;
       int64_t nodes = 0;
-      (DrawingFits(traces, narrowed, max_nodes, &nodes) ? lo : hi) = mid;
+      (DrawingFits(traces, narrowed, max_nodes, fold, &nodes) ? lo : hi) = mid;
     }
     if (lo > 0) {
       return absl::StrFormat(
@@ -190,25 +223,30 @@ std::string StepHint(const std::vector<RankTrace>& traces,
 absl::Status CheckDrawingSize(const VizGraph& graph,
                               const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,
-                              const NodeFilter& filter, int64_t max_nodes) {
+                              const NodeFilter& filter, int64_t max_nodes,
+                              bool fold_repeats) {
   if (max_nodes <= 0) return absl::OkStatus();
   const int64_t n = static_cast<int64_t>(graph.nodes.size());
   std::string problem;
   int64_t fitting_nodes = max_nodes;
+  const std::string folded =
+      graph.repeat_folded_nodes > 0
+          ? absl::StrFormat(" (after folding %d repeated nodes)",
+                            graph.repeat_folded_nodes)
+          : "";
   if (n > max_nodes) {
     problem = absl::StrFormat(
-        "the graph to draw has %d nodes, above the limit of %d", n, max_nodes);
+        "the graph to draw has %d nodes%s, above the limit of %d", n, folded,
+        max_nodes);
   } else {
     const int64_t layout = EstimateLayoutSize(graph);
     const int64_t budget = kLayoutUnitsPerNode * max_nodes;
     if (layout <= budget) return absl::OkStatus();
     problem = absl::StrFormat(
-        "the graph to draw has %d nodes, but its edges span so many layers "
-        "that "
-        "Graphviz would lay out about %d nodes (virtual ones included), above "
-        "the "
-        "limit of %d",
-        n, layout, budget);
+        "the graph to draw has %d nodes%s, but its edges span so many layers "
+        "that Graphviz would lay out about %d nodes (virtual ones included), "
+        "above the limit of %d",
+        n, folded, layout, budget);
     fitting_nodes = std::max<int64_t>(1, n * budget / layout / 2);
   }
   std::vector<std::string> hints;
@@ -220,7 +258,7 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
         absl::StrFormat("--depth %d --collapse (%d nodes)", depth, fitting));
   }
   if (!filter.step) {
-    if (std::string steps = StepHint(traces, filter, max_nodes);
+    if (std::string steps = StepHint(traces, filter, max_nodes, fold_repeats);
         !steps.empty()) {
       hints.push_back(steps);
     }

@@ -51,13 +51,31 @@ int64_t EstimateLayoutSize(const VizGraph& graph);
 // dot times behind it).
 inline constexpr int64_t kLayoutUnitsPerNode = 5;
 
+// True when a drawing is within max_nodes nodes and kLayoutUnitsPerNode *
+// max_nodes layout units (max_nodes 0: no limit).
+bool WithinDrawingLimits(const VizGraph& graph, int64_t max_nodes);
+
 // Fails (ResourceExhausted) when a drawing would exceed max_nodes nodes or
 // kLayoutUnitsPerNode * max_nodes layout units, suggesting filters that fit,
-// computed from the traces and the current selection.
+// computed from the traces and the current selection; with fold_repeats the
+// suggested drawings are counted with their repeats folded, as they will be
+// drawn.
 absl::Status CheckDrawingSize(const VizGraph& graph,
                               const std::vector<RankTrace>& traces,
                               const std::vector<RankSelection>& selections,
-                              const NodeFilter& filter, int64_t max_nodes);
+                              const NodeFilter& filter, int64_t max_nodes,
+                              bool fold_repeats = false);
+
+// Whether runs of repeated structure are drawn once with "x N"
+// (repeat_folding.h): kAuto folds page drawings (.pdf, .svg, .png) that do
+// not fit a page as they are (above the drawing limits, or folded into
+// several page columns); .dot, .graphml and .json keep every node unless
+// kFold asks.
+enum class RepeatMode { kAuto, kFold, kKeep };
+// "auto", "fold", "keep"; an error naming --repeats otherwise.
+absl::StatusOr<RepeatMode> ParseRepeatMode(absl::string_view text);
+bool ShouldFoldRepeats(const VizGraph& graph, GraphFormat format,
+                       RepeatMode mode, int64_t max_nodes);
 
 absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
                          const ExportOptions& options);

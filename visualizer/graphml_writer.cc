@@ -16,12 +16,13 @@ struct KeyDecl {
 };
 
 constexpr KeyDecl kKeys[] = {
-    {"et_id", "node", "long"},       {"rank", "node", "int"},
-    {"name", "node", "string"},      {"type", "node", "string"},
-    {"kind", "node", "string"},      {"device", "node", "string"},
-    {"track", "node", "string"},     {"duration_us", "node", "double"},
-    {"bytes", "node", "long"},       {"comm_type", "node", "string"},
-    {"pg_name", "node", "string"},   {"folded", "node", "long"},
+    {"et_id", "node", "long"},        {"rank", "node", "int"},
+    {"name", "node", "string"},       {"type", "node", "string"},
+    {"kind", "node", "string"},       {"device", "node", "string"},
+    {"track", "node", "string"},      {"duration_us", "node", "double"},
+    {"bytes", "node", "long"},        {"comm_type", "node", "string"},
+    {"pg_name", "node", "string"},    {"folded", "node", "long"},
+    {"repeat_count", "node", "long"}, {"repeat_ids", "node", "string"},
     {"edge_kind", "edge", "string"},
 };
 
@@ -31,7 +32,7 @@ void AppendData(absl::string_view key, absl::string_view value,
                   "</data>\n");
 }
 
-void AppendNode(const VizNode& n, std::string* out) {
+void AppendNode(const VizGraph& graph, const VizNode& n, std::string* out) {
   absl::StrAppend(out, "    <node id=\"", XmlEscape(VizGraph::NodeKey(n)),
                   "\">\n");
   AppendData("et_id", absl::StrCat(n.id), out);
@@ -46,6 +47,12 @@ void AppendNode(const VizNode& n, std::string* out) {
   if (!n.comm_type.empty()) AppendData("comm_type", n.comm_type, out);
   if (!n.pg_name.empty()) AppendData("pg_name", n.pg_name, out);
   if (n.folded > 0) AppendData("folded", absl::StrCat(n.folded), out);
+  if (n.repeat >= 0) {
+    const RepeatRun& run = graph.repeats[n.repeat];
+    AppendData("repeat_count", absl::StrCat(run.count), out);
+    AppendData("repeat_ids", absl::StrCat(run.first_id, "..", run.last_id),
+               out);
+  }
   absl::StrAppend(out, "    </node>\n");
 }
 
@@ -69,7 +76,7 @@ std::string WriteGraphMl(const VizGraph& graph) {
         key.id, key.domain, name, key.type);
   }
   absl::StrAppend(&out, "  <graph id=\"et\" edgedefault=\"directed\">\n");
-  for (const VizNode& n : graph.nodes) AppendNode(n, &out);
+  for (const VizNode& n : graph.nodes) AppendNode(graph, n, &out);
   for (size_t k = 0; k < graph.edges.size(); ++k) {
     const VizEdge& e = graph.edges[k];
     absl::StrAppendFormat(

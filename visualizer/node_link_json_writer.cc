@@ -10,7 +10,7 @@
 namespace et::viz {
 namespace {
 
-void AppendNode(const VizNode& n, std::string* out) {
+void AppendNode(const VizGraph& graph, const VizNode& n, std::string* out) {
   absl::StrAppend(out, "    {\"id\": ", JsonQuote(VizGraph::NodeKey(n)),
                   ", \"et_id\": ", n.id, ", \"rank\": ", n.rank,
                   ", \"name\": ", JsonQuote(n.name), ", \"type\": ",
@@ -25,6 +25,12 @@ void AppendNode(const VizNode& n, std::string* out) {
   if (!n.pg_name.empty())
     absl::StrAppend(out, ", \"pg_name\": ", JsonQuote(n.pg_name));
   if (n.folded > 0) absl::StrAppend(out, ", \"folded\": ", n.folded);
+  if (n.repeat >= 0) {
+    const RepeatRun& run = graph.repeats[n.repeat];
+    absl::StrAppend(out, ", \"repeat_count\": ", run.count,
+                    ", \"repeat_ids\": \"", run.first_id, "..", run.last_id,
+                    "\"");
+  }
   out->push_back('}');
 }
 
@@ -34,9 +40,11 @@ std::string WriteNodeLinkJson(const VizGraph& graph) {
   std::string out = absl::StrCat(
       "{\"directed\": true, \"multigraph\": true, \"graph\": {\"ranks\": [",
       absl::StrJoin(graph.ranks, ", "),
-      "], \"input_nodes\": ", graph.input_nodes, "},\n  \"nodes\": [\n");
+      "], \"input_nodes\": ", graph.input_nodes,
+      ", \"repeat_folded_nodes\": ", graph.repeat_folded_nodes,
+      "},\n  \"nodes\": [\n");
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
-    AppendNode(graph.nodes[k], &out);
+    AppendNode(graph, graph.nodes[k], &out);
     out += k + 1 < graph.nodes.size() ? ",\n" : "\n";
   }
   out += "  ],\n  \"links\": [\n";

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "visualizer/dot_writer.h"
@@ -18,6 +19,7 @@ constexpr double kWidthPtPerChar = 4.6;
 constexpr size_t kMinLabelChars = 12;
 constexpr size_t kMaxLabelChars = 44;  // dot_writer cuts names there
 constexpr double kPageAspect = 1.3;
+constexpr double kVirtualNodeWidthPt = 18;  // nodesep 0.18 in + the line
 
 // A rank's typical box width: from the median name length of its nodes.
 double NodeWidthPt(std::vector<size_t> name_chars) {
@@ -73,14 +75,28 @@ PageFolding FoldForPage(const VizGraph& graph, const NodeLayers& layers) {
     ++width_of_layer[graph.nodes[i].rank][layers.layer[i]];
     name_chars[graph.nodes[i].rank].push_back(graph.nodes[i].name.size());
   }
+  // Per rank: virtual nodes dot puts where edges span layers, each about
+  // kVirtualNodeWidthPt wide; they widen every layer they pass.
+  std::map<int, int64_t> virtual_nodes;
+  for (size_t k = 0; k < graph.edges.size(); ++k) {
+    const VizEdge& e = graph.edges[k];
+    if (!Constrains(graph, k) ||
+        graph.nodes[e.from].rank != graph.nodes[e.to].rank)
+      continue;
+    virtual_nodes[graph.nodes[e.from].rank] += std::max<int64_t>(
+        std::llabs(layers.layer[e.to] - layers.layer[e.from]) - 1, 0);
+  }
   std::map<int, int64_t> layers_per_column;
   for (const auto& [rank, widths] : width_of_layer) {
     const int64_t height = widths.rbegin()->first + 1;
     int64_t widest = 1;
     for (const auto& [layer, count] : widths) widest = std::max(widest, count);
-    const double ideal =
-        std::sqrt(static_cast<double>(height) * kNodeHeightPt /
-                  (kPageAspect * widest * NodeWidthPt(name_chars[rank])));
+    const double row_width_pt = widest * NodeWidthPt(name_chars[rank]) +
+                                kVirtualNodeWidthPt *
+                                    static_cast<double>(virtual_nodes[rank]) /
+                                    static_cast<double>(height);
+    const double ideal = std::sqrt(static_cast<double>(height) * kNodeHeightPt /
+                                   (kPageAspect * row_width_pt));
     const int64_t columns =
         height <= kMinFoldedLayers
             ? 1

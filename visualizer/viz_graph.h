@@ -34,6 +34,22 @@ struct VizNode {
   std::string comm_type;  // "ALL_REDUCE", "SEND", ... for communication
   std::string pg_name;    // process group of a collective
   int64_t folded = 0;     // hidden descendants drawn as part of this node
+  // Index into VizGraph::repeats when this node is in the drawn instance of a
+  // run of repeated structure (repeat_folding.h); -1 otherwise.
+  int32_t repeat = -1;
+};
+
+// A run of repeated structure on one rank's track: `count` consecutive
+// instances of `period` nodes each, ids first_id..last_id; the first instance
+// is drawn, the other count - 1 are folded into it (repeat_folding.h).
+struct RepeatRun {
+  int rank = 0;
+  Queue queue;
+  int64_t count = 0;
+  int64_t period = 0;
+  uint64_t first_id = 0;
+  uint64_t last_id = 0;
+  int64_t folded_nodes() const { return (count - 1) * period; }
 };
 
 enum class EdgeKind {
@@ -58,7 +74,9 @@ struct VizGraph {
   std::vector<int> ranks;      // ranks with at least one shown node
   int64_t input_nodes = 0;     // nodes in all inputs before filtering
   int64_t collective_type_mismatches =
-      0;  // joined collectives whose types differ
+      0;                            // joined collectives whose types differ
+  std::vector<RepeatRun> repeats;   // empty unless FoldRepeats ran
+  int64_t repeat_folded_nodes = 0;  // sum of the runs' folded_nodes()
 
   // "r<rank>_<id>": unique across ranks; used as node id by every writer.
   static std::string NodeKey(const VizNode& node);

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "run_tool.h"
@@ -198,12 +201,33 @@ TEST(ToolCliTest, VizNeverAdvisesOverwritingAnInput) {
   int code = -1;
   const std::string out =
       RunTool(std::string(ET_VIZ_BIN) + " " + et + " --report", &code);
-  EXPECT_EQ(code, 2) << out;
+  // An input of the wrong kind (1, as in et-sim), not a usage error; the
+  // reader says which kind and how to convert it.
+  EXPECT_EQ(code, 1) << out;
   EXPECT_EQ(out.find("-o " + et), std::string::npos) << out;
-  EXPECT_NE(out.find("convert an execution trace first (et-convert " + et),
+  EXPECT_NE(out.find(et +
+                     ": a PyTorch execution trace (JSON), not a Chakra "
+                     ".et: convert it first: et-convert " +
+                     et),
             std::string::npos)
       << out;
-  // Gzipped, it reaches the reader, which says the same.
+  // A Kineto trace is told to go to et-convert alone or as --kineto (it was
+  // told to convert "an execution trace", with --kineto for itself).
+  const std::string kineto = ::testing::TempDir() + "/viz_kineto_22.json";
+  std::system(("gzip -dc " + std::string(ET_TEST_DATA) +
+               "/recorded/ddp_gpt_2r_kineto_r0.json.gz > " + kineto)
+                  .c_str());
+  const std::string k =
+      RunTool(std::string(ET_VIZ_BIN) + " " + kineto + " -o x.pdf", &code);
+  EXPECT_EQ(code, 1) << k;
+  EXPECT_NE(k.find(kineto +
+                   ": a Kineto/profiler trace (JSON), not a Chakra "
+                   ".et: convert it first: et-convert " +
+                   kineto + " out.et (alone, or as --kineto"),
+            std::string::npos)
+      << k;
+  std::remove(kineto.c_str());
+  // Gzipped, it reaches the reader too.
   const std::string gz =
       std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_4r_et_r0.json.gz";
   const std::string read =
@@ -248,6 +272,57 @@ TEST(ToolCliTest, ReplayRefusesAPatternWithMoreRanksThanTheLaunch) {
                      "4)"),
             std::string::npos)
       << out;
+}
+
+// A CPU-only trace (the 2-rank gpt recording: gloo, no GPU op) is told
+// nothing about a GPU in et-sim's notes and bound lines nor in et-viz's
+// report: no warm-up step's GPU work, no GPU share of a step, no H100 or
+// roofline as if it had run there.
+TEST(ToolCliTest, CpuOnlyTracesAreNotToldAboutAGpu) {
+  const std::string data = std::string(ET_TEST_DATA) + "/recorded/";
+  const std::string dir = ::testing::TempDir() + "/cpu_only_22";
+  std::system(("mkdir -p " + dir).c_str());
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string r = std::to_string(rank);
+    int code = -1;
+    const std::string out =
+        RunTool(std::string(ET_CONVERT_BIN) + " " + data + "ddp_gpt_2r_et_r" +
+                    r + ".json.gz " + dir + "/gpt." + r + ".et --kineto " +
+                    data + "ddp_gpt_2r_kineto_r" + r + ".json.gz",
+                &code);
+    ASSERT_EQ(code, 0) << out;
+  }
+  int code = -1;
+  const std::string sim = RunTool(std::string(ET_SIM_BIN) + " " + dir, &code);
+  ASSERT_EQ(code, 0) << sim;
+  int bound_lines = 0;
+  for (absl::string_view line : absl::StrSplit(sim, '\n')) {
+    const bool note = absl::StrContains(line, "note:");
+    const bool bound = absl::StrContains(line, "-bound:");
+    if (!note && !bound) continue;
+    bound_lines += bound;
+    EXPECT_FALSE(absl::StrContains(line, "warm-up")) << line;
+    EXPECT_FALSE(absl::StrContains(line, "H100")) << line;
+    EXPECT_FALSE(absl::StrContains(line, "roofline")) << line;
+    if (bound) {
+      EXPECT_TRUE(absl::StrContains(line, "no GPU work")) << line;
+      EXPECT_FALSE(absl::StrContains(line, "), GPU ")) << line;
+    }
+  }
+  EXPECT_EQ(bound_lines, 7);  // both ranks' 3 steps and the mean
+  // --device on it says there is nothing to scale, and why.
+  const std::string h200 =
+      RunTool(std::string(ET_SIM_BIN) + " " + dir + " --device H200", &code);
+  EXPECT_NE(h200.find("--device H200: the trace ran on a CPU only (no GPU "
+                      "ops): nothing to scale"),
+            std::string::npos)
+      << h200;
+  const std::string report =
+      RunTool(std::string(ET_VIZ_BIN) + " " + dir + " --report", &code);
+  ASSERT_EQ(code, 0) << report;
+  EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(report), "gpu"))
+      << report;
+  EXPECT_FALSE(absl::StrContains(report, "warm-up")) << report;
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "visualizer/graph_export.h"
 #include "visualizer/graph_filter.h"
 #include "visualizer/rank_traces.h"
+#include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
 #include "visualizer/trace_report.h"
 #include "visualizer/viz_graph.h"
@@ -241,6 +242,75 @@ TEST_F(RealTraceTest, TheStepHintOfARefusalFitsOnTheFirstTry) {
   EXPECT_TRUE(CheckDrawingSize(BuildVizGraph(traces, *narrowed), traces,
                                *narrowed, hinted, kDefaultMaxDrawnNodes)
                   .ok());
+}
+
+// Repeat folding on the 2-rank gpt recording (rank 0, step 1): the 18
+// parameters' optimizer ops, zero_ and the gradient bucket copies repeat. The
+// step drawn in full is refused (440 nodes, 13,045 layout units); folded, it
+// fits, every folded node is counted, and the runs that hold aten::addcdiv_
+// (one per parameter) stand for exactly as many as the step has.
+TEST_F(RealTraceTest, RepeatedRunsFoldAStepOntoAPage) {
+  const std::string gpt = dir_ + "/gpt_fold_r0.et";
+  convert::ConvertOptions options;
+  options.kineto_path =
+      std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_2r_kineto_r0.json.gz";
+  ASSERT_TRUE(convert::ConvertFile(std::string(ET_TEST_DATA) +
+                                       "/recorded/ddp_gpt_2r_et_r0.json.gz",
+                                   gpt, options)
+                  .ok());
+  auto traces = Load(gpt);
+  NodeFilter step;
+  step.step = 1;
+  auto sel = SelectNodes(traces, step);
+  ASSERT_TRUE(sel.ok()) << sel.status();
+  const VizGraph full = BuildVizGraph(traces, *sel);
+  const VizGraph folded = FoldRepeats(full);
+  EXPECT_FALSE(WithinDrawingLimits(full, kDefaultMaxDrawnNodes));
+  EXPECT_TRUE(ShouldFoldRepeats(full, GraphFormat::kPdf, RepeatMode::kAuto,
+                                kDefaultMaxDrawnNodes));
+  EXPECT_TRUE(WithinDrawingLimits(folded, kDefaultMaxDrawnNodes));
+  EXPECT_LT(folded.nodes.size() * 2, full.nodes.size());
+  EXPECT_LT(EstimateLayoutSize(folded) * 2, EstimateLayoutSize(full));
+  EXPECT_EQ(folded.nodes.size() + folded.repeat_folded_nodes,
+            full.nodes.size());
+  int64_t addcdiv_full = 0, addcdiv_represented = 0;
+  for (const VizNode& n : full.nodes)
+    addcdiv_full += n.name == "aten::addcdiv_";
+  for (const VizNode& n : folded.nodes) {
+    if (n.name != "aten::addcdiv_") continue;
+    addcdiv_represented += n.repeat < 0 ? 1 : folded.repeats[n.repeat].count;
+  }
+  EXPECT_EQ(addcdiv_full, 18);
+  EXPECT_EQ(addcdiv_represented, addcdiv_full);
+  // Each run's ids span count x period nodes of the full graph on its track.
+  for (const RepeatRun& run : folded.repeats) {
+    int64_t in_span = 0;
+    for (const VizNode& n : full.nodes) {
+      in_span += n.rank == run.rank && n.queue == run.queue &&
+                 n.id >= run.first_id && n.id <= run.last_id;
+    }
+    EXPECT_EQ(in_span, run.count * run.period) << RepeatLabel(run);
+  }
+  // Through the CLI: the PDF is drawn (folded by default) and says so; the
+  // same step kept whole is refused; GraphML keeps every node.
+  const std::string pdf = dir_ + "/gpt_step1.pdf";
+  CommandResult drawn = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+                                   " --step 1 -o " + pdf);
+  if (HaveTool("dot")) {
+    EXPECT_EQ(drawn.exit_code, 0) << drawn.output;
+    EXPECT_NE(drawn.output.find("repeated nodes folded into"),
+              std::string::npos)
+        << drawn.output;
+  }
+  CommandResult kept = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+                                  " --step 1 --repeats keep -o " + pdf);
+  EXPECT_EQ(kept.exit_code, 1) << kept.output;
+  const std::string graphml = dir_ + "/gpt_step1.graphml";
+  CommandResult all = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+                                 " --step 1 -o " + graphml);
+  EXPECT_NE(all.output.find("(" + std::to_string(full.nodes.size()) + " nodes"),
+            std::string::npos)
+      << all.output;
 }
 
 TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
