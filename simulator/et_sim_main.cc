@@ -19,6 +19,7 @@
 #include "base/gzip_input.h"
 #include "base/input_limits.h"
 #include "base/path.h"
+#include "base/rank_files.h"
 #include "cli/cli_args.h"
 #include "model/graph.h"
 #include "model/process_group.h"
@@ -239,6 +240,11 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   }
   o.world_size = world.value_or(0);
   f.input.pattern_ranks = ranks.value_or(0);
+  // The same usage error, and exit status, as et-convert's.
+  if (!ranks && et::IsRankPattern(f.input.path)) {
+    Fail("'" + f.input.path +
+         "': a rank pattern (%d) needs --ranks N, the number of ranks");
+  }
   o.scheduling =
       Choose<SchedulingMode>("schedule", absl::GetFlag(FLAGS_schedule),
                              {{"stream", SchedulingMode::kStreamAware},

@@ -109,6 +109,8 @@ TEST(ToolCliTest, UsageErrorsAreOneLineNamingTheToolWithExitTwo) {
       {std::string(ET_CONVERT_BIN) + " 'x_%d.json' 'x.%d.et'",
        "et-convert: error: 'x_%d.json' -> 'x.%d.et': a rank pattern (%d) "
        "needs --ranks N"},
+      {std::string(ET_SIM_BIN) + " 'x.%d.et'",
+       "et-sim: error: 'x.%d.et': a rank pattern (%d) needs --ranks N"},
       {std::string(ET_SIM_BIN) + " a.et b.et",
        "et-sim: error: expected one "
        "input"},
