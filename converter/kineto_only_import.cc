@@ -2,6 +2,8 @@
 #include "converter/kineto_only_import.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <tuple>
 #include <vector>
@@ -34,14 +36,66 @@ std::string Quoted(absl::string_view text) {
   return nlohmann::json(std::string(text)).dump();
 }
 
-void AppendNode(uint64_t id, absl::string_view name, uint64_t parent,
-                const std::string& inputs, const std::string& attrs,
-                std::string* out) {
-  absl::StrAppend(out, out->back() == '[' ? "\n" : ",\n", "{\"id\": ", id,
-                  ", \"name\": ", Quoted(name), ", \"ctrl_deps\": ", parent,
-                  ", \"inputs\": ", inputs, ", \"outputs\": ", kEmptyIo,
-                  ", \"attrs\": [", attrs, "]}");
-}
+// The synthesized ET, streamed to its file in 1 MiB pieces: a trace of a
+// million host ops makes a JSON of ~250 bytes per op, which need not be held
+// whole. Names are JSON-quoted once per distinct name, not once per op.
+class EtJsonWriter {
+ public:
+  EtJsonWriter(const KinetoTrace& trace, std::FILE* file)
+      : trace_(trace), file_(file), quoted_(trace.name_count()) {
+    buffer_.reserve(kFlushBytes + 4096);
+  }
+
+  void Append(absl::string_view text) { AppendPieces({text}); }
+
+  void AppendNode(uint64_t id, absl::string_view quoted_name, uint64_t parent,
+                  absl::string_view inputs, absl::string_view attrs) {
+    absl::StrAppend(&buffer_, first_node_ ? "\n" : ",\n", "{\"id\": ", id,
+                    ", \"name\": ", quoted_name, ", \"ctrl_deps\": ", parent,
+                    ", \"inputs\": ", inputs, ", \"outputs\": ", kEmptyIo,
+                    ", \"attrs\": [", attrs, "]}");
+    first_node_ = false;
+    MaybeFlush();
+  }
+
+  // The JSON string of the trace's name `id`.
+  const std::string& QuotedName(uint32_t id) {
+    std::string& q = quoted_[id];
+    if (q.empty()) q = Quoted(trace_.name(id));
+    return q;
+  }
+
+  // Writes what is buffered; false when the file could not take it.
+  bool Finish() {
+    Flush();
+    return ok_;
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = 1 << 20;
+
+  void AppendPieces(std::initializer_list<absl::string_view> pieces) {
+    for (absl::string_view p : pieces) buffer_.append(p.data(), p.size());
+    MaybeFlush();
+  }
+  void MaybeFlush() {
+    if (buffer_.size() >= kFlushBytes) Flush();
+  }
+  void Flush() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(),
+                                        file_) != buffer_.size()) {
+      ok_ = false;
+    }
+    buffer_.clear();
+  }
+
+  const KinetoTrace& trace_;
+  std::FILE* file_;
+  std::vector<std::string> quoted_;  // by name id; "" not yet quoted
+  std::string buffer_;
+  bool first_node_ = true;
+  bool ok_ = true;
+};
 
 std::string IntAttr(absl::string_view name, int64_t value) {
   return absl::StrFormat(R"({"name": "%s", "type": "int64", "value": %d})",
@@ -151,9 +205,10 @@ absl::StatusOr<bool> IsKinetoTrace(const std::string& path) {
           head.find("\"deviceProperties\"") != std::string::npos);
 }
 
-absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
-                                             const std::string& source,
-                                             KinetoOnlyStats* stats) {
+absl::Status WriteSynthesizedEt(const KinetoTrace& trace,
+                                const std::string& source,
+                                const std::string& et_path,
+                                KinetoOnlyStats* stats) {
   RETURN_IF_ERROR(CheckGpuIds(trace, source));
   const kineto::CpuOpNesting nesting(trace);
   const auto& threads = nesting.threads();
@@ -172,14 +227,23 @@ absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
     id_of_event[threads[t].ops[p]] = first_op_id + k;
   }
 
-  std::string out =
-      absl::StrFormat("{\"schema\": \"%s\", \"pid\": %d, \"nodes\": [",
-                      kSynthSchema, threads.empty() ? 0 : threads[0].pid);
-  AppendNode(1, "[pytorch|profiler|execution_trace|process]", 1, kEmptyIo, "",
-             &out);
+  std::FILE* file = std::fopen(et_path.c_str(), "wb");
+  if (file == nullptr) {
+    return absl::NotFoundError(absl::StrFormat(
+        "%s: cannot open for writing: %s", et_path, std::strerror(errno)));
+  }
+  EtJsonWriter out(trace, file);
+  out.Append(absl::StrFormat("{\"schema\": \"%s\", \"pid\": %d, \"nodes\": [",
+                             kSynthSchema,
+                             threads.empty() ? 0 : threads[0].pid));
+  out.AppendNode(1, Quoted("[pytorch|profiler|execution_trace|process]"), 1,
+                 kEmptyIo, "");
+  const std::string thread_name =
+      Quoted("[pytorch|profiler|execution_trace|thread]");
+  std::vector<std::string> tid_attr;  // by thread
   for (size_t t = 0; t < threads.size(); ++t) {
-    AppendNode(2 + t, "[pytorch|profiler|execution_trace|thread]", 1, kEmptyIo,
-               IntAttr("tid", threads[t].tid), &out);
+    tid_attr.push_back(IntAttr("tid", threads[t].tid));
+    out.AppendNode(2 + t, thread_name, 1, kEmptyIo, tid_attr.back());
   }
   const nlohmann::json groups = ProcessGroups(trace);
   if (!groups.empty()) {
@@ -188,48 +252,55 @@ absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
         "], \"shapes\": [[]], \"types\": [\"String\"], \"strides\": [[]]}");
     // On the first thread, as PyTorch records it (an ET op without a thread
     // would count as a thread with nothing matched).
-    AppendNode(2 + threads.size(), "## process_group:init ##", 2, inputs,
-               threads.empty() ? "" : IntAttr("tid", threads[0].tid), &out);
+    out.AppendNode(2 + threads.size(), Quoted("## process_group:init ##"), 2,
+                   inputs, threads.empty() ? "" : tid_attr[0]);
     stats->process_groups = static_cast<int64_t>(groups.size());
   }
   for (const auto& [ts, t, p] : order) {
     const int32_t e = threads[t].ops[p];
     const KinetoEvent& event = trace.events()[e];
     const int32_t parent = nesting.parent(e);
-    std::string attrs = IntAttr("tid", threads[t].tid);
+    const uint64_t parent_id = parent >= 0 ? id_of_event[parent] : 2 + t;
     if (event.comm >= 0) {
-      absl::StrAppend(&attrs, ", ", CommAttrs(trace, event));
+      out.AppendNode(id_of_event[e], out.QuotedName(event.name), parent_id,
+                     kEmptyIo,
+                     absl::StrCat(tid_attr[t], ", ", CommAttrs(trace, event)));
       ++stats->comm_ops;
+    } else {
+      out.AppendNode(id_of_event[e], out.QuotedName(event.name), parent_id,
+                     kEmptyIo, tid_attr[t]);
     }
-    AppendNode(id_of_event[e], trace.name(event.name),
-               parent >= 0 ? id_of_event[parent] : 2 + t, kEmptyIo, attrs,
-               &out);
   }
-  out += "\n]}\n";
+  out.Append("\n]}\n");
+  const bool written = out.Finish();
+  if (std::fclose(file) != 0 || !written) {
+    return absl::InternalError(
+        absl::StrFormat("%s: write failed: %s", et_path, std::strerror(errno)));
+  }
   stats->cpu_ops = static_cast<int64_t>(order.size());
   stats->threads = static_cast<int64_t>(threads.size());
-  return out;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ConvertReport> ConvertKinetoTrace(
     std::shared_ptr<const KinetoTrace> trace, const std::string& source_path,
     const std::string& output_path, const ConvertOptions& options) {
   KinetoOnlyStats stats;
-  ASSIGN_OR_RETURN(std::string et_json,
-                   SynthesizeEtJson(*trace, source_path, &stats));
+  // A scratch file beside the output, read once by ConvertFile and removed:
+  // no fsync or rename, as nothing keeps it.
+  const std::string et_path = TempPathFor(output_path + ".host-ops.json");
+  if (absl::Status s = WriteSynthesizedEt(*trace, source_path, et_path, &stats);
+      !s.ok()) {
+    DiscardTempFile(et_path);
+    return s;
+  }
   if (stats.cpu_ops == 0) {
+    DiscardTempFile(et_path);
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the Kineto trace has no cpu_op events: no host ops to build a "
         "graph on",
         source_path));
   }
-  const std::string et_path = TempPathFor(output_path + ".host-ops.json");
-  if (auto s = WriteFileAtomically(et_path, et_json); !s.ok()) {
-    DiscardTempFile(et_path);
-    return s;
-  }
-  et_json.clear();
-  et_json.shrink_to_fit();
   ConvertOptions o = options;
   o.kineto_path = source_path;
   o.kineto_trace = trace;

@@ -34,12 +34,13 @@ struct KinetoOnlyStats {
   int64_t process_groups = 0;
 };
 
-// The ET JSON text standing for `trace`'s host side. Fails (one line naming
-// `source`, the event and the problem) on a kernel, memcpy or memset without a
-// correlation id, which nothing could tie to its launch.
-absl::StatusOr<std::string> SynthesizeEtJson(const kineto::KinetoTrace& trace,
-                                             const std::string& source,
-                                             KinetoOnlyStats* stats);
+// Writes the ET JSON standing for `trace`'s host side to `et_path`. Fails
+// (one line naming `source`, the event and the problem) on a kernel, memcpy or
+// memset without a correlation id, which nothing could tie to its launch.
+absl::Status WriteSynthesizedEt(const kineto::KinetoTrace& trace,
+                                const std::string& source,
+                                const std::string& et_path,
+                                KinetoOnlyStats* stats);
 
 // Converts a Kineto trace already parsed (or built, by the nsys import) to
 // `output_path`; `source_path` names it in the summary and in errors. The

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -191,17 +191,19 @@ class GraphBuilder {
 
 }  // namespace
 
-std::vector<NsysGraph> BuildNsysGraphs(const NsysTables& tables) {
-  absl::btree_map<std::pair<int64_t, int64_t>, int> keys;  // (device, pid)
-  for (const GpuActivity& a : tables.gpu)
-    keys.try_emplace({a.device, a.pid}, 0);
-  std::vector<NsysGraph> graphs;
+std::vector<NsysGraphKey> ListNsysGraphs(const NsysTables& tables) {
+  absl::btree_set<std::pair<int64_t, int64_t>> keys;  // (device, pid)
+  for (const GpuActivity& a : tables.gpu) keys.insert({a.device, a.pid});
+  std::vector<NsysGraphKey> graphs;
   graphs.reserve(keys.size());
-  int rank = 0;
-  for (const auto& [key, unused] : keys) {
-    graphs.push_back(GraphBuilder(tables, key.second, key.first).Build(rank++));
+  for (const auto& [device, pid] : keys) {
+    graphs.push_back({device, pid, static_cast<int>(graphs.size())});
   }
   return graphs;
+}
+
+NsysGraph BuildNsysGraph(const NsysTables& tables, const NsysGraphKey& key) {
+  return GraphBuilder(tables, key.pid, key.device).Build(key.rank);
 }
 
 }  // namespace et::nsys
