@@ -59,6 +59,7 @@ class GraphBuilder {
     for (const auto& [id, name] : tables_.gpu_names) {
       if (id == device_) trace_->set_device_name(name);
     }
+    trace_->ReserveEvents(CountEvents());
     AddHostRanges();
     AddRuntimeCalls();
     AddGpuActivity();
@@ -73,6 +74,19 @@ class GraphBuilder {
   }
 
  private:
+  // At most the events Build adds: each range, each runtime call twice (a
+  // lone call is also a host op), each GPU activity and stream wait.
+  size_t CountEvents() const {
+    size_t n = 0;
+    for (const NvtxRange& r : tables_.nvtx) n += r.pid == pid_;
+    for (const RuntimeCallRow& c : tables_.runtime) n += 2 * (c.pid == pid_);
+    for (const GpuActivity& a : tables_.gpu)
+      n += a.pid == pid_ && a.device == device_;
+    for (const StreamWait& w : tables_.waits)
+      n += w.pid == pid_ && w.device == device_;
+    return n;
+  }
+
   uint32_t Name(uint32_t id) { return trace_->Intern(tables_.strings.Get(id)); }
 
   KinetoEvent HostEvent(int64_t tid, int64_t start_ns, int64_t end_ns,
