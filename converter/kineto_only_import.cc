@@ -42,7 +42,7 @@ std::string Quoted(absl::string_view text) {
 }
 
 // The synthesized ET, streamed to its file in 1 MiB pieces: a trace of a
-// million host ops makes a JSON of ~250 bytes per op, which need not be held
+// million host ops makes a JSON of ~200 bytes per op, which need not be held
 // whole. Names are JSON-quoted once per distinct name, not once per op.
 class EtJsonWriter {
  public:
@@ -51,7 +51,10 @@ class EtJsonWriter {
     buffer_.reserve(kFlushBytes + 4096);
   }
 
-  void Append(absl::string_view text) { AppendPieces({text}); }
+  void Append(absl::string_view text) {
+    buffer_.append(text.data(), text.size());
+    MaybeFlush();
+  }
 
   void AppendNode(uint64_t id, absl::string_view quoted_name, uint64_t parent,
                   absl::string_view inputs, absl::string_view attrs) {
@@ -79,10 +82,6 @@ class EtJsonWriter {
  private:
   static constexpr size_t kFlushBytes = 1 << 20;
 
-  void AppendPieces(std::initializer_list<absl::string_view> pieces) {
-    for (absl::string_view p : pieces) buffer_.append(p.data(), p.size());
-    MaybeFlush();
-  }
   void MaybeFlush() {
     if (buffer_.size() >= kFlushBytes) Flush();
   }
