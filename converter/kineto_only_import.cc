@@ -2,11 +2,16 @@
 #include "converter/kineto_only_import.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -16,6 +21,7 @@
 #include "base/status_macros.h"
 #include "converter/converter.h"
 #include "converter/kineto/cpu_op_nesting.h"
+#include "model/comm_type.h"
 #include "nlohmann/json.hpp"
 
 namespace et::convert {
@@ -27,25 +33,77 @@ using kineto::KinetoTrace;
 
 // The schema the synthesized ET is written in (nested attrs, `ctrl_deps`).
 constexpr char kSynthSchema[] = "1.1.1-chakra.0.0.4";
-constexpr char kEmptyIo[] =
-    R"({"values": [], "shapes": [], "types": [], "strides": []})";
+// No strides and no blanks: the parser reads an absent `strides` as none,
+// which writes what `[]` does, and this text is ~40% of the file.
+constexpr char kEmptyIo[] = R"({"values":[],"shapes":[],"types":[]})";
 
 std::string Quoted(absl::string_view text) {
   return nlohmann::json(std::string(text)).dump();
 }
 
-void AppendNode(uint64_t id, absl::string_view name, uint64_t parent,
-                const std::string& inputs, const std::string& attrs,
-                std::string* out) {
-  absl::StrAppend(out, out->back() == '[' ? "\n" : ",\n", "{\"id\": ", id,
-                  ", \"name\": ", Quoted(name), ", \"ctrl_deps\": ", parent,
-                  ", \"inputs\": ", inputs, ", \"outputs\": ", kEmptyIo,
-                  ", \"attrs\": [", attrs, "]}");
-}
+// The synthesized ET, streamed to its file in 1 MiB pieces: a trace of a
+// million host ops makes a JSON of ~200 bytes per op, which need not be held
+// whole. Names are JSON-quoted once per distinct name, not once per op.
+class EtJsonWriter {
+ public:
+  EtJsonWriter(const KinetoTrace& trace, std::FILE* file)
+      : trace_(trace), file_(file), quoted_(trace.name_count()) {
+    buffer_.reserve(kFlushBytes + 4096);
+  }
+
+  void Append(absl::string_view text) {
+    buffer_.append(text.data(), text.size());
+    MaybeFlush();
+  }
+
+  void AppendNode(uint64_t id, absl::string_view quoted_name, uint64_t parent,
+                  absl::string_view inputs, absl::string_view attrs) {
+    absl::StrAppend(&buffer_, first_node_ ? "\n" : ",\n", "{\"id\":", id,
+                    ",\"name\":", quoted_name, ",\"ctrl_deps\":", parent,
+                    ",\"inputs\":", inputs, ",\"outputs\":", kEmptyIo,
+                    ",\"attrs\":[", attrs, "]}");
+    first_node_ = false;
+    MaybeFlush();
+  }
+
+  // The JSON string of the trace's name `id`.
+  const std::string& QuotedName(uint32_t id) {
+    std::string& q = quoted_[id];
+    if (q.empty()) q = Quoted(trace_.name(id));
+    return q;
+  }
+
+  // Writes what is buffered; false when the file could not take it.
+  bool Finish() {
+    Flush();
+    return ok_;
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = 1 << 20;
+
+  void MaybeFlush() {
+    if (buffer_.size() >= kFlushBytes) Flush();
+  }
+  void Flush() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(),
+                                        file_) != buffer_.size()) {
+      ok_ = false;
+    }
+    buffer_.clear();
+  }
+
+  const KinetoTrace& trace_;
+  std::FILE* file_;
+  std::vector<std::string> quoted_;  // by name id; "" not yet quoted
+  std::string buffer_;
+  bool first_node_ = true;
+  bool ok_ = true;
+};
 
 std::string IntAttr(absl::string_view name, int64_t value) {
-  return absl::StrFormat(R"({"name": "%s", "type": "int64", "value": %d})",
-                         name, value);
+  return absl::StrFormat(R"({"name":"%s","type":"int64","value":%d})", name,
+                         value);
 }
 std::string StringAttr(absl::string_view name, absl::string_view value) {
   return absl::StrFormat(R"({"name": "%s", "type": "string", "value": %s})",
@@ -105,6 +163,149 @@ nlohmann::json ProcessGroups(const KinetoTrace& trace) {
   return out;
 }
 
+// An ET type for each Kineto `Input type`: a tensor's is its dtype's name
+// ("float", "c10::BFloat16", "long int"), which the ET spells
+// "Tensor(float)"; "Scalar", "ScalarList", "TensorList" and "" (None, strings,
+// ...) are the same words in both.
+std::string EtTypesJson(const std::string& kineto_types) {
+  nlohmann::json types = nlohmann::json::parse(kineto_types, nullptr,
+                                               /*allow_exceptions=*/false);
+  if (!types.is_array()) return "";
+  for (nlohmann::json& t : types) {
+    if (!t.is_string()) return "";
+    const std::string name = t.get<std::string>();
+    if (name.empty() || absl::EndsWith(name, "List") || name == "Scalar")
+      continue;
+    t = absl::StrCat("Tensor(", name, ")");
+  }
+  return types.dump();
+}
+
+// Whether `dims` is a list of integer lists, as the ET reader requires of
+// shapes (the same byte rule).
+bool IsShapesList(absl::string_view dims) {
+  if (dims.empty() || dims.front() != '[') return false;
+  for (char c : dims) {
+    if (!((c >= '0' && c <= '9') || c == '[' || c == ']' || c == ',' ||
+          c == '-' || c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The `inputs` object of each host op: the op's recorded shapes and types
+// (record_shapes=True) where the trace has them, else empty lists. No values:
+// a Kineto trace has no tensor ids. Types texts repeat, so each is mapped
+// once.
+class InputsWriter {
+ public:
+  explicit InputsWriter(const KinetoTrace& trace) : trace_(trace) {}
+
+  const std::string& Of(const KinetoEvent& e) {
+    if (e.inputs < 0) return empty_;
+    const kineto::OpInputs& in = trace_.op_inputs()[e.inputs];
+    auto [it, fresh] = types_.try_emplace(in.types_json);
+    if (fresh) it->second = EtTypesJson(in.types_json);
+    if (it->second.empty() || !IsShapesList(in.dims_json)) {
+      ++bad_shapes_;
+      return empty_;
+    }
+    text_.clear();
+    absl::StrAppend(&text_, R"({"values":[],"shapes":)", in.dims_json,
+                    R"(,"types":)", it->second, "}");
+    ++with_shapes_;
+    return text_;
+  }
+  int64_t with_shapes() const { return with_shapes_; }
+  int64_t bad_shapes() const { return bad_shapes_; }
+
+ private:
+  const KinetoTrace& trace_;
+  const std::string empty_ = kEmptyIo;
+  std::string text_;
+  absl::flat_hash_map<std::string, std::string> types_;
+  int64_t with_shapes_ = 0;
+  int64_t bad_shapes_ = 0;
+};
+
+// The collective an op stands for: a c10d call (or its record_param_comms
+// record) or a backend's work record (gloo:*, nccl:*, mpi:*, ucc:*).
+struct CommOp {
+  CommSpelling spelling;
+  bool work_record = false;
+};
+std::optional<CommOp> CommOf(const KinetoTrace& trace, const KinetoEvent& e) {
+  const absl::string_view name = trace.name(e.name);
+  if (name == "record_param_comms") {
+    if (e.comm < 0) return std::nullopt;
+    auto s = ParseCommName(trace.comm_args()[e.comm].collective_name);
+    if (!s.has_value()) return std::nullopt;
+    return CommOp{*s, false};
+  }
+  bool work = false;
+  for (absl::string_view prefix : {"gloo:", "nccl:", "mpi:", "ucc:"})
+    work |= absl::StartsWith(name, prefix);
+  if (!work && !absl::StartsWith(name, "c10d::") &&
+      !absl::StartsWith(name, "_c10d_functional::") &&
+      !absl::StartsWith(name, "c10d_functional::")) {
+    return std::nullopt;
+  }
+  auto s = ParseCommName(name);
+  if (!s.has_value() || s->kind == CommKind::kWait ||
+      s->kind == CommKind::kOther) {
+    return std::nullopt;
+  }
+  return CommOp{*s, work};
+}
+
+bool SameComm(const CommSpelling& a, const CommSpelling& b) {
+  return a.kind == b.kind &&
+         (a.kind != CommKind::kCollective || a.type == b.type);
+}
+
+// Work records the backend ran on its own thread (gloo's worker: the torch
+// 1.13 DDP traces' gloo:all_reduce runs on another tid than its
+// c10d::allreduce_), keyed by event, with the call each stands for: the latest
+// call of the same collective that started before it and has no record yet.
+// The synthesized ET nests such a record under its call, as the ET reader
+// folds a stray record into its call through a shared tensor, which a Kineto
+// trace does not have; without it every such collective would count twice.
+absl::flat_hash_map<int32_t, int32_t> StrayWorkRecordCalls(
+    const KinetoTrace& trace, const kineto::CpuOpNesting& nesting,
+    const std::vector<std::tuple<int64_t, size_t, size_t>>& order) {
+  auto under_comm = [&](int32_t e) {
+    for (int32_t p = nesting.parent(e); p >= 0; p = nesting.parent(p)) {
+      if (CommOf(trace, trace.events()[p]).has_value()) return true;
+    }
+    return false;
+  };
+  struct Call {
+    int32_t event;
+    CommSpelling spelling;
+    bool taken;
+  };
+  std::vector<Call> calls;  // outermost calls, in start order
+  absl::flat_hash_map<int32_t, int32_t> call_of;
+  const auto& threads = nesting.threads();
+  for (const auto& [ts, t, p] : order) {
+    const int32_t e = threads[t].ops[p];
+    const std::optional<CommOp> c = CommOf(trace, trace.events()[e]);
+    if (!c.has_value() || under_comm(e)) continue;
+    if (!c->work_record) {
+      calls.push_back({e, c->spelling, false});
+      continue;
+    }
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+      if (it->taken || !SameComm(it->spelling, c->spelling)) continue;
+      it->taken = true;
+      call_of[e] = it->event;
+      break;
+    }
+  }
+  return call_of;
+}
+
 absl::Status CheckGpuIds(const KinetoTrace& trace, const std::string& source) {
   int64_t index = 0;
   for (const KinetoEvent& e : trace.events()) {
@@ -151,9 +352,10 @@ absl::StatusOr<bool> IsKinetoTrace(const std::string& path) {
           head.find("\"deviceProperties\"") != std::string::npos);
 }
 
-absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
-                                             const std::string& source,
-                                             KinetoOnlyStats* stats) {
+absl::Status WriteSynthesizedEt(const KinetoTrace& trace,
+                                const std::string& source,
+                                const std::string& et_path,
+                                KinetoOnlyStats* stats) {
   RETURN_IF_ERROR(CheckGpuIds(trace, source));
   const kineto::CpuOpNesting nesting(trace);
   const auto& threads = nesting.threads();
@@ -172,14 +374,23 @@ absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
     id_of_event[threads[t].ops[p]] = first_op_id + k;
   }
 
-  std::string out =
-      absl::StrFormat("{\"schema\": \"%s\", \"pid\": %d, \"nodes\": [",
-                      kSynthSchema, threads.empty() ? 0 : threads[0].pid);
-  AppendNode(1, "[pytorch|profiler|execution_trace|process]", 1, kEmptyIo, "",
-             &out);
+  std::FILE* file = std::fopen(et_path.c_str(), "wb");
+  if (file == nullptr) {
+    return absl::NotFoundError(absl::StrFormat(
+        "%s: cannot open for writing: %s", et_path, std::strerror(errno)));
+  }
+  EtJsonWriter out(trace, file);
+  out.Append(absl::StrFormat("{\"schema\": \"%s\", \"pid\": %d, \"nodes\": [",
+                             kSynthSchema,
+                             threads.empty() ? 0 : threads[0].pid));
+  out.AppendNode(1, Quoted("[pytorch|profiler|execution_trace|process]"), 1,
+                 kEmptyIo, "");
+  const std::string thread_name =
+      Quoted("[pytorch|profiler|execution_trace|thread]");
+  std::vector<std::string> tid_attr;  // by thread
   for (size_t t = 0; t < threads.size(); ++t) {
-    AppendNode(2 + t, "[pytorch|profiler|execution_trace|thread]", 1, kEmptyIo,
-               IntAttr("tid", threads[t].tid), &out);
+    tid_attr.push_back(IntAttr("tid", threads[t].tid));
+    out.AppendNode(2 + t, thread_name, 1, kEmptyIo, tid_attr.back());
   }
   const nlohmann::json groups = ProcessGroups(trace);
   if (!groups.empty()) {
@@ -188,48 +399,64 @@ absl::StatusOr<std::string> SynthesizeEtJson(const KinetoTrace& trace,
         "], \"shapes\": [[]], \"types\": [\"String\"], \"strides\": [[]]}");
     // On the first thread, as PyTorch records it (an ET op without a thread
     // would count as a thread with nothing matched).
-    AppendNode(2 + threads.size(), "## process_group:init ##", 2, inputs,
-               threads.empty() ? "" : IntAttr("tid", threads[0].tid), &out);
+    out.AppendNode(2 + threads.size(), Quoted("## process_group:init ##"), 2,
+                   inputs, threads.empty() ? "" : tid_attr[0]);
     stats->process_groups = static_cast<int64_t>(groups.size());
   }
+  InputsWriter inputs(trace);
+  const absl::flat_hash_map<int32_t, int32_t> stray_calls =
+      StrayWorkRecordCalls(trace, nesting, order);
+  stats->work_records_nested = static_cast<int64_t>(stray_calls.size());
   for (const auto& [ts, t, p] : order) {
     const int32_t e = threads[t].ops[p];
     const KinetoEvent& event = trace.events()[e];
-    const int32_t parent = nesting.parent(e);
-    std::string attrs = IntAttr("tid", threads[t].tid);
+    auto call = stray_calls.find(e);
+    const int32_t parent =
+        call != stray_calls.end() ? call->second : nesting.parent(e);
+    const uint64_t parent_id = parent >= 0 ? id_of_event[parent] : 2 + t;
+    const std::string& io = inputs.Of(event);
     if (event.comm >= 0) {
-      absl::StrAppend(&attrs, ", ", CommAttrs(trace, event));
+      out.AppendNode(id_of_event[e], out.QuotedName(event.name), parent_id, io,
+                     absl::StrCat(tid_attr[t], ", ", CommAttrs(trace, event)));
       ++stats->comm_ops;
+    } else {
+      out.AppendNode(id_of_event[e], out.QuotedName(event.name), parent_id, io,
+                     tid_attr[t]);
     }
-    AppendNode(id_of_event[e], trace.name(event.name),
-               parent >= 0 ? id_of_event[parent] : 2 + t, kEmptyIo, attrs,
-               &out);
   }
-  out += "\n]}\n";
+  stats->ops_with_shapes = inputs.with_shapes();
+  stats->ops_with_bad_shapes = inputs.bad_shapes();
+  out.Append("\n]}\n");
+  const bool written = out.Finish();
+  if (std::fclose(file) != 0 || !written) {
+    return absl::InternalError(
+        absl::StrFormat("%s: write failed: %s", et_path, std::strerror(errno)));
+  }
   stats->cpu_ops = static_cast<int64_t>(order.size());
   stats->threads = static_cast<int64_t>(threads.size());
-  return out;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ConvertReport> ConvertKinetoTrace(
     std::shared_ptr<const KinetoTrace> trace, const std::string& source_path,
-    const std::string& output_path, const ConvertOptions& options) {
+    const std::string& output_path, const ConvertOptions& options,
+    KinetoOnlyStats* stats_out) {
   KinetoOnlyStats stats;
-  ASSIGN_OR_RETURN(std::string et_json,
-                   SynthesizeEtJson(*trace, source_path, &stats));
+  // A scratch file beside the output, read once by ConvertFile and removed:
+  // no fsync or rename, as nothing keeps it.
+  const std::string et_path = TempPathFor(output_path + ".host-ops.json");
+  if (absl::Status s = WriteSynthesizedEt(*trace, source_path, et_path, &stats);
+      !s.ok()) {
+    DiscardTempFile(et_path);
+    return s;
+  }
   if (stats.cpu_ops == 0) {
+    DiscardTempFile(et_path);
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the Kineto trace has no cpu_op events: no host ops to build a "
         "graph on",
         source_path));
   }
-  const std::string et_path = TempPathFor(output_path + ".host-ops.json");
-  if (auto s = WriteFileAtomically(et_path, et_json); !s.ok()) {
-    DiscardTempFile(et_path);
-    return s;
-  }
-  et_json.clear();
-  et_json.shrink_to_fit();
   ConvertOptions o = options;
   o.kineto_path = source_path;
   o.kineto_trace = trace;
@@ -249,20 +476,58 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
       report->notes.begin(),
       absl::StrFormat(
           "Kineto only: %d host ops from the trace's cpu_op/user_annotation "
-          "events on %d threads (%d collectives with record_param_comms args, "
-          "%d process groups); no tensor ids, so no data dependencies: host "
-          "ops are ordered by thread and time",
-          stats.cpu_ops, stats.threads, stats.comm_ops, stats.process_groups));
+          "events on %d threads (%d with recorded shapes, %d collectives with "
+          "record_param_comms args, %d process groups); no tensor ids, so no "
+          "data dependencies: host ops are ordered by thread and time",
+          stats.cpu_ops, stats.threads, stats.ops_with_shapes, stats.comm_ops,
+          stats.process_groups));
+  if (stats.work_records_nested > 0) {
+    report->notes.push_back(absl::StrFormat(
+        "Kineto only: %d backend work records (gloo:*, ...) ran on another "
+        "thread than their c10d call; each is folded into the latest earlier "
+        "call of the same collective",
+        stats.work_records_nested));
+  }
+  if (stats.ops_with_bad_shapes > 0) {
+    report->warnings.push_back(absl::StrFormat(
+        "Kineto only: %d host ops have `Input Dims`/`Input type` that are not "
+        "lists of shapes and types: written without shapes",
+        stats.ops_with_bad_shapes));
+  }
+  if (stats_out != nullptr) *stats_out = stats;
   return report;
+}
+
+// A trace without record_param_comms args (PyTorch before 2.0, the legacy
+// profiler, HTA's sampled traces) names its collectives but not their sizes
+// or groups: a Kineto-only graph has no tensors to take them from either.
+static void WarnSizeUnknown(bool has_groups, ConvertReport* report) {
+  int64_t unknown = 0;
+  for (const auto& [type, count] : report->collectives_by_type) {
+    auto bytes = report->collective_bytes_by_type.find(type);
+    if (bytes == report->collective_bytes_by_type.end() || bytes->second == 0)
+      unknown += count;
+  }
+  if (unknown == 0) return;
+  report->warnings.push_back(absl::StrFormat(
+      "Kineto only: %d collectives have no message size in the trace (no "
+      "record_param_comms args): size unknown, written as comm_size 0%s",
+      unknown,
+      has_groups
+          ? ""
+          : "; and no process group: each is over every rank converted"));
 }
 
 absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
                                                 const std::string& output_path,
                                                 const ConvertOptions& options) {
   ASSIGN_OR_RETURN(KinetoTrace trace, KinetoTrace::Load(input_path));
-  return ConvertKinetoTrace(
-      std::make_shared<const KinetoTrace>(std::move(trace)), input_path,
-      output_path, options);
+  KinetoOnlyStats stats;
+  absl::StatusOr<ConvertReport> report =
+      ConvertKinetoTrace(std::make_shared<const KinetoTrace>(std::move(trace)),
+                         input_path, output_path, options, &stats);
+  if (report.ok()) WarnSizeUnknown(stats.process_groups > 0, &*report);
+  return report;
 }
 
 }  // namespace et::convert

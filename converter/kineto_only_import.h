@@ -32,22 +32,29 @@ struct KinetoOnlyStats {
   int64_t threads = 0;   // CPU threads they ran on
   int64_t comm_ops = 0;  // record_param_comms events with collective args
   int64_t process_groups = 0;
+  int64_t ops_with_shapes = 0;      // host ops with `Input Dims`/`Input type`
+  int64_t ops_with_bad_shapes = 0;  // ones whose texts are not shape lists
+  // Backend work records on another thread than their call (gloo), nested
+  // under it.
+  int64_t work_records_nested = 0;
 };
 
-// The ET JSON text standing for `trace`'s host side. Fails (one line naming
-// `source`, the event and the problem) on a kernel, memcpy or memset without a
-// correlation id, which nothing could tie to its launch.
-absl::StatusOr<std::string> SynthesizeEtJson(const kineto::KinetoTrace& trace,
-                                             const std::string& source,
-                                             KinetoOnlyStats* stats);
+// Writes the ET JSON standing for `trace`'s host side to `et_path`. Fails
+// (one line naming `source`, the event and the problem) on a kernel, memcpy or
+// memset without a correlation id, which nothing could tie to its launch.
+absl::Status WriteSynthesizedEt(const kineto::KinetoTrace& trace,
+                                const std::string& source,
+                                const std::string& et_path,
+                                KinetoOnlyStats* stats);
 
 // Converts a Kineto trace already parsed (or built, by the nsys import) to
 // `output_path`; `source_path` names it in the summary and in errors. The
 // trace is read once: the synthesized ET is linked with this same object.
+// `stats`, when given, gets what the synthesized ET held.
 absl::StatusOr<ConvertReport> ConvertKinetoTrace(
     std::shared_ptr<const kineto::KinetoTrace> trace,
     const std::string& source_path, const std::string& output_path,
-    const ConvertOptions& options);
+    const ConvertOptions& options, KinetoOnlyStats* stats = nullptr);
 
 // Converts a Kineto trace alone to `output_path`.
 absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,

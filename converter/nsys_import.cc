@@ -57,7 +57,7 @@ absl::StatusOr<std::vector<RankResult>> ConvertNsysExport(
                    nsys::NsysDatabase::Open(input, options.force_schema));
   ASSIGN_OR_RETURN(nsys::NsysTables tables, nsys::ReadNsysTables(db.get()));
   db.reset();  // the inflated copy of a gzip export is not needed any more
-  std::vector<nsys::NsysGraph> graphs = nsys::BuildNsysGraphs(tables);
+  const std::vector<nsys::NsysGraphKey> graphs = nsys::ListNsysGraphs(tables);
   if (graphs.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the export has no kernels, memcpys or memsets: no GPU work to "
@@ -71,7 +71,8 @@ absl::StatusOr<std::vector<RankResult>> ConvertNsysExport(
         input, graphs.size()));
   }
   std::vector<RankResult> results;
-  for (nsys::NsysGraph& g : graphs) {
+  for (const nsys::NsysGraphKey& key : graphs) {
+    nsys::NsysGraph g = nsys::BuildNsysGraph(tables, key);
     RankJob job{g.rank, input, ExpandRankPattern(output, g.rank), ""};
     RankResult r{job, StagingPath(job.output), absl::UnknownError("not run")};
     ConvertOptions o = options;

@@ -81,14 +81,17 @@ CpuOpNesting::CpuOpNesting(const KinetoTrace& trace) {
     // Durations come last because they mislead: siblings `aten::lift_fresh`
     // (0 us) and `aten::detach_` (2 us) starting in one microsecond were
     // swapped, and the aligner then lost its place.
-    std::sort(ordered.begin(), ordered.end(), [&](int32_t a, int32_t b) {
-      const KinetoEvent& x = events[a];
-      const KinetoEvent& y = events[b];
-      const bool xr = x.kind == EventKind::kRuntime;
-      const bool yr = y.kind == EventKind::kRuntime;
-      return std::make_tuple(x.ts_ns, xr, seq[a], -x.dur_ns, a) <
-             std::make_tuple(y.ts_ns, yr, seq[b], -y.dur_ns, b);
-    });
+    // The keys are copied out of the events before sorting: comparing through
+    // indices into 128-byte events missed the cache on every comparison (a
+    // third of the nesting's time on a 400k-op nsys graph).
+    std::vector<std::tuple<int64_t, bool, int64_t, int64_t, int32_t>> keys;
+    keys.reserve(ordered.size());
+    for (int32_t e : ordered) {
+      keys.emplace_back(events[e].ts_ns, events[e].kind == EventKind::kRuntime,
+                        seq[e], -events[e].dur_ns, e);
+    }
+    std::sort(keys.begin(), keys.end());
+    for (size_t k = 0; k < keys.size(); ++k) ordered[k] = std::get<4>(keys[k]);
     for (int32_t e : ordered) {
       if (events[e].kind == EventKind::kRuntime) {
         threads_[t].runtime.push_back(e);

@@ -147,7 +147,29 @@ struct RawEvent {
   std::optional<std::array<int64_t, 3>> grid, block;
   bool has_comm = false;  // a "Collective name" arg was seen
   CommArgs comm;
+  std::string_view input_dims;   // `Input Dims` JSON text, "" absent
+  std::string_view input_types;  // `Input type` JSON text, "" absent
 };
+
+// The JSON text of an array value (consuming it), or "" when `value` is not
+// an array. The end comes from simdjson's structural index, trimmed of the
+// blanks before the next token.
+std::string_view ArrayText(od::value& value) {
+  const char* begin = value.raw_json_token().data();
+  od::array array;
+  std::string_view raw;
+  if (*begin != '[' || value.get_array().get(array) != simdjson::SUCCESS ||
+      array.raw_json().get(raw) != simdjson::SUCCESS) {
+    return {};
+  }
+  const char* end = raw.data() + raw.size();
+  while (end > begin && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' ||
+                         end[-1] == '\t')) {
+    --end;
+  }
+  if (end <= begin || end[-1] != ']') return {};
+  return std::string_view(begin, static_cast<size_t>(end - begin));
+}
 
 class KinetoJsonParser {
  public:
@@ -288,6 +310,10 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
       raw->grid = ReadDims(value);
     } else if (key == "block") {
       raw->block = ReadDims(value);
+    } else if (key == "Input Dims") {
+      raw->input_dims = ArrayText(value);
+    } else if (key == "Input type") {
+      raw->input_types = ArrayText(value);
     } else if (key == "Process Group Name") {
       std::string_view s;
       if (!value.get_string().get(s))
@@ -363,6 +389,12 @@ void KinetoJsonParser::Emit(RawEvent& raw) {
     event.dims = trace_->AddDims(dims);
   }
   if (raw.has_comm) event.comm = trace_->AddCommArgs(std::move(raw.comm));
+  const bool host_op = event.kind == EventKind::kCpuOp ||
+                       event.kind == EventKind::kUserAnnotation;
+  if (host_op && !raw.input_dims.empty() && !raw.input_types.empty()) {
+    event.inputs = trace_->AddOpInputs(
+        {std::string(raw.input_dims), std::string(raw.input_types)});
+  }
   trace_->AddEvent(event);
 }
 
@@ -493,6 +525,11 @@ RuntimeCall ClassifyRuntimeCall(absl::string_view name) {
   if (absl::StartsWith(base, "EventSynchronize"))
     return RuntimeCall::kEventSynchronize;
   return RuntimeCall::kNone;
+}
+
+int32_t KinetoTrace::AddOpInputs(OpInputs inputs) {
+  op_inputs_.push_back(std::move(inputs));
+  return static_cast<int32_t>(op_inputs_.size() - 1);
 }
 
 int32_t KinetoTrace::AddCommArgs(CommArgs args) {

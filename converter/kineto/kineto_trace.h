@@ -59,7 +59,15 @@ struct CommArgs {
   int64_t group_size = -1;
 };
 
-// One complete event. 120 bytes: a 1M-event trace costs ~120 MB, far below its
+// An op's argument shapes and types as `record_shapes=True` writes them
+// (`Input Dims`, `Input type`), kept as the trace's JSON text: the Kineto-only
+// import writes them as the op's input shapes and types.
+struct OpInputs {
+  std::string dims_json;   // [[2873320], [], []]
+  std::string types_json;  // ["c10::BFloat16", "", "Scalar"]
+};
+
+// One complete event. 128 bytes: a 1M-event trace costs ~128 MB, far below its
 // JSON.
 struct KinetoEvent {
   int64_t ts_ns = 0;
@@ -80,6 +88,7 @@ struct KinetoEvent {
   uint32_t pg_name = 0;  // 0 = ""
   int32_t dims = -1;     // index into KinetoTrace::dims(); -1 none
   int32_t comm = -1;     // index into KinetoTrace::comm_args(); -1 none
+  int32_t inputs = -1;   // index into KinetoTrace::op_inputs(); -1 none
   EventKind kind = EventKind::kOther;
   RuntimeCall call = RuntimeCall::kNone;
 };
@@ -101,6 +110,8 @@ class KinetoTrace {
   const std::vector<KinetoEvent>& events() const { return events_; }
   const std::vector<LaunchDims>& dims() const { return dims_; }
   const std::vector<CommArgs>& comm_args() const { return comm_args_; }
+  // CPU ops' recorded shapes (KinetoEvent::inputs).
+  const std::vector<OpInputs>& op_inputs() const { return op_inputs_; }
   // distributedInfo.pg_config as JSON text (the process groups), "" absent.
   const std::string& pg_config_json() const { return pg_config_json_; }
   absl::string_view name(uint32_t id) const { return names_.Get(id); }
@@ -128,8 +139,12 @@ class KinetoTrace {
   // Building (the parser's interface).
   uint32_t Intern(absl::string_view text);
   void AddEvent(const KinetoEvent& event) { events_.push_back(event); }
+  // Room for `n` events, when the builder knows how many it will add (growing
+  // a vector of a million events copies it ~20 times over).
+  void ReserveEvents(size_t n) { events_.reserve(n); }
   int32_t AddDims(const LaunchDims& dims);
   int32_t AddCommArgs(CommArgs args);
+  int32_t AddOpInputs(OpInputs inputs);
   void set_pg_config_json(std::string json) {
     pg_config_json_ = std::move(json);
   }
@@ -145,6 +160,7 @@ class KinetoTrace {
   std::vector<KinetoEvent> events_;
   std::vector<LaunchDims> dims_;
   std::vector<CommArgs> comm_args_;
+  std::vector<OpInputs> op_inputs_;
   std::string pg_config_json_;
   // Names by id, and the reverse map; a trace has a few thousand distinct
   // names.

@@ -2,12 +2,12 @@
 #include "converter/kineto/sync_edges.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace et::kineto {
 namespace {
@@ -76,7 +76,7 @@ class SyncEdgeBuilder {
   absl::flat_hash_map<int32_t, size_t> gpu_by_launch_;
   absl::flat_hash_map<int64_t, int32_t> sync_by_corr_;
   absl::flat_hash_map<int64_t, int32_t> runtime_by_corr_;
-  std::set<std::tuple<int, size_t, size_t, uint64_t>> seen_;
+  absl::flat_hash_set<std::tuple<int, size_t, size_t, uint64_t>> seen_;
 };
 
 size_t SyncEdgeBuilder::LastOnStreamBefore(int64_t device, int64_t stream,
@@ -141,6 +141,17 @@ void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread,
     if (it != gpu_by_launch_.end())
       launched.emplace_back(events[r].ts_ns, it->second);
   }
+  // next_other[i]: the first launch at or after i on another stream than
+  // launch i's (launched.size() when none), so that finding the first launch
+  // after a wait on another stream than the recorded one is O(1), not a scan
+  // (a long run of launches on one stream made it quadratic).
+  std::vector<size_t> next_other(launched.size(), launched.size());
+  for (size_t i = launched.size(); i-- > 1;) {
+    next_other[i - 1] = link_.gpu_ops[launched[i - 1].second].stream !=
+                                link_.gpu_ops[launched[i].second].stream
+                            ? i
+                            : next_other[i];
+  }
   std::vector<std::pair<int64_t, uint64_t>> host;
   for (int32_t e : thread.ops) {
     if (event_et_id_[e] != 0)
@@ -170,14 +181,14 @@ void SyncEdgeBuilder::ThreadEdges(const KinetoThread& thread,
         to = FirstOnStreamAtOrAfter(device, sync->stream, call.ts_ns);
       } else if (last_recorded != kNone) {
         from = last_recorded;
-        auto it = std::lower_bound(launched.begin(), launched.end(),
-                                   std::make_pair(call.ts_ns, size_t{0}));
-        for (; it != launched.end(); ++it) {
-          if (link_.gpu_ops[it->second].stream != link_.gpu_ops[from].stream) {
-            to = it->second;
-            break;
-          }
+        size_t i = std::lower_bound(launched.begin(), launched.end(),
+                                    std::make_pair(call.ts_ns, size_t{0})) -
+                   launched.begin();
+        if (i < launched.size() && link_.gpu_ops[launched[i].second].stream ==
+                                       link_.gpu_ops[from].stream) {
+          i = next_other[i];
         }
+        if (i < launched.size()) to = launched[i].second;
       }
       if (from == kNone || to == kNone || from == to) {
         ++*unresolved;

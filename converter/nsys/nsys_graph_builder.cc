@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -59,6 +59,7 @@ class GraphBuilder {
     for (const auto& [id, name] : tables_.gpu_names) {
       if (id == device_) trace_->set_device_name(name);
     }
+    trace_->ReserveEvents(CountEvents());
     AddHostRanges();
     AddRuntimeCalls();
     AddGpuActivity();
@@ -73,6 +74,19 @@ class GraphBuilder {
   }
 
  private:
+  // At most the events Build adds: each range, each runtime call twice (a
+  // lone call is also a host op), each GPU activity and stream wait.
+  size_t CountEvents() const {
+    size_t n = 0;
+    for (const NvtxRange& r : tables_.nvtx) n += r.pid == pid_;
+    for (const RuntimeCallRow& c : tables_.runtime) n += 2 * (c.pid == pid_);
+    for (const GpuActivity& a : tables_.gpu)
+      n += a.pid == pid_ && a.device == device_;
+    for (const StreamWait& w : tables_.waits)
+      n += w.pid == pid_ && w.device == device_;
+    return n;
+  }
+
   uint32_t Name(uint32_t id) { return trace_->Intern(tables_.strings.Get(id)); }
 
   KinetoEvent HostEvent(int64_t tid, int64_t start_ns, int64_t end_ns,
@@ -191,17 +205,19 @@ class GraphBuilder {
 
 }  // namespace
 
-std::vector<NsysGraph> BuildNsysGraphs(const NsysTables& tables) {
-  absl::btree_map<std::pair<int64_t, int64_t>, int> keys;  // (device, pid)
-  for (const GpuActivity& a : tables.gpu)
-    keys.try_emplace({a.device, a.pid}, 0);
-  std::vector<NsysGraph> graphs;
+std::vector<NsysGraphKey> ListNsysGraphs(const NsysTables& tables) {
+  absl::btree_set<std::pair<int64_t, int64_t>> keys;  // (device, pid)
+  for (const GpuActivity& a : tables.gpu) keys.insert({a.device, a.pid});
+  std::vector<NsysGraphKey> graphs;
   graphs.reserve(keys.size());
-  int rank = 0;
-  for (const auto& [key, unused] : keys) {
-    graphs.push_back(GraphBuilder(tables, key.second, key.first).Build(rank++));
+  for (const auto& [device, pid] : keys) {
+    graphs.push_back({device, pid, static_cast<int>(graphs.size())});
   }
   return graphs;
+}
+
+NsysGraph BuildNsysGraph(const NsysTables& tables, const NsysGraphKey& key) {
+  return GraphBuilder(tables, key.pid, key.device).Build(key.rank);
 }
 
 }  // namespace et::nsys

@@ -53,9 +53,19 @@ struct NsysGraph {
   NsysGraphStats stats;
 };
 
-// One graph per (device, process) pair with GPU activity, in (device, pid)
-// order; ranks are that order's positions.
-std::vector<NsysGraph> BuildNsysGraphs(const NsysTables& tables);
+// The graphs of an export: one per (device, process) pair with GPU activity,
+// in (device, pid) order; ranks are that order's positions.
+struct NsysGraphKey {
+  int64_t device = -1;
+  int64_t pid = -1;
+  int rank = 0;
+};
+std::vector<NsysGraphKey> ListNsysGraphs(const NsysTables& tables);
+
+// The graph of `key`, its trace built. One at a time: a graph's trace is as
+// large as its share of the export, so building every graph before converting
+// the first would hold them all at once.
+NsysGraph BuildNsysGraph(const NsysTables& tables, const NsysGraphKey& key);
 
 }  // namespace et::nsys
 

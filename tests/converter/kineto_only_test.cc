@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "converter/multi_rank.h"
@@ -98,6 +99,114 @@ TEST(KinetoOnlyTest, Mi300EveryGpuOpIsANodeAndCollectivesHaveTypeSizeGroup) {
     said_no_data_deps |= n.find("no data dependencies") != std::string::npos;
   EXPECT_TRUE(said_no_data_deps);
   EXPECT_EQ(c->summary.input_path, DataPath(kMi300));
+}
+
+// record_shapes=True traces: every host op's `Input Dims`/`Input type` become
+// its input shapes and types (dtype names as "Tensor(...)"), so shape-costed
+// ops get FLOPs as from an ET.
+TEST(KinetoOnlyTest, Mi300RecordedShapesBecomeInputShapesAndFlops) {
+  auto c = ConvertAndLoad(kMi300);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const nlohmann::json trace = ReadJson(kMi300);
+  // op name -> the Input Dims its events carry.
+  std::map<std::string, std::set<std::string>> dims_of;
+  int64_t with_shapes = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (e.value("ph", "") != "X" ||
+        (cat != "cpu_op" && cat != "user_annotation") || !e.contains("args") ||
+        !e["args"].contains("Input Dims") ||
+        !e["args"].contains("Input type")) {
+      continue;
+    }
+    ++with_shapes;
+    dims_of[e["name"]].insert(e["args"]["Input Dims"].dump());
+  }
+  ASSERT_GT(with_shapes, 7000);
+  bool said = false;
+  for (const std::string& n : c->summary.notes) {
+    said |= n.find(absl::StrCat(with_shapes, " with recorded shapes")) !=
+            std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // GEMMs (the DDP model's linear layers) and batch norms, forward and
+  // backward: shapes as recorded, FLOPs from them.
+  int costed = 0;
+  for (NodeIndex i = 0; i < c->graph.size(); ++i) {
+    const Node& n = c->graph.node(i);
+    if (n.name() != "aten::mm" && n.name() != "aten::linear" &&
+        n.name() != "aten::batch_norm") {
+      continue;
+    }
+    ++costed;
+    const nlohmann::json shapes = nlohmann::json::parse(n.inputs().shapes());
+    EXPECT_EQ(dims_of[n.name()].count(shapes.dump()), 1u) << shapes.dump();
+    EXPECT_EQ(nlohmann::json::parse(n.inputs().types())[0],
+              "Tensor(c10::BFloat16)");
+    EXPECT_GT(GetInt(n, attr::kNumOps).value_or(0), 0) << n.id();
+    if (n.name() != "aten::batch_norm") {
+      EXPECT_EQ(GetString(n, attr::kOpKind).value_or(""), "gemm") << n.id();
+    }
+  }
+  EXPECT_EQ(costed, 6 + 3 + 117);
+}
+
+// The collectives of a graph, in node order: their types.
+std::vector<int64_t> CollectiveTypes(const Graph& g) {
+  std::vector<int64_t> types;
+  for (NodeIndex i = 0; i < g.size(); ++i) {
+    if (g.node(i).type() == ChakraProtoMsg::COMM_COLL_NODE)
+      types.push_back(GetInt(g.node(i), attr::kCommType).value_or(-1));
+  }
+  return types;
+}
+
+// The torch 1.13 gloo DDP traces (the legacy profiler's, no args): gloo runs
+// each collective's work record on its own worker thread, not under the
+// c10d call. Each is still one collective, of the same types in the same
+// order as the ET + trace graph of the same rank finds; their sizes and group
+// are nowhere in the trace, and the summary says so with the count.
+TEST(KinetoOnlyTest, GlooTraceCollectivesCountOnceAndSizesAreSaidUnknown) {
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string r = std::to_string(rank);
+    auto alone =
+        ConvertAndLoad("pytorch-1.13-cpu/ddp_mlp_trace_r" + r + ".json.gz");
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    ConvertOptions with_trace;
+    with_trace.kineto_path =
+        DataPath("pytorch-1.13-cpu/ddp_mlp_trace_r" + r + ".json.gz");
+    auto paired = ConvertAndLoad(
+        "pytorch-1.13-cpu/ddp_mlp_et_r" + r + ".json.gz", with_trace);
+    ASSERT_TRUE(paired.ok()) << paired.status();
+    const std::vector<int64_t> types = CollectiveTypes(alone->graph);
+    EXPECT_EQ(types, CollectiveTypes(paired->graph)) << "rank " << r;
+    EXPECT_EQ(types.size(), 5u);  // 3 all-reduces, 2 broadcasts
+    for (NodeIndex i = 0; i < alone->graph.size(); ++i) {
+      const Node& n = alone->graph.node(i);
+      if (n.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+        EXPECT_EQ(GetInt(n, attr::kCommSize).value_or(-1), 0) << n.name();
+      }
+    }
+    const std::string expected = absl::StrCat(
+        "Kineto only: ", types.size(),
+        " collectives have no message size in the trace (no "
+        "record_param_comms args): size unknown, written as comm_size 0; and "
+        "no process group");
+    bool warned = false;
+    for (const std::string& w : alone->summary.warnings)
+      warned |= w.find(expected) != std::string::npos;
+    EXPECT_TRUE(warned) << expected;
+    EXPECT_EQ(alone->summary.kineto_host_ops_matched,
+              alone->summary.kineto_host_ops);
+  }
+}
+
+// MI300's collectives all have record_param_comms sizes: no such warning.
+TEST(KinetoOnlyTest, Mi300HasNoSizeUnknownWarning) {
+  auto c = ConvertAndLoad(kMi300);
+  ASSERT_TRUE(c.ok()) << c.status();
+  for (const std::string& w : c->summary.warnings)
+    EXPECT_EQ(w.find("no message size"), std::string::npos) << w;
 }
 
 TEST(KinetoOnlyTest, AlexnetKernelsLinkedAndCudaSyncBecomesDependencies) {

@@ -109,6 +109,29 @@ TEST(SyncEdgesTest, StreamWaitEventWithoutSyncRecordUsesLaunchOrder) {
   EXPECT_EQ(static_cast<int64_t>(s.edges[0].to_gpu_op), s.Gpu("k2"));
 }
 
+TEST(SyncEdgesTest, WaitWithoutSyncRecordSkipsARunOnTheRecordedStream) {
+  // After the wait, k3..k5 go to the recorded stream 7 again and k6 to stream
+  // 8, then k7 to stream 9: the waiter is k6, the first launch after the wait
+  // on another stream (found past the run, not the last one).
+  Synced s = Build({CpuOp("aten::foo", 1, 100, 100),
+                    Runtime("cudaLaunchKernel", 1, 105, 2, 10),
+                    Runtime("cudaEventRecord", 1, 110, 1, 11),
+                    Runtime("cudaStreamWaitEvent", 1, 115, 1, 12),
+                    Runtime("cudaLaunchKernel", 1, 120, 2, 13),
+                    Runtime("cudaLaunchKernel", 1, 125, 2, 14),
+                    Runtime("cudaLaunchKernel", 1, 130, 2, 15),
+                    Runtime("cudaLaunchKernel", 1, 135, 2, 16),
+                    Runtime("cudaLaunchKernel", 1, 140, 2, 17),
+                    Kernel("k1", 7, 200, 20, 10), Kernel("k3", 7, 230, 5, 13),
+                    Kernel("k4", 7, 240, 5, 14), Kernel("k5", 7, 250, 5, 15),
+                    Kernel("k6", 8, 300, 20, 16), Kernel("k7", 9, 330, 5, 17)},
+                   {{"aten::foo", 1}});
+  ASSERT_EQ(s.edges.size(), 1u);
+  EXPECT_EQ(static_cast<int64_t>(s.edges[0].from_gpu_op), s.Gpu("k1"));
+  EXPECT_EQ(static_cast<int64_t>(s.edges[0].to_gpu_op), s.Gpu("k6"));
+  EXPECT_EQ(s.unresolved, 0);
+}
+
 TEST(SyncEdgesTest, WaitWithNothingRecordedIsUnresolved) {
   // No cudaEventRecord before the wait and no cuda_sync record.
   Synced s = Build({CpuOp("aten::foo", 1, 100, 100),
