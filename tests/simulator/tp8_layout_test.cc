@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/rank_files.h"
 #include "converter/converter.h"
@@ -37,7 +38,7 @@ std::string Out(const std::string& name) {
 std::string ConvertRank(int rank, bool kineto = true) {
   const std::string data = std::string(ET_TEST_DATA) + "/tp8/";
   const std::string out =
-      Out(absl::StrFormat(kineto ? "tp8.%d.et" : "tp8_roofline.%d.et", rank));
+      Out(absl::StrCat(kineto ? "tp8." : "tp8_roofline.", rank, ".et"));
   et::convert::ConvertOptions options;
   options.rank = rank;
   if (kineto)
