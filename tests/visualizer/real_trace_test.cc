@@ -205,18 +205,24 @@ TEST_F(RealTraceTest, ResnetWithoutFilterHitsTheSizeLimit) {
   EXPECT_EQ(std::fopen(out.c_str(), "r"), nullptr);
 }
 
+// Rank 0 of the 2-rank gpt recording (tests/data/recorded), with its Kineto
+// trace, converted to `out`.
+absl::Status ConvertGptRank0(const std::string& out) {
+  convert::ConvertOptions options;
+  options.kineto_path =
+      std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_2r_kineto_r0.json.gz";
+  return convert::ConvertFile(
+             std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_2r_et_r0.json.gz",
+             out, options)
+      .status();
+}
+
 // The refusal's --step hint is a command that draws on the first try: the
 // gpt recording's steps are each too large alone (440 nodes whose long edges
 // exceed the layout budget), so it names a step and an id range that fit.
 TEST_F(RealTraceTest, TheStepHintOfARefusalFitsOnTheFirstTry) {
   const std::string gpt = dir_ + "/gpt_r0.et";
-  convert::ConvertOptions options;
-  options.kineto_path =
-      std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_2r_kineto_r0.json.gz";
-  ASSERT_TRUE(convert::ConvertFile(std::string(ET_TEST_DATA) +
-                                       "/recorded/ddp_gpt_2r_et_r0.json.gz",
-                                   gpt, options)
-                  .ok());
+  ASSERT_TRUE(ConvertGptRank0(gpt).ok());
   auto traces = Load(gpt);
   auto sel = SelectNodes(traces, {});
   ASSERT_TRUE(sel.ok());
@@ -251,13 +257,7 @@ TEST_F(RealTraceTest, TheStepHintOfARefusalFitsOnTheFirstTry) {
 // (one per parameter) stand for exactly as many as the step has.
 TEST_F(RealTraceTest, RepeatedRunsFoldAStepOntoAPage) {
   const std::string gpt = dir_ + "/gpt_fold_r0.et";
-  convert::ConvertOptions options;
-  options.kineto_path =
-      std::string(ET_TEST_DATA) + "/recorded/ddp_gpt_2r_kineto_r0.json.gz";
-  ASSERT_TRUE(convert::ConvertFile(std::string(ET_TEST_DATA) +
-                                       "/recorded/ddp_gpt_2r_et_r0.json.gz",
-                                   gpt, options)
-                  .ok());
+  ASSERT_TRUE(ConvertGptRank0(gpt).ok());
   auto traces = Load(gpt);
   NodeFilter step;
   step.step = 1;

@@ -15,21 +15,11 @@ Nothing else is changed. Run: /usr/bin/python3 record_pp.py OUT_DIR
 """
 import json, os, sys
 import torch, torch.nn as nn, torch.distributed as dist
+# The group table node, added the way examples/record_trace.py adds it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples"))
+from record_trace import add_group_table  # noqa: E402
 
 WORLD, STEPS, BATCH, DIM, HIDDEN = 2, 3, 16, 64, 256
-
-
-def add_group_table(path, table):
-    """The node PyTorch 2.1+ records: its first input is the table as JSON."""
-    with open(path) as f: et = json.load(f)
-    root = min(et["nodes"], key=lambda n: n["id"])
-    et["nodes"].append({
-        "name": "## process_group:init ##", "id": max(n["id"] for n in et["nodes"]) + 1,
-        "rf_id": -1, "parent": root["id"], "fw_parent": 0, "seq_id": -1, "scope": 7,
-        "tid": root.get("tid", 1), "fw_tid": 0, "op_schema": "",
-        "inputs": [json.dumps(table)], "input_shapes": [[]], "input_types": ["String"],
-        "outputs": [], "output_shapes": [], "output_types": []})
-    with open(path, "w") as f: json.dump(et, f)
 
 
 def step(rank, layer, opt, x, y):

@@ -17,6 +17,9 @@ else is changed. Run: /usr/bin/python3 record_tp_dp.py OUT_DIR
 import gzip, json, os, sys
 import torch, torch.nn as nn, torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
+# The group table node, added the way examples/record_trace.py adds it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples"))
+from record_trace import add_group_table  # noqa: E402
 
 WORLD, TP, STEPS, BATCH, DIM, HIDDEN = 4, 2, 3, 16, 64, 256
 
@@ -95,18 +98,6 @@ def run(rank, out):
     doc["pid"] = os.getpid(); doc["distributedInfo"] = {"rank": rank, "world_size": WORLD}
     with open(f"{tag}_kineto_r{rank}.json", "w") as f: json.dump(doc, f)
 
-
-def add_group_table(path, table):
-    """The node PyTorch 2.1+ records: its first input is the table as JSON."""
-    with open(path) as f: et = json.load(f)
-    root = min(et["nodes"], key=lambda n: n["id"])
-    node = {"name": "## process_group:init ##", "id": max(n["id"] for n in et["nodes"]) + 1,
-            "rf_id": -1, "parent": root["id"], "fw_parent": 0, "seq_id": -1, "scope": 7,
-            "tid": root.get("tid", 1), "fw_tid": 0, "op_schema": "",
-            "inputs": [json.dumps(table)], "input_shapes": [[]], "input_types": ["String"],
-            "outputs": [], "output_shapes": [], "output_types": []}
-    et["nodes"].append(node)
-    with open(path, "w") as f: json.dump(et, f)
 
 
 if __name__ == "__main__":
