@@ -2,8 +2,10 @@
 #include "scaleout/rank_job_writer.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -14,6 +16,7 @@
 #include "base/atomic_output_file.h"
 #include "base/input_limits.h"
 #include "base/status_macros.h"
+#include "model/comm_type.h"
 #include "model/process_group.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
@@ -81,6 +84,7 @@ class CommGroupTable {
     return groups_;
   }
   int64_t collectives() const { return collectives_; }
+  const std::string& double_free() const { return double_free_; }
 
  private:
   absl::Status AddUse(int64_t rank, const Node& node, const std::string& name,
@@ -132,12 +136,34 @@ class CommGroupTable {
           "], another rank's has [", absl::StrJoin(it->second, ","),
           "]: ASTRA-sim has one group table for every rank"));
     }
+    NoteSharedImplementation(rank, node, id);
     return absl::OkStatus();
+  }
+
+  // ASTRA-sim (518bd51) frees a collective implementation once per sub-world
+  // group that used it: a rank running one collective type in two such groups
+  // aborts it at exit (docs/astra-sim.md). Keeps the first such rank.
+  void NoteSharedImplementation(int64_t rank, const Node& node, int64_t id) {
+    if (!double_free_.empty()) return;
+    const int64_t type = GetInt(node, attr::kCommType).value_or(-1);
+    std::set<int64_t>& ids = used_[{rank, type}];
+    ids.insert(id);
+    if (ids.size() == 2) {
+      double_free_ = absl::StrCat(
+          "rank ", rank, " runs ",
+          ChakraProtoMsg::CollectiveCommType_IsValid(type)
+              ? CommTypeName(
+                    static_cast<ChakraProtoMsg::CollectiveCommType>(type))
+              : "one collective type",
+          " in groups ", absl::StrJoin(ids, " and "));
+    }
   }
 
   int64_t world_size_;
   std::map<int64_t, std::vector<int64_t>> groups_;
   int64_t collectives_ = 0;
+  std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> used_;
+  std::string double_free_;
 };
 
 absl::Status WriteRank(const std::string& path, int64_t rank,
@@ -188,6 +214,7 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
     result.rank_paths.push_back(absl::StrCat(spec.dir, "/", name));
   }
   result.collectives = groups.collectives();
+  result.astra_teardown_abort = groups.double_free();
   result.comm_groups = groups.groups();
   if (!result.comm_groups.empty()) {
     RETURN_IF_ERROR(

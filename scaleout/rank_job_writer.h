@@ -47,6 +47,10 @@ struct RankJobResult {
   std::map<int64_t, std::vector<int64_t>> comm_groups;
   int64_t nodes = 0;        // over all ranks
   int64_t collectives = 0;  // COMM_COLL nodes over all ranks
+  // Non-empty ("rank 0 runs ALL_REDUCE in groups 1 and 3") when a rank runs
+  // one collective type in two groups smaller than the world: ASTRA-sim
+  // (518bd51) finishes such a job, then aborts at exit (docs/astra-sim.md).
+  std::string astra_teardown_abort;
 };
 
 // What ASTRA-sim's --workload-configuration is for a job written to `spec`.

@@ -437,6 +437,13 @@ void ReportJob(const et::scaleout::RankJobSpec& spec,
                static_cast<int>(job.collectives),
                et::scaleout::WorkloadConfiguration(spec).c_str(),
                groups.c_str(), static_cast<int>(spec.world_size));
+  if (!job.astra_teardown_abort.empty()) {
+    std::fprintf(stderr,
+                 "et-sim: note: %s: ASTRA-sim (518bd51) runs this job to the "
+                 "end, then aborts at exit freeing that collective's "
+                 "implementation twice (docs/astra-sim.md has the fix)\n",
+                 job.astra_teardown_abort.c_str());
+  }
 }
 
 // --write-ranks DIR: the job this run simulates, one graph per rank, for

@@ -20,6 +20,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "scaleout/layout_job.h"
+#include "scaleout/rank_job_writer.h"
 #include "simulator/simulation.h"
 
 namespace {
@@ -152,6 +153,38 @@ TEST(Tp8LayoutTest, OneRealRankPredictsTheEightRankStep) {
     for (const et::sim::CollectiveRow& c : (*one)->report().collectives) {
       EXPECT_EQ(c.group_size, 8);
       EXPECT_EQ(c.calls, 9);
+    }
+  }
+}
+
+// The scaled job for ASTRA-sim: at tp=8 each rank all-reduces in one group
+// smaller than the world (none at all: tp is the world); at tp=8,dp=2 in two
+// (its tp block and its dp pair), which ASTRA-sim 518bd51 finishes and then
+// aborts on at exit (docs/astra-sim.md): the writer says so.
+TEST(Tp8LayoutTest, WrittenJobSaysWhenAstraSimWillAbortAtExit) {
+  for (const std::string layout : {"tp=8", "tp=8,dp=2"}) {
+    SCOPED_TRACE(layout);
+    et::sim::SimOptions options;
+    options.layout = *et::scaleout::ParseLayout(layout);
+    options.keep_graph = true;
+    auto sim = et::sim::Simulation::Run({ConvertRank(0), 0}, options);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    const et::sim::Simulation& s = **sim;
+    auto source = et::scaleout::LayoutRankSource(
+        *s.layout_graph(), *s.recorded_layout(), *options.layout);
+    ASSERT_TRUE(source.ok()) << source.status();
+    const std::string dir = Out(layout == "tp=8" ? "tp8_job8" : "tp8_job16");
+    auto job =
+        et::scaleout::WriteRankJob({dir, "tp8", s.world_size()}, *source);
+    ASSERT_TRUE(job.ok()) << job.status();
+    if (layout == "tp=8") {
+      EXPECT_EQ(job->astra_teardown_abort, "");
+    } else {
+      EXPECT_EQ(job->comm_groups.size(), 10u);
+      EXPECT_EQ(job->astra_teardown_abort.rfind(
+                    "rank 0 runs ALL_REDUCE in groups ", 0),
+                0u)
+          << job->astra_teardown_abort;
     }
   }
 }
