@@ -89,6 +89,7 @@ void AppendGpuOps(const kineto::LinkResult& link, uint64_t max_id,
                   const absl::flat_hash_map<uint64_t, size_t>& index,
                   StringPool* pool, std::vector<HostOp>* ops) {
   const size_t first_gpu = ops->size();
+  ops->reserve(first_gpu + link.gpu_ops.size());
   for (size_t k = 0; k < link.gpu_ops.size(); ++k) {
     ops->push_back(MakeGpuOp(link.gpu_ops[k], max_id + 1 + k, pool));
   }
