@@ -16,6 +16,7 @@
 #include "converter/dependency_builder.h"
 #include "converter/et_json_tokenizer.h"
 #include "converter/et_node_parser.h"
+#include "converter/graph_digest.h"
 #include "converter/keep_plan.h"
 #include "converter/kineto_merge.h"
 #include "converter/kineto_only_import.h"
@@ -361,6 +362,8 @@ absl::Status WriteEt(const std::string& input_path,
       fields, SourcePath(input_path, options), structure.groups, options);
   AddMeasuredMetadata(kineto, options, &metadata);
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  auto digest = std::make_shared<GraphDigest>();
+  digest->SetMetadata(metadata);
   NodeEmitter emitter(structure.table, structure.comms, structure.plan,
                       structure.deps, structure.groups, options);
   ChakraProtoMsg::Node node;
@@ -370,9 +373,12 @@ absl::Status WriteEt(const std::string& input_path,
                      text->NodeText(structure.table.op(emitter.IoSourceOf(i))));
     emitter.Emit(i, node_text, &node, summary);
     RETURN_IF_ERROR(writer->WriteNode(node));
+    digest->Add(node);
     ++summary->written_nodes;
   }
-  return writer->Close();
+  RETURN_IF_ERROR(writer->Close());
+  summary->digest = std::move(digest);
+  return absl::OkStatus();
 }
 
 // Peerless sends/recvs became COMP nodes; say so, since a simulator sees no
