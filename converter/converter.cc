@@ -409,6 +409,7 @@ absl::StatusOr<ConvertReport> ConvertParsed(
   if (!options.kineto_path.empty()) {
     progress->Stage("linking Kineto");
     RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.kineto_trace.get(),
+                                options.kineto_nesting.get(),
                                 RunOfTrace(input_path, options, parsed->fields),
                                 pool.get(), &parsed->ops, &kineto));
     ReportKineto(&kineto, &summary);

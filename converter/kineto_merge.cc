@@ -158,7 +158,8 @@ void RecordThreadsAndWarnings(const kineto::LinkResult& link,
 }  // namespace
 
 absl::Status MergeKineto(const std::string& kineto_path,
-                         const kineto::KinetoTrace* preloaded, const EtRun& et,
+                         const kineto::KinetoTrace* preloaded,
+                         const kineto::CpuOpNesting* nesting, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info) {
   std::optional<kineto::KinetoTrace> loaded;
@@ -183,7 +184,10 @@ absl::Status MergeKineto(const std::string& kineto_path,
   uint64_t max_id = 0;
   const std::vector<kineto::HostOpView> views =
       HostOpViews(*ops, *pool, &max_id);
-  auto linked = kineto::LinkKineto(trace, views, {});
+  kineto::LinkOptions link_options;
+  // Only the nesting of the preloaded trace it was built from.
+  if (!loaded.has_value()) link_options.nesting = nesting;
+  auto linked = kineto::LinkKineto(trace, views, link_options);
   if (!linked.ok()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: %s", kineto_path, linked.status().message()));

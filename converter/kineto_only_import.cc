@@ -274,11 +274,10 @@ absl::StatusOr<bool> IsKinetoTrace(const std::string& path) {
           head.find("\"deviceProperties\"") != std::string::npos);
 }
 
-absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(const KinetoTrace& trace,
-                                                 const std::string& source,
-                                                 KinetoOnlyStats* stats) {
+absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(
+    const KinetoTrace& trace, const kineto::CpuOpNesting& nesting,
+    const std::string& source, KinetoOnlyStats* stats) {
   RETURN_IF_ERROR(CheckGpuIds(trace, source));
-  const kineto::CpuOpNesting nesting(trace);
   const auto& threads = nesting.threads();
   // Ids in start order across threads, parents before their children.
   std::vector<std::tuple<int64_t, size_t, size_t>> order;  // ts, thread, pos
@@ -356,8 +355,10 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
     const std::string& output_path, const ConvertOptions& options,
     KinetoOnlyStats* stats_out) {
   KinetoOnlyStats stats;
+  // Nested once, for the host ops and for the linker.
+  auto nesting = std::make_shared<const kineto::CpuOpNesting>(*trace);
   ASSIGN_OR_RETURN(HostOpBuilder ops,
-                   BuildKinetoHostOps(*trace, source_path, &stats));
+                   BuildKinetoHostOps(*trace, *nesting, source_path, &stats));
   if (stats.cpu_ops == 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the Kineto trace has no cpu_op events: no host ops to build a "
@@ -367,6 +368,7 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
   ConvertOptions o = options;
   o.kineto_path = source_path;
   o.kineto_trace = trace;
+  o.kineto_nesting = std::move(nesting);
   o.source_path = source_path;
   if (o.rank < 0 && trace->rank() >= 0)
     o.rank = static_cast<int>(trace->rank());

@@ -19,6 +19,7 @@
 #include "converter/convert_options.h"
 #include "converter/convert_report.h"
 #include "converter/host_op_builder.h"
+#include "converter/kineto/cpu_op_nesting.h"
 #include "converter/kineto/kineto_trace.h"
 
 namespace et::convert {
@@ -47,8 +48,8 @@ struct KinetoOnlyStats {
 // problem) on a kernel, memcpy or memset without a correlation id, which
 // nothing could tie to its launch.
 absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(
-    const kineto::KinetoTrace& trace, const std::string& source,
-    KinetoOnlyStats* stats);
+    const kineto::KinetoTrace& trace, const kineto::CpuOpNesting& nesting,
+    const std::string& source, KinetoOnlyStats* stats);
 
 // Converts a Kineto trace already parsed (or built, by the nsys import) to
 // `output_path`; `source_path` names it in the summary and in errors. The
