@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/input_limits.h"
+#include "converter/huge_pages.h"
 
 namespace et::convert {
 
@@ -16,6 +17,7 @@ constexpr absl::string_view kEmptyList = "[]";
 HostOpBuilder::HostOpBuilder(std::string path, size_t ops_hint)
     : path_(std::move(path)), pool_(std::make_unique<StringPool>()) {
   parsed_.ops.reserve(ops_hint);
+  AdviseHugePages(parsed_.ops);
   text_.assign(kEmptyList.data(), kEmptyList.size());
 }
 
