@@ -1,7 +1,6 @@
 // Two-stage trace reading; see pipelined_parse.h.
 #include "converter/pipelined_parse.h"
 
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
