@@ -9,6 +9,7 @@
 #include <string>
 
 namespace et::kineto {
+class CpuOpNesting;
 class KinetoTrace;
 }  // namespace et::kineto
 
@@ -28,6 +29,9 @@ struct ConvertOptions {
   // read it before the ET they synthesize from it), so it is not read again;
   // null: read kineto_path.
   std::shared_ptr<const kineto::KinetoTrace> kineto_trace;
+  // kineto_trace's CPU-op nesting, when the import built it already; null:
+  // the linker builds it.
+  std::shared_ptr<const kineto::CpuOpNesting> kineto_nesting;
   int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
   // --measured-step-ms: the step of the same program without a profiler
   // (overrides the Kineto trace's); 0 = none.

@@ -7,11 +7,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace et::convert {
+
+struct GraphDigest;  // graph_digest.h
 
 // What a conversion did; printed as the summary and as --json-summary.
 struct ConvertReport {
@@ -48,6 +51,9 @@ struct ConvertReport {
       kineto_by_thread;               // tid -> (matched, host ops)
   std::vector<std::string> notes;     // e.g. the Kineto match; not problems
   std::vector<std::string> warnings;  // e.g. threads matched below 99%
+  // The written graph's collectives and shape, for the cross-rank check
+  // (not printed).
+  std::shared_ptr<const GraphDigest> digest;
 
   std::string ToText() const;  // the human summary (several lines)
   std::string ToJson() const;  // one JSON object

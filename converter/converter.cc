@@ -16,6 +16,7 @@
 #include "converter/dependency_builder.h"
 #include "converter/et_json_tokenizer.h"
 #include "converter/et_node_parser.h"
+#include "converter/graph_digest.h"
 #include "converter/keep_plan.h"
 #include "converter/kineto_merge.h"
 #include "converter/kineto_only_import.h"
@@ -182,7 +183,7 @@ EtRun RunOfTrace(const std::string& input_path, const ConvertOptions& options,
   return run;
 }
 
-// The file the user named: a Kineto-only import converts a temporary ET.
+// The file the user named (a Kineto-only import names its trace).
 const std::string& SourcePath(const std::string& input_path,
                               const ConvertOptions& options) {
   return options.source_path.empty() ? input_path : options.source_path;
@@ -361,6 +362,8 @@ absl::Status WriteEt(const std::string& input_path,
       fields, SourcePath(input_path, options), structure.groups, options);
   AddMeasuredMetadata(kineto, options, &metadata);
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  auto digest = std::make_shared<GraphDigest>();
+  digest->SetMetadata(metadata);
   NodeEmitter emitter(structure.table, structure.comms, structure.plan,
                       structure.deps, structure.groups, options);
   ChakraProtoMsg::Node node;
@@ -370,9 +373,12 @@ absl::Status WriteEt(const std::string& input_path,
                      text->NodeText(structure.table.op(emitter.IoSourceOf(i))));
     emitter.Emit(i, node_text, &node, summary);
     RETURN_IF_ERROR(writer->WriteNode(node));
+    digest->Add(node);
     ++summary->written_nodes;
   }
-  return writer->Close();
+  RETURN_IF_ERROR(writer->Close());
+  summary->digest = std::move(digest);
+  return absl::OkStatus();
 }
 
 // Peerless sends/recvs became COMP nodes; say so, since a simulator sees no
@@ -385,6 +391,46 @@ void WarnPeerlessP2p(ConvertReport* summary) {
         "communication (a simulator could not pair them)",
         it->second));
   }
+}
+
+// Steps 2 to 4 on parsed (or built) host ops: Kineto linking, structure,
+// output.
+absl::StatusOr<ConvertReport> ConvertParsed(
+    const std::string& input_path, const std::string& output_path,
+    const ConvertOptions& options, std::chrono::steady_clock::time_point start,
+    ProgressLine* progress, std::unique_ptr<StringPool> pool,
+    ParsedTrace* parsed, TraceTextSource* text, ConvertReport summary) {
+  RepairCallTree(*pool, &parsed->ops, &summary);
+  RenumberLinkedTrace(&parsed->ops, pool.get(), &summary);
+
+  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
+  // steps.
+  KinetoMergeStats kineto;
+  if (!options.kineto_path.empty()) {
+    progress->Stage("linking Kineto");
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.kineto_trace.get(),
+                                options.kineto_nesting.get(),
+                                RunOfTrace(input_path, options, parsed->fields),
+                                pool.get(), &parsed->ops, &kineto));
+    ReportKineto(&kineto, &summary);
+  }
+
+  // 3. Structure: call tree, process groups, collectives, granularity,
+  // dependencies.
+  progress->Stage("building graph");
+  TraceStructure structure;
+  RETURN_IF_ERROR(BuildStructure(input_path, options, std::move(pool), parsed,
+                                 text, &structure, &summary));
+
+  // 4. Emit nodes in ascending id order.
+  progress->Stage("writing");
+  RETURN_IF_ERROR(WriteEt(input_path, output_path, options, parsed->fields,
+                          kineto, structure, text, &summary));
+  WarnPeerlessP2p(&summary);
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return summary;
 }
 
 }  // namespace
@@ -411,36 +457,30 @@ absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
   TraceTextSource text;
   RETURN_IF_ERROR(ParseTrace(input_path, options, pool.get(), &progress, &text,
                              &parsed, &summary));
-  RepairCallTree(*pool, &parsed.ops, &summary);
-  RenumberLinkedTrace(&parsed.ops, pool.get(), &summary);
+  return ConvertParsed(input_path, output_path, options, start, &progress,
+                       std::move(pool), &parsed, &text, std::move(summary));
+}
 
-  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
-  // steps.
-  KinetoMergeStats kineto;
-  if (!options.kineto_path.empty()) {
-    progress.Stage("linking Kineto");
-    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.kineto_trace.get(),
-                                RunOfTrace(input_path, options, parsed.fields),
-                                pool.get(), &parsed.ops, &kineto));
-    ReportKineto(&kineto, &summary);
+absl::StatusOr<ConvertReport> ConvertHostOps(HostOpBuilder builder,
+                                             const std::string& input_path,
+                                             int64_t input_bytes,
+                                             const std::string& output_path,
+                                             const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ProgressLine progress(options.show_progress, input_path);
+  ConvertReport summary =
+      StartReport(input_path, output_path, options, input_bytes);
+  ParsedTrace parsed = builder.TakeParsed();
+  TraceTextSource text;
+  text.UseText(builder.TakeText());
+  summary.schema = TopLevelString(parsed.fields, "schema");
+  summary.et_nodes = static_cast<int64_t>(parsed.ops.size());
+  if (parsed.ops.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: the trace has no nodes", input_path));
   }
-
-  // 3. Structure: call tree, process groups, collectives, granularity,
-  // dependencies.
-  progress.Stage("building graph");
-  TraceStructure structure;
-  RETURN_IF_ERROR(BuildStructure(input_path, options, std::move(pool), &parsed,
-                                 &text, &structure, &summary));
-
-  // 4. Emit nodes in ascending id order.
-  progress.Stage("writing");
-  RETURN_IF_ERROR(WriteEt(input_path, output_path, options, parsed.fields,
-                          kineto, structure, &text, &summary));
-  WarnPeerlessP2p(&summary);
-  summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  return summary;
+  return ConvertParsed(input_path, output_path, options, start, &progress,
+                       builder.TakePool(), &parsed, &text, std::move(summary));
 }
 
 }  // namespace et::convert

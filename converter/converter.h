@@ -6,11 +6,13 @@
 #ifndef CONVERTER_CONVERTER_H_
 #define CONVERTER_CONVERTER_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "converter/convert_options.h"
 #include "converter/convert_report.h"
+#include "converter/host_op_builder.h"
 
 namespace et::convert {
 
@@ -18,6 +20,15 @@ namespace et::convert {
 absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
                                           const std::string& output_path,
                                           const ConvertOptions& options);
+
+// Converts host ops built in memory (host_op_builder.h) as ConvertFile
+// converts the ops it parses from an ET file: `builder`'s path names the
+// trace in the summary and in errors.
+absl::StatusOr<ConvertReport> ConvertHostOps(HostOpBuilder builder,
+                                             const std::string& input_path,
+                                             int64_t input_bytes,
+                                             const std::string& output_path,
+                                             const ConvertOptions& options);
 
 }  // namespace et::convert
 

@@ -9,48 +9,9 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "model/comm_type.h"
-#include "model/process_group.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
-#include "proto/et_reader.h"
 
 namespace et::convert {
 namespace {
-
-struct Issued {
-  uint64_t node_id;
-  int64_t type;
-  int64_t size_bytes;
-};
-
-struct RankCollectives {
-  std::map<std::string, std::vector<Issued>>
-      by_group;  // pg name ("" = default)
-  std::vector<ProcessGroup> groups;
-  // The graph's shape: nodes by type name and by step (-1: outside steps).
-  int64_t nodes = 0;
-  std::map<std::string, int64_t> nodes_by_type;
-  std::map<int64_t, int64_t> nodes_by_step;
-};
-
-absl::StatusOr<RankCollectives> ReadCollectives(const std::string& path) {
-  ASSIGN_OR_RETURN(auto reader, EtReader::Open(path));
-  RankCollectives out;
-  out.groups = DecodeProcessGroups(reader->metadata().attr());
-  ChakraProtoMsg::Node node;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, reader->Next(&node));
-    if (!more) break;
-    ++out.nodes;
-    ++out.nodes_by_type[ChakraProtoMsg::NodeType_Name(node.type())];
-    ++out.nodes_by_step[GetInt(node, attr::kStep).value_or(-1)];
-    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-    out.by_group[GetString(node, attr::kPgName).value_or("")].push_back(
-        {node.id(), GetInt(node, attr::kCommType).value_or(0),
-         GetInt(node, attr::kCommSize).value_or(0)});
-  }
-  return out;
-}
 
 std::string TypeName(int64_t type) {
   return ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(type))
@@ -60,9 +21,14 @@ std::string TypeName(int64_t type) {
 }
 
 // "1323 nodes (COMM_COLL_NODE 3, COMP_NODE 1320), by step 441 441 441".
-std::string ShapeOf(const RankCollectives& r) {
+std::string ShapeOf(const GraphDigest& r) {
+  std::map<std::string, int64_t> by_type_name;  // in the order of the names
+  for (const auto& [type, n] : r.nodes_by_type) {
+    by_type_name[ChakraProtoMsg::NodeType_Name(
+        static_cast<ChakraProtoMsg::NodeType>(type))] += n;
+  }
   std::vector<std::string> types, steps;
-  for (const auto& [type, n] : r.nodes_by_type)
+  for (const auto& [type, n] : by_type_name)
     types.push_back(absl::StrCat(type, " ", n));
   for (const auto& [step, n] : r.nodes_by_step) {
     if (step >= 0) steps.push_back(absl::StrCat(n));
@@ -77,8 +43,7 @@ std::string ShapeOf(const RankCollectives& r) {
 // Ranks of each distinct shape, in rank order; the line that lists them when
 // there is more than one.
 void CompareShapes(const std::vector<RankTrace>& ranks,
-                   const std::vector<RankCollectives>& all,
-                   CrossRankCheck* out) {
+                   const std::vector<GraphDigest>& all, CrossRankCheck* out) {
   std::map<std::string, std::vector<int>> ranks_by_shape;
   std::vector<std::string> order;
   for (size_t k = 0; k < ranks.size(); ++k) {
@@ -114,10 +79,14 @@ absl::StatusOr<std::vector<std::string>> CheckCollectivesAcrossRanks(
 
 absl::StatusOr<CrossRankCheck> CheckRanksAgree(
     const std::vector<RankTrace>& ranks, size_t max_reports) {
-  std::vector<RankCollectives> all;
+  std::vector<GraphDigest> all;
   for (const RankTrace& r : ranks) {
-    ASSIGN_OR_RETURN(RankCollectives c, ReadCollectives(r.et_path));
-    all.push_back(std::move(c));
+    if (r.digest != nullptr) {
+      all.push_back(*r.digest);
+      continue;
+    }
+    ASSIGN_OR_RETURN(GraphDigest d, ReadGraphDigest(r.et_path));
+    all.push_back(std::move(d));
   }
   CrossRankCheck check;
   CompareShapes(ranks, all, &check);

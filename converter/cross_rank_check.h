@@ -7,16 +7,29 @@
 #ifndef CONVERTER_CROSS_RANK_CHECK_H_
 #define CONVERTER_CROSS_RANK_CHECK_H_
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "converter/graph_digest.h"
 
 namespace et::convert {
 
 struct RankTrace {
+  RankTrace() = default;
+  RankTrace(int rank_in, std::string et_path_in,
+            std::shared_ptr<const GraphDigest> digest_in = nullptr)
+      : rank(rank_in),
+        et_path(std::move(et_path_in)),
+        digest(std::move(digest_in)) {}
+
   int rank = 0;
   std::string et_path;  // a converted .et
+  // What the converter collected while writing it (ConvertReport::digest);
+  // null: read from `et_path`.
+  std::shared_ptr<const GraphDigest> digest;
 };
 
 // One line per mismatch (rank, node id, type and sizes); empty when all agree.
@@ -34,7 +47,7 @@ struct CrossRankCheck {
   std::string shape_mismatch;
 };
 
-// Both checks in one read of each rank's .et.
+// Both checks, on each rank's digest (or one read of its .et).
 absl::StatusOr<CrossRankCheck> CheckRanksAgree(
     const std::vector<RankTrace>& ranks, size_t max_reports = 20);
 

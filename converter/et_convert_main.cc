@@ -223,7 +223,7 @@ int FinishRanks(const Options& o,
     if (!o.quiet)
       fprintf(stderr, "rank %d: %s", r.job.rank, r.summary->ToText().c_str());
     summary["ranks"].push_back(nlohmann::json::parse(r.summary->ToJson()));
-    converted.push_back({r.job.rank, r.staged});
+    converted.push_back({r.job.rank, r.staged, r.summary->digest});
   }
   const size_t failures = summary["failed"].size();
   if (converted.size() >= 2) ReportCrossRankCheck(o, converted, &summary);

@@ -89,6 +89,7 @@ void AppendGpuOps(const kineto::LinkResult& link, uint64_t max_id,
                   const absl::flat_hash_map<uint64_t, size_t>& index,
                   StringPool* pool, std::vector<HostOp>* ops) {
   const size_t first_gpu = ops->size();
+  ops->reserve(first_gpu + link.gpu_ops.size());
   for (size_t k = 0; k < link.gpu_ops.size(); ++k) {
     ops->push_back(MakeGpuOp(link.gpu_ops[k], max_id + 1 + k, pool));
   }
@@ -157,7 +158,8 @@ void RecordThreadsAndWarnings(const kineto::LinkResult& link,
 }  // namespace
 
 absl::Status MergeKineto(const std::string& kineto_path,
-                         const kineto::KinetoTrace* preloaded, const EtRun& et,
+                         const kineto::KinetoTrace* preloaded,
+                         const kineto::CpuOpNesting* nesting, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info) {
   std::optional<kineto::KinetoTrace> loaded;
@@ -182,7 +184,10 @@ absl::Status MergeKineto(const std::string& kineto_path,
   uint64_t max_id = 0;
   const std::vector<kineto::HostOpView> views =
       HostOpViews(*ops, *pool, &max_id);
-  auto linked = kineto::LinkKineto(trace, views, {});
+  kineto::LinkOptions link_options;
+  // Only the nesting of the preloaded trace it was built from.
+  if (!loaded.has_value()) link_options.nesting = nesting;
+  auto linked = kineto::LinkKineto(trace, views, link_options);
   if (!linked.ok()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: %s", kineto_path, linked.status().message()));

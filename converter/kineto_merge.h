@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "converter/host_op.h"
+#include "converter/kineto/cpu_op_nesting.h"
 #include "converter/kineto/kineto_trace.h"
 #include "converter/kineto_identity.h"
 
@@ -52,10 +53,12 @@ struct KinetoMergeStats {
 // rank (kineto_identity.h) is an error, not a merge: the ranks of a job, and
 // two runs of one program, run the same ops, so the wrong trace still matches
 // 100%. `preloaded` is kineto_path already parsed, or null to read it; a
-// preloaded trace is the one the ET was synthesized from (Kineto-only and nsys
-// imports), so the same-run check is skipped.
+// preloaded trace is the one the host ops were built from (Kineto-only and
+// nsys imports), so the same-run check is skipped. `nesting`, when not null,
+// is the preloaded trace's CPU-op nesting, which the import built already.
 absl::Status MergeKineto(const std::string& kineto_path,
-                         const kineto::KinetoTrace* preloaded, const EtRun& et,
+                         const kineto::KinetoTrace* preloaded,
+                         const kineto::CpuOpNesting* nesting, const EtRun& et,
                          StringPool* pool, std::vector<HostOp>* ops,
                          KinetoMergeStats* info);
 

@@ -1,22 +1,19 @@
 // Kineto-only import; see kineto_only_import.h.
 #include "converter/kineto_only_import.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <optional>
 #include <tuple>
 #include <vector>
 
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
-#include "base/atomic_output_file.h"
 #include "base/gzip_input.h"
 #include "base/status_macros.h"
 #include "converter/converter.h"
@@ -31,99 +28,24 @@ using kineto::EventKind;
 using kineto::KinetoEvent;
 using kineto::KinetoTrace;
 
-// The schema the synthesized ET is written in (nested attrs, `ctrl_deps`).
+// The schema the host ops are read as (nested attrs, `ctrl_deps`).
 constexpr char kSynthSchema[] = "1.1.1-chakra.0.0.4";
-// No strides and no blanks: the parser reads an absent `strides` as none,
-// which writes what `[]` does, and this text is ~40% of the file.
-constexpr char kEmptyIo[] = R"({"values":[],"shapes":[],"types":[]})";
 
 std::string Quoted(absl::string_view text) {
   return nlohmann::json(std::string(text)).dump();
 }
 
-// The synthesized ET, streamed to its file in 1 MiB pieces: a trace of a
-// million host ops makes a JSON of ~200 bytes per op, which need not be held
-// whole. Names are JSON-quoted once per distinct name, not once per op.
-class EtJsonWriter {
- public:
-  EtJsonWriter(const KinetoTrace& trace, std::FILE* file)
-      : trace_(trace), file_(file), quoted_(trace.name_count()) {
-    buffer_.reserve(kFlushBytes + 4096);
-  }
-
-  void Append(absl::string_view text) {
-    buffer_.append(text.data(), text.size());
-    MaybeFlush();
-  }
-
-  void AppendNode(uint64_t id, absl::string_view quoted_name, uint64_t parent,
-                  absl::string_view inputs, absl::string_view attrs) {
-    absl::StrAppend(&buffer_, first_node_ ? "\n" : ",\n", "{\"id\":", id,
-                    ",\"name\":", quoted_name, ",\"ctrl_deps\":", parent,
-                    ",\"inputs\":", inputs, ",\"outputs\":", kEmptyIo,
-                    ",\"attrs\":[", attrs, "]}");
-    first_node_ = false;
-    MaybeFlush();
-  }
-
-  // The JSON string of the trace's name `id`.
-  const std::string& QuotedName(uint32_t id) {
-    std::string& q = quoted_[id];
-    if (q.empty()) q = Quoted(trace_.name(id));
-    return q;
-  }
-
-  // Writes what is buffered; false when the file could not take it.
-  bool Finish() {
-    Flush();
-    return ok_;
-  }
-
- private:
-  static constexpr size_t kFlushBytes = 1 << 20;
-
-  void MaybeFlush() {
-    if (buffer_.size() >= kFlushBytes) Flush();
-  }
-  void Flush() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(),
-                                        file_) != buffer_.size()) {
-      ok_ = false;
-    }
-    buffer_.clear();
-  }
-
-  const KinetoTrace& trace_;
-  std::FILE* file_;
-  std::vector<std::string> quoted_;  // by name id; "" not yet quoted
-  std::string buffer_;
-  bool first_node_ = true;
-  bool ok_ = true;
-};
-
-std::string IntAttr(absl::string_view name, int64_t value) {
-  return absl::StrFormat(R"({"name":"%s","type":"int64","value":%d})", name,
-                         value);
-}
-std::string StringAttr(absl::string_view name, absl::string_view value) {
-  return absl::StrFormat(R"({"name": "%s", "type": "string", "value": %s})",
-                         name, Quoted(value));
-}
-
-// The record_param_comms args as the ET's attributes of that op.
-std::string CommAttrs(const KinetoTrace& trace, const KinetoEvent& e) {
+// The record_param_comms args as the attributes of that op.
+void AddCommAttrs(const KinetoTrace& trace, const KinetoEvent& e,
+                  HostOpBuilder* ops) {
   const kineto::CommArgs& c = trace.comm_args()[e.comm];
-  std::vector<std::string> attrs;
   if (!c.collective_name.empty())
-    attrs.push_back(StringAttr("collective_name", c.collective_name));
-  if (c.in_msg_nelems >= 0)
-    attrs.push_back(IntAttr("in_msg_nelems", c.in_msg_nelems));
+    ops->AddStringAttr("collective_name", c.collective_name);
+  if (c.in_msg_nelems >= 0) ops->AddIntAttr("in_msg_nelems", c.in_msg_nelems);
   if (c.out_msg_nelems >= 0)
-    attrs.push_back(IntAttr("out_msg_nelems", c.out_msg_nelems));
-  if (!c.dtype.empty()) attrs.push_back(StringAttr("dtype", c.dtype));
-  if (e.pg_name != 0)
-    attrs.push_back(StringAttr("pg_name", trace.name(e.pg_name)));
-  return absl::StrJoin(attrs, ", ");
+    ops->AddIntAttr("out_msg_nelems", c.out_msg_nelems);
+  if (!c.dtype.empty()) ops->AddStringAttr("dtype", c.dtype);
+  if (e.pg_name != 0) ops->AddStringAttr("pg_name", trace.name(e.pg_name));
 }
 
 // The process groups: distributedInfo.pg_config, then any group a collective
@@ -194,7 +116,7 @@ bool IsShapesList(absl::string_view dims) {
   return true;
 }
 
-// The `inputs` object of each host op: the op's recorded shapes and types
+// The inputs of each host op: the op's recorded shapes and types
 // (record_shapes=True) where the trace has them, else empty lists. No values:
 // a Kineto trace has no tensor ids. Types texts repeat, so each is mapped
 // once.
@@ -202,28 +124,28 @@ class InputsWriter {
  public:
   explicit InputsWriter(const KinetoTrace& trace) : trace_(trace) {}
 
-  const std::string& Of(const KinetoEvent& e) {
-    if (e.inputs < 0) return empty_;
+  // Valid until the next call.
+  HostOpInputs Of(const KinetoEvent& e) {
+    if (e.inputs < 0) return HostOpInputs();
     const kineto::OpInputs& in = trace_.op_inputs()[e.inputs];
     auto [it, fresh] = types_.try_emplace(in.types_json);
     if (fresh) it->second = EtTypesJson(in.types_json);
     if (it->second.empty() || !IsShapesList(in.dims_json)) {
       ++bad_shapes_;
-      return empty_;
+      return HostOpInputs();
     }
-    text_.clear();
-    absl::StrAppend(&text_, R"({"values":[],"shapes":)", in.dims_json,
-                    R"(,"types":)", it->second, "}");
     ++with_shapes_;
-    return text_;
+    HostOpInputs inputs;
+    // As the ET parser kept the list: to its closing bracket.
+    inputs.shapes = absl::StripTrailingAsciiWhitespace(in.dims_json);
+    inputs.types = it->second;
+    return inputs;
   }
   int64_t with_shapes() const { return with_shapes_; }
   int64_t bad_shapes() const { return bad_shapes_; }
 
  private:
   const KinetoTrace& trace_;
-  const std::string empty_ = kEmptyIo;
-  std::string text_;
   absl::flat_hash_map<std::string, std::string> types_;
   int64_t with_shapes_ = 0;
   int64_t bad_shapes_ = 0;
@@ -268,7 +190,7 @@ bool SameComm(const CommSpelling& a, const CommSpelling& b) {
 // 1.13 DDP traces' gloo:all_reduce runs on another tid than its
 // c10d::allreduce_), keyed by event, with the call each stands for: the latest
 // call of the same collective that started before it and has no record yet.
-// The synthesized ET nests such a record under its call, as the ET reader
+// The host ops nest such a record under its call, as the ET reader
 // folds a stray record into its call through a shared tensor, which a Kineto
 // trace does not have; without it every such collective would count twice.
 absl::flat_hash_map<int32_t, int32_t> StrayWorkRecordCalls(
@@ -352,12 +274,10 @@ absl::StatusOr<bool> IsKinetoTrace(const std::string& path) {
           head.find("\"deviceProperties\"") != std::string::npos);
 }
 
-absl::Status WriteSynthesizedEt(const KinetoTrace& trace,
-                                const std::string& source,
-                                const std::string& et_path,
-                                KinetoOnlyStats* stats) {
+absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(
+    const KinetoTrace& trace, const kineto::CpuOpNesting& nesting,
+    const std::string& source, KinetoOnlyStats* stats) {
   RETURN_IF_ERROR(CheckGpuIds(trace, source));
-  const kineto::CpuOpNesting nesting(trace);
   const auto& threads = nesting.threads();
   // Ids in start order across threads, parents before their children.
   std::vector<std::tuple<int64_t, size_t, size_t>> order;  // ts, thread, pos
@@ -374,33 +294,35 @@ absl::Status WriteSynthesizedEt(const KinetoTrace& trace,
     id_of_event[threads[t].ops[p]] = first_op_id + k;
   }
 
-  std::FILE* file = std::fopen(et_path.c_str(), "wb");
-  if (file == nullptr) {
-    return absl::NotFoundError(absl::StrFormat(
-        "%s: cannot open for writing: %s", et_path, std::strerror(errno)));
-  }
-  EtJsonWriter out(trace, file);
-  out.Append(absl::StrFormat("{\"schema\": \"%s\", \"pid\": %d, \"nodes\": [",
-                             kSynthSchema,
-                             threads.empty() ? 0 : threads[0].pid));
-  out.AppendNode(1, Quoted("[pytorch|profiler|execution_trace|process]"), 1,
-                 kEmptyIo, "");
-  const std::string thread_name =
-      Quoted("[pytorch|profiler|execution_trace|thread]");
-  std::vector<std::string> tid_attr;  // by thread
+  // The root, one op per thread, the process groups, then the ops: the
+  // layout of an ET that PyTorch records. Room for the GPU ops that the
+  // linker appends: growing the vector then copied every op at the peak.
+  const auto gpu_ops = std::count_if(
+      trace.events().begin(), trace.events().end(), [](const KinetoEvent& e) {
+        return e.kind == EventKind::kKernel || e.kind == EventKind::kMemcpy ||
+               e.kind == EventKind::kMemset;
+      });
+  HostOpBuilder ops(source, first_op_id + order.size() + gpu_ops);
+  ops.SetField("schema", Quoted(kSynthSchema));
+  ops.SetField("pid", absl::StrCat(threads.empty() ? 0 : threads[0].pid));
+  RETURN_IF_ERROR(ops.Add(1, "[pytorch|profiler|execution_trace|process]", 1,
+                          /*tid=*/0, HostOpInputs()));
   for (size_t t = 0; t < threads.size(); ++t) {
-    tid_attr.push_back(IntAttr("tid", threads[t].tid));
-    out.AppendNode(2 + t, thread_name, 1, kEmptyIo, tid_attr.back());
+    RETURN_IF_ERROR(ops.Add(2 + t, "[pytorch|profiler|execution_trace|thread]",
+                            1, threads[t].tid, HostOpInputs()));
   }
   const nlohmann::json groups = ProcessGroups(trace);
   if (!groups.empty()) {
-    const std::string inputs = absl::StrCat(
-        "{\"values\": [", Quoted(groups.dump()),
-        "], \"shapes\": [[]], \"types\": [\"String\"], \"strides\": [[]]}");
+    const std::string values = absl::StrCat("[", Quoted(groups.dump()), "]");
+    HostOpInputs inputs;
+    inputs.values = values;
+    inputs.shapes = "[[]]";
+    inputs.types = R"(["String"])";
+    inputs.strides = "[[]]";
     // On the first thread, as PyTorch records it (an ET op without a thread
     // would count as a thread with nothing matched).
-    out.AppendNode(2 + threads.size(), Quoted("## process_group:init ##"), 2,
-                   inputs, threads.empty() ? "" : tid_attr[0]);
+    RETURN_IF_ERROR(ops.Add(2 + threads.size(), "## process_group:init ##", 2,
+                            threads.empty() ? 0 : threads[0].tid, inputs));
     stats->process_groups = static_cast<int64_t>(groups.size());
   }
   InputsWriter inputs(trace);
@@ -414,27 +336,18 @@ absl::Status WriteSynthesizedEt(const KinetoTrace& trace,
     const int32_t parent =
         call != stray_calls.end() ? call->second : nesting.parent(e);
     const uint64_t parent_id = parent >= 0 ? id_of_event[parent] : 2 + t;
-    const std::string& io = inputs.Of(event);
+    RETURN_IF_ERROR(ops.Add(id_of_event[e], trace.name(event.name), parent_id,
+                            threads[t].tid, inputs.Of(event)));
     if (event.comm >= 0) {
-      out.AppendNode(id_of_event[e], out.QuotedName(event.name), parent_id, io,
-                     absl::StrCat(tid_attr[t], ", ", CommAttrs(trace, event)));
+      AddCommAttrs(trace, event, &ops);
       ++stats->comm_ops;
-    } else {
-      out.AppendNode(id_of_event[e], out.QuotedName(event.name), parent_id, io,
-                     tid_attr[t]);
     }
   }
   stats->ops_with_shapes = inputs.with_shapes();
   stats->ops_with_bad_shapes = inputs.bad_shapes();
-  out.Append("\n]}\n");
-  const bool written = out.Finish();
-  if (std::fclose(file) != 0 || !written) {
-    return absl::InternalError(
-        absl::StrFormat("%s: write failed: %s", et_path, std::strerror(errno)));
-  }
   stats->cpu_ops = static_cast<int64_t>(order.size());
   stats->threads = static_cast<int64_t>(threads.size());
-  return absl::OkStatus();
+  return ops;
 }
 
 absl::StatusOr<ConvertReport> ConvertKinetoTrace(
@@ -442,16 +355,11 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
     const std::string& output_path, const ConvertOptions& options,
     KinetoOnlyStats* stats_out) {
   KinetoOnlyStats stats;
-  // A scratch file beside the output, read once by ConvertFile and removed:
-  // no fsync or rename, as nothing keeps it.
-  const std::string et_path = TempPathFor(output_path + ".host-ops.json");
-  if (absl::Status s = WriteSynthesizedEt(*trace, source_path, et_path, &stats);
-      !s.ok()) {
-    DiscardTempFile(et_path);
-    return s;
-  }
+  // Nested once, for the host ops and for the linker.
+  auto nesting = std::make_shared<const kineto::CpuOpNesting>(*trace);
+  ASSIGN_OR_RETURN(HostOpBuilder ops,
+                   BuildKinetoHostOps(*trace, *nesting, source_path, &stats));
   if (stats.cpu_ops == 0) {
-    DiscardTempFile(et_path);
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the Kineto trace has no cpu_op events: no host ops to build a "
         "graph on",
@@ -460,17 +368,17 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
   ConvertOptions o = options;
   o.kineto_path = source_path;
   o.kineto_trace = trace;
+  o.kineto_nesting = std::move(nesting);
   o.source_path = source_path;
   if (o.rank < 0 && trace->rank() >= 0)
     o.rank = static_cast<int>(trace->rank());
-  absl::StatusOr<ConvertReport> report = ConvertFile(et_path, output_path, o);
-  DiscardTempFile(et_path);
-  if (!report.ok()) {
-    // Name the user's file, not the intermediate one.
-    return absl::Status(report.status().code(),
-                        absl::StrReplaceAll(report.status().message(),
-                                            {{et_path, source_path}}));
-  }
+  struct stat st;
+  const int64_t input_bytes =
+      stat(source_path.c_str(), &st) == 0 ? st.st_size : 0;
+  ASSIGN_OR_RETURN(
+      ConvertReport converted,
+      ConvertHostOps(std::move(ops), source_path, input_bytes, output_path, o));
+  absl::StatusOr<ConvertReport> report = std::move(converted);
   report->schema = "Kineto trace alone (no execution trace)";
   report->notes.insert(
       report->notes.begin(),

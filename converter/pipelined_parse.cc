@@ -1,8 +1,6 @@
 // Two-stage trace reading; see pipelined_parse.h.
 #include "converter/pipelined_parse.h"
 
-#include <sys/mman.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -13,6 +11,7 @@
 
 #include "base/status_macros.h"
 #include "converter/et_json_tokenizer.h"
+#include "converter/huge_pages.h"
 
 namespace et::convert {
 namespace {
@@ -99,24 +98,6 @@ class BatchQueue {
   bool closed_ = false;
   bool stopped_ = false;
 };
-
-// Asks for transparent huge pages under a large reserved array. HostOps are
-// 280 bytes: a 27k-node trace's ops are ~1,900 fresh 4 KiB pages, a third of
-// et-convert's page faults, which were ~12% of its CPU time; a 2 MiB page is
-// one fault (~4 ms less CPU time on that trace).
-// Only whole 2 MiB pages inside the array are advised, so nothing outside it
-// changes, and untouched ones are never backed. A hint: failure is harmless.
-template <typename T>
-void AdviseHugePages(const std::vector<T>& v) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<uintptr_t>(v.data());
-  const uintptr_t end = begin + v.capacity() * sizeof(T);
-  const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t last = end & ~(kHuge - 1);
-  if (last > first) {
-    madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-  }
-}
 
 // Appends the node text handed out by `tokenizer` to `batch`: in place when
 // the tokenizer's texts outlive the call, copied otherwise. True when the

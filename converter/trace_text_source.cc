@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 
@@ -52,7 +53,20 @@ absl::Status TraceTextSource::Append(absl::string_view bytes) {
   return absl::OkStatus();
 }
 
+void TraceTextSource::UseText(std::string text) {
+  memory_text_ = std::move(text);
+  in_memory_ = true;
+}
+
 absl::StatusOr<absl::string_view> TraceTextSource::NodeText(const HostOp& op) {
+  if (in_memory_) {
+    if (op.text_offset + op.text_length > memory_text_.size()) {
+      return absl::InternalError(absl::StrFormat(
+          "%s: node %d: its text is outside the built texts", path_, op.id));
+    }
+    return absl::string_view(memory_text_)
+        .substr(op.text_offset, op.text_length);
+  }
   if (unflushed_) {
     unflushed_ = false;
     if (fflush(spill_) != 0) {

@@ -35,6 +35,9 @@ class TraceTextSource {
   absl::Status OpenSpill(const std::string& path);
   absl::Status Append(absl::string_view bytes);
   bool spilling() const { return spill_ != nullptr; }
+  // Serves node texts from `text`, built in memory (host_op_builder.h): the
+  // ops' text_offset/text_length are ranges of it.
+  void UseText(std::string text);
 
   // The JSON text of `op` (valid until the next call).
   absl::StatusOr<absl::string_view> NodeText(const HostOp& op);
@@ -44,6 +47,8 @@ class TraceTextSource {
   int fd_ = -1;
   FILE* spill_ = nullptr;
   std::string buffer_;
+  std::string memory_text_;  // UseText's texts
+  bool in_memory_ = false;
   bool unflushed_ = false;
   // The file mapped from offset 0 (nullptr: not yet, or mmap failed).
   const char* map_ = nullptr;

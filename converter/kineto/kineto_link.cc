@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -75,7 +76,10 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
     }
   }
   LinkResult result;
-  const CpuOpNesting nesting(trace);
+  std::optional<CpuOpNesting> built;
+  if (options.nesting == nullptr) built.emplace(trace);
+  const CpuOpNesting& nesting =
+      options.nesting != nullptr ? *options.nesting : *built;
   const HostMatch match = MatchHostOps(trace, nesting, host_ops, options);
   result.per_thread = match.per_thread;
   result.used_record_function_id = match.used_record_function_id;

@@ -104,7 +104,12 @@ struct ThreadMatchStats {
   }
 };
 
+class CpuOpNesting;
+
 struct LinkOptions {
+  // The trace's CPU-op nesting when the caller has built it (the Kineto-only
+  // import nests the same trace first); null: LinkKineto builds it.
+  const CpuOpNesting* nesting = nullptr;
   // Names starting with this prefix are not expected in Kineto (ET root nodes)
   // and are left out of the per-thread statistics.
   std::string et_root_prefix = "[pytorch|profiler|execution_";
