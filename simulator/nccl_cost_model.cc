@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "simulator/host_collective_model.h"
+#include "simulator/nccl_p2p_channels.h"
 
 namespace et::sim {
 namespace {
@@ -72,8 +73,10 @@ void ForProtocols(const Platform& p, const Shape& s, NcclOp op,
   const double factor = BusBandwidthFactor(op, s.ranks);
   for (const Protocol* proto_ptr : kProtocols) {
     const Protocol& proto = *proto_ptr;
+    // NCCL's send/recv runs LL or Simple, never LL128.
     if (&proto == &kLl128 &&
-        (p.arch == GpuArch::kVolta || (s.nodes > 1 && !p.ll128_over_network)))
+        (p.arch == GpuArch::kVolta || op == NcclOp::kSendRecv ||
+         (s.nodes > 1 && !p.ll128_over_network)))
       continue;
     double bus = bus_gbps * proto.data_share;
     if (&proto == &kLl) bus = std::min(bus, LlCapGBps(p, s.nodes) * factor);
@@ -82,7 +85,7 @@ void ForProtocols(const Platform& p, const Shape& s, NcclOp op,
 }
 
 std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
-                                  unsigned algorithms) {
+                                  double bytes, unsigned algorithms) {
   std::vector<Candidate> out;
   const double intra = p.intra_gbps * p.intra_efficiency;
   const double net = p.NodeNetGBps();
@@ -105,12 +108,14 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
       return out;
     }
     case NcclOp::kSendRecv: {
-      // Across nodes one GPU's pair crosses, through that GPU's NIC.
+      // Across nodes one GPU's pair crosses, through that GPU's NIC; the
+      // channels NCCL stripes the transfer over cap it below the link.
       const double gpu_nic_line =
           p.nics_per_node * p.nic_gbits / 8 / static_cast<double>(s.per_node);
-      const double bus = multi ? std::min(intra, gpu_nic_line * kP2pNetShare)
-                               : intra * kAllToAllShare;
-      ForProtocols(p, s, op, "p2p", bus, one_hop, &out);
+      const double link = multi ? std::min(intra, gpu_nic_line * kP2pNetShare)
+                                : intra * kAllToAllShare;
+      const double channels = NcclP2pChannels(p, s.ranks, s.nodes, bytes).gbps;
+      ForProtocols(p, s, op, "p2p", std::min(link, channels), one_hop, &out);
       return out;
     }
     case NcclOp::kBroadcast:
@@ -248,7 +253,8 @@ NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
   const double bus_bytes = bytes * BusBandwidthFactor(op, shape.ranks);
   NcclEstimate best;
   best.time_us = std::numeric_limits<double>::infinity();
-  for (const Candidate& c : Candidates(platform, op, shape, algorithms)) {
+  for (const Candidate& c :
+       Candidates(platform, op, shape, bytes, algorithms)) {
     const double bytes_per_us = c.bus_gbps * 1e3;
     double transfer_us = bus_bytes / bytes_per_us;
     if (c.protocol == &kSimple && platform.pipeline_ramp_us > 0) {

@@ -43,14 +43,11 @@ struct Bounds {
 Bounds BoundsFor(int64_t ranks_per_node, NcclOp op) {
   if (ranks_per_node == 8) {
     // 32-128 MiB take a flat 650-1250 us on this cluster with all 8 GPUs of
-    // a node busy (as single-node sendrecv does, log 18); all-gather and
-    // reduce-scatter also stay 10% under the ring's rate at 16 GiB.
+    // a node busy; all-gather and reduce-scatter also stay 10% under the
+    // ring's rate at 16 GiB.
     if (op == NcclOp::kAllReduce) return {0.10, 0.60};
     if (op == NcclOp::kAllGather || op == NcclOp::kReduceScatter)
       return {0.25, 0.60};
-    // 15.2 GB/s, 0.6 of the 25 GB/s that 1-4 GPUs per node reach: the pair
-    // that crosses nodes (GPU 7 -> next node's GPU 0) changes rail.
-    if (op == NcclOp::kSendRecv) return {0.45, 0.45};
   }
   // 32 MiB all-to-all: 40-80 peers' messages of 0.4-0.8 MiB each, slower
   // than the bandwidth the model gives them.

@@ -86,10 +86,6 @@ const std::map<std::string, std::string>& PresetOfLog() {
 // Worst-size bounds looser than 25%, each for a measured anomaly the model
 // should not chase (docs/collective-model.md, "What it misses").
 double WorstBound(const std::string& log_id) {
-  // 8xH100 sendrecv: 32-256 MiB take a flat 420-900 us, then the bandwidth
-  // of 512 MiB on; no bandwidth or latency explains a flat time over 8x the
-  // size (worst -72.5% at 64 MiB).
-  if (log_id == "18") return 0.75;
   // p4d, NCCL 2.9.9 over EFA: 1-4 MiB take twice what LL's bandwidth
   // predicts, the old NCCL running fewer channels (worst -45.1% at 2 MiB).
   if (log_id == "02") return 0.50;
