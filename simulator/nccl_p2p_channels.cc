@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#include "absl/numeric/bits.h"
 
 namespace et::sim {
 namespace {
@@ -26,9 +29,7 @@ constexpr double kNetStepBytes = 128 * 1024;
 constexpr double kNvlinkStepBytes = 512 * 1024;
 
 int64_t Pow2Up(int64_t n) {
-  int64_t p = 1;
-  while (p < n) p *= 2;
-  return p;
+  return static_cast<int64_t>(absl::bit_ceil(static_cast<uint64_t>(n)));
 }
 
 }  // namespace
