@@ -37,6 +37,9 @@ constexpr double kNvlsLatencyUs = 25;    // NCCL's NVLS hop (NVLink)
 // peer's p2p channels reach (10-node H100 logs, 1-4 GPUs per node: 24.9-26.2
 // of 50 GB/s; docs/collective-model.md).
 constexpr double kP2pNetShare = 0.5;
+// All-to-all: the fixed cost of each peer's send/recv pair, which NCCL
+// schedules as one p2p task per peer (enqueue.cc), fitted to log 17.
+constexpr double kAllToAllPeerUs = 2.0;
 
 // LL's algorithm-bandwidth cap (GB/s), NCCL's llMaxBws: one node per GPU
 // generation, several nodes (Intel hosts).
@@ -104,7 +107,10 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
       const double nodes = static_cast<double>(s.nodes);
       const double bus = multi ? net / s.per_node * factor * nodes / (nodes - 1)
                                : intra * kAllToAllShare;
-      ForProtocols(p, s, op, "p2p", bus, one_hop, &out);
+      const double peers_us = (n - 1) * kAllToAllPeerUs;
+      ForProtocols(
+          p, s, op, "p2p", bus,
+          [&](const Protocol& q) { return one_hop(q) + peers_us; }, &out);
       return out;
     }
     case NcclOp::kSendRecv: {

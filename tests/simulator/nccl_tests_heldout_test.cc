@@ -49,9 +49,6 @@ Bounds BoundsFor(int64_t ranks_per_node, NcclOp op) {
     if (op == NcclOp::kAllGather || op == NcclOp::kReduceScatter)
       return {0.25, 0.60};
   }
-  // 32 MiB all-to-all: 40-80 peers' messages of 0.4-0.8 MiB each, slower
-  // than the bandwidth the model gives them.
-  if (op == NcclOp::kAllToAll && ranks_per_node >= 4) return {0.10, 0.30};
   return {};
 }
 
