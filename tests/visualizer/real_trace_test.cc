@@ -322,7 +322,7 @@ TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
   };
   const std::vector<Case> cases = {
       {"--name '(' -o x.dot",
-       "et-viz: error: --name '(': invalid regular expression", 1},
+       "et-viz: error: --name '(': invalid regular expression", 2},
       {"--step 9 --report",
        "et-viz: error: --step 9: no node named ProfilerStep#9", 1},
       {"--type kernels --report",
@@ -336,7 +336,7 @@ TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
        "et-viz: error: the filters select none of the", 1},
       {"graph.pdf", "et-viz: error: graph.pdf: looks like an output file", 2},
       {"--frobnicate 1", "et-viz: error: unknown flag --frobnicate", 2},
-      {"-o x.jpeg", "et-viz: error: x.jpeg: unknown output format", 1},
+      {"-o x.jpeg", "et-viz: error: x.jpeg: unknown output format", 2},
       {"-o x.svg --dot /nonexistent/dot", "not found on PATH; install Graphviz",
        1},
   };
