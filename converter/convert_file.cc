@@ -1,7 +1,6 @@
 // ConvertFile (converter.h): picks the importer by the input's content.
-#include "converter/converter.h"
-
 #include "base/status_macros.h"
+#include "converter/converter.h"
 #include "converter/et/et_import.h"
 #include "converter/kineto_only/kineto_only_import.h"
 #include "converter/nsys/nsys_import.h"
