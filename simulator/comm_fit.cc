@@ -23,20 +23,22 @@ struct Knob {
   bool node;  // a figure of the node's own links (NVLink, PCIe)
 };
 
-// Network first: where a log says the network is slower, it moves before a
-// node figure that happens to bind a few sizes.
+// Bandwidth before latency, the network before the node: where a log says
+// the network is slower, its figures move before a node figure that happens
+// to bind a few sizes; a per-collective launch cost before per-step ones,
+// which it cannot be told from on one shape (all ranks' steps alike).
 constexpr Knob kKnobs[] = {
     // Below a tenth of the line rate is a broken link, not a figure.
     {"net_efficiency", &Platform::net_efficiency, 0.1, 1.0, 0.1, 1, false},
-    // Per network step beyond NCCL's own; EFA's 78 us is the most seen.
-    {"net_hop_us", &Platform::net_hop_us, 0, 200, 5, 50, false},
     // NVLink/PCIe: a ring reaches at least 30% of the links on any
     // published machine (V100 PCIe logs: 0.4).
     {"intra_efficiency", &Platform::intra_efficiency, 0.3, 1.0, 0.1, 1, true},
-    // Per NVLink step beyond NCCL's own figure (1.9-3.4 us): at most 20.
-    {"intra_hop_us", &Platform::intra_hop_us, 0, 20, 1, 5, true},
     // Host launch per collective: at most a millisecond.
     {"launch_us", &Platform::launch_us, 0, 1000, 5, 50, false},
+    // Per network step beyond NCCL's own; EFA's 78 us is the most seen.
+    {"net_hop_us", &Platform::net_hop_us, 0, 200, 5, 50, false},
+    // Per NVLink step beyond NCCL's own figure (1.9-3.4 us): at most 20.
+    {"intra_hop_us", &Platform::intra_hop_us, 0, 20, 1, 1, true},
     // Simple's ramp: at most 10 ms of data in flight (EFA: 1.65 ms).
     {"pipeline_ramp_us", &Platform::pipeline_ramp_us, 0, 10000, 20, 1000,
      false},

@@ -159,12 +159,12 @@ ABSL_FLAG(std::string, nccl_algo, "",
 ABSL_FLAG(std::string, nccl_proto, "",
           "NCCL_PROTO as NCCL reads it: LL, LL128, Simple, lists, ^ to "
           "exclude");
-ABSL_FLAG(int64_t, nccl_min_channels, 0,
+ABSL_FLAG(std::optional<int64_t>, nccl_min_channels, std::nullopt,
           "NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS): at least this many channels");
-ABSL_FLAG(int64_t, nccl_max_channels, 0,
+ABSL_FLAG(std::optional<int64_t>, nccl_max_channels, std::nullopt,
           "NCCL_MAX_NCHANNELS (NCCL_MAX_CTAS): at most this many channels "
           "(fewer carry their share of the bus)");
-ABSL_FLAG(int64_t, gpus_per_process, 0,
+ABSL_FLAG(std::optional<int64_t>, gpus_per_process, std::nullopt,
           "GPUs one process drives (nccl-tests -g; default 1): it launches "
           "their kernels in turn");
 
@@ -267,10 +267,23 @@ std::pair<et::sim::ClusterShape, et::sim::NcclFlags> ClusterFlags() {
         *world));
   }
   et::sim::NcclFlags nccl{absl::GetFlag(FLAGS_nccl_algo),
-                          absl::GetFlag(FLAGS_nccl_proto),
-                          absl::GetFlag(FLAGS_nccl_min_channels),
-                          absl::GetFlag(FLAGS_nccl_max_channels),
-                          absl::GetFlag(FLAGS_gpus_per_process)};
+                          absl::GetFlag(FLAGS_nccl_proto)};
+  // Unset: the platform's; given, at least 1 (0 is a mistake, not "unset").
+  for (auto [flag, value, target] :
+       {std::make_tuple("--nccl-min-channels",
+                        absl::GetFlag(FLAGS_nccl_min_channels),
+                        &nccl.min_channels),
+        std::make_tuple("--nccl-max-channels",
+                        absl::GetFlag(FLAGS_nccl_max_channels),
+                        &nccl.max_channels),
+        std::make_tuple("--gpus-per-process",
+                        absl::GetFlag(FLAGS_gpus_per_process),
+                        &nccl.gpus_per_process)}) {
+    if (!value) continue;
+    if (*value < 1 || *value > 64)
+      Fail(absl::StrFormat("%s %d: must be in [1, 64]", flag, *value));
+    *target = *value;
+  }
   et::sim::NcclSettings check;
   if (absl::Status s = et::sim::ApplyNcclFlags(nccl, &check); !s.ok()) {
     Fail(absl::StrCat(

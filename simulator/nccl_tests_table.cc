@@ -64,8 +64,10 @@ absl::StatusOr<int64_t> ParseNcclTestsSize(absl::string_view text) {
     if (shift > 0) digits.pop_back();
   }
   int64_t value = 0;
+  // The limit is the suffix's: a plain byte count may be large (33554432),
+  // a 'T' one no more than 2^22.
   if (!absl::SimpleAtoi(digits, &value) || value < 0 ||
-      value > (std::numeric_limits<int64_t>::max() >> 41)) {
+      value > (std::numeric_limits<int64_t>::max() >> (shift + 1))) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "'%s': expected a size in bytes with an optional K, M, G or T suffix",
         text));

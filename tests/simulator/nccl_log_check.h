@@ -49,7 +49,7 @@ inline double Median(std::vector<double> v) {
 inline std::string SizeName(int64_t b) {
   if (b >= (int64_t{1} << 30))
     return absl::StrFormat("%g GiB", b / double(int64_t{1} << 30));
-  if (b >= (1 << 20)) return absl::StrFormat("%g MiB", b / double(1 << 20));
+  if (b >= (1 << 20)) return absl::StrFormat("%.4g MiB", b / double(1 << 20));
   if (b >= (1 << 10)) return absl::StrFormat("%g KiB", b / double(1 << 10));
   return absl::StrFormat("%d B", b);
 }
