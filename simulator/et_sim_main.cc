@@ -148,10 +148,11 @@ ABSL_FLAG(std::string, max_bytes, "16G",
 // The cluster and NCCL's knobs (issue 33), in nccl-tests' and NCCL's terms;
 // they apply to --nccl-tests and to trace simulation alike.
 ABSL_FLAG(std::optional<int64_t>, nodes, std::nullopt,
-          "nodes the ranks run on (mpirun -N's count of hosts); the world is "
+          "nodes (hosts) the ranks run on; the world is "
           "nodes x --gpus-per-node unless --world says");
 ABSL_FLAG(std::optional<int64_t>, gpus_per_node, std::nullopt,
-          "ranks (GPUs) per node, e.g. 1 for nccl-tests run with -N 1; fewer "
+          "ranks (GPUs) per node, mpirun -N: e.g. 1 for nccl-tests run with -N "
+          "1; fewer "
           "than the platform's node use their share of its NICs");
 ABSL_FLAG(std::string, nccl_algo, "",
           "NCCL_ALGO as NCCL reads it: a list (ring; Tree,Ring) or '^' and a "

@@ -86,7 +86,7 @@ absl::Status NotDivisible(absl::string_view name, int64_t world, int64_t gpn) {
     }
   }
   std::string hint =
-      absl::StrFormat("--nodes %d --gpus-per-node 1 (nccl-tests -N 1)", world);
+      absl::StrFormat("--nodes %d --gpus-per-node 1 (mpirun -N 1)", world);
   if (fit > 1) {
     absl::StrAppendFormat(&hint, " or --nodes %d --gpus-per-node %d",
                           world / fit, fit);
@@ -122,8 +122,9 @@ absl::Status ApplyShape(const ClusterShape& shape, int64_t world,
       absl::StrFormat("%d node%s x %d GPU%s", nodes, nodes == 1 ? "" : "s",
                       per_node, per_node == 1 ? "" : "s");
   if (gpn < node_gpus) {
-    absl::StrAppendFormat(
-        &n->cluster, " (of %d per node; their share of its NICs)", node_gpus);
+    absl::StrAppendFormat(&n->cluster,
+                          " (of a node's %d, with their share of its NICs)",
+                          node_gpus);
   }
   return absl::OkStatus();
 }

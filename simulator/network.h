@@ -26,9 +26,9 @@ struct Network {
   std::string cluster;
 };
 
-// How the ranks sit, in nccl-tests' terms (mpirun -N, the GPUs per node);
-// 0: unset. Fewer GPUs per node than the platform's node holds use their
-// share of its NICs (PlatformForGroup); more need a platform file.
+// How the ranks sit, in nccl-tests' terms (the hosts, and mpirun -N: the GPUs
+// per node); 0: unset. Fewer GPUs per node than the platform's node holds use
+// their share of its NICs (PlatformForGroup); more need a platform file.
 struct ClusterShape {
   int64_t nodes = 0;
   int64_t gpus_per_node = 0;

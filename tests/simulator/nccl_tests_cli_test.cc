@@ -107,9 +107,9 @@ nlohmann::json JsonOf(const std::string& args) {
   return nlohmann::json::parse(out, nullptr, false);
 }
 
-// nccl-tests -N 1 on ten nodes of 8 H100s: the world does not fill a node,
-// and the error says how to give the shape; --nodes/--gpus-per-node run it
-// on one GPU's share of a node's NICs, and the table names the shape.
+// nccl-tests under mpirun -N 1 on ten nodes of 8 H100s: the world does not fill
+// a node, and the error says how to give the shape; --nodes/--gpus-per-node run
+// it on one GPU's share of a node's NICs, and the table names the shape.
 TEST(ClusterCliTest, TenNodesOfOneGpuInNcclTests) {
   int code = -1;
   const std::string out =
