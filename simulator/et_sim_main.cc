@@ -326,7 +326,11 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
           "--nodes %d x --gpus-per-node %d is %d ranks, not --ranks %d",
           o.cluster.nodes, o.cluster.gpus_per_node, product, *ranks));
     }
-    if (!ranks) o.world_size = product;
+    // --layout and --sweep make their own world; the shape is checked
+    // against it when the network is resolved.
+    if (!ranks && absl::GetFlag(FLAGS_layout).empty() &&
+        absl::GetFlag(FLAGS_sweep).empty())
+      o.world_size = product;
   }
   // The same usage error, and exit status, as et-convert's.
   if (!ranks && et::IsRankPattern(f.input.path)) {
