@@ -32,6 +32,32 @@ TEST(NcclTestsLogTest, MpirunPrefixesAndNoRootColumn) {
   EXPECT_EQ(log->rows[0].bytes, 8);
   EXPECT_DOUBLE_EQ(log->rows[0].time_us, 179.1);  // out of place, not 176.3
   EXPECT_EQ(log->rows.back().bytes, int64_t{1} << 32);
+  // The run's shape from its rank list: 16 ranks on two hosts, 1 GPU each.
+  EXPECT_EQ(log->rows[0].ranks_per_node, 8);
+  EXPECT_EQ(log->rows[0].gpus_per_process, 1);
+}
+
+// One process driving 8 GPUs (nccl-tests -g 8) and one GPU per host (the
+// 10-node held-out run with 1 GPU per node): the fit prices each row so.
+TEST(NcclTestsLogTest, ShapeFromTheRankList) {
+  auto g8 = ParseNcclTestsLog(
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor)\n"
+      "# Using devices\n"
+      "#   Rank  0 Pid   9 on host-a device  0 [0x1b] NVIDIA H800\n"
+      "#   Rank  7 Pid   9 on host-a device  7 [0xdf] NVIDIA H800\n"
+      "           8             2     float     sum      -1    25.45    0.00"
+      "    0.00      0    25.4    0.00    0.00      0\n",
+      "g8.txt");
+  ASSERT_TRUE(g8.ok()) << g8.status();
+  EXPECT_EQ(g8->rows[0].ranks, 8);
+  EXPECT_EQ(g8->rows[0].ranks_per_node, 8);
+  EXPECT_EQ(g8->rows[0].gpus_per_process, 8);
+  auto ten =
+      LoadNcclTestsLogs({std::string(ET_TEST_DATA) +
+                         "/nccl-tests-heldout/h100_10x1_nccl_N10_G1.log"});
+  ASSERT_TRUE(ten.ok()) << ten.status();
+  EXPECT_EQ(ten->rows[0].ranks, 10);
+  EXPECT_EQ(ten->rows[0].ranks_per_node, 1);
 }
 
 TEST(NcclTestsLogTest, RootColumnAndOpNames) {
