@@ -513,8 +513,10 @@ int RunNcclTests(const std::vector<std::string>& positional) {
                               !logs.empty(), world, false, shape, nccl);
   if (!network.ok()) Fail(std::string(network.status().message()));
   if (!logs.empty()) {
-    auto fitted = et::sim::FitPlatformToLogs(logs, &network->platform);
+    et::sim::Platform node = network->node_platform;
+    auto fitted = et::sim::FitPlatformToLogs(logs, &node);
     if (!fitted.ok()) Fail(std::string(fitted.status().message()));
+    et::sim::RefitNode(node, &*network);
     std::fprintf(stderr, "et-sim: note: %s\n", fitted->c_str());
   }
   const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(

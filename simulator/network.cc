@@ -152,17 +152,30 @@ absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
   bool has_platform = true;
   ASSIGN_OR_RETURN(Network n, FromFlag(name, &has_platform));
   n.reason = reason;
+  n.node_platform = n.platform;
   if (!n.platform.host_backend && !n.topology.dims.empty()) {
     RETURN_IF_ERROR(ApplyShape(shape, world_size, has_platform, &n));
   }
   RETURN_IF_ERROR(ApplyNcclFlags(nccl, &n.platform.nccl));
+  n.node_platform.nccl = n.platform.nccl;
   if (const std::string knobs = DescribeNcclSettings(n.platform.nccl);
       !knobs.empty()) {
     n.cluster = n.cluster.empty() ? knobs : n.cluster + ", " + knobs;
   }
   ASSIGN_OR_RETURN(n.topology, FitTopology(std::move(n.topology), world_size));
-  if (!has_platform) n.platform = PlatformForTopology(n.topology);
+  if (!has_platform) {
+    // From the fitted links, with the run's knobs.
+    const NcclSettings knobs = n.platform.nccl;
+    n.platform = PlatformForTopology(n.topology);
+    n.platform.nccl = knobs;
+    n.node_platform = n.platform;
+  }
   return n;
+}
+
+void RefitNode(const Platform& fitted, Network* network) {
+  network->node_platform = fitted;
+  network->platform = PlatformForGroup(fitted, network->platform.gpus_per_node);
 }
 
 Topology TopologyForPlatform(const Platform& platform) {

@@ -24,7 +24,15 @@ struct Network {
   Topology topology;  // fitted to the world size
   // The shape simulated: "10 nodes x 1 GPU (--nodes, --gpus-per-node)".
   std::string cluster;
+  // The whole node `platform` was narrowed from (the same when it was not),
+  // with the same NCCL knobs: what --comm-from fits, a log being of its own
+  // shape (RefitNode narrows the fitted node again).
+  Platform node_platform;
 };
+
+// Sets `network->node_platform` to `fitted` and `platform` to it narrowed to
+// the GPUs per node the run uses, as ResolveNetwork narrowed it.
+void RefitNode(const Platform& fitted, Network* network);
 
 // How the ranks sit, in nccl-tests' terms (the hosts, and mpirun -N: the GPUs
 // per node); 0: unset. Fewer GPUs per node than the platform's node holds use

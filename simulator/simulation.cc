@@ -324,8 +324,11 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
                      options.cluster, options.nccl));
   std::string fit_note;
   if (!options.comm_from.empty()) {
-    ASSIGN_OR_RETURN(fit_note,
-                     FitPlatformToLogs(options.comm_from, &network.platform));
+    // The logs are of their own shape: the whole node is fitted, then
+    // narrowed to this run's GPUs per node again.
+    Platform node = network.node_platform;
+    ASSIGN_OR_RETURN(fit_note, FitPlatformToLogs(options.comm_from, &node));
+    RefitNode(node, &network);
   }
   if (options.comm_model == CommModel::kCalibrated) {
     std::vector<const RankProgram*> programs;

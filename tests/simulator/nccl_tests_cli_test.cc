@@ -140,6 +140,27 @@ TEST(ClusterCliTest, TenNodesOfOneGpuInNcclTests) {
             16);
 }
 
+// --comm-from fits the log on its own shape (2 x 8 H100 here), whatever
+// shape the run asks for: the same figures for a 10 x 1 run as for 2 x 8.
+TEST(ClusterCliTest, CommFromFitsTheLogOnItsOwnShape) {
+  const std::string log =
+      " --topology HGX-H100 --max-bytes 8 --comm-from " +
+      std::string(ET_TEST_DATA) +
+      "/nccl-tests/logs/03_xe9680-h100-2x8-ib_allreduce.txt";
+  auto fit_line = [&](const std::string& shape) {
+    int code = -1;
+    const std::string out =
+        RunSim("--nccl-tests all_reduce " + shape + log, &code);
+    EXPECT_EQ(code, 0) << out;
+    const size_t at = out.find("et-sim: note: fitted");
+    return at == std::string::npos ? out
+                                   : out.substr(at, out.find('\n', at) - at);
+  };
+  const std::string same = fit_line("--nodes 2 --gpus-per-node 8");
+  EXPECT_NE(same.find("net_efficiency 0.94 -> "), std::string::npos) << same;
+  EXPECT_EQ(same, fit_line("--nodes 10 --gpus-per-node 1"));
+}
+
 // NCCL_ALGO / NCCL_PROTO in NCCL's syntax pick what the tuner may choose.
 TEST(ClusterCliTest, NcclAlgoAndProtoInNcclTests) {
   const std::string base =
