@@ -112,11 +112,11 @@ TEST(InputChecksTest, NoDurationsSaysWhichModelStandsIn) {
   EXPECT_EQ(f.compute_nodes_timed, 0);
   SimOptions o;
   o.device = "A100";
-  const std::string note = DurationsNote(f, o);
+  const std::string note = DurationsNote(f, o, "A100");
   EXPECT_NE(note.find("no recorded durations"), std::string::npos) << note;
   EXPECT_NE(note.find("roofline model on A100"), std::string::npos) << note;
   o.compute_model = ComputeModel::kRoofline;
-  EXPECT_EQ(DurationsNote(f, o), "");  // asked for: nothing to say
+  EXPECT_EQ(DurationsNote(f, o, "A100"), "");  // asked for: nothing to say
 }
 
 std::string RunSim(const std::string& args, int* exit_code) {
