@@ -174,6 +174,47 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
   if (folded) absl::StrAppend(out, indent.substr(2), "}\n");
 }
 
+// Keeps a folded rank's page columns left to right in reading order. dot
+// orders clusters to reduce crossings, and the edges between columns (from the
+// foot of one to the head of the next) pull them out of order (parts 1, 3, 2);
+// neither the input order, remincross nor ordering=out holds them, and an edge
+// between same-rank nodes of different clusters is not kept either. So one
+// invisible anchor per column sits in the rank's own graph, the anchors on
+// one rank are chained left to right (an order dot keeps between nodes of the
+// same cluster), and each anchor points at its column's head nodes (those on
+// the column's first layer), which then sit under it.
+void AppendColumnAnchors(const VizGraph& graph, int rank,
+                         const PageFolding& folding, const NodeLayers& layers,
+                         const std::string& indent, std::string* out) {
+  std::map<int32_t, std::pair<int64_t, std::vector<uint32_t>>> heads;
+  for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
+    if (graph.nodes[k].rank != rank) continue;
+    auto [it, added] = heads.try_emplace(folding.column[k], layers.layer[k],
+                                         std::vector<uint32_t>{});
+    auto& [first_layer, nodes] = it->second;
+    if (layers.layer[k] < first_layer) {
+      first_layer = layers.layer[k];
+      nodes.clear();
+    }
+    if (layers.layer[k] == first_layer) nodes.push_back(k);
+  }
+  if (heads.size() < 2) return;
+  std::vector<std::string> anchors;
+  for (const auto& [column, head] : heads) {
+    anchors.push_back(absl::StrFormat("\"column_r%d_c%d\"", rank, column));
+    absl::StrAppendFormat(out,
+                          "%s%s [style=invis, shape=point, width=0, height=0, "
+                          "label=\"\"];\n",
+                          indent, anchors.back());
+    for (uint32_t k : head.second) {
+      absl::StrAppendFormat(out, "%s%s -> \"%s\" [style=invis];\n", indent,
+                            anchors.back(), VizGraph::NodeKey(graph.nodes[k]));
+    }
+  }
+  absl::StrAppend(out, indent, "{ rank=same; ", absl::StrJoin(anchors, " -> "),
+                  " [style=invis]; }\n");
+}
+
 }  // namespace
 
 // Edges are sorted by (from, to, kind) and kData < kCtrl: a control edge that
@@ -216,7 +257,8 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
   absl::StrAppend(&out, "  edge [arrowsize=0.6, penwidth=0.9];\n");
   // Group node indices: rank -> page column -> track -> nodes (maps keep the
   // output deterministic).
-  const PageFolding folding = FoldForPage(graph, LayerNodes(graph));
+  const NodeLayers layers = LayerNodes(graph);
+  const PageFolding folding = FoldForPage(graph, layers);
   std::map<int, std::map<int32_t, std::map<Queue, std::vector<uint32_t>>>>
       groups;
   for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
@@ -237,6 +279,7 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
     for (const auto& [column, tracks] : columns) {
       AppendColumn(graph, rank, column, columns.size(), tracks, indent, &out);
     }
+    AppendColumnAnchors(graph, rank, folding, layers, indent, &out);
     if (multi_rank) absl::StrAppend(&out, "  }\n");
   }
   for (size_t k = 0; k < graph.edges.size(); ++k) {

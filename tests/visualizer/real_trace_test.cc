@@ -9,10 +9,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
@@ -315,6 +319,70 @@ TEST_F(RealTraceTest, RepeatedRunsFoldAStepOntoAPage) {
   EXPECT_NE(all.output.find("(" + std::to_string(full.nodes.size()) + " nodes"),
             std::string::npos)
       << all.output;
+}
+
+// The page columns of each rank, left to right as dot lays them out: the
+// column numbers of the clusters "cluster_r<rank>_c<column>" of `dot_file`
+// in the order of their left edges, per rank.
+std::map<int, std::vector<int>> ColumnsLeftToRight(
+    const std::string& dot_file) {
+  CommandResult laid = RunCommand("dot -Tjson " + dot_file);
+  EXPECT_EQ(laid.exit_code, 0) << laid.output.substr(0, 500);
+  std::map<int, std::vector<std::pair<double, int>>> by_x;
+  const nlohmann::json layout = nlohmann::json::parse(laid.output);
+  for (const auto& object : layout["objects"]) {
+    int rank = 0, column = 0;
+    char tail = 0;
+    const std::string name = object.value("name", "");
+    if (std::sscanf(name.c_str(), "cluster_r%d_c%d%c", &rank, &column, &tail) !=
+        2)
+      continue;
+    by_x[rank].push_back({std::stod(object.value("bb", "0")), column});
+  }
+  std::map<int, std::vector<int>> out;
+  for (auto& [rank, columns] : by_x) {
+    std::sort(columns.begin(), columns.end());
+    for (const auto& [x, column] : columns) out[rank].push_back(column);
+  }
+  return out;
+}
+
+// A step folded into page columns reads left to right: part 1, 2, 3, ...
+// dot orders clusters to reduce crossings, and the edges from one column's
+// foot to the next one's head once laid the gpt step out as parts 1, 3, 2 and
+// the tensor-parallel ranks as 4, 3, 1, 2 inside each rank.
+TEST_F(RealTraceTest, PageColumnsRunLeftToRight) {
+  if (!HaveTool("dot")) GTEST_SKIP() << "Graphviz dot not installed";
+  const std::string gpt = dir_ + "/gpt_columns_r0.et";
+  ASSERT_TRUE(ConvertGptRank0(gpt).ok());
+  const std::string data = std::string(ET_TEST_DATA) + "/recorded/";
+  std::string tp_ranks;
+  for (int r = 0; r < 2; ++r) {
+    convert::ConvertOptions options;
+    options.kineto_path =
+        absl::StrCat(data, "tp_dp_4r_kineto_r", r, ".json.gz");
+    const std::string out = absl::StrCat(dir_, "/tp_columns_r", r, ".et");
+    ASSERT_TRUE(
+        convert::ConvertFile(absl::StrCat(data, "tp_dp_4r_et_r", r, ".json.gz"),
+                             out, options)
+            .ok());
+    absl::StrAppend(&tp_ranks, " ", out);
+  }
+  for (const auto& [inputs, ranks] :
+       std::vector<std::pair<std::string, size_t>>{{gpt, 1}, {tp_ranks, 2}}) {
+    const std::string dot = dir_ + "/columns.dot";
+    CommandResult drawn = RunCommand(std::string(ET_VIZ_BINARY) + " " + inputs +
+                                     " --step 1 -o " + dot);
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    const std::map<int, std::vector<int>> columns = ColumnsLeftToRight(dot);
+    ASSERT_EQ(columns.size(), ranks) << inputs;
+    for (const auto& [rank, order] : columns) {
+      ASSERT_GE(order.size(), 3u) << inputs << " rank " << rank;
+      EXPECT_TRUE(std::is_sorted(order.begin(), order.end()))
+          << inputs << " rank " << rank << ": columns left to right "
+          << absl::StrJoin(order, ", ");
+    }
+  }
 }
 
 TEST_F(RealTraceTest, BadFiltersGiveClearCliErrors) {
