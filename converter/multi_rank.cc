@@ -105,10 +105,29 @@ absl::StatusOr<bool> PublishRankOutputs(std::vector<RankResult>* results) {
     for (const RankResult& r : *results) unlink(r.staged.c_str());
     return false;
   }
+  // Every target is checked before the first rename (an output that is an
+  // input, a directory, a device, FIFO or symlink), so that a refusal leaves
+  // nothing published.
   for (const RankResult& r : *results) {
+    absl::Status s = CheckOutputFileKind(r.job.output);
+    if (s.ok() && IsSameFile(r.job.input, r.job.output)) {
+      s = absl::InvalidArgumentError(absl::StrFormat(
+          "%s: the output is the input: refused", r.job.output));
+    }
+    if (!s.ok()) {
+      for (const RankResult& q : *results) unlink(q.staged.c_str());
+      return s;
+    }
+  }
+  for (size_t i = 0; i < results->size(); ++i) {
+    const RankResult& r = (*results)[i];
     if (rename(r.staged.c_str(), r.job.output.c_str()) != 0) {
       const int err = errno;
-      for (const RankResult& q : *results) unlink(q.staged.c_str());
+      // All or nothing: the ones already renamed go too.
+      for (size_t k = 0; k < results->size(); ++k) {
+        const RankResult& q = (*results)[k];
+        unlink((k < i ? q.job.output : q.staged).c_str());
+      }
       return absl::InternalError(
           absl::StrFormat("%s: cannot write: %s", r.job.output, strerror(err)));
     }

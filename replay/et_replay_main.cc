@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "base/input_limits.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 #include "cli/cli_args.h"
 #include "replay/replay_session.h"
 
@@ -115,13 +116,13 @@ int main(int argc, char** argv) {
       "  mpirun -np 4 et-replay 'ddp.%d.et' --device cpu"));
   if (!flags.ok()) {
     fprintf(stderr, "et-replay: error: %s\n",
-            std::string(flags.status().message()).c_str());
+            et::EscapeForPrint(flags.status().message()).c_str());
     return 2;
   }
   auto world = et::replay::MpiWorld::Init(&argc, &argv);
   if (!world.ok()) {
     fprintf(stderr, "et-replay: error: %s\n",
-            std::string(world.status().message()).c_str());
+            et::EscapeForPrint(world.status().message()).c_str());
     return 1;
   }
   const int rank = (*world)->rank();
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
       et::replay::RunReplaySession(flags->options, world->get(), &text);
   if (!report.ok()) {
     fprintf(stderr, "et-replay: error: %s\n",
-            std::string(report.status().message()).c_str());
+            et::EscapeForPrint(report.status().message()).c_str());
     fflush(stderr);
     // An error in the middle of the iterations is this rank's alone: the others
     // may be waiting in a collective for it, so end the whole job rather than

@@ -1,6 +1,7 @@
 // nccl-tests output parser; see nccl_tests_log.h for the formats it accepts.
 #include "simulator/nccl_tests_log.h"
 
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "base/gzip_input.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 
 namespace et::sim {
 namespace {
@@ -34,9 +36,15 @@ std::optional<NcclOp> OpNamedIn(absl::string_view line) {
   return std::nullopt;
 }
 
+struct TableRowText {
+  int64_t bytes = 0;
+  absl::string_view time;  // the out-of-place time column, as written
+};
+
 // A table row: size count type redop [root] time algbw busbw ...; the root
 // column is there when the in-place half makes 13 fields (12 without).
-std::optional<std::pair<int64_t, double>> TableRow(absl::string_view line) {
+// nullopt for lines that are not rows.
+std::optional<TableRowText> TableRow(absl::string_view line) {
   const std::vector<absl::string_view> f =
       absl::StrSplit(line, ' ', absl::SkipEmpty());
   int64_t bytes = 0, count = 0, root = 0;
@@ -47,10 +55,28 @@ std::optional<std::pair<int64_t, double>> TableRow(absl::string_view line) {
   const bool has_root =
       f.size() == 13 || f.size() == 9 ||
       (f.size() != 12 && f.size() != 8 && absl::SimpleAtoi(f[4], &root));
+  return TableRowText{bytes, f[has_root ? 5 : 4]};
+}
+
+// A row's size and time, or why they cannot be fitted: a size of 0 bytes or
+// a time that is not a finite positive number (inf, nan, 0) would put an
+// infinite or undefined bandwidth into the fit.
+absl::StatusOr<std::pair<int64_t, double>> RowFigures(const TableRowText& row,
+                                                      absl::string_view origin,
+                                                      int64_t line_number) {
   double time_us = 0;
-  if (!absl::SimpleAtod(f[has_root ? 5 : 4], &time_us) || !(time_us > 0))
-    return std::nullopt;
-  return std::make_pair(bytes, time_us);
+  if (row.bytes <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: line %d: a row of %d bytes (a size must be positive to fit)",
+        origin, line_number, row.bytes));
+  }
+  if (!absl::SimpleAtod(row.time, &time_us) || !std::isfinite(time_us) ||
+      !(time_us > 0)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: line %d: time '%s' is not a finite positive number of us", origin,
+        line_number, EscapeForPrint(row.time.substr(0, 40))));
+  }
+  return std::make_pair(row.bytes, time_us);
 }
 
 }  // namespace
@@ -60,7 +86,9 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
   NcclTestsLog log;
   std::optional<NcclOp> op;
   int64_t ranks = 0;
+  int64_t line_number = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_number;
     absl::string_view line = absl::StripAsciiWhitespace(StripMpiTag(raw));
     if (std::optional<NcclOp> named = OpNamedIn(line)) op = named;
     if (absl::ConsumePrefix(&line, "#")) {
@@ -79,8 +107,9 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
       }
       continue;
     }
-    const auto row = TableRow(line);
-    if (!row) continue;
+    const std::optional<TableRowText> text_row = TableRow(line);
+    if (!text_row) continue;
+    ASSIGN_OR_RETURN(auto row, RowFigures(*text_row, origin, line_number));
     if (ranks == 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: a table row before any '# Using devices' rank list", origin));
@@ -89,7 +118,7 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
       op = NcclOp::kAllReduce;
       log.op_assumed = true;
     }
-    log.rows.push_back({*op, ranks, row->first, row->second});
+    log.rows.push_back({*op, ranks, row.first, row.second});
   }
   if (log.rows.empty()) {
     return absl::InvalidArgumentError(

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json_file.h"
 #include "base/status_macros.h"
 
 namespace et::sim {
@@ -15,15 +16,13 @@ namespace {
 
 // Reads a --topology file, or says neither a preset nor a file was named.
 absl::StatusOr<std::string> ReadNetworkFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (absl::IsNotFound(text.status())) {
     return absl::NotFoundError(
         absl::StrFormat("%s: unknown topology (not a file, and presets are %s)",
                         path, absl::StrJoin(PlatformPresetNames(), ", ")));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return text;
 }
 
 // Platform and unfitted topology named by a non-empty flag; a topology file

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "base/input_limits.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 #include "simulator/topology.h"
 #include "yaml-cpp/yaml.h"
 
@@ -68,19 +69,52 @@ std::vector<Platform> Presets() {
   return p;
 }
 
+// What the platform file may hold: a typo ("gpus_per_nod: 2") is refused
+// rather than leaving the preset's 8 in place unnoticed.
+constexpr const char* kPlatformKeys[] = {
+    "name",          "gpu",       "gpus_per_node",    "intra_gbps",
+    "nics_per_node", "nic_gbits", "intra_efficiency", "net_efficiency",
+    "net_hop_us",    "launch_us", "pipeline_ramp_us", "nvls"};
+
+absl::Status CheckKeys(const YAML::Node& root, absl::string_view origin) {
+  for (const auto& entry : root) {
+    const std::string key =
+        entry.first.IsScalar() ? entry.first.Scalar() : "<non-scalar>";
+    bool known = false;
+    for (const char* k : kPlatformKeys) known = known || key == k;
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: unknown key '%s' (a platform file takes %s)", origin,
+          EscapeForPrint(key), absl::StrJoin(kPlatformKeys, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A figure of the file within [lo, hi] (hi may be open); a value outside is a
+// unit mistake or damage, named with its key and the range.
 absl::StatusOr<double> Number(const YAML::Node& root, const char* key,
-                              double fallback, absl::string_view origin) {
+                              double fallback, absl::string_view origin,
+                              double lo, double hi, bool lo_open = false) {
   const YAML::Node n = root[key];
   if (!n) return fallback;
   double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) ||
-      !std::isfinite(v) || v < 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %s must be a number >= 0, got '%s'", origin, key,
-        n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")));
+  const bool number =
+      n.IsScalar() && YAML::convert<double>::decode(n, v) && std::isfinite(v);
+  if (!number || v > hi || v < lo || (lo_open && v == lo)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s must be a number in %c%g, %g], got '%s'",
+                        origin, key, lo_open ? '(' : '[', lo, hi,
+                        n.IsScalar() ? EscapeForPrint(n.Scalar())
+                                     : std::string("<non-scalar>")));
   }
   return v;
 }
+
+// Bandwidths (GB/s, Gb/s) from 1 Mb/s to 1 Pb/s: outside, a unit mistake.
+constexpr double kMinGbps = 1e-3, kMaxGbps = 1e6;
+// Latencies (us) up to a second.
+constexpr double kMaxUs = 1e6;
 
 }  // namespace
 
@@ -152,33 +186,42 @@ absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
   p.gpu = gpu;
   p.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar()
                                                    : std::string(origin);
-  ASSIGN_OR_RETURN(double gpn,
-                   Number(root, "gpus_per_node",
-                          static_cast<double>(p.gpus_per_node), origin));
-  ASSIGN_OR_RETURN(p.intra_gbps,
-                   Number(root, "intra_gbps", p.intra_gbps, origin));
-  ASSIGN_OR_RETURN(double nics,
-                   Number(root, "nics_per_node",
-                          static_cast<double>(p.nics_per_node), origin));
-  ASSIGN_OR_RETURN(p.nic_gbits, Number(root, "nic_gbits", p.nic_gbits, origin));
-  ASSIGN_OR_RETURN(p.intra_efficiency, Number(root, "intra_efficiency",
-                                              p.intra_efficiency, origin));
-  ASSIGN_OR_RETURN(p.net_efficiency,
-                   Number(root, "net_efficiency", p.net_efficiency, origin));
+  RETURN_IF_ERROR(CheckKeys(root, origin));
+  ASSIGN_OR_RETURN(double gpn, Number(root, "gpus_per_node",
+                                      static_cast<double>(p.gpus_per_node),
+                                      origin, 1, 1024));
+  ASSIGN_OR_RETURN(p.intra_gbps, Number(root, "intra_gbps", p.intra_gbps,
+                                        origin, kMinGbps, kMaxGbps));
+  ASSIGN_OR_RETURN(double nics, Number(root, "nics_per_node",
+                                       static_cast<double>(p.nics_per_node),
+                                       origin, 0, 1024));
+  ASSIGN_OR_RETURN(p.nic_gbits, Number(root, "nic_gbits", p.nic_gbits, origin,
+                                       kMinGbps, kMaxGbps));
+  ASSIGN_OR_RETURN(p.intra_efficiency,
+                   Number(root, "intra_efficiency", p.intra_efficiency, origin,
+                          0, 1, /*lo_open=*/true));
+  ASSIGN_OR_RETURN(p.net_efficiency, Number(root, "net_efficiency",
+                                            p.net_efficiency, origin, 0, 1,
+                                            /*lo_open=*/true));
   ASSIGN_OR_RETURN(p.net_hop_us,
-                   Number(root, "net_hop_us", p.net_hop_us, origin));
-  ASSIGN_OR_RETURN(p.launch_us, Number(root, "launch_us", p.launch_us, origin));
-  ASSIGN_OR_RETURN(p.pipeline_ramp_us, Number(root, "pipeline_ramp_us",
-                                              p.pipeline_ramp_us, origin));
-  if (root["nvls"]) p.nvswitch_sharp = root["nvls"].as<bool>(false);
-  if (gpn < 1 || gpn > 1024 || gpn != std::floor(gpn) || nics > 1024 ||
-      nics != std::floor(nics) || !(p.intra_gbps > 0) || !(p.nic_gbits > 0) ||
-      !(p.intra_efficiency > 0 && p.intra_efficiency <= 1) ||
-      !(p.net_efficiency > 0 && p.net_efficiency <= 1)) {
+                   Number(root, "net_hop_us", p.net_hop_us, origin, 0, kMaxUs));
+  ASSIGN_OR_RETURN(p.launch_us,
+                   Number(root, "launch_us", p.launch_us, origin, 0, kMaxUs));
+  ASSIGN_OR_RETURN(
+      p.pipeline_ramp_us,
+      Number(root, "pipeline_ramp_us", p.pipeline_ramp_us, origin, 0, kMaxUs));
+  if (root["nvls"]) {
+    bool nvls = false;
+    if (!root["nvls"].IsScalar() ||
+        !YAML::convert<bool>::decode(root["nvls"], nvls)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: nvls must be true or false", origin));
+    }
+    p.nvswitch_sharp = nvls;
+  }
+  if (gpn != std::floor(gpn) || nics != std::floor(nics)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: gpus_per_node must be a whole number in [1, 1024], bandwidths "
-        "positive, efficiencies in (0, 1]",
-        origin));
+        "%s: gpus_per_node and nics_per_node must be whole numbers", origin));
   }
   p.gpus_per_node = static_cast<int64_t>(gpn);
   p.nics_per_node = std::max<int64_t>(1, static_cast<int64_t>(nics));
