@@ -160,6 +160,18 @@ def output_cases(good_json):
         os.symlink(target, os.path.join(d, "out.et"))
         return dict(ins, out=os.path.join(d, "out.et"), target=target)
 
+    def make_device_out(d):
+        # Never the real /dev/null: a tool that replaces its output would replace it
+        # for the whole machine (as root, an old et-convert did). Root makes a
+        # private null device here; others cannot rename over /dev/null at all.
+        ins = make_same(d)
+        if os.geteuid() == 0:
+            dev = os.path.join(d, "null")
+            os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        else:
+            dev = "/dev/null"
+        return dict(ins, out=dev)
+
     def make_fifo_out(d):
         ins = make_same(d)
         os.mkfifo(os.path.join(d, "out.et"))
@@ -171,8 +183,8 @@ def output_cases(good_json):
              names="{out}", make=make_link, untouched=("target",), kept=("out",)),
         Case("output-is-fifo", ["et-convert", "{in}", "{out}"], 1, "a FIFO", names="{out}",
              make=make_fifo_out, kept=("out",)),
-        Case("output-is-dev-null", ["et-convert", "{in}", "/dev/null"], 1,
-             "a character device", names="/dev/null", make=make_same),
+        Case("output-is-device", ["et-convert", "{in}", "{out}"], 1,
+             "a character device", names="{out}", make=make_device_out, kept=("out",)),
         fifo_case("input-is-fifo", ["et-convert", "{in}", "{dir}/out.et"], "a FIFO"),
     ]
 
