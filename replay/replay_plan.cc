@@ -194,10 +194,10 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
         static_cast<int>(plan.queues.size()));
     if (inserted) plan.queues.push_back(q);
     op.queue = it->second;
-    if (op.kind != ReplayOpKind::kNone) {
-      // The cap is per run too: ops of one queue run one after another, so
-      // their recorded times add up (60 ops of 58 minutes each passed the
-      // per-op cap and held et-replay for hours).
+    if (op.kind == ReplayOpKind::kKernel || op.kind == ReplayOpKind::kGemm) {
+      // The cap is per run too: the kernels of one queue are held for their
+      // recorded times one after another, so those add up (60 kernels of 58
+      // minutes each passed the per-op cap and held et-replay for hours).
       if (held_by_queue.size() <= static_cast<size_t>(op.queue))
         held_by_queue.resize(op.queue + 1, 0);
       held_by_queue[op.queue] += op.recorded_ns;  // each <= 1 h: no overflow
