@@ -447,6 +447,26 @@ def run_case(build, work, case, limit_memory):
     return case.name, "ok", f"{seconds:.1f} s", message
 
 
+def sigterm_during_write_ranks(build, work, good_et):
+    """SIGTERM while --write-ranks fills its staging folder: nothing may be left."""
+    d = os.path.join(work, "sigterm-write-ranks")
+    os.makedirs(d)
+    proc = subprocess.Popen([os.path.join(build, "simulator", "et-sim"), good_et, "--world",
+                             "100000", "--write-ranks", "job"], cwd=d,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + TIMEOUT_S
+    while not os.listdir(d) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)  # some rank files in the folder
+    proc.terminate()
+    proc.wait()
+    left = os.listdir(d)
+    shutil.rmtree(d, ignore_errors=True)
+    if proc.returncode != -15:
+        return f"exit {proc.returncode}, not killed by SIGTERM (finished too soon?)"
+    return "left behind: " + ", ".join(left) if left else ""
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
@@ -469,12 +489,14 @@ def main():
         results = list(pool.map(lambda c: run_case(build, work, c, limit_memory), cases))
     counts = {}
     failures = 0
+    problem = sigterm_during_write_ranks(build, work, good_et)
+    results.append(("sigterm-write-ranks", "bad" if problem else "ok", problem, ""))
     for name, outcome, detail, message in results:
         counts[outcome] = counts.get(outcome, 0) + 1
         if outcome != "ok":
             failures += 1
             print(f"FAIL {name}: {outcome}: {detail}\n  stderr: {message[:300]}")
-    print(f"{len(cases)} cases: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    print(f"{len(results)} cases: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     sys.exit(1 if failures else 0)
 
 
