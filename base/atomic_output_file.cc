@@ -115,6 +115,9 @@ void UnregisterTemp(const std::string& path) { Unregister(temp_slots, path); }
 
 }  // namespace
 
+void RegisterTempFile(const std::string& path) { RegisterTemp(path); }
+void UnregisterTempFile(const std::string& path) { UnregisterTemp(path); }
+
 void RegisterTempFolder(const std::string& dir) { Register(folder_slots, dir); }
 void UnregisterTempFolder(const std::string& dir) {
   Unregister(folder_slots, dir);

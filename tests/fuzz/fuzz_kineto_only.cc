@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "converter/kineto_only_import.h"
+#include "converter/kineto_only/kineto_only_import.h"
 #include "fuzz_input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

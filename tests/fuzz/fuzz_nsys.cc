@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "converter/multi_rank.h"
-#include "converter/nsys_import.h"
+#include "converter/graph/rank_outputs.h"
+#include "converter/nsys/nsys_import.h"
 #include "fuzz_input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
