@@ -2,9 +2,11 @@
 #include "base/path.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace et {
 
@@ -62,6 +64,45 @@ bool IsSameFile(const std::string& a, const std::string& b) {
   struct stat sa, sb;
   return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 &&
          sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+std::string JoinPath(absl::string_view dir, absl::string_view name) {
+  if (dir.empty()) return std::string(name);
+  while (dir.size() > 1 && absl::EndsWith(dir, "/")) dir.remove_suffix(1);
+  if (dir == "/") return absl::StrCat("/", name);
+  return absl::StrCat(dir, "/", name);
+}
+
+std::string FolderOf(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash == absl::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+absl::Status CheckOutputPath(absl::string_view flag, const std::string& path) {
+  if (path.empty() || path == "-") return absl::OkStatus();
+  const std::string who = flag.empty() ? path : absl::StrCat(flag, " ", path);
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: is a directory; name the file to write", who));
+  }
+  const std::string folder = FolderOf(path);
+  if (!IsDirectory(folder)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the output folder %s does not exist (create it first)", who,
+        folder));
+  }
+  if (access(folder.c_str(), W_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the output folder %s is not writable", who, folder));
+  }
+  if (absl::Status kind = CheckOutputFileKind(path); !kind.ok()) {
+    return absl::InvalidArgumentError(
+        flag.empty() ? std::string(kind.message())
+                     : absl::StrCat(flag, " ", kind.message()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace et

@@ -33,6 +33,21 @@ absl::Status CheckOutputFileKind(const std::string& path);
 // would be overwritten while it is being read.
 bool IsSameFile(const std::string& a, const std::string& b);
 
+// `dir` + "/" + `name`, with one slash however `dir` ends ("out/" + "a.et"
+// is "out/a.et", not "out//a.et"); `name` alone when `dir` is empty.
+std::string JoinPath(absl::string_view dir, absl::string_view name);
+
+// The folder a file path (or a per-rank pattern) goes in: "a/b.et" -> "a",
+// "b.et" -> ".", "/b.et" -> "/".
+std::string FolderOf(absl::string_view path);
+
+// Checked before the work that produces it ("outputs are checked before the
+// work"): an output file's folder exists and is writable, and the path is not
+// a directory. "-" (stdout) passes. The error names `flag` when given
+// ("--timeline nodir/t.json: the output folder nodir does not exist (create it
+// first)"), so a run never prints its whole report and then fails to write.
+absl::Status CheckOutputPath(absl::string_view flag, const std::string& path);
+
 }  // namespace et
 
 #endif  // BASE_PATH_H_
