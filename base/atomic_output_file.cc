@@ -1,7 +1,9 @@
 // Whole-output-or-nothing files; see atomic_output_file.h.
 #include "base/atomic_output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/path.h"
 
 namespace et {
 
@@ -27,11 +30,45 @@ namespace {
 // cleanup-on-signal for the extra file.
 constexpr int kTempSlots = 256;
 std::atomic<const char*> temp_slots[kTempSlots];
+// Staging folders (flat: files only), removed with their files.
+constexpr int kFolderSlots = 16;
+std::atomic<const char*> folder_slots[kFolderSlots];
 std::once_flag install_once;
+
+// Empties and removes a flat folder with system calls only (opendir and
+// readdir allocate, which a signal handler may not).
+void RemoveFlatFolder(const char* dir) {
+  const int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  alignas(8) char buffer[8192];
+  // Unlinking while listing may skip entries: list again until a pass finds
+  // nothing to remove.
+  for (bool removed = true; removed;) {
+    removed = false;
+    lseek(fd, 0, SEEK_SET);
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer))) > 0) {
+      for (long at = 0; at < n;) {
+        const auto* d = reinterpret_cast<const struct dirent64*>(buffer + at);
+        at += d->d_reclen;
+        if (std::strcmp(d->d_name, ".") == 0 ||
+            std::strcmp(d->d_name, "..") == 0) {
+          continue;
+        }
+        removed = unlinkat(fd, d->d_name, 0) == 0 || removed;
+      }
+    }
+  }
+  close(fd);
+  rmdir(dir);
+}
 
 extern "C" void RemoveTempFilesAndDie(int sig) {
   for (auto& slot : temp_slots) {
     if (const char* p = slot.load()) unlink(p);  // async-signal-safe
+  }
+  for (auto& slot : folder_slots) {
+    if (const char* p = slot.load()) RemoveFlatFolder(p);
   }
   signal(sig, SIG_DFL);
   raise(sig);
@@ -51,18 +88,20 @@ void InstallCleanupHandlers() {
   }
 }
 
-void RegisterTemp(const std::string& path) {
+template <int N>
+void Register(std::atomic<const char*> (&slots)[N], const std::string& path) {
   std::call_once(install_once, InstallCleanupHandlers);
   char* copy = strdup(path.c_str());
-  for (auto& slot : temp_slots) {
+  for (auto& slot : slots) {
     const char* expected = nullptr;
     if (slot.compare_exchange_strong(expected, copy)) return;
   }
   free(copy);
 }
 
-void UnregisterTemp(const std::string& path) {
-  for (auto& slot : temp_slots) {
+template <int N>
+void Unregister(std::atomic<const char*> (&slots)[N], const std::string& path) {
+  for (auto& slot : slots) {
     const char* p = slot.load();
     if (p != nullptr && path == p && slot.compare_exchange_strong(p, nullptr)) {
       free(const_cast<char*>(p));
@@ -71,7 +110,18 @@ void UnregisterTemp(const std::string& path) {
   }
 }
 
+void RegisterTemp(const std::string& path) { Register(temp_slots, path); }
+void UnregisterTemp(const std::string& path) { Unregister(temp_slots, path); }
+
 }  // namespace
+
+void RegisterTempFile(const std::string& path) { RegisterTemp(path); }
+void UnregisterTempFile(const std::string& path) { UnregisterTemp(path); }
+
+void RegisterTempFolder(const std::string& dir) { Register(folder_slots, dir); }
+void UnregisterTempFolder(const std::string& dir) {
+  Unregister(folder_slots, dir);
+}
 
 std::string TempPathFor(absl::string_view path) {
   static std::atomic<uint64_t> counter{0};
@@ -97,6 +147,10 @@ absl::Status CommitTempFile(const std::string& tmp, const std::string& path) {
         "%s: cannot flush output to disk: %s", path, strerror(err)));
   }
   close(fd);
+  if (absl::Status kind = CheckOutputFileKind(path); !kind.ok()) {
+    DiscardTempFile(tmp);
+    return kind;
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     DiscardTempFile(tmp);

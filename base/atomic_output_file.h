@@ -27,6 +27,17 @@ absl::Status CommitTempFile(const std::string& tmp, const std::string& path);
 // Removes a temp file that will not be committed, and unregisters it.
 void DiscardTempFile(const std::string& tmp);
 
+// Registers (or forgets) a temp file a caller names itself (et-convert's
+// `.partial-*` rank outputs), for the same removal on SIGINT/SIGTERM.
+void RegisterTempFile(const std::string& path);
+void UnregisterTempFile(const std::string& path);
+
+// A staging folder of files (no subfolders) that the SIGINT/SIGTERM handler
+// empties and removes if the process dies of one before it is unregistered
+// (committed by a rename, or removed). Up to 16 at once.
+void RegisterTempFolder(const std::string& dir);
+void UnregisterTempFolder(const std::string& dir);
+
 // Writes `contents` to `path` atomically (temp file + rename).
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);

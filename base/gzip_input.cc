@@ -18,6 +18,7 @@ absl::StatusOr<GzipInput> GzipInput::Open(const std::string& path,
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: is a directory", path));
   }
+  RETURN_IF_ERROR(CheckInputFileKind(path));
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) {
     return absl::NotFoundError(

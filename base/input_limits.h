@@ -45,6 +45,30 @@ inline constexpr int kMaxNestingDepth = 256;
 // 2 GB anyway; a node is < 1 MB in practice, so 256 MiB is the cap.
 inline constexpr uint64_t kMaxEtMessageBytes = uint64_t{256} << 20;
 
+// One configuration file (topology, platform, device presets, calibration,
+// ASTRA system, process groups) read whole into memory: the largest real one
+// (a 2^20-rank process-group list) is ~30 MB; 64 MiB stops /dev/zero or a
+// mistaken trace before it is read whole.
+inline constexpr int64_t kMaxConfigFileBytes = int64_t{64} << 20;
+
+// Threads of one Kineto trace (or one nsys process): a training process runs
+// tens of threads (main, autograd, data loaders, NCCL watchdogs); 4096 leaves
+// room and keeps per-thread indexes and the thread-to-thread matching of the
+// host ops (quadratic in threads) to seconds.
+inline constexpr int64_t kMaxTraceThreads = 4096;
+
+// Graphs (one per GPU and process) from one nsys export, hence output files
+// of one conversion: one report covers one node, whose 8-16 GPUs run under a
+// few processes each; 1024 leaves room and stops an export of 30,000 fake
+// processes from writing 30,000 files.
+inline constexpr int64_t kMaxNsysGraphs = 1024;
+
+// Bytes of one job that et-sim --write-ranks writes for ASTRA-sim: ASTRA-sim
+// loads every rank's graph into one process, at 10-30x its .et size, so a
+// 4 GiB job already needs 40-120 GiB of memory there; past it, the job could
+// not be run, and writing it (--world 100000: 8 GB) takes minutes of disk.
+inline constexpr int64_t kMaxJobBytes = int64_t{4} << 30;
+
 }  // namespace et
 
 #endif  // BASE_INPUT_LIMITS_H_

@@ -22,6 +22,50 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+namespace {
+
+const char* SpecialKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+}  // namespace
+
+absl::Status CheckInputFileKind(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) ||
+      S_ISDIR(st.st_mode)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": is ", SpecialKind(st.st_mode),
+      ", not a regular file: refused as an input (it may never end)"));
+}
+
+absl::Status CheckOutputFileKind(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    return absl::OkStatus();
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory: cannot write the output there"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": is ", SpecialKind(st.st_mode),
+                   ": refused as an output (it would be replaced by a file)"));
+}
+
+bool IsSameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 std::string JoinPath(absl::string_view dir, absl::string_view name) {
   if (dir.empty()) return std::string(name);
   while (dir.size() > 1 && absl::EndsWith(dir, "/")) dir.remove_suffix(1);
@@ -52,6 +96,11 @@ absl::Status CheckOutputPath(absl::string_view flag, const std::string& path) {
   if (access(folder.c_str(), W_OK | X_OK) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the output folder %s is not writable", who, folder));
+  }
+  if (absl::Status kind = CheckOutputFileKind(path); !kind.ok()) {
+    return absl::InvalidArgumentError(
+        flag.empty() ? std::string(kind.message())
+                     : absl::StrCat(flag, " ", kind.message()));
   }
   return absl::OkStatus();
 }

@@ -16,6 +16,7 @@
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/rank_files.h"
+#include "base/text_escape.h"
 #include "cli/cli_args.h"
 #include "cli/flag_use.h"
 #include "converter/astra_text/astra_text_converter.h"
@@ -73,8 +74,24 @@ struct Options {
 };
 
 int Fail(const std::string& message, int exit_code = 1) {
-  fprintf(stderr, "et-convert: error: %s\n", message.c_str());
+  fprintf(stderr, "et-convert: error: %s\n",
+          et::EscapeForPrint(message).c_str());
   return exit_code;
+}
+
+// An output that is one of the inputs (the trace, --kineto) would be
+// overwritten while it is read; one that is a device, FIFO or symlink would be
+// replaced by a file. Both are refused before any work.
+absl::Status CheckOutputTarget(const Options& o) {
+  for (const std::string& input : {o.input, o.convert.kineto_path}) {
+    if (!input.empty() && et::IsSameFile(input, o.output)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: the output is the input %s: refused (it would be overwritten "
+          "while it is read)",
+          o.output, input));
+    }
+  }
+  return et::CheckOutputFileKind(o.output);
 }
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
@@ -162,33 +179,38 @@ int RunSingle(const Options& o) {
 // shapes of their graphs. Warnings on stderr and in the JSON summary.
 void ReportCrossRankCheck(const Options& o,
                           const std::vector<et::convert::RankTrace>& converted,
-                          nlohmann::json* summary) {
+                          nlohmann::json* summary, std::string* info) {
   auto check = et::convert::CheckRanksAgree(converted);
   if (!check.ok()) {
     const std::string why(check.status().message());
-    fprintf(stderr, "et-convert: warning: cross-rank check: %s\n", why.c_str());
+    fprintf(stderr, "et-convert: warning: cross-rank check: %s\n",
+            et::EscapeForPrint(why).c_str());
     (*summary)["cross_rank_check_error"] = why;
     return;
   }
   (*summary)["cross_rank_mismatches"] = check->collective_mismatches;
   for (const auto& m : check->collective_mismatches)
-    fprintf(stderr, "et-convert: warning: %s\n", m.c_str());
+    fprintf(stderr, "et-convert: warning: %s\n", et::EscapeForPrint(m).c_str());
   if (!check->shape_mismatch.empty()) {
     (*summary)["cross_rank_shape_mismatch"] = check->shape_mismatch;
-    fprintf(stderr, "et-convert: warning: %s\n", check->shape_mismatch.c_str());
+    fprintf(stderr, "et-convert: warning: %s\n",
+            et::EscapeForPrint(check->shape_mismatch).c_str());
   } else {
     (*summary)["rank_graph_shape"] = check->shape;
   }
   if (o.quiet) return;
   if (check->collective_mismatches.empty()) {
-    fprintf(stderr,
-            "cross-rank check (%zu ranks): every process group's members "
-            "issued the same collectives in the same order\n",
-            converted.size());
+    absl::StrAppendFormat(
+        info,
+        "cross-rank check (%d ranks): every process group's members "
+        "issued the same collectives in the same order\n",
+        converted.size());
   }
   if (check->shape_mismatch.empty()) {
-    fprintf(stderr, "cross-rank check (%zu ranks): every rank's graph has %s\n",
-            converted.size(), check->shape.c_str());
+    absl::StrAppendFormat(info,
+                          "cross-rank check (%d ranks): every rank's graph has "
+                          "%s\n",
+                          converted.size(), check->shape);
   }
 }
 
@@ -203,22 +225,26 @@ int FinishRanks(const Options& o,
   nlohmann::json summary = {{"ranks", nlohmann::json::array()},
                             {"failed", nlohmann::json::array()}};
   std::vector<et::convert::RankTrace> converted;
+  std::string info;
   for (const auto& r : results) {
     if (!r.summary.ok()) {
       const std::string why(r.summary.status().message());
       fprintf(stderr, "et-convert: error: rank %d: %s\n", r.job.rank,
-              why.c_str());
+              et::EscapeForPrint(why).c_str());
       summary["failed"].push_back(
           {{"rank", r.job.rank}, {"input", r.job.input}, {"error", why}});
       continue;
     }
+    // What each rank became is printed once all are published: a run that
+    // fails says only why.
     if (!o.quiet)
-      fprintf(stderr, "rank %d: %s", r.job.rank, r.summary->ToText().c_str());
+      absl::StrAppend(&info, "rank ", r.job.rank, ": ", r.summary->ToText());
     summary["ranks"].push_back(nlohmann::json::parse(r.summary->ToJson()));
     converted.push_back({r.job.rank, r.staged, r.summary->digest});
   }
   const size_t failures = summary["failed"].size();
-  if (converted.size() >= 2) ReportCrossRankCheck(o, converted, &summary);
+  if (converted.size() >= 2)
+    ReportCrossRankCheck(o, converted, &summary, &info);
   auto written = et::convert::PublishRankOutputs(&results);
   if (!written.ok()) {
     summary["failed"].push_back(
@@ -227,7 +253,10 @@ int FinishRanks(const Options& o,
          {"error", std::string(written.status().message())}});
   }
   summary["outputs_written"] = written.ok() && *written;
-  if (absl::Status s = WriteJsonSummary(o.json_summary, summary.dump());
+  if (absl::Status s = WriteJsonSummary(
+          o.json_summary,
+          summary.dump(-1, ' ', false,
+                       nlohmann::json::error_handler_t::replace));
       !s.ok()) {
     return Fail(std::string(s.message()));
   }
@@ -237,6 +266,7 @@ int FinishRanks(const Options& o,
         "%d of %d ranks failed; no output written (all ranks or none)",
         failures, results.size()));
   }
+  fputs(info.c_str(), stderr);
   return 0;
 }
 
@@ -326,6 +356,8 @@ int main(int argc, char** argv) {
   // after converting (the converter writes a temporary file beside each).
   if (!et::IsDirectory(o.input)) {
     if (absl::Status s = et::CheckOutputPath("", o.output); !s.ok())
+      return Fail(std::string(s.message()));
+    if (absl::Status s = CheckOutputTarget(o); !s.ok())
       return Fail(std::string(s.message()));
   }
   if (absl::Status s = et::CheckOutputPath("--json-summary", o.json_summary);

@@ -14,6 +14,7 @@
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 #include "cli/cli_args.h"
 #include "replay/replay_session.h"
 
@@ -117,13 +118,13 @@ int main(int argc, char** argv) {
       "  mpirun -np 4 et-replay 'ddp.%d.et' --device cpu"));
   if (!flags.ok()) {
     fprintf(stderr, "et-replay: error: %s\n",
-            std::string(flags.status().message()).c_str());
+            et::EscapeForPrint(flags.status().message()).c_str());
     return 2;
   }
   auto world = et::replay::MpiWorld::Init(&argc, &argv);
   if (!world.ok()) {
     fprintf(stderr, "et-replay: error: %s\n",
-            std::string(world.status().message()).c_str());
+            et::EscapeForPrint(world.status().message()).c_str());
     return 1;
   }
   const int rank = (*world)->rank();
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
     const bool own = absl::IsAborted(report.status());
     if (own || rank == 0) {
       fprintf(stderr, "et-replay: error: %s\n",
-              std::string(report.status().message()).c_str());
+              et::EscapeForPrint(report.status().message()).c_str());
     }
     fflush(stderr);
     // An error in the middle of the iterations is this rank's alone: the others

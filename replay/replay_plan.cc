@@ -100,10 +100,12 @@ void AddWaits(const NodeModel& graph, const std::vector<uint32_t>& op_of_node,
 // Refuses values that would make the replay hang, wrap or ask MPI for
 // nonsense. The replay really waits for every recorded duration, so a
 // duration of INT64_MAX ns (292 years) once held et-replay forever.
+// One op, or one queue's ops in one iteration, held for more than an hour is
+// a damaged trace, not a measurement: the longest real kernels and host ops
+// are seconds, and real steps are seconds to minutes.
+constexpr int64_t kMaxHeldNs = int64_t{3600} * 1000 * 1000 * 1000;
+
 absl::Status ValidateOp(const ReplayOp& op) {
-  // One op held for more than an hour is a damaged trace, not a measurement:
-  // the longest real kernels and host ops are seconds.
-  constexpr int64_t kMaxHeldNs = int64_t{3600} * 1000 * 1000 * 1000;
   // 2^62 ns is 146 years after the epoch; keeps start + duration in range.
   constexpr int64_t kMaxStartNs = int64_t{1} << 62;
   // 1 TiB per rank and collective: well above any GPU's memory.
@@ -177,6 +179,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
 
   absl::flat_hash_map<std::tuple<int, int64_t, int>, int> queue_index;
   std::vector<uint32_t> op_of_node(graph.size(), 0);
+  std::vector<int64_t> held_by_queue;
   plan.ops.reserve(graph.order().size());
   for (NodeIndex n : graph.order()) {
     ReplayOp op = ClassifyNode(graph, n);
@@ -191,6 +194,20 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
         static_cast<int>(plan.queues.size()));
     if (inserted) plan.queues.push_back(q);
     op.queue = it->second;
+    if (op.kind == ReplayOpKind::kKernel || op.kind == ReplayOpKind::kGemm) {
+      // The cap is per run too: the kernels of one queue are held for their
+      // recorded times one after another, so those add up (60 kernels of 58
+      // minutes each passed the per-op cap and held et-replay for hours).
+      if (held_by_queue.size() <= static_cast<size_t>(op.queue))
+        held_by_queue.resize(op.queue + 1, 0);
+      held_by_queue[op.queue] += op.recorded_ns;  // each <= 1 h: no overflow
+      if (held_by_queue[op.queue] > kMaxHeldNs) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "node %d: its queue's recorded durations add up to over 1 h in "
+            "one iteration (the limit on a replay)",
+            op.node_id));
+      }
+    }
     op.name_id = plan.names.Intern(graph.name(n));
     op_of_node[n] = static_cast<uint32_t>(plan.ops.size());
     plan.ops.push_back(op);

@@ -1,6 +1,8 @@
 // Layout parsing and Megatron's rank placement; see parallel_layout.h.
 #include "scaleout/parallel_layout.h"
 
+#include "absl/algorithm/container.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -26,7 +28,9 @@ absl::StatusOr<Dim> DimByName(absl::string_view name, absl::string_view text) {
 absl::StatusOr<int64_t> PositiveRanks(absl::string_view value,
                                       absl::string_view text) {
   int64_t v = 0;
-  if (!absl::SimpleAtoi(value, &v) || v < 1 || v > kMaxRanks) {
+  // Digits only: SimpleAtoi also takes "+4" and " 4".
+  if (value.empty() || !absl::c_all_of(value, absl::ascii_isdigit) ||
+      !absl::SimpleAtoi(value, &v) || v < 1 || v > kMaxRanks) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "'%s': '%s' is not a rank count in [1, %d]", text, value, kMaxRanks));
   }

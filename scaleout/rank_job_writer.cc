@@ -1,6 +1,8 @@
 // See rank_job_writer.h.
 #include "scaleout/rank_job_writer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -12,8 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/atomic_output_file.h"
+#include "base/checked_math.h"
 #include "base/input_limits.h"
 #include "base/status_macros.h"
 #include "model/comm_type.h"
@@ -206,6 +210,7 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
                    StagedFolder::Create(spec.dir));
   RankJobResult result;
   CommGroupTable groups(spec.world_size);
+  int64_t job_bytes = 0;
   for (int64_t rank = 0; rank < spec.world_size; ++rank) {
     absl::StatusOr<Graph> graph = source(rank);
     if (!graph.ok()) {
@@ -218,6 +223,21 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
     const std::string name = RankFileName(spec, rank);
     RETURN_IF_ERROR(
         WriteRank(folder->StagingFile(name), rank, spec.world_size, *graph));
+    // Stopped as soon as the job is sure to pass the limit: rank 0's size
+    // times the world, then the running total.
+    struct stat st;
+    if (stat(folder->StagingFile(name).c_str(), &st) == 0) {
+      job_bytes += st.st_size;
+      const int64_t expected =
+          rank == 0 ? SaturatingMul(int64_t{st.st_size}, spec.world_size)
+                    : job_bytes;
+      if (expected > kMaxJobBytes) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "%s: %d ranks of ~%d bytes make a job over the %d GiB limit on a "
+            "job's files (ASTRA-sim holds every rank's graph in memory)",
+            spec.dir, spec.world_size, st.st_size, kMaxJobBytes >> 30));
+      }
+    }
     result.nodes += static_cast<int64_t>(graph->size());
     result.rank_paths.push_back(absl::StrCat(spec.dir, "/", name));
   }

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/atomic_output_file.h"
 
 namespace et::scaleout {
 namespace {
@@ -65,6 +66,7 @@ absl::StatusOr<std::unique_ptr<StagedFolder>> StagedFolder::Create(
         absl::StrCat(dir, ": cannot create the temporary folder ", staging,
                      ": ", ec ? ec.message() : "it already exists"));
   }
+  RegisterTempFolder(staging);  // removed on SIGINT/SIGTERM too
   return std::unique_ptr<StagedFolder>(
       new StagedFolder(target.string(), staging));
 }
@@ -73,6 +75,7 @@ StagedFolder::~StagedFolder() {
   if (committed_) return;
   std::error_code ec;
   fs::remove_all(staging_, ec);  // best effort: nothing else to report to
+  UnregisterTempFolder(staging_);
 }
 
 std::string StagedFolder::StagingFile(const std::string& name) const {
@@ -88,6 +91,7 @@ absl::Status StagedFolder::Commit() {
         ": cannot move the finished job into place: ", std::strerror(errno)));
   }
   committed_ = true;
+  UnregisterTempFolder(staging_);
   return absl::OkStatus();
 }
 

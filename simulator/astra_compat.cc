@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/json_file.h"
 #include "nlohmann/json.hpp"
 
 namespace et::sim {
@@ -235,13 +236,13 @@ absl::StatusOr<AstraSystemConfig> ParseAstraSystemJson(
 
 absl::StatusOr<AstraSystemConfig> LoadAstraSystemConfig(
     const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (absl::IsNotFound(text.status())) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open system config"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseAstraSystemJson(text.str(), path);
+  }
+  if (!text.ok()) return text.status();
+  return ParseAstraSystemJson(*text, path);
 }
 
 int64_t AstraCollectiveNs(ChakraProtoMsg::CollectiveCommType type,

@@ -16,11 +16,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/gzip_input.h"
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/rank_files.h"
+#include "base/text_escape.h"
 #include "cli/cli_args.h"
 #include "cli/flag_use.h"
 #include "model/graph.h"
@@ -191,8 +194,32 @@ struct Flags {
 // A mistake in the flags or arguments is a usage error until they are parsed.
 int fail_exit_code = et::kUsageExitCode;
 
+[[noreturn]] void Fail(const std::string& message);
+
+// A flag given with an empty value (`--sweep ''`) is a mistake, not the flag
+// left out: the run it asked for would silently not happen. Read from argv:
+// absl tells a flag left at its default from one set to it only privately.
+void RefuseEmptyFlags(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (!absl::ConsumePrefix(&arg, "--")) continue;
+    const size_t eq = arg.find('=');
+    const std::string name =
+        absl::StrReplaceAll(arg.substr(0, eq), {{"_", "-"}});
+    const bool empty = eq != absl::string_view::npos
+                           ? eq + 1 == arg.size()
+                           : i + 1 < argc && argv[i + 1][0] == '\0';
+    for (const char* flag : {"sweep", "layout", "recorded-layout", "chart",
+                             "timeline", "write-ranks", "topology"}) {
+      if (empty && name == flag)
+        Fail(absl::StrCat("--", flag, " was given an empty value"));
+    }
+  }
+}
+
 [[noreturn]] void Fail(const std::string& message) {
-  std::fprintf(stderr, "et-sim: error: %s\n", message.c_str());
+  std::fprintf(stderr, "et-sim: error: %s\n",
+               et::EscapeForPrint(message).c_str());
   std::exit(fail_exit_code);
 }
 
@@ -522,7 +549,8 @@ int RunNcclTests(const std::vector<std::string>& positional) {
     auto fitted = et::sim::FitPlatformToLogs(logs, &node);
     if (!fitted.ok()) Fail(std::string(fitted.status().message()));
     et::sim::RefitNode(node, &*network);
-    std::fprintf(stderr, "et-sim: note: %s\n", fitted->c_str());
+    std::fprintf(stderr, "et-sim: note: %s\n",
+                 et::EscapeForPrint(*fitted).c_str());
   }
   const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(
       network->platform, *op, world, *min_bytes, *max_bytes);
@@ -562,14 +590,19 @@ void ReportJob(const et::scaleout::RankJobSpec& spec,
 // --write-ranks DIR: the job this run simulates, one graph per rank, for
 // ASTRA-sim. One recorded rank (a single input) made into --world N ranks;
 // with --layout, see WriteLayoutRanks.
-void WriteRanks(const Flags& flags) {
-  const std::string dir = absl::GetFlag(FLAGS_write_ranks);
-  if (dir.empty()) return;
+// Checked before the simulation, which the job is written after.
+void CheckWriteRanksInput(const Flags& flags) {
+  if (absl::GetFlag(FLAGS_write_ranks).empty()) return;
   if (flags.input.pattern_ranks > 0 || et::IsDirectory(flags.input.path)) {
     Fail(
         "--write-ranks: takes one recorded rank's .et (with --world N or "
         "--layout), not several ranks' files");
   }
+}
+
+void WriteRanks(const Flags& flags) {
+  const std::string dir = absl::GetFlag(FLAGS_write_ranks);
+  if (dir.empty()) return;
   if (flags.options.layout) return;  // after loading: WriteLayoutRanks
   auto recorded = et::LoadGraph(flags.input.path);
   if (!recorded.ok()) Fail(std::string(recorded.status().message()));
@@ -681,6 +714,7 @@ int main(int argc, char** argv) {
       "[--write-ranks job/]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
+  RefuseEmptyFlags(argc, argv);
   RefuseUnusedFlags();
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
@@ -688,15 +722,15 @@ int main(int argc, char** argv) {
   CheckOutputs(flags);
   if (flags.sweep) return RunSweep(flags);
   flags.options.keep_timeline = !flags.timeline.empty();
-  WriteRanks(flags);
+  CheckWriteRanksInput(flags);
   auto sim = et::sim::Simulation::Load(flags.input, flags.options);
   if (!sim.ok()) Fail(std::string(sim.status().message()));
   const std::vector<std::string> notes = CheckInputs(flags, **sim);
-  WriteLayoutRanks(flags, **sim);
   if (absl::Status s = (*sim)->Simulate(flags.options); !s.ok())
     Fail(std::string(s.message()));
   for (const std::string& note : notes)
-    std::fprintf(stderr, "et-sim: note: %s\n", note.c_str());
+    std::fprintf(stderr, "et-sim: note: %s\n",
+                 et::EscapeForPrint(note).c_str());
   const et::sim::Report& report = (*sim)->report();
   const std::string text = flags.json
                                ? et::sim::FormatReportJson(report) + "\n"
@@ -707,5 +741,8 @@ int main(int argc, char** argv) {
                                             flags.timeline);
     if (!s.ok()) Fail(flags.timeline + ": " + std::string(s.message()));
   }
+  // The job folder last: a run that fails publishes no job.
+  WriteRanks(flags);
+  WriteLayoutRanks(flags, **sim);
   return 0;
 }

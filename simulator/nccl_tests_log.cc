@@ -1,6 +1,7 @@
 // nccl-tests output parser; see nccl_tests_log.h for the formats it accepts.
 #include "simulator/nccl_tests_log.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "base/gzip_input.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 
 namespace et::sim {
 namespace {
@@ -36,9 +38,15 @@ std::optional<NcclOp> OpNamedIn(absl::string_view line) {
   return std::nullopt;
 }
 
+struct TableRowText {
+  int64_t bytes = 0;
+  absl::string_view time;  // the out-of-place time column, as written
+};
+
 // A table row: size count type redop [root] time algbw busbw ...; the root
 // column is there when the in-place half makes 13 fields (12 without).
-std::optional<std::pair<int64_t, double>> TableRow(absl::string_view line) {
+// nullopt for lines that are not rows.
+std::optional<TableRowText> TableRow(absl::string_view line) {
   const std::vector<absl::string_view> f =
       absl::StrSplit(line, ' ', absl::SkipEmpty());
   int64_t bytes = 0, count = 0, root = 0;
@@ -49,10 +57,28 @@ std::optional<std::pair<int64_t, double>> TableRow(absl::string_view line) {
   const bool has_root =
       f.size() == 13 || f.size() == 9 ||
       (f.size() != 12 && f.size() != 8 && absl::SimpleAtoi(f[4], &root));
+  return TableRowText{bytes, f[has_root ? 5 : 4]};
+}
+
+// A row's size and time, or why they cannot be fitted: a size of 0 bytes or
+// a time that is not a finite positive number (inf, nan, 0) would put an
+// infinite or undefined bandwidth into the fit.
+absl::StatusOr<std::pair<int64_t, double>> RowFigures(const TableRowText& row,
+                                                      absl::string_view origin,
+                                                      int64_t line_number) {
   double time_us = 0;
-  if (!absl::SimpleAtod(f[has_root ? 5 : 4], &time_us) || !(time_us > 0))
-    return std::nullopt;
-  return std::make_pair(bytes, time_us);
+  if (row.bytes <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: line %d: a row of %d bytes (a size must be positive to fit)",
+        origin, line_number, row.bytes));
+  }
+  if (!absl::SimpleAtod(row.time, &time_us) || !std::isfinite(time_us) ||
+      !(time_us > 0)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: line %d: time '%s' is not a finite positive number of us", origin,
+        line_number, EscapeForPrint(row.time.substr(0, 40))));
+  }
+  return std::make_pair(row.bytes, time_us);
 }
 
 // "nThread 1 nGpus 8 minBytes ...": the GPUs each process drives (1 when
@@ -75,8 +101,10 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
   NcclTestsLog log;
   std::optional<NcclOp> op;
   int64_t ranks = 0, gpus_per_process = 1;
+  int64_t line_number = 0;
   absl::flat_hash_set<std::string> hosts;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_number;
     absl::string_view line = absl::StripAsciiWhitespace(StripMpiTag(raw));
     if (std::optional<NcclOp> named = OpNamedIn(line)) op = named;
     if (absl::ConsumePrefix(&line, "#")) {
@@ -106,8 +134,9 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
       }
       continue;
     }
-    const auto row = TableRow(line);
-    if (!row) continue;
+    const std::optional<TableRowText> text_row = TableRow(line);
+    if (!text_row) continue;
+    ASSIGN_OR_RETURN(auto row, RowFigures(*text_row, origin, line_number));
     if (ranks == 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: a table row before any '# Using devices' rank list", origin));
@@ -120,7 +149,7 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
     const int64_t per_node =
         hosts_n > 0 && ranks % hosts_n == 0 ? ranks / hosts_n : 0;
     log.rows.push_back(
-        {*op, ranks, row->first, row->second, per_node, gpus_per_process});
+        {*op, ranks, row.first, row.second, per_node, gpus_per_process});
   }
   if (log.rows.empty()) {
     return absl::InvalidArgumentError(

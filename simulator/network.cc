@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json_file.h"
 #include "base/status_macros.h"
 #include "proto/et_reader.h"
 
@@ -16,17 +17,16 @@ namespace {
 
 // Reads a --topology file, or says neither a preset nor a file was named.
 absl::StatusOr<std::string> ReadNetworkFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (absl::IsNotFound(text.status())) {
     return absl::NotFoundError(
         absl::StrFormat("%s: unknown topology (not a file, and presets are %s)",
                         path, absl::StrJoin(PlatformPresetNames(), ", ")));
   }
-  std::stringstream text;
-  text << in.rdbuf();
+  if (!text.ok()) return text.status();
   // Another kind of file is named as such, not met with a YAML parser's
   // message.
-  if (text.str().find('\0') != std::string::npos) {
+  if (text->find('\0') != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: %s, not a topology: --topology takes a preset (%s), a platform "
         "file or a topology YAML/JSON",
@@ -34,7 +34,7 @@ absl::StatusOr<std::string> ReadNetworkFile(const std::string& path) {
         LooksLikeChakraEt(path) ? "a Chakra .et (a trace)" : "a binary file",
         absl::StrJoin(PlatformPresetNames(), ", ")));
   }
-  return text.str();
+  return text;
 }
 
 // Platform and unfitted topology named by a non-empty flag; a topology file

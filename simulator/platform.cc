@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "base/input_limits.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 #include "simulator/topology.h"
 #include "yaml-cpp/yaml.h"
 
@@ -71,19 +72,30 @@ std::vector<Platform> Presets() {
   return p;
 }
 
+// A figure of the file within [lo, hi] (hi may be open); a value outside is a
+// unit mistake or damage, named with its key and the range.
 absl::StatusOr<double> Number(const YAML::Node& root, const char* key,
-                              double fallback, absl::string_view origin) {
+                              double fallback, absl::string_view origin,
+                              double lo, double hi, bool lo_open = false) {
   const YAML::Node n = root[key];
   if (!n) return fallback;
   double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) ||
-      !std::isfinite(v) || v < 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %s must be a number >= 0, got '%s'", origin, key,
-        n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")));
+  const bool number =
+      n.IsScalar() && YAML::convert<double>::decode(n, v) && std::isfinite(v);
+  if (!number || v > hi || v < lo || (lo_open && v == lo)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s must be a number in %c%g, %g], got '%s'",
+                        origin, key, lo_open ? '(' : '[', lo, hi,
+                        n.IsScalar() ? EscapeForPrint(n.Scalar())
+                                     : std::string("<non-scalar>")));
   }
   return v;
 }
+
+// Bandwidths (GB/s, Gb/s) from 1 Mb/s to 1 Pb/s: outside, a unit mistake.
+constexpr double kMinGbps = 1e-3, kMaxGbps = 1e6;
+// Latencies (us) up to a second.
+constexpr double kMaxUs = 1e6;
 
 // Every key a platform file may hold: a misspelt one is an error, not a
 // figure silently left at the preset's value.
@@ -115,9 +127,9 @@ absl::Status CheckKeys(const YAML::Node& root, absl::string_view origin) {
     bool known = false;
     for (const char* k : kPlatformKeys) known = known || key == k;
     if (!known) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: unknown key '%s' (a platform file holds %s)",
-                          origin, key, absl::StrJoin(kPlatformKeys, ", ")));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: unknown key '%s' (a platform file holds %s)", origin,
+          EscapeForPrint(key), absl::StrJoin(kPlatformKeys, ", ")));
     }
   }
   return absl::OkStatus();
@@ -141,7 +153,7 @@ absl::Status ParseNcclKeys(const YAML::Node& root, absl::string_view origin,
        {std::make_pair("nccl_min_channels", &keys.min_channels),
         std::make_pair("nccl_max_channels", &keys.max_channels),
         std::make_pair("gpus_per_process", &keys.gpus_per_process)}) {
-    ASSIGN_OR_RETURN(double v, Number(root, key, 0, origin));
+    ASSIGN_OR_RETURN(double v, Number(root, key, 0, origin, 0, 64));
     if (v != std::floor(v) || v > 64 || (v < 1 && root[key])) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: %s must be a whole number from 1 to 64", origin, key));
@@ -226,41 +238,50 @@ absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
   p.gpu = gpu;
   p.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar()
                                                    : std::string(origin);
-  ASSIGN_OR_RETURN(double gpn,
-                   Number(root, "gpus_per_node",
-                          static_cast<double>(p.gpus_per_node), origin));
-  ASSIGN_OR_RETURN(p.intra_gbps,
-                   Number(root, "intra_gbps", p.intra_gbps, origin));
-  ASSIGN_OR_RETURN(double nics,
-                   Number(root, "nics_per_node",
-                          static_cast<double>(p.nics_per_node), origin));
-  ASSIGN_OR_RETURN(p.nic_gbits, Number(root, "nic_gbits", p.nic_gbits, origin));
-  ASSIGN_OR_RETURN(p.intra_efficiency, Number(root, "intra_efficiency",
-                                              p.intra_efficiency, origin));
-  ASSIGN_OR_RETURN(p.net_efficiency,
-                   Number(root, "net_efficiency", p.net_efficiency, origin));
+  ASSIGN_OR_RETURN(double gpn, Number(root, "gpus_per_node",
+                                      static_cast<double>(p.gpus_per_node),
+                                      origin, 1, 1024));
+  ASSIGN_OR_RETURN(p.intra_gbps, Number(root, "intra_gbps", p.intra_gbps,
+                                        origin, kMinGbps, kMaxGbps));
+  ASSIGN_OR_RETURN(double nics, Number(root, "nics_per_node",
+                                       static_cast<double>(p.nics_per_node),
+                                       origin, 0, 1024));
+  ASSIGN_OR_RETURN(p.nic_gbits, Number(root, "nic_gbits", p.nic_gbits, origin,
+                                       kMinGbps, kMaxGbps));
+  ASSIGN_OR_RETURN(p.intra_efficiency,
+                   Number(root, "intra_efficiency", p.intra_efficiency, origin,
+                          0, 1, /*lo_open=*/true));
+  ASSIGN_OR_RETURN(p.net_efficiency, Number(root, "net_efficiency",
+                                            p.net_efficiency, origin, 0, 1,
+                                            /*lo_open=*/true));
   ASSIGN_OR_RETURN(p.net_hop_us,
-                   Number(root, "net_hop_us", p.net_hop_us, origin));
-  ASSIGN_OR_RETURN(p.launch_us, Number(root, "launch_us", p.launch_us, origin));
-  ASSIGN_OR_RETURN(p.pipeline_ramp_us, Number(root, "pipeline_ramp_us",
-                                              p.pipeline_ramp_us, origin));
-  ASSIGN_OR_RETURN(p.intra_hop_us,
-                   Number(root, "intra_hop_us", p.intra_hop_us, origin));
-  ASSIGN_OR_RETURN(p.launch_per_gpu_us, Number(root, "launch_per_gpu_us",
-                                               p.launch_per_gpu_us, origin));
-  if (root["nvls"]) p.nvswitch_sharp = root["nvls"].as<bool>(false);
-  if (root["ll128_over_network"]) {
-    p.ll128_over_network = root["ll128_over_network"].as<bool>(true);
+                   Number(root, "net_hop_us", p.net_hop_us, origin, 0, kMaxUs));
+  ASSIGN_OR_RETURN(p.launch_us,
+                   Number(root, "launch_us", p.launch_us, origin, 0, kMaxUs));
+  ASSIGN_OR_RETURN(
+      p.pipeline_ramp_us,
+      Number(root, "pipeline_ramp_us", p.pipeline_ramp_us, origin, 0, kMaxUs));
+  ASSIGN_OR_RETURN(p.intra_hop_us, Number(root, "intra_hop_us", p.intra_hop_us,
+                                          origin, 0, kMaxUs));
+  ASSIGN_OR_RETURN(p.launch_per_gpu_us,
+                   Number(root, "launch_per_gpu_us", p.launch_per_gpu_us,
+                          origin, 0, kMaxUs));
+  for (auto [key, target] :
+       {std::make_pair("nvls", &p.nvswitch_sharp),
+        std::make_pair("ll128_over_network", &p.ll128_over_network)}) {
+    if (!root[key]) continue;
+    bool value = false;
+    if (!root[key].IsScalar() ||
+        !YAML::convert<bool>::decode(root[key], value)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: %s must be true or false", origin, key));
+    }
+    *target = value;
   }
   RETURN_IF_ERROR(ParseNcclKeys(root, origin, &p.nccl));
-  if (gpn < 1 || gpn > 1024 || gpn != std::floor(gpn) || nics > 1024 ||
-      nics != std::floor(nics) || !(p.intra_gbps > 0) || !(p.nic_gbits > 0) ||
-      !(p.intra_efficiency > 0 && p.intra_efficiency <= 1) ||
-      !(p.net_efficiency > 0 && p.net_efficiency <= 1)) {
+  if (gpn != std::floor(gpn) || nics != std::floor(nics)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: gpus_per_node must be a whole number in [1, 1024], bandwidths "
-        "positive, efficiencies in (0, 1]",
-        origin));
+        "%s: gpus_per_node and nics_per_node must be whole numbers", origin));
   }
   p.gpus_per_node = static_cast<int64_t>(gpn);
   p.nics_per_node = std::max<int64_t>(1, static_cast<int64_t>(nics));

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/input_limits.h"
+#include "base/json_file.h"
 #include "base/status_macros.h"
 #include "yaml-cpp/yaml.h"
 
@@ -131,6 +132,11 @@ absl::StatusOr<Topology> ParseAstra(const YAML::Node& root,
     TopologyDim dim;
     ASSIGN_OR_RETURN(dim.kind, ParseKind(kinds[i].as<std::string>(), origin));
     ASSIGN_OR_RETURN(dim.npus, ParseNpus(npus[i], origin, "npus_count"));
+    // ASTRA-sim's dims are all given (no open outermost dim as in ours).
+    if (dim.npus < 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: npus_count[%d] must be at least 1, got 0", origin, i));
+    }
     ASSIGN_OR_RETURN(dim.bandwidth_gbps,
                      ParseNumber(bws[i], origin, "bandwidth"));
     ASSIGN_OR_RETURN(dim.latency_ns, ParseNumber(lats[i], origin, "latency"));
@@ -211,16 +217,15 @@ absl::StatusOr<Topology> ParseTopology(absl::string_view text,
 
 absl::StatusOr<Topology> LoadTopology(const std::string& name_or_path) {
   if (std::optional<Topology> preset = FindPreset(name_or_path)) return *preset;
-  std::ifstream in(name_or_path);
-  if (!in) {
+  absl::StatusOr<std::string> text = ReadConfigFile(name_or_path);
+  if (absl::IsNotFound(text.status())) {
     return absl::NotFoundError(absl::StrFormat(
         "%s: unknown topology (not a file, and presets are DGX-A100, HGX-H100, "
         "DGX-V100)",
         name_or_path));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseTopology(text.str(), name_or_path);
+  if (!text.ok()) return text.status();
+  return ParseTopology(*text, name_or_path);
 }
 
 absl::StatusOr<Topology> FitTopology(Topology t, int64_t world_size) {

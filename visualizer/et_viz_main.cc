@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "base/path.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 #include "cli/cli_args.h"
 #include "cli/flag_use.h"
 #include "proto/graph_json.h"
@@ -309,7 +310,7 @@ int main(int argc, char** argv) {
   absl::Status status = options.ok() ? Run(*options) : options.status();
   if (!status.ok()) {
     std::fprintf(stderr, "et-viz: error: %s\n",
-                 std::string(status.message()).c_str());
+                 et::EscapeForPrint(status.message()).c_str());
     return options.ok() ? 1 : et::kUsageExitCode;
   }
   return 0;

@@ -32,6 +32,9 @@ struct ConvertOptions {
   // kineto_trace's CPU-op nesting, when the import built it already; null:
   // the linker builds it.
   std::shared_ptr<const kineto::CpuOpNesting> kineto_nesting;
+  // With kineto_trace from an import: the Kineto event of each synthesized
+  // host op, by op id (-1 none), so the linker need not search for them.
+  std::shared_ptr<const std::vector<int32_t>> kineto_event_of_id;
   int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
   // --measured-step-ms: the step of the same program without a profiler
   // (overrides the Kineto trace's); 0 = none.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/text_escape.h"
 #include "nlohmann/json.hpp"
 
 namespace et::convert {
@@ -25,8 +26,9 @@ std::string ConvertReport::ToText() const {
   std::string out = absl::StrFormat(
       "%s -> %s: %s%s, %d %s -> %d nodes (%d data deps, %d ctrl deps) in "
       "%.3f s\n",
-      input_path, output_path, from_et ? "schema " : "", schema, et_nodes,
-      input_units, written_nodes, data_deps, ctrl_deps, wall_seconds);
+      EscapeForPrint(input_path), EscapeForPrint(output_path),
+      from_et ? "schema " : "", EscapeForPrint(schema), et_nodes, input_units,
+      written_nodes, data_deps, ctrl_deps, wall_seconds);
   absl::StrAppend(&out, "  nodes: ", Counts(nodes_by_type), "\n");
   std::string colls;
   for (const auto& [type, count] : collectives_by_type) {
@@ -48,8 +50,8 @@ std::string ConvertReport::ToText() const {
     std::sort(top.begin(), top.end());
     std::string names;
     for (size_t k = 0; k < top.size() && k < 5; ++k) {
-      absl::StrAppendFormat(&names, "%s%s %d", k ? ", " : "", top[k].second,
-                            -top[k].first);
+      absl::StrAppendFormat(&names, "%s%s %d", k ? ", " : "",
+                            EscapeForPrint(top[k].second), -top[k].first);
     }
     absl::StrAppendFormat(
         &out,
@@ -68,9 +70,10 @@ std::string ConvertReport::ToText() const {
     }
     absl::StrAppend(&out, "  Kineto matches by thread: ", threads, "\n");
   }
-  for (const std::string& n : notes) absl::StrAppend(&out, "  ", n, "\n");
+  for (const std::string& n : notes)
+    absl::StrAppend(&out, "  ", EscapeForPrint(n), "\n");
   for (const std::string& w : warnings)
-    absl::StrAppend(&out, "  warning: ", w, "\n");
+    absl::StrAppend(&out, "  warning: ", EscapeForPrint(w), "\n");
   return out;
 }
 
@@ -107,7 +110,8 @@ std::string ConvertReport::ToJson() const {
   j["kineto_by_thread"] = threads;
   j["notes"] = notes;
   j["warnings"] = warnings;
-  return j.dump();
+  // Names from the input may not be UTF-8: replaced, not thrown over.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace et::convert

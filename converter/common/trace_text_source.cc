@@ -12,6 +12,8 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/path.h"
+#include "base/status_macros.h"
 
 namespace et::convert {
 
@@ -23,6 +25,7 @@ TraceTextSource::~TraceTextSource() {
 
 absl::Status TraceTextSource::OpenPlain(const std::string& path) {
   path_ = path;
+  RETURN_IF_ERROR(CheckInputFileKind(path));
   fd_ = open(path.c_str(), O_RDONLY);
   if (fd_ < 0) {
     return absl::NotFoundError(

@@ -323,6 +323,7 @@ absl::StatusOr<ConvertReport> ConvertParsed(
     progress->Stage("linking Kineto");
     RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.kineto_trace.get(),
                                 options.kineto_nesting.get(),
+                                options.kineto_event_of_id.get(),
                                 RunOfTrace(input_path, options, parsed->fields),
                                 pool.get(), &parsed->ops, &kineto));
     ReportKineto(&kineto, options.kineto_trace != nullptr, &summary);

@@ -508,7 +508,14 @@ HostMatch MatchHostOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
       match.considered[h] = 0;
     }
   }
-  if (MatchByRecordFunctionId(trace, nesting, host_ops, &match)) {
+  if (options.event_of_id != nullptr) {
+    const std::vector<int32_t>& known = *options.event_of_id;
+    for (size_t h = 0; h < host_ops.size(); ++h) {
+      if (match.considered[h] && host_ops[h].et_id < known.size())
+        match.twin[h] = known[host_ops[h].et_id];
+    }
+    CountPerThread(trace, host_ops, &match);
+  } else if (MatchByRecordFunctionId(trace, nesting, host_ops, &match)) {
     match.used_record_function_id = true;
     CountPerThread(trace, host_ops, &match);
   } else {

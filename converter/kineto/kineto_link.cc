@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "base/input_limits.h"
 #include "converter/kineto/cpu_op_nesting.h"
 #include "converter/kineto/gpu_op_linker.h"
 #include "converter/kineto/host_op_matcher.h"
@@ -80,6 +81,12 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
   if (options.nesting == nullptr) built.emplace(trace);
   const CpuOpNesting& nesting =
       options.nesting != nullptr ? *options.nesting : *built;
+  // The matcher pairs threads with threads (quadratic) and indexes each.
+  if (static_cast<int64_t>(nesting.threads().size()) > kMaxTraceThreads) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "CPU ops on %d threads, over the limit of %d threads in one trace",
+        nesting.threads().size(), kMaxTraceThreads));
+  }
   const HostMatch match = MatchHostOps(trace, nesting, host_ops, options);
   result.per_thread = match.per_thread;
   result.used_record_function_id = match.used_record_function_id;

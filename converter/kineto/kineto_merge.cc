@@ -159,9 +159,10 @@ void RecordThreadsAndWarnings(const kineto::LinkResult& link,
 
 absl::Status MergeKineto(const std::string& kineto_path,
                          const kineto::KinetoTrace* preloaded,
-                         const kineto::CpuOpNesting* nesting, const EtRun& et,
-                         StringPool* pool, std::vector<HostOp>* ops,
-                         KinetoMergeStats* info) {
+                         const kineto::CpuOpNesting* nesting,
+                         const std::vector<int32_t>* event_of_id,
+                         const EtRun& et, StringPool* pool,
+                         std::vector<HostOp>* ops, KinetoMergeStats* info) {
   std::optional<kineto::KinetoTrace> loaded;
   if (preloaded == nullptr) {
     ASSIGN_OR_RETURN(loaded, kineto::KinetoTrace::Load(kineto_path));
@@ -186,7 +187,10 @@ absl::Status MergeKineto(const std::string& kineto_path,
       HostOpViews(*ops, *pool, &max_id);
   kineto::LinkOptions link_options;
   // Only the nesting of the preloaded trace it was built from.
-  if (!loaded.has_value()) link_options.nesting = nesting;
+  if (!loaded.has_value()) {
+    link_options.nesting = nesting;
+    link_options.event_of_id = event_of_id;
+  }
   auto linked = kineto::LinkKineto(trace, views, link_options);
   if (!linked.ok()) {
     return absl::InvalidArgumentError(

@@ -59,12 +59,14 @@ struct KinetoMergeStats {
 // 100%. `preloaded` is kineto_path already parsed, or null to read it; a
 // preloaded trace is the one the host ops were built from (Kineto-only and
 // nsys imports), so the same-run check is skipped. `nesting`, when not null,
-// is the preloaded trace's CPU-op nesting, which the import built already.
+// is the preloaded trace's CPU-op nesting, which the import built already;
+// `event_of_id`, when not null, its event of each host op by id.
 absl::Status MergeKineto(const std::string& kineto_path,
                          const kineto::KinetoTrace* preloaded,
-                         const kineto::CpuOpNesting* nesting, const EtRun& et,
-                         StringPool* pool, std::vector<HostOp>* ops,
-                         KinetoMergeStats* info);
+                         const kineto::CpuOpNesting* nesting,
+                         const std::vector<int32_t>* event_of_id,
+                         const EtRun& et, StringPool* pool,
+                         std::vector<HostOp>* ops, KinetoMergeStats* info);
 
 }  // namespace et::convert
 

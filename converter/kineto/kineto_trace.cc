@@ -16,8 +16,10 @@
 #include "absl/strings/str_format.h"
 #include "base/checked_math.h"
 #include "base/gzip_input.h"
+#include "base/input_limits.h"
 #include "base/status_macros.h"
 #include "base/string_view_bridge.h"
+#include "base/text_escape.h"
 
 namespace et::kineto {
 namespace {
@@ -29,17 +31,16 @@ namespace od = simdjson::ondemand;
 // cannot overflow int64. A ts of 1e30 used to convert to INT64_MIN.
 constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
 
-// "123", "123.4567", "-5", "1.5e3" (microseconds) -> nanoseconds. Exact for
+// 123, 123.4567, -5, 1.5e3 (microseconds) -> nanoseconds. Exact for
 // plain decimals; exponent forms fall back to double. nullopt for junk and for
 // values beyond kMaxTimeNs.
 std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
-  while (!text.empty() &&
-         (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
-          text.back() == '\t' || text.back() == '"')) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' ||
+                           text.back() == '\r' || text.back() == '\t')) {
     text.remove_suffix(1);
   }
-  if (!text.empty() && text.front() == '"') text.remove_prefix(1);
-  if (text.empty()) return std::nullopt;
+  // A string ("123") is not a number: the trace is refused, not guessed at.
+  if (text.empty() || text.front() == '"') return std::nullopt;
   bool negative = false;
   size_t i = 0;
   if (text[0] == '-') {
@@ -104,6 +105,17 @@ std::optional<int64_t> ReadInt(od::value& value) {
     return i;
   }
   return std::nullopt;
+}
+
+// A JSON number that is an integer fitting int64, nothing else (no string,
+// no fraction): for fields whose damage must be refused, not read as absent.
+std::optional<int64_t> ReadStrictInt(od::value& value) {
+  od::json_type type;
+  if (value.type().get(type) || type != od::json_type::number)
+    return std::nullopt;
+  int64_t i;
+  if (value.get_int64().get(i)) return std::nullopt;
+  return i;
 }
 
 std::optional<std::array<int64_t, 3>> ReadDims(od::value& value) {
@@ -182,8 +194,10 @@ class KinetoJsonParser {
   absl::Status ParseEvents(od::array& events);
   absl::Status ParseEvent(od::object& object, RawEvent* raw);
   absl::Status ParseArgs(od::object& args, KinetoEvent* event, RawEvent* raw);
-  static void ParseCommArg(std::string_view key, od::value& value,
-                           RawEvent* raw);
+  absl::Status ParseCommArg(std::string_view key, od::value& value,
+                            RawEvent* raw);
+  absl::Status BadField(absl::string_view field, od::value& value,
+                        absl::string_view want) const;
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
   absl::Status ReadUnprofiledStep(od::value& value);
   void ReadDeviceName(od::value& value);
@@ -203,6 +217,14 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
                          code == simdjson::UNCLOSED_STRING ||
                          code == simdjson::TAPE_ERROR ||
                          code == simdjson::EMPTY;
+  if (truncated && event_index_ == 0) {
+    // simdjson indexes the whole text before the first event is read, so a
+    // file cut anywhere fails here, before any event.
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kineto: %s: truncated or malformed JSON: its brackets or strings do "
+        "not close (a file cut short?) (simdjson: %s)",
+        source_, simdjson::error_message(code)));
+  }
   return absl::InvalidArgumentError(absl::StrFormat(
       "kineto: %s: %s JSON %s, after %d events (simdjson: %s)", source_,
       truncated ? "truncated or malformed" : "malformed", where, event_index_,
@@ -254,9 +276,21 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
   return absl::OkStatus();
 }
 
-// The args of a record_param_comms event; anything unexpected is left absent.
-void KinetoJsonParser::ParseCommArg(std::string_view key, od::value& value,
-                                    RawEvent* raw) {
+// "event #N: 'field' must be WANT, got TEXT": a field whose value cannot mean
+// what the format says.
+absl::Status KinetoJsonParser::BadField(absl::string_view field,
+                                        od::value& value,
+                                        absl::string_view want) const {
+  std::string_view token = value.raw_json_token();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "kineto: %s: event #%d: '%s' must be %s, got %s", source_, event_index_,
+      field, want, EscapeForPrint(ToAbsl(token.substr(0, 40)))));
+}
+
+// The args of a record_param_comms event; names and groups that are not
+// strings are left absent; message sizes must be counts.
+absl::Status KinetoJsonParser::ParseCommArg(std::string_view key,
+                                            od::value& value, RawEvent* raw) {
   CommArgs& comm = raw->comm;
   auto read_string = [&](std::string* out) {
     std::string_view s;
@@ -271,13 +305,17 @@ void KinetoJsonParser::ParseCommArg(std::string_view key, od::value& value,
     read_string(&comm.pg_desc);
   } else if (key == "Process Group Ranks") {
     read_string(&comm.group_ranks);
-  } else if (key == "In msg nelems") {
-    comm.in_msg_nelems = ReadInt(value).value_or(-1);
-  } else if (key == "Out msg nelems") {
-    comm.out_msg_nelems = ReadInt(value).value_or(-1);
+  } else if (key == "In msg nelems" || key == "Out msg nelems") {
+    std::optional<int64_t> n = ReadStrictInt(value);
+    if (!n || *n < 0) {
+      return BadField(ToAbsl(key), value,
+                      "a count of elements (an integer in [0, 2^63))");
+    }
+    (key == "In msg nelems" ? comm.in_msg_nelems : comm.out_msg_nelems) = *n;
   } else if (key == "Group size") {
     comm.group_size = ReadInt(value).value_or(-1);
   }
+  return absl::OkStatus();
 }
 
 absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
@@ -289,7 +327,9 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
     od::value value;
     if (auto err = field.value().get(value)) return JsonError(err, "in args");
     if (key == "correlation") {
-      event->correlation = ReadInt(value).value_or(-1);
+      std::optional<int64_t> c = ReadStrictInt(value);
+      if (!c) return BadField("correlation", value, "an integer id");
+      event->correlation = *c;
     } else if (key == "External id") {
       event->external_id = ReadInt(value).value_or(-1);
     } else if (key == "Record function id") {
@@ -319,7 +359,7 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
       if (!value.get_string().get(s))
         event->pg_name = trace_->Intern(ToAbsl(s));
     } else {
-      ParseCommArg(key, value, raw);
+      RETURN_IF_ERROR(ParseCommArg(key, value, raw));
     }
   }
   return absl::OkStatus();
@@ -411,7 +451,15 @@ absl::Status KinetoJsonParser::ParseEvents(od::array& events) {
       if (!raw.has_ts) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "kineto: %s: event #%d ('%s'): complete event without 'ts'",
-            source_, event_index_, trace_->name(raw.event.name)));
+            source_, event_index_,
+            EscapeForPrint(trace_->name(raw.event.name).substr(0, 80))));
+      }
+      if (raw.event.dur_ns < 0) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d ('%s'): negative 'dur' %.3f us", source_,
+            event_index_,
+            EscapeForPrint(trace_->name(raw.event.name).substr(0, 80)),
+            raw.event.dur_ns / 1000.0));
       }
       Emit(raw);
     } else {
@@ -475,7 +523,16 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
           break;
         }
         if (info_key == "rank") {
-          trace_->set_rank(ReadInt(info_value).value_or(-1));
+          std::optional<int64_t> rank = ReadStrictInt(info_value);
+          if (!rank || *rank < 0 || *rank >= kMaxRanks) {
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "kineto: %s: distributedInfo.rank must be an integer in [0, "
+                "%d), got %s",
+                source_, kMaxRanks,
+                EscapeForPrint(
+                    ToAbsl(info_value.raw_json_token().substr(0, 40)))));
+          }
+          trace_->set_rank(*rank);
         } else if (info_key == "pg_config") {
           std::string_view text;
           if (!simdjson::to_json_string(info_value).get(text))
@@ -563,12 +620,22 @@ absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json,
   od::document doc;
   if (auto err = parser.iterate(padded).get(doc)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "kineto: %s: %s JSON (simdjson: %s)", source,
-        err == simdjson::UNCLOSED_STRING ? "truncated or malformed"
-                                         : "malformed",
+        "kineto: %s: %s (simdjson: %s)", source,
+        err == simdjson::UNCLOSED_STRING
+            ? "truncated or malformed JSON: a string does not close (a file "
+              "cut short?)"
+            : "malformed JSON",
         simdjson::error_message(err)));
   }
   RETURN_IF_ERROR(reader.ParseDocument(doc));
+  // A location after the root value (simdjson's own at_end() is not in
+  // every release) is a token past it.
+  if (!doc.current_location().error()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kineto: %s: data after the end of the trace's JSON document (two "
+        "documents concatenated?)",
+        source));
+  }
   return trace;
 }
 

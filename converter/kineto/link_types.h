@@ -110,6 +110,11 @@ struct LinkOptions {
   // The trace's CPU-op nesting when the caller has built it (the Kineto-only
   // import nests the same trace first); null: LinkKineto builds it.
   const CpuOpNesting* nesting = nullptr;
+  // Each host op's Kineto event, by host-op id (-1: none), when the host ops
+  // were made from the trace itself (Kineto-only and nsys imports): the twins
+  // are known, so nothing is aligned (aligning 30,000 one-op threads against
+  // each other took minutes and 7 GB). Null: match by id or alignment.
+  const std::vector<int32_t>* event_of_id = nullptr;
   // Names starting with this prefix are not expected in Kineto (ET root nodes)
   // and are left out of the per-thread statistics.
   std::string et_root_prefix = "[pytorch|profiler|execution_";

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/gzip_input.h"
+#include "base/input_limits.h"
 #include "base/status_macros.h"
 #include "converter/graph/convert_host_ops.h"
 #include "converter/kineto/cpu_op_nesting.h"
@@ -276,9 +277,15 @@ absl::StatusOr<bool> IsKinetoTrace(const std::string& path) {
 
 absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(
     const KinetoTrace& trace, const kineto::CpuOpNesting& nesting,
-    const std::string& source, KinetoOnlyStats* stats) {
+    const std::string& source, KinetoOnlyStats* stats,
+    std::vector<int32_t>* event_of_id) {
   RETURN_IF_ERROR(CheckGpuIds(trace, source));
   const auto& threads = nesting.threads();
+  if (static_cast<int64_t>(threads.size()) > kMaxTraceThreads) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: CPU ops on %d threads, over the limit of %d threads in one trace",
+        source, threads.size(), kMaxTraceThreads));
+  }
   // Ids in start order across threads, parents before their children.
   std::vector<std::tuple<int64_t, size_t, size_t>> order;  // ts, thread, pos
   for (size_t t = 0; t < threads.size(); ++t) {
@@ -289,9 +296,11 @@ absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(
   std::sort(order.begin(), order.end());
   const uint64_t first_op_id = 2 + threads.size() + 1;
   std::vector<uint64_t> id_of_event(trace.events().size(), 0);
+  event_of_id->assign(first_op_id + order.size(), -1);
   for (size_t k = 0; k < order.size(); ++k) {
     const auto& [ts, t, p] = order[k];
     id_of_event[threads[t].ops[p]] = first_op_id + k;
+    (*event_of_id)[first_op_id + k] = threads[t].ops[p];
   }
 
   // The root, one op per thread, the process groups, then the ops: the
@@ -357,8 +366,10 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
   KinetoOnlyStats stats;
   // Nested once, for the host ops and for the linker.
   auto nesting = std::make_shared<const kineto::CpuOpNesting>(*trace);
+  auto event_of_id = std::make_shared<std::vector<int32_t>>();
   ASSIGN_OR_RETURN(HostOpBuilder ops,
-                   BuildKinetoHostOps(*trace, *nesting, source_path, &stats));
+                   BuildKinetoHostOps(*trace, *nesting, source_path, &stats,
+                                      event_of_id.get()));
   if (stats.cpu_ops == 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: the Kineto trace has no cpu_op events: no host ops to build a "
@@ -369,6 +380,7 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
   o.kineto_path = source_path;
   o.kineto_trace = trace;
   o.kineto_nesting = std::move(nesting);
+  o.kineto_event_of_id = std::move(event_of_id);
   o.source_path = source_path;
   if (o.rank < 0 && trace->rank() >= 0)
     o.rank = static_cast<int>(trace->rank());

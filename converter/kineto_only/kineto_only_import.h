@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "converter/common/convert_options.h"
@@ -47,10 +48,13 @@ struct KinetoOnlyStats {
 // per thread, the process-group table, then every CPU op in start order,
 // nested by time). Fails (one line naming `source`, the event and the
 // problem) on a kernel, memcpy or memset without a correlation id, which
-// nothing could tie to its launch.
+// nothing could tie to its launch, or on more threads than kMaxTraceThreads
+// (base/input_limits.h). `event_of_id` gets each op's event by op id (-1 for
+// the root, thread and process-group ops).
 absl::StatusOr<HostOpBuilder> BuildKinetoHostOps(
     const kineto::KinetoTrace& trace, const kineto::CpuOpNesting& nesting,
-    const std::string& source, KinetoOnlyStats* stats);
+    const std::string& source, KinetoOnlyStats* stats,
+    std::vector<int32_t>* event_of_id);
 
 // Converts a Kineto trace already parsed (or built, by the nsys import) to
 // `output_path`; `source_path` names it in the summary and in errors. The

@@ -8,13 +8,16 @@
 #include <cstring>
 #include <fstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/atomic_output_file.h"
 #include "base/gzip_input.h"
 #include "base/input_limits.h"
+#include "base/path.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 
 namespace et::nsys {
 namespace {
@@ -68,6 +71,52 @@ absl::StatusOr<std::string> InflateToTemp(const std::string& path) {
         absl::StrFormat("%s: cannot write %s (disk full?)", path, temp));
   }
   return temp;
+}
+
+// Times are kept within +-2^61 ns, as Kineto's (kineto_trace.cc): sums and
+// differences of two stay in int64, and the .et reader's 2^62 ns bound holds.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+
+// The table a query reads, for messages: the word after " FROM ".
+absl::string_view TableOf(absl::string_view sql) {
+  const size_t from = sql.find(" FROM ");
+  if (from == absl::string_view::npos) return "the export";
+  absl::string_view rest = sql.substr(from + 6);
+  return rest.substr(0, rest.find(' '));
+}
+
+// Every text of a row is UTF-8 (names go into JSON and protobuf strings, both
+// of which refuse anything else), and its `start`/`end` times are in range.
+absl::Status CheckRow(sqlite3_stmt* stmt, const std::string& path,
+                      absl::string_view sql, int64_t row) {
+  const int columns = sqlite3_column_count(stmt);
+  for (int c = 0; c < columns; ++c) {
+    const int type = sqlite3_column_type(stmt, c);
+    const char* name = sqlite3_column_name(stmt, c);
+    // A blob is read as text too (Row::Text), so it must be UTF-8 as well.
+    if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
+      const unsigned char* text = sqlite3_column_text(stmt, c);
+      const absl::string_view view(
+          reinterpret_cast<const char*>(text),
+          static_cast<size_t>(sqlite3_column_bytes(stmt, c)));
+      if (text != nullptr && !IsValidUtf8(view)) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: %s row %d: %s is not valid UTF-8 text: '%s'",
+                            path, TableOf(sql), row, name ? name : "?",
+                            EscapeForPrint(view.substr(0, 60))));
+      }
+    } else if (type == SQLITE_INTEGER && name != nullptr &&
+               (std::strcmp(name, "start") == 0 ||
+                std::strcmp(name, "end") == 0)) {
+      const int64_t t = sqlite3_column_int64(stmt, c);
+      if (t > kMaxTimeNs || t < -kMaxTimeNs) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: %s row %d: %s %d ns is beyond +-2^61 ns (73 years)", path,
+            TableOf(sql), row, name, t));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 bool IsGzip(const std::string& path) {
@@ -143,9 +192,23 @@ absl::Status NsysDatabase::OpenFile(const std::string& file) {
         "%s: not an SQLite file (no 'SQLite format 3' header)", path_));
   }
   sqlite3_hard_heap_limit64(kSqliteHeapBytes);
-  if (sqlite3_open_v2(file.c_str(), &db_,
-                      SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
+  // immutable=1: SQLite takes no locks and opens no journal, so a
+  // WAL-flagged export gets no -wal/-shm files created beside it (the input
+  // is only read). The path is percent-encoded into the URI.
+  std::string uri = "file:";
+  for (unsigned char ch : file) {
+    if (absl::ascii_isalnum(ch) || ch == '/' || ch == '.' || ch == '-' ||
+        ch == '_') {
+      uri.push_back(static_cast<char>(ch));
+    } else {
+      absl::StrAppendFormat(&uri, "%%%02X", ch);
+    }
+  }
+  uri += "?immutable=1";
+  if (sqlite3_open_v2(
+          uri.c_str(), &db_,
+          SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+          nullptr) != SQLITE_OK) {
     return Error("cannot open as SQLite");
   }
   sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
@@ -195,6 +258,7 @@ absl::Status NsysDatabase::Query(
           "hold (a hostile or damaged export?)",
           path_, max_rows));
     }
+    RETURN_IF_ERROR(CheckRow(stmt, path_, sql, rows - 1));
     RETURN_IF_ERROR(row(Row(stmt)));
   }
 }
@@ -212,7 +276,25 @@ absl::StatusOr<bool> NsysDatabase::HasTable(absl::string_view table) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: %s is a %s, not a table: not an nsys export", path_, table, type));
   }
-  return !type.empty();
+  if (type.empty()) return false;
+  // nsys writes plain columns; a generated one runs an expression the file
+  // chose on every row read (it once kept SQLite busy without end).
+  std::string generated;
+  RETURN_IF_ERROR(Query(
+      absl::StrFormat("SELECT name FROM pragma_table_xinfo('%s') WHERE hidden "
+                      "IN (2, 3)",
+                      table),
+      1 << 16, [&](const Row& r) {
+        if (generated.empty()) generated = std::string(r.Text(0));
+        return absl::OkStatus();
+      }));
+  if (!generated.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s.%s is a generated column, which nsys never writes: not an "
+        "nsys export (refused rather than evaluated)",
+        path_, table, EscapeForPrint(generated)));
+  }
+  return true;
 }
 
 absl::StatusOr<bool> NsysDatabase::HasColumn(absl::string_view table,

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/input_limits.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
 #include "converter/kineto_only/kineto_only_import.h"
@@ -64,6 +65,12 @@ absl::StatusOr<std::vector<RankResult>> ConvertNsysExport(
         "%s: the export has no kernels, memcpys or memsets: no GPU work to "
         "build a graph on",
         input));
+  }
+  if (static_cast<int64_t>(graphs.size()) > kMaxNsysGraphs) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: GPU work of %d (GPU, process) pairs, over the limit of %d graphs "
+        "(output files) from one export",
+        input, graphs.size(), kMaxNsysGraphs));
   }
   if (graphs.size() > 1 && !IsRankPattern(output)) {
     return absl::InvalidArgumentError(absl::StrFormat(

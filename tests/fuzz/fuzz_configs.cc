@@ -1,6 +1,7 @@
 // libFuzzer target: the small config readers of et-sim: topology YAML/JSON,
-// ASTRA system JSON, device presets, calibration files and process-group
-// tables. The first byte picks the reader; the rest is the text.
+// ASTRA system JSON, device presets, calibration files, process-group
+// tables, platform files and nccl-tests logs. The first byte picks the
+// reader; the rest is the text.
 #include <cstdint>
 #include <string>
 
@@ -8,13 +9,15 @@
 #include "model/process_group.h"
 #include "simulator/astra_compat.h"
 #include "simulator/compute_cost_model.h"
+#include "simulator/nccl_tests_log.h"
+#include "simulator/platform.h"
 #include "simulator/topology.h"
 #include "step/calibration.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 7) {
     case 0: {
       auto t = et::sim::ParseTopology(text, "fuzz.yml");
       if (t.ok()) (void)et::sim::FitTopology(*t, 8);
@@ -31,8 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)et::LoadCalibration(
           et::fuzz::WriteFuzzInput(data + 1, size - 1, ".cal.json"));
       break;
-    default:
+    case 4:
       (void)et::ParseProcessGroupJson(text);
+      break;
+    case 5:
+      (void)et::sim::ParsePlatform(text, "fuzz.yaml");
+      break;
+    default:
+      (void)et::sim::ParseNcclTestsLog(text, "fuzz.log");
       break;
   }
   return 0;

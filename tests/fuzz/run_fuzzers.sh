@@ -34,14 +34,27 @@ for f in $DATA/astra-sim/configs/*system*.json; do { printf '\x01'; cat "$f"; } 
 { printf '\x02'; cat simulator/presets/devices.json; } > "$dir/devices"
 printf '\x03{"format": "et-calibration", "entries": [{"name": "aten::mm", "input_shapes": [[2, 2]], "mean_us": 1}]}' > "$dir/cal"
 printf '\x04[{"pg_name": "0", "ranks": [0, 1], "group_size": 2}]' > "$dir/groups"
+printf '\x05{name: mine, gpu: A100, gpus_per_node: 8, nics_per_node: 4, nic_gbits: 200}' > "$dir/platform"
+for f in $DATA/nccl-tests/logs/*.txt; do { printf '\x06'; head -c 20000 "$f"; } > "$dir/log$i"; i=$((i+1)); done
+# The newer imports: a Kineto trace alone, an nsys export.
+seed fuzz_kineto_only $DATA/kineto-only/hta_alexnet_trace.json.gz $DATA/hta/simple_add_kineto.json.gz
+seed fuzz_nsys $DATA/nsys/nsysai_mock_rtx3080.sqlite.gz
 
 mkdir -p "$BUILD/fuzz-crashes"
 status=0
-for target in fuzz_et_json fuzz_kineto fuzz_et_reader fuzz_configs; do
-  echo "== $target: ${SECONDS_PER_TARGET}s"
+# The two newer imports run a third as long: they start from large seeds and
+# keep CI's added time to about a minute.
+for target in fuzz_et_json fuzz_kineto fuzz_et_reader fuzz_configs fuzz_kineto_only fuzz_nsys; do
+  seconds=$SECONDS_PER_TARGET
+  max_len=65536
+  case $target in fuzz_kineto_only|fuzz_nsys)
+    seconds=$(( (SECONDS_PER_TARGET + 2) / 3 ))
+    max_len=1048576 ;;  # an nsys export is a few hundred KB at the least
+  esac
+  echo "== $target: ${seconds}s"
   log=$BUILD/fuzz-crashes/$target.log
   if "$BUILD/tests/fuzz/$target" "$BUILD/fuzz-corpus/$target" \
-      -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -rss_limit_mb=4096 -timeout=20 \
+      -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=4096 -timeout=20 \
       -artifact_prefix="$BUILD/fuzz-crashes/$target-" -print_final_stats=1 > "$log" 2>&1; then
     tail -n 12 "$log"
   else

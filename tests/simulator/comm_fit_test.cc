@@ -90,6 +90,26 @@ TEST(NcclTestsLogTest, NotALogIsAnError) {
   EXPECT_FALSE(LoadNcclTestsLogs({LogPath("missing")}).ok());
 }
 
+TEST(NcclTestsLogTest, RowsThatCannotBeFittedAreRefusedByLine) {
+  const std::string head =
+      "#  Rank  0 Group  0 Pid 1 on h device  0 [0x07] NVIDIA H100\n"
+      "#  Rank  1 Group  0 Pid 1 on h device  1 [0x08] NVIDIA H100\n";
+  auto inf = ParseNcclTestsLog(
+      head + "  8  2  float  sum  -1  inf  0.00  0.00  0  9.1  0.00  0.00  0\n",
+      "inf.txt");
+  ASSERT_FALSE(inf.ok());
+  EXPECT_EQ(
+      std::string(inf.status().message()),
+      "inf.txt: line 3: time 'inf' is not a finite positive number of us");
+  auto zero = ParseNcclTestsLog(
+      head + "  0  0  float  sum  -1  9.2  0.00  0.00  0  9.1  0.00  0.00  0\n",
+      "zero.txt");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(std::string(zero.status().message()),
+            "zero.txt: line 3: a row of 0 bytes (a size must be positive to "
+            "fit)");
+}
+
 TEST(CommFitTest, FitBringsALogWithinFivePercent) {
   // An A100 platform whose figures are wrong: half the NVLink efficiency, no
   // launch cost, a long ramp; 8xA100 all_reduce (log 10) is then far off.

@@ -52,6 +52,25 @@ TEST(PlatformTest, BadFileValuesAreOneLineErrors) {
                    .ok());
 }
 
+TEST(PlatformTest, TyposAndOutOfRangeFiguresNameTheirKey) {
+  auto typo = ParsePlatform("{gpu: H100, gpus_per_nod: 2}", "t.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(std::string(typo.status().message())
+                .find("t.yaml: unknown key 'gpus_per_nod'"),
+            std::string::npos);
+  auto tiny = ParsePlatform("{gpu: H100, nic_gbits: 1e-308}", "n.yaml");
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_EQ(std::string(tiny.status().message()),
+            "n.yaml: nic_gbits must be a number in [0.001, 1e+06], got "
+            "'1e-308'");
+  // One rule per message: the key that broke it, not every rule.
+  auto eff = ParsePlatform("{gpu: H100, net_efficiency: 1.5}", "e.yaml");
+  ASSERT_FALSE(eff.ok());
+  EXPECT_EQ(std::string(eff.status().message()),
+            "e.yaml: net_efficiency must be a number in (0, 1], got '1.5'");
+  EXPECT_FALSE(ParsePlatform("{gpu: H100, nvls: maybe}", "v.yaml").ok());
+}
+
 TEST(PlatformTest, PlatformTextIsToldFromTopologyText) {
   EXPECT_TRUE(IsPlatformText("{gpu: H100, gpus_per_node: 8}"));
   EXPECT_FALSE(

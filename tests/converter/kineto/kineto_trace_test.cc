@@ -193,6 +193,59 @@ TEST(KinetoTraceTest, EventWithoutTsIsAClearError) {
   EXPECT_NE(trace.status().message().find("without 'ts'"), std::string::npos);
 }
 
+// A field the format defines as a number is refused as a string, and values
+// it cannot mean (a negative duration, rank -3, nelems past int64) are errors
+// naming the event, not silently clamped or read as absent.
+TEST(KinetoTraceTest, WrongTypesAndValuesAreRefused) {
+  const std::map<std::string, std::string> cases = {
+      {R"("ts": "1", "dur": 2)", "event #0: 'ts' is not a number"},
+      {R"("ts": 1, "dur": "2")", "event #0: 'dur' is not a number"},
+      {R"("ts": 1, "dur": -2)", "event #0 ('a'): negative 'dur' -2.000 us"},
+      {R"("ts": 1, "dur": 2, "args": {"correlation": "7"})",
+       "event #0: 'correlation' must be an integer id, got \"7\""},
+      {R"("ts": 1, "dur": 2, "args": {"In msg nelems": -4})",
+       "event #0: 'In msg nelems' must be a count"},
+      {R"("ts": 1, "dur": 2, "args": {"Out msg nelems": 18446744073709551616})",
+       "event #0: 'Out msg nelems' must be a count"},
+  };
+  for (const auto& [fields, message] : cases) {
+    auto trace = KinetoTrace::Parse(
+        R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", )" +
+            fields + "}]}",
+        "w.json");
+    ASSERT_FALSE(trace.ok()) << fields;
+    EXPECT_NE(trace.status().message().find("w.json: " + message),
+              std::string::npos)
+        << trace.status();
+  }
+  for (const char* rank : {"-3", "1099511627776", "\"0\""}) {
+    auto trace =
+        KinetoTrace::Parse(std::string(R"({"distributedInfo": {"rank": )") +
+                               rank + R"(}, "traceEvents": []})",
+                           "r.json");
+    ASSERT_FALSE(trace.ok()) << rank;
+    EXPECT_NE(trace.status().message().find("distributedInfo.rank"),
+              std::string::npos)
+        << trace.status();
+  }
+}
+
+TEST(KinetoTraceTest, TwoDocumentsAndCutFilesAreClearErrors) {
+  const std::string doc =
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}]})";
+  auto two = KinetoTrace::Parse(doc + doc, "two.json");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("data after the end"),
+            std::string::npos)
+      << two.status();
+  // Cut near its end: not "at the start, after 0 events".
+  auto cut = KinetoTrace::Parse(doc.substr(0, doc.size() - 3), "cut.json");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("a file cut short?"), std::string::npos)
+      << cut.status();
+  EXPECT_EQ(cut.status().message().find("at the start"), std::string::npos);
+}
+
 TEST(KinetoTraceTest, MissingFileIsAnError) {
   EXPECT_FALSE(KinetoTrace::Load(DataPath("no/such/kineto.json")).ok());
 }
