@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "model/process_group.h"
 #include "simulator/collective_cost_model.h"
 #include "simulator/report.h"
 #include "simulator/simulation.h"
@@ -192,7 +193,14 @@ Graph HostAndNcclCollectives(int64_t host_us, int64_t kernel_us,
   SetBool(nodes[1].mutable_attr(), attr::kCommOnHost, true);
   SetInt64(nodes[3].mutable_attr(), attr::kStream, 7);
   if (chained) nodes[3].add_ctrl_deps(2), nodes[3].add_data_deps(2);
-  return MakeGraph(nodes);
+  // Two groups of both ranks: the default group "0" and a second one, "1".
+  std::vector<ProcessGroup> groups(2);
+  groups[0].name = "0";
+  groups[1].name = "1";
+  for (ProcessGroup& g : groups) g.ranks = {0, 1};
+  ChakraProtoMsg::GlobalMetadata metadata;
+  EncodeProcessGroups(groups, metadata.mutable_attr());
+  return Graph::Build(metadata, std::move(nodes));
 }
 
 // ASTRA-sim issues the lowest ready id, one collective in flight per rank. On

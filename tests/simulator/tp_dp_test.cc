@@ -105,7 +105,8 @@ TEST(TpDpTest, EveryCollectiveRunsOnItsRecordedGroup) {
     for (int rank = 0; rank < ranks; ++rank) {
       SCOPED_TRACE(absl::StrCat(tag, " rank ", rank));
       const et::convert::ConvertReport report = Convert(tag, rank);
-      EXPECT_TRUE(report.warnings.empty()) << report.warnings.front();
+      for (const std::string& w : report.warnings)
+        EXPECT_EQ(w.find("smaller than the world"), std::string::npos) << w;
       auto by_size = GroupsBySize(Out(absl::StrFormat("%s.%d.et", tag, rank)));
       ASSERT_EQ(by_size.size(), 2u);
       const std::vector<int64_t> tp_group = Strided(rank / tp * tp, tp, 1);
