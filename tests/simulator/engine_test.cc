@@ -192,7 +192,10 @@ Graph HostAndNcclCollectives(int64_t host_us, int64_t kernel_us,
       Collective(4, ChakraProtoMsg::ALL_REDUCE, 64 << 20, {3}, "0")};
   SetBool(nodes[1].mutable_attr(), attr::kCommOnHost, true);
   SetInt64(nodes[3].mutable_attr(), attr::kStream, 7);
-  if (chained) nodes[3].add_ctrl_deps(2), nodes[3].add_data_deps(2);
+  if (chained) {
+    nodes[3].add_ctrl_deps(2);
+    nodes[3].add_data_deps(2);
+  }
   // Two groups of both ranks: the default group "0" and a second one, "1".
   std::vector<ProcessGroup> groups(2);
   groups[0].name = "0";
