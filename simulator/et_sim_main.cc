@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -21,6 +22,7 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "cli/cli_args.h"
+#include "cli/flag_use.h"
 #include "model/graph.h"
 #include "model/process_group.h"
 #include "scaleout/dp_sync.h"
@@ -54,9 +56,10 @@ ABSL_FLAG(std::string, host_time, "unprofiled",
           "compared with the unprofiled step) or recorded (as recorded, "
           "profiler included; compared with the profiled step)");
 ABSL_FLAG(std::string, host_profile, "",
-          "a light Kineto trace of the same program (no ET observer, no "
-          "shapes; examples/record_trace.py writes *_kineto_light.json.gz): "
-          "the unprofiled host cost per op kind is learned from it");
+          "a light Kineto trace of the same program (torch.profiler without "
+          "the ET observer and with record_shapes=False, so its host ops "
+          "cost nearly what they cost unprofiled): the unprofiled host cost "
+          "per op kind is learned from it");
 ABSL_FLAG(double, host_speed, 1.0,
           "what-if: the host CPU runs this many times faster than the "
           "recorded one (host ops and gaps divide by it)");
@@ -144,6 +147,30 @@ ABSL_FLAG(std::string, max_bytes, "16G",
           "--nccl-tests: largest size (nccl-tests -e), doubling from the "
           "smallest");
 
+// The cluster and NCCL's knobs (issue 33), in nccl-tests' and NCCL's terms;
+// they apply to --nccl-tests and to trace simulation alike.
+ABSL_FLAG(std::optional<int64_t>, nodes, std::nullopt,
+          "nodes (hosts) the ranks run on; the world is "
+          "nodes x --gpus-per-node unless --world says");
+ABSL_FLAG(std::optional<int64_t>, gpus_per_node, std::nullopt,
+          "ranks (GPUs) per node, mpirun -N: e.g. 1 for nccl-tests run with -N "
+          "1; fewer "
+          "than the platform's node use their share of its NICs");
+ABSL_FLAG(std::string, nccl_algo, "",
+          "NCCL_ALGO as NCCL reads it: a list (ring; Tree,Ring) or '^' and a "
+          "list to exclude (^NVLS,NVLSTree), case-insensitive");
+ABSL_FLAG(std::string, nccl_proto, "",
+          "NCCL_PROTO as NCCL reads it: LL, LL128, Simple, lists, ^ to "
+          "exclude");
+ABSL_FLAG(std::optional<int64_t>, nccl_min_channels, std::nullopt,
+          "NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS): at least this many channels");
+ABSL_FLAG(std::optional<int64_t>, nccl_max_channels, std::nullopt,
+          "NCCL_MAX_NCHANNELS (NCCL_MAX_CTAS): at most this many channels "
+          "(fewer carry their share of the bus)");
+ABSL_FLAG(std::optional<int64_t>, gpus_per_process, std::nullopt,
+          "GPUs one process drives (nccl-tests -g; default 1): it launches "
+          "their kernels in turn");
+
 namespace {
 
 using et::sim::CollectiveAlgorithm;
@@ -186,10 +213,7 @@ T Choose(const char* flag, const std::string& value,
 void ParseSweepFlags(Flags* f) {
   const std::string text = absl::GetFlag(FLAGS_sweep);
   f->chart = absl::GetFlag(FLAGS_chart);
-  if (text.empty()) {
-    if (!f->chart.empty()) Fail("--chart draws a --sweep; give --sweep too");
-    return;
-  }
+  if (text.empty()) return;
   auto sweep = et::scaleout::ParseSweep(text);
   if (!sweep.ok()) Fail("--sweep " + std::string(sweep.status().message()));
   // --layout dp=1 parses like no dp at all: the text says whether it was set.
@@ -216,6 +240,59 @@ void ParseSweepFlags(Flags* f) {
   f->sweep = std::move(*sweep);
 }
 
+// --nodes, --gpus-per-node and NCCL's knobs, checked as usage errors.
+std::pair<et::sim::ClusterShape, et::sim::NcclFlags> ClusterFlags() {
+  et::sim::ClusterShape shape;
+  for (auto [flag, value, target] :
+       {std::make_tuple("--nodes", absl::GetFlag(FLAGS_nodes), &shape.nodes),
+        std::make_tuple("--gpus-per-node", absl::GetFlag(FLAGS_gpus_per_node),
+                        &shape.gpus_per_node)}) {
+    if (!value) continue;
+    if (*value < 1 || *value > et::kMaxRanks)
+      Fail(absl::StrFormat("%s %d: must be in [1, %d]", flag, *value,
+                           et::kMaxRanks));
+    *target = *value;
+  }
+  if (shape.nodes > 0 && shape.gpus_per_node > 0 &&
+      shape.nodes * shape.gpus_per_node > et::kMaxRanks) {
+    Fail(absl::StrFormat("--nodes x --gpus-per-node: more than %d ranks",
+                         et::kMaxRanks));
+  }
+  if (const std::optional<int64_t> world = absl::GetFlag(FLAGS_world);
+      world && shape.nodes > 0 && shape.gpus_per_node > 0 &&
+      shape.nodes * shape.gpus_per_node != *world) {
+    Fail(absl::StrFormat(
+        "--nodes %d x --gpus-per-node %d is %d ranks, not --world %d",
+        shape.nodes, shape.gpus_per_node, shape.nodes * shape.gpus_per_node,
+        *world));
+  }
+  et::sim::NcclFlags nccl{absl::GetFlag(FLAGS_nccl_algo),
+                          absl::GetFlag(FLAGS_nccl_proto)};
+  // Unset: the platform's; given, at least 1 (0 is a mistake, not "unset").
+  for (auto [flag, value, target] :
+       {std::make_tuple("--nccl-min-channels",
+                        absl::GetFlag(FLAGS_nccl_min_channels),
+                        &nccl.min_channels),
+        std::make_tuple("--nccl-max-channels",
+                        absl::GetFlag(FLAGS_nccl_max_channels),
+                        &nccl.max_channels),
+        std::make_tuple("--gpus-per-process",
+                        absl::GetFlag(FLAGS_gpus_per_process),
+                        &nccl.gpus_per_process)}) {
+    if (!value) continue;
+    if (*value < 1 || *value > 64)
+      Fail(absl::StrFormat("%s %d: must be in [1, 64]", flag, *value));
+    *target = *value;
+  }
+  et::sim::NcclSettings check;
+  if (absl::Status s = et::sim::ApplyNcclFlags(nccl, &check); !s.ok()) {
+    Fail(absl::StrCat(
+        "--nccl-algo/--nccl-proto/--nccl-*-channels/--gpus-per-process: ",
+        s.message()));
+  }
+  return {shape, nccl};
+}
+
 Flags ParseFlags(const std::vector<std::string>& positional) {
   Flags f;
   et::sim::SimOptions& o = f.options;
@@ -240,6 +317,20 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   }
   o.world_size = world.value_or(0);
   f.input.pattern_ranks = ranks.value_or(0);
+  std::tie(o.cluster, o.nccl) = ClusterFlags();
+  if (o.world_size == 0 && o.cluster.nodes > 0 && o.cluster.gpus_per_node > 0) {
+    const int64_t product = o.cluster.nodes * o.cluster.gpus_per_node;
+    if (ranks && *ranks != product) {
+      Fail(absl::StrFormat(
+          "--nodes %d x --gpus-per-node %d is %d ranks, not --ranks %d",
+          o.cluster.nodes, o.cluster.gpus_per_node, product, *ranks));
+    }
+    // --layout and --sweep make their own world; the shape is checked
+    // against it when the network is resolved.
+    if (!ranks && absl::GetFlag(FLAGS_layout).empty() &&
+        absl::GetFlag(FLAGS_sweep).empty())
+      o.world_size = product;
+  }
   // The same usage error, and exit status, as et-convert's.
   if (!ranks && et::IsRankPattern(f.input.path)) {
     Fail("'" + f.input.path +
@@ -331,7 +422,6 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
     auto parsed = et::scaleout::ParseDpSyncMode(mode);
     if (!parsed.ok())
       Fail(absl::StrCat("--dp-sync: ", parsed.status().message()));
-    if (!o.layout) Fail("--dp-sync needs --layout (the job whose dp it syncs)");
     o.dp_sync = *parsed;
   }
   const double bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
@@ -341,6 +431,11 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   o.bucket_cap_bytes = static_cast<int64_t>(bucket_mb * 1024 * 1024);
   o.keep_graph =
       o.layout.has_value() && !absl::GetFlag(FLAGS_write_ranks).empty();
+  if (o.layout && o.world_size > 0 && o.world_size != o.layout->world()) {
+    Fail(absl::StrFormat("--world %d but --layout %s spans %d ranks",
+                         o.world_size, o.layout->ToString(),
+                         o.layout->world()));
+  }
   if (o.layout && !o.groups_override.empty())
     Fail("--layout places the trace's own groups; it does not take --groups");
   f.json = absl::GetFlag(FLAGS_json);
@@ -371,7 +466,7 @@ std::vector<std::string> CheckInputs(const Flags& flags,
   if (!s.ok()) Fail(std::string(s.message()));
   for (const std::string& note :
        {et::sim::GroupsNote(flags.options.groups_override, *facts),
-        et::sim::DurationsNote(*facts, flags.options)}) {
+        et::sim::DurationsNote(*facts, flags.options, sim.compute_device())}) {
     if (!note.empty()) notes.push_back(note);
   }
   return notes;
@@ -388,7 +483,11 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   }
   if (positional.size() > 1)
     Fail("--nccl-tests takes no input, got '" + positional[1] + "'");
-  const int64_t world = absl::GetFlag(FLAGS_world).value_or(8);
+  const auto [shape, nccl] = ClusterFlags();
+  std::optional<int64_t> given_world = absl::GetFlag(FLAGS_world);
+  if (!given_world && shape.nodes > 0 && shape.gpus_per_node > 0)
+    given_world = shape.nodes * shape.gpus_per_node;
+  int64_t world = given_world.value_or(8);
   if (world < 2 || world > et::kMaxRanks)
     Fail(absl::StrFormat("--world %d: must be in [2, %d]", world,
                          et::kMaxRanks));
@@ -397,6 +496,8 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   if (!min_bytes.ok()) Fail("--min-bytes " + min_bytes.status().ToString());
   if (!max_bytes.ok()) Fail("--max-bytes " + max_bytes.status().ToString());
   if (*min_bytes > *max_bytes) Fail("--min-bytes must not exceed --max-bytes");
+  // The flags are read: what follows is an input's mistake (exit 1).
+  fail_exit_code = 1;
   // With --comm-from and no --topology, the platform of the logs' GPU.
   const std::vector<std::string> logs = absl::GetFlag(FLAGS_comm_from);
   std::string log_device;
@@ -405,20 +506,32 @@ int RunNcclTests(const std::vector<std::string>& positional) {
     if (!parsed.ok()) Fail(std::string(parsed.status().message()));
     log_device = parsed->device_name;
   }
-  auto network = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
-                                         log_device, !logs.empty(), world);
+  if (!given_world && shape.nodes > 0) {
+    // --nodes alone: nodes of the platform's own size.
+    auto node = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
+                                        log_device, !logs.empty(), 1);
+    if (!node.ok()) Fail(std::string(node.status().message()));
+    world = shape.nodes * node->platform.gpus_per_node;
+  }
+  auto network =
+      et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology), log_device,
+                              !logs.empty(), world, false, shape, nccl);
   if (!network.ok()) Fail(std::string(network.status().message()));
   if (!logs.empty()) {
-    auto fitted = et::sim::FitPlatformToLogs(logs, &network->platform);
+    et::sim::Platform node = network->node_platform;
+    auto fitted = et::sim::FitPlatformToLogs(logs, &node);
     if (!fitted.ok()) Fail(std::string(fitted.status().message()));
+    et::sim::RefitNode(node, &*network);
     std::fprintf(stderr, "et-sim: note: %s\n", fitted->c_str());
   }
   const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(
       network->platform, *op, world, *min_bytes, *max_bytes);
   const std::string out =
       absl::GetFlag(FLAGS_json)
-          ? et::sim::FormatNcclTestsJson(rows, *op, world, network->name)
-          : et::sim::FormatNcclTestsText(rows, *op, world, network->name);
+          ? et::sim::FormatNcclTestsJson(rows, *op, world, network->name,
+                                         network->cluster)
+          : et::sim::FormatNcclTestsText(rows, *op, world, network->name,
+                                         network->cluster);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -507,6 +620,50 @@ int RunSweep(const Flags& flags) {
   return 0;
 }
 
+// Outputs are checked before the work (base/path.h): a missing folder fails
+// at once, not after the whole report is printed.
+void CheckOutputs(const Flags& flags) {
+  for (auto [flag, path] : {std::make_pair("--timeline", flags.timeline),
+                            std::make_pair("--chart", flags.chart)}) {
+    if (absl::Status s = et::CheckOutputPath(flag, path); !s.ok())
+      Fail(std::string(s.message()));
+  }
+  // --write-ranks DIR may exist (empty) or be made; its parent must exist.
+  std::string dir = absl::GetFlag(FLAGS_write_ranks);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!dir.empty() && !et::IsDirectory(dir)) {
+    if (absl::Status s = et::CheckOutputPath("--write-ranks", dir); !s.ok())
+      Fail(std::string(s.message()));
+  }
+}
+
+// Flags that mean something only with another: given without it, they are
+// refused rather than ignored (cli/flag_use.h).
+void RefuseUnusedFlags() {
+  const bool nccl_tests = !absl::GetFlag(FLAGS_nccl_tests).empty();
+  const bool scaled = !absl::GetFlag(FLAGS_layout).empty() ||
+                      !absl::GetFlag(FLAGS_sweep).empty();
+  const std::string comm = absl::GetFlag(FLAGS_comm);
+  const et::FlagUse uses[] = {
+      {"calibration", absl::GetFlag(FLAGS_compute) == "calibrated",
+       "--compute calibrated (the model that reads it)"},
+      {"dp_sync", scaled, "--layout or --sweep (the job whose dp it syncs)"},
+      {"bucket_mb", scaled,
+       "--layout or --sweep (the job whose gradient buckets it sizes)"},
+      {"recorded_layout", scaled,
+       "--layout or --sweep (the job to predict from the recorded one)"},
+      {"chart", !absl::GetFlag(FLAGS_sweep).empty(),
+       "--sweep (the chart draws a sweep)"},
+      {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
+      {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
+      {"astra_system", comm == "astra" || comm == "astra-aware",
+       "--comm astra or astra-aware"},
+      {"host_profile", absl::GetFlag(FLAGS_host_time) == "unprofiled",
+       "--host-time unprofiled (the host cost it learns)"},
+  };
+  et::RefuseUnusedFlags("et-sim", uses);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -524,9 +681,11 @@ int main(int argc, char** argv) {
       "[--write-ranks job/]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
+  RefuseUnusedFlags();
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
   fail_exit_code = 1;
+  CheckOutputs(flags);
   if (flags.sweep) return RunSweep(flags);
   flags.options.keep_timeline = !flags.timeline.empty();
   WriteRanks(flags);
