@@ -96,19 +96,25 @@ absl::StatusOr<CrossRankCheck> CheckRanksAgree(
   for (size_t k = 0; k < ranks.size(); ++k) {
     for (const auto& [pg, list] : all[k].by_group) members[pg].push_back(k);
   }
+  // A group's members from any rank's table that lists them: a rank may list
+  // only its own groups (the recorder's table of a tp x dp run), and a rank
+  // outside a group issues none of its collectives.
+  std::map<std::string, std::vector<int64_t>> listed;
+  for (const GraphDigest& d : all) {
+    for (const ProcessGroup& g : d.groups) {
+      if (!g.ranks.empty()) listed.try_emplace(g.name, g.ranks);
+    }
+  }
   for (const auto& [pg, idx] : members) {
-    // Explicit membership narrows the ranks compared; empty means every rank
-    // given.
+    // Explicit membership narrows the ranks compared; none listed means every
+    // rank given.
     std::vector<size_t> compared;
+    auto it = listed.find(pg);
     for (size_t k = 0; k < ranks.size(); ++k) {
-      bool member = true;
-      for (const ProcessGroup& g : all[k].groups) {
-        if (g.name == pg && !g.ranks.empty()) {
-          member = std::find(g.ranks.begin(), g.ranks.end(), ranks[k].rank) !=
-                   g.ranks.end();
-        }
+      if (it == listed.end() || std::find(it->second.begin(), it->second.end(),
+                                          ranks[k].rank) != it->second.end()) {
+        compared.push_back(k);
       }
-      if (member) compared.push_back(k);
     }
     if (compared.size() < 2) continue;
     const size_t ref = compared[0];

@@ -24,7 +24,10 @@ backward; dp > 1 wraps the model in DDP over the data-parallel group. An 8-rank 
     python3 record_trace.py --spawn 8 --tp 8 --et-out tp8_et_r{rank}.json \
         --kineto-out tp8_kineto_r{rank}.json
 PyTorch 1.13 records no process-group table; --tp adds the `## process_group:init ##` node
-that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET.
+that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET. Nor
+does it record the group of each collective: every collective call here runs inside a
+`## pg_name:<name> ##` annotation that et-convert reads (on_group below; the recipe for a
+script of your own is in examples/README.md).
 
 Then: et-convert mlp_et.json mlp.et   (see examples/README.md)
 """
@@ -100,6 +103,43 @@ class TinyGpt(nn.Module):
         return self.head(self.norm(self.block(self.tokens(idx) + self.positions(pos))))
 
 
+# ---- Process-group markers -------------------------------------------------------------
+#
+# PyTorch 1.13 records no process group per collective (its c10d calls take the group as an
+# opaque `<Object>`), and 2.x before `record_param_comms` named one neither. et-convert then
+# puts every collective on the whole world. A record_function named `## pg_name:<name> ##`
+# around a collective call says which group it ran on: the ET records the annotation as the
+# collective's parent, and et-convert gives each collective the group of its nearest such
+# ancestor (a group PyTorch records itself wins). <name> is the group's name in the
+# `## process_group:init ##` table: PyTorch's own name for the group (below).
+
+
+def group_name(group):
+    """The name PyTorch gives `group` (what 2.x records as `pg_name`): "0" for the default
+    group, then "1", "2", ... in creation order on 1.13 and 2.x alike."""
+    import torch.distributed as dist
+    c10d = dist.distributed_c10d
+    if group is None or group is dist.GroupMember.WORLD:
+        group = c10d._get_default_group()
+    if hasattr(group, "group_name"):  # 2.x
+        return group.group_name
+    return c10d._pg_names[group]  # 1.13
+
+
+def on_group(group):
+    """A context around collective calls that marks them as run on `group` in the ET."""
+    return torch.profiler.record_function("## pg_name:%s ##" % group_name(group))
+
+
+def marked_allreduce_hook(process_group, bucket):
+    """DDP's default gradient all-reduce (divide by the group's size, all-reduce the
+    bucket), marked with its group: DDP's built-in hook runs in C++, where no Python
+    annotation reaches."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    with on_group(process_group):
+        return default_hooks.allreduce_hook(process_group, bucket)
+
+
 class _CopyToTp(torch.autograd.Function):
     """Megatron's f: identity forward, all-reduce of the input gradient backward."""
 
@@ -111,7 +151,8 @@ class _CopyToTp(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         grad = grad.clone()
-        torch.distributed.all_reduce(grad, group=ctx.group)
+        with on_group(ctx.group):
+            torch.distributed.all_reduce(grad, group=ctx.group)
         return grad, None
 
 
@@ -121,7 +162,8 @@ class _ReduceFromTp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, group):
         x = x.clone()
-        torch.distributed.all_reduce(x, group=group)
+        with on_group(group):
+            torch.distributed.all_reduce(x, group=group)
         return x
 
     @staticmethod
@@ -246,15 +288,20 @@ def rank_path(path, rank):
 # ---- Recording -------------------------------------------------------------------------
 
 
-def train_step(model, optimizer, inputs, targets, loss_fn):
+def train_step(model, optimizer, inputs, targets, loss_fn, dp_group=None):
     optimizer.zero_grad()
-    loss = loss_fn(model(inputs), targets)
+    # DDP's forward broadcasts (buffers, the join check) run on its group; the
+    # tensor-parallel all-reduces inside carry their own, nearer, marker.
+    with on_group(dp_group) if dp_group is not None else contextlib.nullcontext():
+        out = model(inputs)
+    loss = loss_fn(out, targets)
     loss.backward()
     optimizer.step()
     return loss
 
 
-def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, device):
+def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, device,
+                          dp_group):
     """The truth the tools compare with: the mean step of the same program with no
     profiler attached, timed over --time-steps steps with the GPU synchronised at both
     ends (the steps pipeline as they do in training)."""
@@ -264,7 +311,7 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
     sync()
     start = time.perf_counter()
     for _ in range(args.time_steps):
-        train_step(model, optimizer, inputs, targets, loss_fn)
+        train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
     sync()
     return (time.perf_counter() - start) * 1e3 / args.time_steps
 
@@ -356,16 +403,20 @@ def record(args):
     torch.manual_seed(args.seed + rank // max(args.tp, 1))
 
     model, inputs, targets, loss_fn = make_model_and_batch(args, device, tp_group)
+    dp_marker = None  # the group DDP's forward broadcasts run on, when DDP wraps the model
     if world_size > args.tp:
         ids = [device.index] if device.type == "cuda" else None
         model = nn.parallel.DistributedDataParallel(model, device_ids=ids,
                                                     process_group=dp_group)
+        if dp_group is not None:  # not the whole world: mark its collectives
+            model.register_comm_hook(dp_group, marked_allreduce_hook)
+            dp_marker = dp_group
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
     for _ in range(args.warmup):  # allocator, autotuning and DDP buckets settle here
-        train_step(model, optimizer, inputs, targets, loss_fn)
+        train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
     step_ms = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
-                                    device)
+                                    device, dp_marker)
 
     et_path = rank_path(args.et_out, rank)
     kineto_path = rank_path(args.kineto_out, rank)
@@ -380,7 +431,7 @@ def record(args):
         for step in range(args.steps):
             # The name torch.profiler's schedule uses: consumers read step times from it.
             with torch.profiler.record_function("ProfilerStep#%d" % step):
-                train_step(model, optimizer, inputs, targets, loss_fn)
+                train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
             if device.type == "cuda":
                 torch.cuda.synchronize()
         observer.stop()

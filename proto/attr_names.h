@@ -72,6 +72,11 @@ inline constexpr char kGradAccumulator[] =
     "grad_accumulator";  // uint64, ET id of the torch::autograd::AccumulateGrad
                          // op this node works for (it makes that parameter's
                          // gradient ready; scaleout/gradients.h)
+inline constexpr char kGradSync[] =
+    "grad_sync";  // bool, a collective issued from a gradient's
+                  // `autograd::engine::evaluate_function: AccumulateGrad`
+                  // (where DDP's reducer all-reduces a ready bucket): the
+                  // trace's data-parallel sync
 inline constexpr char kOptimizerStep[] =
     "optimizer_step";  // uint64, ET id of the enclosing `Optimizer.step#...`
 inline constexpr char kSynthesized[] =

@@ -132,21 +132,35 @@ absl::Status MpiWorld::FormGroups(const std::vector<ProcessGroup>& groups) {
   }
   group_comms_.clear();
   group_ranks_.clear();
+  // The i-th split forms the i-th group of every rank's table. Tables in
+  // creation order line up, but a rank may list only its own groups (the
+  // recorder's `## process_group:init ##` of a tp x dp run: rank 0 its tp
+  // block {0,1}, rank 2 its block {2,3}, in the same position): each group's
+  // lowest rank is its color, so sibling groups become separate
+  // communicators. Each communicator is then checked against its group.
   for (const ProcessGroup& g : groups) {
     std::vector<int> ranks(g.ranks.begin(), g.ranks.end());
     std::sort(ranks.begin(), ranks.end());
     const bool member =
         ranks.empty() || std::binary_search(ranks.begin(), ranks.end(), rank_);
+    const int color = !member ? MPI_UNDEFINED : ranks.empty() ? 0 : ranks[0];
     MPI_Comm comm = MPI_COMM_NULL;
-    RETURN_IF_ERROR(
-        MpiStatus(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED,
-                                 rank_, &comm),
-                  "MPI_Comm_split"));
+    RETURN_IF_ERROR(MpiStatus(
+        MPI_Comm_split(MPI_COMM_WORLD, color, rank_, &comm), "MPI_Comm_split"));
     if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int formed = 0;
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &formed);
+    if (comm != MPI_COMM_NULL && !ranks.empty() &&
+        formed != static_cast<int>(ranks.size()) && local.ok()) {
+      local = absl::FailedPreconditionError(absl::StrFormat(
+          "process group '%s' (%s) lists %d ranks but %d ranks joined it: the "
+          "ranks' traces list their process groups in different orders",
+          g.name, g.desc, ranks.size(), formed));
+    }
     group_comms_.push_back(comm);
     group_ranks_.push_back(std::move(ranks));
   }
-  return absl::OkStatus();
+  return Agree(local);
 }
 
 int MpiWorld::GroupSize(int g) const {

@@ -19,16 +19,23 @@ ProcessGroup Placed(const ProcessGroup& recorded, const ParallelLayout& target,
 absl::StatusOr<ScaledGroups> RemapGroups(
     const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
     const ParallelLayout& target) {
+  // The layout that keeps every recorded dimension and takes the target's dp:
+  // what a user who wrote only the dp they want (`--layout dp=8` on a tp=2
+  // trace) means.
+  ParallelLayout kept = target;
+  for (Dim d : {Dim::kTp, Dim::kPp, Dim::kEp})
+    kept.of(d) = recorded.layout.of(d);
   for (Dim d : {Dim::kTp, Dim::kPp, Dim::kEp}) {
     const int64_t was = recorded.layout.of(d), now = target.of(d);
     if (was == now) continue;
     return absl::InvalidArgumentError(
         was > 1
             ? absl::StrFormat(
-                  "--layout %s: the trace records %s=%d, and a recorded "
-                  "dimension keeps its size (its ops are sharded for "
-                  "it); only dp scales",
-                  target.ToString(), DimName(d), was)
+                  "--layout %s: the trace records %s=%d (recorded as %s), and "
+                  "a recorded dimension keeps its size (its ops are sharded "
+                  "for it); only dp scales: use --layout %s",
+                  target.ToString(), DimName(d), was,
+                  recorded.layout.ToString(), kept.ToString())
             : absl::StrFormat(
                   "--layout %s: the trace records no %s (%s); a "
                   "dimension without ops in the trace cannot be added; "

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace et::scaleout {
@@ -213,6 +214,34 @@ absl::StatusOr<RecordedLayout> DetectRecordedLayout(
     out.roles.push_back(std::move(role));
   }
   return out;
+}
+
+absl::Status CheckGradientGroups(
+    const RecordedLayout& recorded, const std::vector<ProcessGroup>& groups,
+    const std::map<std::string, int64_t>& gradient_collectives) {
+  const int64_t world = recorded.layout.world();
+  for (const auto& [name, count] : gradient_collectives) {
+    DimMask mask = recorded.all_ranks_mask;
+    std::string what = absl::StrFormat("every rank (%d)", world);
+    for (size_t i = 0; i < groups.size() && i < recorded.roles.size(); ++i) {
+      if (groups[i].name != name || name.empty()) continue;
+      mask = recorded.roles[i].kept ? 0 : recorded.roles[i].mask;
+      const int64_t n = groups[i].MemberCount(world);
+      what = absl::StrFormat("%s of %d ranks", Describe(groups[i]), n);
+    }
+    if ((mask & MaskOf(Dim::kDp)) != 0) continue;
+    std::vector<std::string> dims;
+    for (Dim d : kDims) {
+      if ((mask & MaskOf(d)) != 0) dims.push_back(std::string(DimName(d)));
+    }
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--recorded-layout %s: the trace's %d gradient all-reduces (DDP's "
+        "buckets, issued from AccumulateGrad) run on %s, which that layout "
+        "makes %s, not dp: the trace shows data parallelism there",
+        recorded.layout.ToString(), count, what,
+        dims.empty() ? std::string("no dimension") : absl::StrJoin(dims, "+")));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace et::scaleout

@@ -7,6 +7,7 @@
 #define SCALEOUT_RECORDED_LAYOUT_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,16 @@ struct RecordedLayout {
 absl::StatusOr<RecordedLayout> DetectRecordedLayout(
     const std::vector<ProcessGroup>& groups, int64_t recorded_world,
     const std::optional<ParallelLayout>& given);
+
+// Checks a given --recorded-layout (`recorded`, from DetectRecordedLayout)
+// against the trace's gradient all-reduces: `gradient_collectives` counts the
+// collectives issued from `torch::autograd::AccumulateGrad` (where DDP's
+// reducer all-reduces its buckets) by the group they name ("" for none: every
+// rank). Each must run on a group that layout makes data-parallel; else a
+// one-line error naming the group, its size and what the trace shows.
+absl::Status CheckGradientGroups(
+    const RecordedLayout& recorded, const std::vector<ProcessGroup>& groups,
+    const std::map<std::string, int64_t>& gradient_collectives);
 
 // The dimension a group's description (or name) says it is, as Megatron
 // ("TENSOR_MODEL_PARALLEL_GROUP", "tp", ...) and DeepSpeed ("ep_size_4",

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/checked_math.h"
+#include "model/comm_type.h"
 #include "simulator/collective_cost_model.h"
 #include "simulator/collective_rendezvous.h"
 #include "simulator/event_queue.h"
@@ -77,6 +78,10 @@ class Engine {
   size_t RequiredClasses(const RankProgram& p, int32_t group) const;
   int32_t ClassOfRank(int64_t rank) const;
   absl::Status DeadlockError(int64_t t) const;
+  // Fails the run when the members of one rendezvous issued different
+  // collectives: the ranks issue the group's collectives in different orders.
+  void CheckSameCollective(const std::vector<RendezvousArrival>& members,
+                           int64_t seq);
 
   const std::vector<RankClass>& classes_;
   int64_t world_;
@@ -92,6 +97,7 @@ class Engine {
   std::vector<int32_t> class_of_rank_;  // world_ entries
   std::vector<RendezvousArrival> scratch_;
   int64_t scratch_ranks_per_node_ = 0;  // of the collective StartComm runs
+  absl::Status error_;                  // the first order mismatch, if any
 };
 
 void Engine::Init() {
@@ -306,6 +312,7 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
     const RendezvousKey key{0, gid, 0, s.group_seq[gid]++};
     if (rendezvous_.Arrive(key, RequiredClasses(p, p.group[node]), me,
                            &scratch_)) {
+      CheckSameCollective(scratch_, key.seq);
       scratch_ranks_per_node_ = RanksPerNode(p, p.group[node]);
       StartComm(scratch_, t, false, GroupSize(p, p.group[node]));
     }
@@ -394,6 +401,36 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
   result_.collectives.push_back(std::move(run));
 }
 
+void Engine::CheckSameCollective(const std::vector<RendezvousArrival>& members,
+                                 int64_t seq) {
+  if (!error_.ok() || members.size() < 2) return;
+  const RendezvousArrival& a = members.front();
+  const RankProgram& pa = *classes_[a.actor].program;
+  // An all-to-all's size may differ by rank (uneven splits).
+  const bool check_bytes = pa.comm_type[a.node] != ChakraProtoMsg::ALL_TO_ALL;
+  for (const RendezvousArrival& b : members) {
+    const RankProgram& pb = *classes_[b.actor].program;
+    if (pb.comm_type[b.node] == pa.comm_type[a.node] &&
+        (!check_bytes || pb.comm_bytes[b.node] == pa.comm_bytes[a.node])) {
+      continue;
+    }
+    auto describe = [&](const RendezvousArrival& m, const RankProgram& p) {
+      return absl::StrFormat("rank %d issued %s of %d bytes (node %d)",
+                             classes_[m.actor].ranks.front(),
+                             CommTypeName(p.comm_type[m.node]),
+                             p.comm_bytes[m.node], p.graph->id(m.node));
+    };
+    error_ = absl::FailedPreconditionError(absl::StrFormat(
+        "collective #%d on group '%s': %s, %s: the ranks issue this group's "
+        "collectives in different orders (NCCL requires one order, and "
+        "ASTRA-sim pairs them by issue order); et-convert chains each "
+        "group's collectives in recorded order: convert the traces again",
+        seq, pa.groups.groups[pa.group[a.node]].name, describe(a, pa),
+        describe(b, pb)));
+    return;
+  }
+}
+
 absl::Status Engine::DeadlockError(int64_t t) const {
   std::vector<std::string> lines;
   for (const CollectiveRendezvous::Pending& pend :
@@ -440,6 +477,7 @@ absl::StatusOr<SimResult> Engine::Run() {
       ++result_.events;
     }
     IssueDirty(t);
+    if (!error_.ok()) return error_;
   }
   // Times saturate rather than wrap (base/checked_math.h); a clock that
   // reached the ceiling means some input duration was absurd, and every time

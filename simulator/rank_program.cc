@@ -113,9 +113,12 @@ std::optional<DeviceWhatIf> WhatIfFor(const NodeModel& graph,
 
 // An edge from a host-side collective (no GPU stream) to a host op that
 // follows it in issue order (a ctrl dep) and neither waits for it nor is
-// otherwise ordered after its completion.
+// otherwise ordered after its completion. Never under --schedule astra:
+// ASTRA-sim releases a node's children when it finishes (Workload::call ->
+// finish_node), whatever the edge.
 bool ReleasedOnIssue(const NodeModel& graph, const RankProgram& p,
-                     NodeIndex dep, NodeIndex user) {
+                     SchedulingMode mode, NodeIndex dep, NodeIndex user) {
+  if (mode == SchedulingMode::kAstraCompat) return false;
   const SimOpKind k = p.kind[dep];
   if (k != SimOpKind::kCollective && k != SimOpKind::kSend &&
       k != SimOpKind::kRecv)
@@ -127,7 +130,8 @@ bool ReleasedOnIssue(const NodeModel& graph, const RankProgram& p,
 }
 
 // Users CSR over the followed deps, split by when they are released.
-void BuildUsers(const NodeModel& graph, DepSelection deps, RankProgram* p) {
+void BuildUsers(const NodeModel& graph, DepSelection deps, SchedulingMode mode,
+                RankProgram* p) {
   const size_t n = graph.size();
   auto for_each_dep = [&](NodeIndex i, auto&& fn) {
     for (NodeIndex d : graph.data_deps(i)) fn(d);
@@ -140,8 +144,8 @@ void BuildUsers(const NodeModel& graph, DepSelection deps, RankProgram* p) {
   for (NodeIndex i = 0; i < n; ++i) {
     for_each_dep(i, [&](NodeIndex d) {
       ++p->dep_count[i];
-      ++(ReleasedOnIssue(graph, *p, d, i) ? p->issue_user_offsets
-                                          : p->user_offsets)[d + 1];
+      ++(ReleasedOnIssue(graph, *p, mode, d, i) ? p->issue_user_offsets
+                                                : p->user_offsets)[d + 1];
     });
   }
   for (size_t i = 0; i < n; ++i) {
@@ -156,7 +160,7 @@ void BuildUsers(const NodeModel& graph, DepSelection deps, RankProgram* p) {
                                    p->issue_user_offsets.end() - 1);
   for (NodeIndex i = 0; i < n; ++i) {
     for_each_dep(i, [&](NodeIndex d) {
-      if (ReleasedOnIssue(graph, *p, d, i)) {
+      if (ReleasedOnIssue(graph, *p, mode, d, i)) {
         p->issue_users[issue_fill[d]++] = i;
       } else {
         p->users[fill[d]++] = i;
@@ -427,7 +431,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
     timing.what_if = WhatIfFor(graph, options, &p.notes);
   CompileNodes(graph, options, &timing, &p);
   FillMeasured(graph, options, timing, &p);
-  BuildUsers(graph, graph.followed_deps(), &p);
+  BuildUsers(graph, graph.followed_deps(), options.scheduling, &p);
   return p;
 }
 

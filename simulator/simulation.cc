@@ -11,6 +11,9 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
+#include "model/graph.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
 #include "scaleout/peer_remap.h"
 #include "simulator/comm_calibration.h"
 #include "simulator/comm_fit.h"
@@ -153,6 +156,28 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   return absl::OkStatus();
 }
 
+namespace {
+
+// The trace's gradient all-reduces by the group they name ("" for none):
+// collectives et-convert stamped `grad_sync` (issued from a gradient's
+// AccumulateGrad hook, where DDP's reducer all-reduces its buckets) or with
+// the AccumulateGrad op they ran under.
+absl::StatusOr<std::map<std::string, int64_t>> GradientCollectives(
+    const std::string& file) {
+  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+  std::map<std::string, int64_t> out;
+  for (const ChakraProtoMsg::Node& node : graph.nodes()) {
+    if (node.type() == ChakraProtoMsg::COMM_COLL_NODE &&
+        (GetInt(node, attr::kGradAccumulator).has_value() ||
+         GetBool(node.attr(), attr::kGradSync).value_or(false))) {
+      ++out[GetString(node, attr::kPgName).value_or("")];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::Status Simulation::ApplyLayout(const std::string& file,
                                      const NodeModel& model,
                                      const SimOptions& options) {
@@ -177,6 +202,13 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
   if (!recorded.ok()) {
     return absl::InvalidArgumentError(
         PrefixPath(file, recorded.status().message()));
+  }
+  if (options.recorded_layout) {
+    ASSIGN_OR_RETURN(auto gradients, GradientCollectives(file));
+    absl::Status checked =
+        scaleout::CheckGradientGroups(*recorded, model.groups(), gradients);
+    if (!checked.ok())
+      return absl::InvalidArgumentError(PrefixPath(file, checked.message()));
   }
   absl::StatusOr<scaleout::ScaledGroups> scaled =
       scaleout::RemapGroups(model.groups(), *recorded, layout);

@@ -141,13 +141,15 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
     indent += "  ";
   }
   for (const auto& [track, members] : tracks) {
+    const std::string track_name =
+        QueueName(track, graph.nodes[members.front()].pg_name);
     // Every node has a track (the model's queue), so every node is in one.
     absl::StrAppendFormat(
         out,
         "%ssubgraph \"cluster_r%d_c%d_%s\" {\n%s  label=\"%s\"; "
         "style=\"rounded,filled\"; fillcolor=\"#fafafa\"; "
         "color=\"#bdbdbd\";\n",
-        indent, rank, column, QueueName(track), indent, QueueName(track));
+        indent, rank, column, track_name, indent, track_name);
     const std::string inner = indent + "  ";
     // The drawn instance of a repeat run sits in a box that says what it
     // stands for; the other nodes sit directly in the track.
@@ -164,7 +166,7 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
           "%ssubgraph \"cluster_r%d_c%d_%s_x%d\" {\n%s  label=\"%s: %d more "
           "folded (%d nodes)\"; style=\"dashed,rounded\"; "
           "color=\"#7b1fa2\"; fontcolor=\"#7b1fa2\";\n",
-          inner, rank, column, QueueName(track), repeat, inner,
+          inner, rank, column, track_name, repeat, inner,
           DotEscape(RepeatLabel(run)), run.count - 1, run.folded_nodes());
       for (uint32_t k : nodes) AppendNode(graph.nodes[k], inner + "  ", out);
       absl::StrAppend(out, inner, "}\n");

@@ -41,7 +41,7 @@ void AppendNode(const VizGraph& graph, const VizNode& n, std::string* out) {
   AppendData("type", ChakraProtoMsg::NodeType_Name(n.type), out);
   AppendData("kind", KindName(n.kind), out);
   AppendData("device", DeviceName(n.device), out);
-  AppendData("track", QueueName(n.queue), out);
+  AppendData("track", QueueName(n.queue, n.pg_name), out);
   AppendData("duration_us", absl::StrFormat("%.3f", n.duration_ns / 1e3), out);
   AppendData("bytes", absl::StrCat(n.bytes), out);
   if (!n.comm_type.empty()) AppendData("comm_type", n.comm_type, out);

@@ -98,7 +98,7 @@ std::string CommTypeLabel(const NodeModel& model, NodeIndex i) {
   }
 }
 
-std::string QueueName(const Queue& queue) {
+std::string QueueName(const Queue& queue, absl::string_view pg_name) {
   switch (queue.kind) {
     case QueueKind::kThread:
       return absl::StrCat("thread ", queue.number);
@@ -107,9 +107,16 @@ std::string QueueName(const Queue& queue) {
     case QueueKind::kCommGroup:
       if (queue.number < 0)
         return absl::StrCat("comm group ", kAllRanksGroupName);
+      if (!pg_name.empty()) return absl::StrCat("comm group ", pg_name);
       return absl::StrCat("comm group ", queue.number);
   }
   return "";
+}
+
+std::string QueueName(const NodeModel& model, const Queue& queue) {
+  const bool named = queue.kind == QueueKind::kCommGroup && queue.number >= 0 &&
+                     queue.number < static_cast<int64_t>(model.groups().size());
+  return QueueName(queue, named ? model.groups()[queue.number].name : "");
 }
 
 }  // namespace et::viz

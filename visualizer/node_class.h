@@ -63,8 +63,12 @@ std::string CommTypeLabel(const NodeModel& model, NodeIndex i);
 
 // The name of the queue a node ran on (the model's queue: a CPU thread, a GPU
 // stream, or a process group's channel), for clusters and timelines:
-// "thread 3", "stream 7", "comm group 1", "comm group <all>".
-std::string QueueName(const Queue& queue);
+// "thread 3", "stream 7", "comm group 3", "comm group <all>". A process
+// group's channel is named by the group's pg_name, `pg_name` (the queue's
+// number is the group's index in the model's table, which differs by rank).
+std::string QueueName(const Queue& queue, absl::string_view pg_name = "");
+// The same, the group's name looked up in `model`'s table.
+std::string QueueName(const NodeModel& model, const Queue& queue);
 
 }  // namespace et::viz
 

@@ -17,7 +17,7 @@ void AppendNode(const VizGraph& graph, const VizNode& n, std::string* out) {
                   JsonQuote(ChakraProtoMsg::NodeType_Name(n.type)),
                   ", \"kind\": ", JsonQuote(KindName(n.kind)),
                   ", \"device\": ", JsonQuote(DeviceName(n.device)),
-                  ", \"track\": ", JsonQuote(QueueName(n.queue)));
+                  ", \"track\": ", JsonQuote(QueueName(n.queue, n.pg_name)));
   absl::StrAppendFormat(out, ", \"duration_us\": %.3f, \"bytes\": %d",
                         n.duration_ns / 1e3, n.bytes);
   if (!n.comm_type.empty())

@@ -63,7 +63,7 @@ std::string WriteTimelineJson(const std::vector<RankTrace>& traces,
     int next_id = 1;
     for (auto& [track, id] : track_ids) {
       id = next_id++;
-      out.NameThread(trace.rank, id, QueueName(track), id);
+      out.NameThread(trace.rank, id, QueueName(model, track), id);
     }
     summary->tracks += static_cast<int64_t>(track_ids.size());
     for (TimedEvent& e : events) {

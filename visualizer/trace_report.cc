@@ -62,6 +62,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
   std::map<OpKey, OpGroupStats> ops;
   std::map<std::pair<std::string, std::string>, CommGroupStats> comms;
   std::map<std::pair<int, Queue>, TrackAccumulator> tracks;
+  std::map<std::pair<int, Queue>, std::string> track_names;  // by the same key
   for (size_t t = 0; t < traces.size(); ++t) {
     const RankTrace& trace = traces[t];
     report.inputs.push_back(trace.path);
@@ -100,6 +101,8 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
       }
 
       TrackAccumulator& acc = tracks[{trace.rank, model.queue(i)}];
+      track_names.try_emplace({trace.rank, model.queue(i)},
+                              QueueName(model, model.queue(i)));
       ++acc.ops;
       if (auto start = StartNs(model, i)) {
         acc.intervals.push_back({*start, *start + inclusive});
@@ -124,7 +127,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
   for (auto& [key, acc] : tracks) {
     TrackStats s;
     s.rank = key.first;
-    s.track = QueueName(key.second);
+    s.track = track_names[key];
     s.ops = acc.ops;
     s.untimed_ops = acc.untimed;
     if (!acc.intervals.empty()) {

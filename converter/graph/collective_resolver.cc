@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "model/io_shapes.h"
 #include "nlohmann/json.hpp"
 
@@ -236,6 +238,24 @@ bool RunsOnHost(const OpTable& table, const CommRecord& rec) {
   return any_tensor && !any_gpu;
 }
 
+// The group named by the nearest `## pg_name:<name> ##` annotation enclosing
+// `op` (examples/README.md: PyTorch 1.13 records no group per collective, so
+// the recorder wraps each call in one); "" when none encloses it.
+std::string MarkedGroup(const OpTable& table, uint32_t op) {
+  constexpr absl::string_view kPrefix = "## pg_name:";
+  constexpr absl::string_view kSuffix = " ##";
+  for (uint32_t a = table.parent(op); a != kNoOp; a = table.parent(a)) {
+    absl::string_view name = table.name(a);
+    if (absl::StartsWith(name, kPrefix) && absl::EndsWith(name, kSuffix) &&
+        name.size() > kPrefix.size() + kSuffix.size()) {
+      name.remove_prefix(kPrefix.size());
+      name.remove_suffix(kSuffix.size());
+      return std::string(name);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 bool IsWorkRecordName(absl::string_view name) {
@@ -268,6 +288,7 @@ absl::Status CollectiveResolver::Resolve(
   const uint32_t n = static_cast<uint32_t>(table.size());
   records_.clear();
   record_of_.assign(n, -1);
+  marked_groups_ = 0;
   std::vector<std::optional<Classified>> cls(n);
   absl::flat_hash_map<uint32_t, CommArgs> args;  // communication ops only: few
   for (uint32_t i = 0; i < n; ++i) {
@@ -364,8 +385,54 @@ absl::Status CollectiveResolver::Resolve(
                groups, &rec);
     }
     rec.on_host = RunsOnHost(table, rec);
+    // PyTorch's own pg_name wins; else the annotation around the call (or
+    // around a work record that hangs elsewhere).
+    if (rec.pg_name.empty() && rec.kind != CommKind::kWait) {
+      rec.pg_name = MarkedGroup(table, rec.owner);
+      for (size_t m = 0; m < rec.members.size() && rec.pg_name.empty(); ++m)
+        rec.pg_name = MarkedGroup(table, rec.members[m]);
+      if (!rec.pg_name.empty()) ++marked_groups_;
+    }
   }
   return absl::OkStatus();
+}
+
+}  // namespace et::convert
+
+namespace et::convert {
+
+std::string WorldOnlyGroupsWarning(const std::vector<CommRecord>& records,
+                                   const std::vector<ProcessGroup>& groups) {
+  int64_t world = 0;
+  for (const ProcessGroup& g : groups) {
+    world = std::max(world, g.size);
+    for (int64_t r : g.ranks) world = std::max(world, r + 1);
+  }
+  std::vector<std::string> sub_world;  // "1 (2 ranks)"
+  absl::flat_hash_map<std::string, int64_t> members;
+  for (const ProcessGroup& g : groups) {
+    const int64_t count = g.MemberCount(world);
+    members[g.name] = count;
+    if (count >= 2 && count < world)
+      sub_world.push_back(absl::StrFormat("%s (%d ranks)", g.name, count));
+  }
+  int64_t collectives = 0;
+  for (const CommRecord& r : records) {
+    if (r.kind != CommKind::kCollective) continue;
+    ++collectives;
+    auto it = members.find(r.pg_name);
+    if (it != members.end() && it->second < world) return "";
+  }
+  if (sub_world.empty() || collectives == 0) return "";
+  return absl::StrFormat(
+      "the process-group table has %d group(s) smaller than the world of %d "
+      "ranks (%s) but all %d collectives name none of them: each runs on the "
+      "whole world in et-sim, et-replay and ASTRA-sim (its cost, its "
+      "synchronisation and any --layout scale-out are those of %d ranks, not "
+      "of its group); PyTorch 1.13 records no group per collective: wrap each "
+      "call in record_function('## pg_name:<name> ##') (examples/README.md)",
+      sub_world.size(), world, absl::StrJoin(sub_world, ", "), collectives,
+      world);
 }
 
 }  // namespace et::convert

@@ -6,7 +6,10 @@
 // NCCL work records often hang elsewhere in the tree; those are matched to
 // their call by collective type and shared tensor. Each collective gets its
 // type, bytes, dtype, process group, sequence number and peer or root from
-// whichever of its records carries them.
+// whichever of its records carries them. The group is PyTorch's own (2.x
+// `pg_name` on record_param_comms, positional or named), else the nearest
+// enclosing `## pg_name:<name> ##` annotation (record_trace.py's marker for
+// PyTorch 1.13, which records none; examples/README.md).
 #ifndef CONVERTER_GRAPH_COLLECTIVE_RESOLVER_H_
 #define CONVERTER_GRAPH_COLLECTIVE_RESOLVER_H_
 
@@ -56,11 +59,21 @@ class CollectiveResolver {
   bool is_owner(uint32_t op) const {
     return record_of_[op] >= 0 && records_[record_of_[op]].owner == op;
   }
+  // Collectives whose group came from a `## pg_name:<name> ##` annotation
+  // rather than from PyTorch's own records.
+  int64_t marked_groups() const { return marked_groups_; }
 
  private:
   std::vector<CommRecord> records_;
   std::vector<int32_t> record_of_;
+  int64_t marked_groups_ = 0;
 };
+
+// A warning when the trace's group table holds groups smaller than the world
+// but every collective runs on the whole world (no pg_name, or the default
+// group): what that costs, and how to mark the groups; "" otherwise.
+std::string WorldOnlyGroupsWarning(const std::vector<CommRecord>& records,
+                                   const std::vector<ProcessGroup>& groups);
 
 // True for a backend's record of a collective (`gloo:all_reduce`,
 // `nccl:all_reduce`, `mpi:`, `ucc:`): the work the c10d call enqueued, started

@@ -213,6 +213,10 @@ absl::Status BuildStructure(const std::string& input_path,
   ASSIGN_OR_RETURN(out->groups,
                    ReadProcessGroups(input_path, out->table, text));
   RETURN_IF_ERROR(out->comms.Resolve(out->table, out->groups, text));
+  if (std::string w = WorldOnlyGroupsWarning(out->comms.records(), out->groups);
+      !w.empty()) {
+    summary->warnings.push_back(std::move(w));
+  }
   out->plan.Build(out->table, out->comms, options.granularity);
   DependencyBuilder dep_builder;
   RETURN_IF_ERROR(dep_builder.Build(input_path, out->table, out->comms,

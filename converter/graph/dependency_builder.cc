@@ -100,6 +100,58 @@ void AddControlDeps(const OpTable& table, const CollectiveResolver& comms,
   }
 }
 
+// Issue order per process group: each collective's node depends on the node
+// of the group's previous collective, in recorded (call) order. NCCL and gloo
+// require every rank to issue a group's collectives in one order; a graph that
+// leaves two of them independent lets a consumer that issues whatever is ready
+// first (ASTRA-sim: the lowest ready id, one collective in flight per rank)
+// issue them in different orders on different ranks, which stalls. A
+// collective's node is the NCCL kernel it launched, else its call. Sends and
+// receives are left alone: a pair exchanged both ways (batch_isend_irecv) would
+// wait on itself.
+void AddGroupOrderDeps(const OpTable& table, const CollectiveResolver& comms,
+                       const KeepPlan& plan, DepAdder* add) {
+  struct Entry {
+    uint32_t call;  // the op that issued it (orders the group)
+    uint32_t node;  // the op that is its node
+  };
+  const uint32_t n = static_cast<uint32_t>(table.size());
+  auto collective_call = [&](uint32_t op) -> int32_t {
+    const int32_t r = comms.record_of(op);
+    return r >= 0 && comms.records()[r].kind == CommKind::kCollective ? r : -1;
+  };
+  std::vector<bool> launches_kernel(n, false);
+  std::vector<Entry> entries;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!plan.is_node(i) || !table.op(i).is_gpu() ||
+        !IsNcclKernelName(table.name(i))) {
+      continue;
+    }
+    for (uint32_t a = table.parent(i); a != kNoOp; a = table.parent(a)) {
+      if (!comms.is_owner(a)) continue;
+      if (collective_call(a) >= 0) entries.push_back({a, i});
+      launches_kernel[a] = true;
+      break;
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (plan.is_node(i) && comms.is_owner(i) && !launches_kernel[i] &&
+        collective_call(i) >= 0) {
+      entries.push_back({i, i});
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.call != b.call ? a.call < b.call : a.node < b.node;
+  });
+  absl::flat_hash_map<std::string, uint32_t> last_in_group;
+  for (const Entry& e : entries) {
+    const std::string& group = comms.records()[comms.record_of(e.call)].pg_name;
+    auto [it, fresh] = last_in_group.try_emplace(group, e.node);
+    if (!fresh) add->Ctrl(e.node, it->second);
+    it->second = e.node;
+  }
+}
+
 // Data: sweeps starts in id order and publishes an op's outputs once its
 // subtree has ended, so a consumer depends on the op that last wrote the
 // tensor before it began.
@@ -212,6 +264,7 @@ absl::Status DependencyBuilder::Build(const std::string& path,
   stats_ = {};
   DepAdder add(table, plan, deps, &stats_);
   AddControlDeps(table, comms, plan, &add);
+  AddGroupOrderDeps(table, comms, plan, &add);
   AddDataDeps(table, plan, &add);
   for (auto& d : *deps) {
     SortUnique(&d.ctrl);

@@ -3,7 +3,9 @@
 //  thread (issue
 //        order), for GPU nodes the previous GPU node on the same stream, and
 //        the linked trace's inter_thread_dep / sync_dep; waits depend on the
-//        collective they wait for.
+//        collective they wait for; each collective depends on the previous
+//        collective of its process group (recorded order), so every consumer
+//        issues a group's collectives in one order on every rank.
 //  data: producer -> consumer through tensor ids. An op's outputs are published
 //  when it
 //        ends, i.e. once an op with a larger id than any in its subtree has

@@ -321,6 +321,16 @@ void NodeEmitter::SetTrainingRoleAttrs(uint32_t i, AttrList* attrs) const {
       optimizer_found = true;
     }
   }
+  // DDP's reducer all-reduces a bucket from the hook that runs after a
+  // gradient's AccumulateGrad, inside the autograd engine's span of it (not
+  // under the AccumulateGrad op itself, so not stamped above).
+  if (!comms_.is_owner(i) || grad_found) return;
+  for (uint32_t a = table_.parent(i); a != kNoOp; a = table_.parent(a)) {
+    if (absl::EndsWith(table_.name(a), "torch::autograd::AccumulateGrad")) {
+      SetBool(attrs, attr::kGradSync, true);
+      return;
+    }
+  }
 }
 
 void NodeEmitter::SetMarker(uint32_t i, Node* node) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "model/process_group.h"
 #include "simulator/collective_cost_model.h"
 #include "simulator/report.h"
 #include "simulator/simulation.h"
@@ -175,6 +176,76 @@ TEST(EngineTest, AstraModeRunsOneCpuOpAtATime) {
   auto serial = Simulate({&g}, astra);
   ASSERT_TRUE(serial->result.ok());
   EXPECT_EQ(BuildReport(serial->classes, *serial->result, 1).step_ns, 20000);
+}
+
+// A GPU rank of the kind ASTRA-sim stalled on: a host-side 4-byte
+// collective (its call on the CPU thread) and a 64 MiB NCCL one on stream 7,
+// each after its own compute, `host_us` and `kernel_us` long. `chained`: the
+// NCCL collective depends on the host-side one, as et-convert now writes the
+// collectives of one group (recorded call order).
+Graph HostAndNcclCollectives(int64_t host_us, int64_t kernel_us,
+                             const std::string& host_pg, bool chained) {
+  std::vector<ChakraProtoMsg::Node> nodes = {
+      Compute(1, host_us, {}),
+      Collective(2, ChakraProtoMsg::ALL_REDUCE, 4, {1}, host_pg),
+      Compute(3, kernel_us, {}, /*gpu=*/true),
+      Collective(4, ChakraProtoMsg::ALL_REDUCE, 64 << 20, {3}, "0")};
+  SetBool(nodes[1].mutable_attr(), attr::kCommOnHost, true);
+  SetInt64(nodes[3].mutable_attr(), attr::kStream, 7);
+  if (chained) {
+    nodes[3].add_ctrl_deps(2);
+    nodes[3].add_data_deps(2);
+  }
+  // Two groups of both ranks: the default group "0" and a second one, "1".
+  std::vector<ProcessGroup> groups(2);
+  groups[0].name = "0";
+  groups[1].name = "1";
+  for (ProcessGroup& g : groups) g.ranks = {0, 1};
+  ChakraProtoMsg::GlobalMetadata metadata;
+  EncodeProcessGroups(groups, metadata.mutable_attr());
+  return Graph::Build(metadata, std::move(nodes));
+}
+
+// ASTRA-sim issues the lowest ready id, one collective in flight per rank. On
+// rank 0 the NCCL collective is ready first, on rank 1 the host-side one:
+// unchained, the ranks issue the group's collectives in different orders,
+// which et-sim's astra schedule reports (ASTRA-sim pairs them by issue order
+// and never finishes); chained in recorded order, both run to the end.
+TEST(EngineTest, AstraModeReportsCollectivesIssuedInDifferentOrders) {
+  SimOptions astra;
+  astra.scheduling = SchedulingMode::kAstraCompat;
+  Graph r0 = HostAndNcclCollectives(30, 10, "0", false);
+  Graph r1 = HostAndNcclCollectives(10, 30, "0", false);
+  auto unchained = Simulate({&r0, &r1}, astra);
+  ASSERT_FALSE(unchained->result.ok());
+  const std::string msg(unchained->result.status().message());
+  EXPECT_NE(msg.find("collective #0 on group '0': rank 0 issued ALL_REDUCE of "
+                     "67108864 bytes (node 4), rank 1 issued ALL_REDUCE of 4 "
+                     "bytes (node 2): the ranks issue this group's collectives "
+                     "in different orders"),
+            std::string::npos)
+      << msg;
+  Graph c0 = HostAndNcclCollectives(30, 10, "0", true);
+  Graph c1 = HostAndNcclCollectives(10, 30, "0", true);
+  EXPECT_TRUE(Simulate({&c0, &c1}, astra)->result.ok());
+  EXPECT_TRUE(Simulate({&c0, &c1}, SimOptions())->result.ok());
+}
+
+// The same on two groups: ASTRA-sim's one collective in flight per rank makes
+// it a deadlock (each rank holds its slot waiting for the other), which the
+// astra schedule shows; et-sim's default schedule runs each group on its own
+// channel, as NCCL runs each communicator on its own stream.
+TEST(EngineTest, AstraModeDeadlocksOnCrossGroupOrder) {
+  Graph r0 = HostAndNcclCollectives(30, 10, "1", false);
+  Graph r1 = HostAndNcclCollectives(10, 30, "1", false);
+  SimOptions astra;
+  astra.scheduling = SchedulingMode::kAstraCompat;
+  auto stalled = Simulate({&r0, &r1}, astra);
+  ASSERT_FALSE(stalled->result.ok());
+  EXPECT_NE(stalled->result.status().message().find("deadlock"),
+            std::string::npos)
+      << stalled->result.status();
+  EXPECT_TRUE(Simulate({&r0, &r1}, SimOptions())->result.ok());
 }
 
 TEST(EngineTest, RankSymmetryMatchesPerRankSimulation) {

@@ -499,6 +499,35 @@ TEST_F(RealTraceTest, GlooCollectivesAreCpuOpsAndNcclOnesGpuOps) {
   }
 }
 
+// A tp=2 x dp=2 recording (tests/data/tp-dp, each collective marked with its
+// group): rank 0's activation all-reduces are drawn and reported on its
+// tensor-parallel group "1", its DDP buckets on its data-parallel group "3"
+// (named as the trace names them, not by their position in its table), and
+// none on every rank.
+TEST_F(RealTraceTest, TensorAndDataParallelCollectivesOnTheirGroups) {
+  const std::string tp = dir_ + "/tp2dp2_r0.et";
+  auto converted = convert::ConvertFile(
+      std::string(ET_TEST_DATA) + "/tp-dp/tp2dp2_et_r0.json.gz", tp,
+      convert::ConvertOptions());
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  auto traces = Load(tp);
+  ASSERT_EQ(traces.size(), 1u);
+  auto sel = SelectNodes(traces, {});
+  ASSERT_TRUE(sel.ok());
+  TraceReport r = BuildReport(traces, *sel, {});
+  std::map<std::string, int64_t> calls_by_group;
+  for (const auto& c : r.collectives) calls_by_group[c.pg_name] += c.calls;
+  EXPECT_EQ(calls_by_group,
+            (std::map<std::string, int64_t>{{"1", 6}, {"3", 2}}));
+  std::set<std::string> tracks;
+  for (const auto& t : r.tracks) tracks.insert(t.track);
+  EXPECT_EQ(tracks.count("comm group 1"), 1u);
+  EXPECT_EQ(tracks.count("comm group 3"), 1u);
+  EXPECT_EQ(tracks.count("comm group <all>"), 0u);
+  const std::string dot = WriteDot(BuildVizGraph(traces, *sel), {});
+  EXPECT_NE(dot.find("label=\"comm group 3\""), std::string::npos);
+}
+
 TEST_F(RealTraceTest, NnDemoTimelineHasAnEventPerTimedNode) {
   auto traces = Load(nn_demo_);
   auto graph = LoadGraph(nn_demo_);  // the protobuf nodes, read independently

@@ -1,0 +1,286 @@
+// Real tensor-parallel x data-parallel recordings (tests/data/tp-dp: tp=2 x
+// dp=2 on 4 ranks, tp=4 x dp=2 on 8; torch 1.13, gloo) end to end: the
+// recorder marks each collective with its group, the converter reads the mark
+// and chains each group's collectives in recorded order, and et-sim runs the
+// activation all-reduces in the tensor-parallel groups and the DDP buckets in
+// the data-parallel ones, from the recorded ranks and from one rank at a
+// larger layout.
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "base/gzip_input.h"
+#include "converter/converter.h"
+#include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/process_group.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "scaleout/parallel_layout.h"
+#include "simulator/simulation.h"
+
+namespace {
+
+constexpr uint64_t kActivationBytes = 16 * 64 * 4;  // batch x width, float32
+// One DDP bucket of a rank's gradients: per layer pair a column-parallel
+// 64 -> 256/tp layer with bias, a row-parallel 256/tp -> 64 one without, the
+// row bias of 64; float32.
+constexpr uint64_t BucketBytes(int tp) {
+  return 2 * (64 * (256 / tp) + 256 / tp + (256 / tp) * 64 + 64) * 4;
+}
+
+std::string Out(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(getpid()) + "_tpdp_" +
+         name;
+}
+
+std::string Data(const std::string& name) {
+  return std::string(ET_TEST_DATA) + "/tp-dp/" + name;
+}
+
+// Converts rank `rank` of recording `tag` ("tp2dp2", "tp4dp2") with its
+// profiler trace; returns the report.
+et::convert::ConvertReport Convert(const std::string& tag, int rank) {
+  et::convert::ConvertOptions options;
+  options.rank = rank;
+  options.kineto_path =
+      Data(absl::StrFormat("%s_kineto_r%d.json.gz", tag, rank));
+  auto report = et::convert::ConvertFile(
+      Data(absl::StrFormat("%s_et_r%d.json.gz", tag, rank)),
+      Out(absl::StrFormat("%s.%d.et", tag, rank)), options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  return report.ok() ? *report : et::convert::ConvertReport{};
+}
+
+std::vector<int64_t> Strided(int64_t first, int64_t count, int64_t stride) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < count; ++i) v.push_back(first + i * stride);
+  return v;
+}
+
+// The members of the group each collective of `path` names, by comm_size;
+// checks that each group's collectives depend on the previous one.
+std::map<uint64_t, std::vector<std::vector<int64_t>>> GroupsBySize(
+    const std::string& path) {
+  auto graph = et::LoadGraph(path);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  std::map<uint64_t, std::vector<std::vector<int64_t>>> out;
+  if (!graph.ok()) return out;
+  const std::vector<et::ProcessGroup> groups =
+      et::DecodeProcessGroups(graph->metadata().attr());
+  std::map<std::string, uint64_t> last_in_group;
+  for (const auto& node : graph->nodes()) {
+    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    const std::string pg = et::GetString(node, et::attr::kPgName).value_or("");
+    std::vector<int64_t> ranks = {-1};
+    for (const et::ProcessGroup& g : groups) {
+      if (g.name == pg) ranks = g.ranks;
+    }
+    out[static_cast<uint64_t>(
+            et::GetInt(node, et::attr::kCommSize).value_or(0))]
+        .push_back(ranks);
+    auto it = last_in_group.find(pg);
+    if (it != last_in_group.end()) {
+      bool chained = false;
+      for (uint64_t d : node.ctrl_deps()) chained = chained || d == it->second;
+      EXPECT_TRUE(chained) << "node " << node.id() << " of group " << pg
+                           << " does not follow node " << it->second;
+    }
+    last_in_group[pg] = node.id();
+  }
+  return out;
+}
+
+TEST(TpDpTest, EveryCollectiveRunsOnItsRecordedGroup) {
+  for (const auto& [tag, tp, ranks] :
+       std::vector<std::tuple<std::string, int, int>>{{"tp2dp2", 2, 4},
+                                                      {"tp4dp2", 4, 8}}) {
+    for (int rank = 0; rank < ranks; ++rank) {
+      SCOPED_TRACE(absl::StrCat(tag, " rank ", rank));
+      const et::convert::ConvertReport report = Convert(tag, rank);
+      for (const std::string& w : report.warnings)
+        EXPECT_EQ(w.find("smaller than the world"), std::string::npos) << w;
+      auto by_size = GroupsBySize(Out(absl::StrFormat("%s.%d.et", tag, rank)));
+      ASSERT_EQ(by_size.size(), 2u);
+      const std::vector<int64_t> tp_group = Strided(rank / tp * tp, tp, 1);
+      const std::vector<int64_t> dp_group = Strided(rank % tp, ranks / tp, tp);
+      ASSERT_EQ(by_size[kActivationBytes].size(), 6u);  // 3 per step
+      for (const auto& g : by_size[kActivationBytes]) EXPECT_EQ(g, tp_group);
+      ASSERT_EQ(by_size[BucketBytes(tp)].size(), 2u);  // 1 per step
+      for (const auto& g : by_size[BucketBytes(tp)]) EXPECT_EQ(g, dp_group);
+    }
+  }
+}
+
+// The same trace without the marks (PyTorch 1.13's own recording, renamed
+// so the converter does not see them): every collective on the whole world,
+// and a warning that says so and what it costs.
+TEST(TpDpTest, UnmarkedCollectivesOnTheWorldAreWarnedAbout) {
+  std::string text;
+  ASSERT_TRUE(et::ReadFileMaybeGzip(Data("tp2dp2_et_r0.json.gz"), &text).ok());
+  const std::string bare =
+      absl::StrReplaceAll(text, {{"## pg_name:", "## no_group:"}});
+  ASSERT_NE(bare, text);
+  const std::string in = Out("tp2dp2_unmarked_et.json");
+  std::ofstream(in) << bare;
+  auto report = et::convert::ConvertFile(in, Out("tp2dp2_unmarked.et"), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->warnings.size(), 1u);
+  EXPECT_NE(report->warnings[0].find(
+                "2 group(s) smaller than the world of 4 ranks (1 (2 ranks), 3 "
+                "(2 ranks)) but all 8 collectives name none of them"),
+            std::string::npos)
+      << report->warnings[0];
+  auto by_size = GroupsBySize(Out("tp2dp2_unmarked.et"));
+  for (const auto& [bytes, groups] : by_size) {
+    for (const auto& g : groups) EXPECT_EQ(g, std::vector<int64_t>{-1});
+  }
+}
+
+// The recorded ranks' own files: the simulated groups are the recorded ones
+// (tensor-parallel all-reduces in groups of tp, buckets in groups of dp), in
+// et-sim's default schedule and in ASTRA-sim's (one collective at a time per
+// rank, the lowest ready id first), which runs every rank to the end.
+TEST(TpDpTest, RecordedRanksSimulateTheirGroups) {
+  for (const auto& [tag, tp, ranks] :
+       std::vector<std::tuple<std::string, int, int>>{{"tp2dp2", 2, 4},
+                                                      {"tp4dp2", 4, 8}}) {
+    for (int rank = 0; rank < ranks; ++rank) Convert(tag, rank);
+    for (auto schedule : {et::sim::SchedulingMode::kStreamAware,
+                          et::sim::SchedulingMode::kAstraCompat}) {
+      SCOPED_TRACE(absl::StrCat(tag, " schedule ", static_cast<int>(schedule)));
+      et::sim::SimOptions options;
+      options.scheduling = schedule;
+      auto sim = et::sim::Simulation::Run(
+          {Out(absl::StrCat(tag, ".%d.et")), ranks}, options);
+      ASSERT_TRUE(sim.ok()) << sim.status();
+      int64_t tp_calls = 0, dp_calls = 0;
+      for (const et::sim::CollectiveRow& c : (*sim)->report().collectives) {
+        if (c.bytes == kActivationBytes) {
+          EXPECT_EQ(c.group_size, tp) << c.group;
+          tp_calls += c.calls;
+        } else {
+          EXPECT_EQ(c.bytes, BucketBytes(tp));
+          EXPECT_EQ(c.group_size, ranks / tp) << c.group;
+          dp_calls += c.calls;
+        }
+      }
+      // Each call counted once per instance: ranks / tp tp groups, tp dp ones.
+      EXPECT_EQ(tp_calls, 6 * (ranks / tp));
+      EXPECT_EQ(dp_calls, 2 * tp);
+    }
+  }
+}
+
+// Every multi-rank recording in tests/data, from its own per-rank files, runs
+// to the end under ASTRA-sim's issue rules (--schedule astra: lowest ready id,
+// one collective in flight per rank): no rank waits in a collective its peers
+// issue in another order (docs/astra-sim.md).
+TEST(TpDpTest, EveryMultiRankRecordingRunsToTheEndUnderAstraSchedule) {
+  struct Recording {
+    std::string tag, et, kineto;  // under tests/data; kineto "" for none
+    int ranks;
+  };
+  const std::vector<Recording> recordings = {
+      {"ddp_mlp", "pytorch-1.13-cpu/ddp_mlp_et_r%d.json.gz",
+       "pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz", 4},
+      {"tp8", "tp8/tp8_et_r%d.json.gz", "tp8/tp8_kineto_r%d.json.gz", 8},
+      {"pp", "pp/pp2_2r_et_r%d.json.gz", "pp/pp2_2r_kineto_r%d.json.gz", 2},
+      {"wide_ddp2", "dp-sync/wide_ddp2_et_r%d.json.gz", "", 2}};
+  const std::string data = std::string(ET_TEST_DATA) + "/";
+  for (const Recording& r : recordings) {
+    SCOPED_TRACE(r.tag);
+    for (int rank = 0; rank < r.ranks; ++rank) {
+      auto path = [&](const std::string& pattern) {
+        return data +
+               absl::StrReplaceAll(pattern, {{"%d", std::to_string(rank)}});
+      };
+      et::convert::ConvertOptions convert;
+      convert.rank = rank;
+      if (!r.kineto.empty()) convert.kineto_path = path(r.kineto);
+      auto report = et::convert::ConvertFile(
+          path(r.et), Out(absl::StrFormat("%s.%d.et", r.tag, rank)), convert);
+      ASSERT_TRUE(report.ok()) << report.status();
+    }
+    et::sim::SimOptions options;
+    options.scheduling = et::sim::SchedulingMode::kAstraCompat;
+    auto sim = et::sim::Simulation::Run(
+        {Out(absl::StrCat(r.tag, ".%d.et")), r.ranks}, options);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    EXPECT_EQ((*sim)->world_size(), r.ranks);
+    int64_t calls = 0;
+    for (const et::sim::CollectiveRow& c : (*sim)->report().collectives)
+      calls += c.calls;
+    EXPECT_GT(calls, 0);
+  }
+}
+
+// One rank at --layout tp=2,dp=8: the tensor-parallel all-reduces stay in
+// groups of 2, the recorded DDP buckets run over the 8 data-parallel replicas.
+// --layout dp=8 (the dp the user wants, forgetting tp) suggests the full one.
+TEST(TpDpTest, OneRankScalesDpAndKeepsTp) {
+  Convert("tp2dp2", 0);
+  et::sim::SimOptions options;
+  options.layout = *et::scaleout::ParseLayout("tp=2,dp=8");
+  auto sim = et::sim::Simulation::Run({Out("tp2dp2.0.et"), 0}, options);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  EXPECT_EQ((*sim)->world_size(), 16);
+  EXPECT_EQ((*sim)->recorded_layout()->layout.ToString(), "tp=2,dp=2");
+  int64_t tp_calls = 0, dp_calls = 0;
+  for (const et::sim::CollectiveRow& c : (*sim)->report().collectives) {
+    if (c.bytes == kActivationBytes) {
+      EXPECT_EQ(c.group_size, 2);
+      tp_calls += c.calls;
+    } else {
+      EXPECT_EQ(c.bytes, BucketBytes(2));
+      EXPECT_EQ(c.group_size, 8);
+      dp_calls += c.calls;
+    }
+  }
+  EXPECT_EQ(tp_calls, 6);
+  EXPECT_EQ(dp_calls, 2);
+
+  options.layout = *et::scaleout::ParseLayout("dp=8");
+  auto wrong = et::sim::Simulation::Run({Out("tp2dp2.0.et"), 0}, options);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("use --layout tp=2,dp=8"),
+            std::string::npos)
+      << wrong.status();
+}
+
+// A --recorded-layout the trace contradicts: a pure DDP trace (its gradient
+// buckets all-reduced on every rank) given as tp=4 is refused, naming the
+// buckets; given as dp=4 it is accepted.
+TEST(TpDpTest, GivenLayoutThatTheGradientSyncContradictsIsRefused) {
+  const std::string et = Out("ddp_mlp.0.et");
+  et::convert::ConvertOptions convert;
+  convert.rank = 0;
+  ASSERT_TRUE(
+      et::convert::ConvertFile(
+          std::string(ET_TEST_DATA) + "/pytorch-1.13-cpu/ddp_mlp_et_r0.json.gz",
+          et, convert)
+          .ok());
+  et::sim::SimOptions options;
+  options.recorded_layout = *et::scaleout::ParseLayout("tp=4");
+  options.layout = *et::scaleout::ParseLayout("tp=4,dp=16");
+  auto sim = et::sim::Simulation::Run({et, 0}, options);
+  ASSERT_FALSE(sim.ok());
+  EXPECT_NE(sim.status().message().find(
+                "--recorded-layout tp=4: the trace's 3 gradient all-reduces "
+                "(DDP's buckets, issued from AccumulateGrad) run on every rank "
+                "(4), which that layout makes tp, not dp"),
+            std::string::npos)
+      << sim.status();
+  options.recorded_layout = *et::scaleout::ParseLayout("dp=4");
+  options.layout = *et::scaleout::ParseLayout("dp=16");
+  EXPECT_TRUE(et::sim::Simulation::Run({et, 0}, options).ok());
+}
+
+}  // namespace
