@@ -34,6 +34,10 @@ struct SweepRow {
   // communication, at least 0).
   double other_us = 0;
   std::vector<SweepGroupTime> groups;  // by time, largest first
+  // The memory model's peak of the largest rank, the device's capacity (0:
+  // unknown) and whether it fits (docs/memory-model.md).
+  int64_t peak_bytes = 0, capacity_bytes = 0;
+  bool fits = true;
 };
 
 struct SweepResult {
@@ -63,7 +67,8 @@ absl::StatusOr<SweepResult> RunLayoutSweep(const SimInput& input,
 std::string FormatSweepText(const SweepResult& result);
 // {"sweep":{"dimension","trace","recorded_layout","measured_us":null,"note",
 // "points":[{"value","world","layout","step_us","compute_us",
-// "exposed_comm_us","other_us","groups":[{"name","group_size","time_us"}]}]}}
+// "exposed_comm_us","other_us","groups":[{"name","group_size","time_us"}],
+// "peak_allocated_bytes","capacity_bytes","fits"}]}}
 std::string FormatSweepJson(const SweepResult& result);
 
 // Said of every sweep: why no error is reported.
