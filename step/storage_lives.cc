@@ -27,6 +27,7 @@ bool ExpandsView(absl::string_view name) {
 struct LifeFacts {
   int64_t first_step = -1, last_step = -1;
   int64_t view_bytes = 0;  // largest extent seen only through expanded views
+  uint64_t elem_bytes = 0;  // of the tensor that allocated it
   uint8_t roles = 0;       // bit per NodeRole that used it
   NodeRole alloc_role = NodeRole::kOther;
   bool allocated = false;  // an op of the trace allocated it
@@ -95,6 +96,7 @@ class Walker {
     const uint32_t index = NewLife(i, key);
     facts_[index].allocated = true;
     facts_[index].alloc_role = m_.role(i);
+    facts_[index].elem_bytes = t.elem_bytes;
     result_.lives[index].bytes = static_cast<int64_t>(t.extent_bytes());
     expanded_.erase({t.tensor_id, t.storage_id});
     open_[key] = index;
@@ -104,9 +106,18 @@ class Walker {
     if (t.device == kOtherDevice) ++result_.other_device;
     if (!Usable(t)) return;
     const StorageKey key{t.device, t.storage_id};
+    const bool viewed =
+        expands || expanded_.contains(TensorKey{t.tensor_id, t.storage_id});
+    const int64_t extent = static_cast<int64_t>(t.extent_bytes());
     auto it = open_.find(key);
     uint32_t index;
-    if (it == open_.end()) {
+    // A storage neither grows nor changes its element type: a use beyond what
+    // its allocation holds, or of another element size, is another
+    // allocation at the same address, made inside a folded op.
+    if (it == open_.end() ||
+        (facts_[it->second].allocated && !viewed &&
+         (extent > result_.lives[it->second].bytes ||
+          t.elem_bytes != facts_[it->second].elem_bytes))) {
       index = NewLife(i, key);  // held before the trace (or made unseen)
       open_[key] = index;
     } else {
@@ -119,9 +130,12 @@ class Walker {
     if (f.first_step < 0) f.first_step = step;
     f.last_step = std::max(f.last_step, step);
     f.roles |= Bit(m_.role(i));
+    if (m_.role(i) == NodeRole::kOptimizer) {
+      if (life.optimizer_first == kNoNode) life.optimizer_first = i;
+      optimizer_uses_.push_back(index);
+    }
     if (IsCommunication(m_.kind(i))) f.comm = true;
-    const int64_t extent = static_cast<int64_t>(t.extent_bytes());
-    if (expands || expanded_.contains(TensorKey{t.tensor_id, t.storage_id})) {
+    if (viewed) {
       f.view_bytes = std::max(f.view_bytes, extent);
     } else {
       life.bytes = std::max(life.bytes, extent);
@@ -143,6 +157,19 @@ class Walker {
   std::vector<LifeFacts> facts_;
   absl::flat_hash_map<StorageKey, uint32_t> open_;  // latest life per storage
   absl::flat_hash_set<TensorKey> expanded_;
+  std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
+  std::vector<NodeIndex> first_backward_;  // per step: its first backward node
+  void AssignOwners();
+  void StartHiddenActivations();
+
+ public:
+  void SeeRole(NodeIndex i) {
+    const int64_t step = m_.step(i);
+    if (step < 0 || m_.role(i) != NodeRole::kBackward) return;
+    if (first_backward_.size() <= static_cast<size_t>(step))
+      first_backward_.resize(static_cast<size_t>(step) + 1, kNoNode);
+    if (first_backward_[step] == kNoNode) first_backward_[step] = i;
+  }
 };
 
 MemoryKind Classify(const StorageLife& life, const LifeFacts& f) {
@@ -163,6 +190,46 @@ MemoryKind Classify(const StorageLife& life, const LifeFacts& f) {
   return MemoryKind::kTemporary;
 }
 
+// The parameter each optimizer-made or optimizer-only life belongs to: the
+// parameter the optimizer used last before it.
+void Walker::AssignOwners() {
+  int32_t owner = -1;
+  for (uint32_t index : optimizer_uses_) {
+    StorageLife& life = result_.lives[index];
+    if (life.persistent && life.kind == MemoryKind::kParameter) {
+      owner = static_cast<int32_t>(index);
+      life.owner = owner;
+    } else if (life.owner < 0 &&
+               (life.kind == MemoryKind::kOptimizerState ||
+                (!life.persistent &&
+                 facts_[index].alloc_role == NodeRole::kOptimizer))) {
+      life.owner = owner;
+    }
+  }
+}
+
+// A storage first seen as an input of the backward pass, never allocated in
+// the trace, was made inside an op the converter folded into its parent (max
+// pooling's indices, batch norm's saved statistics): the forward kept it for
+// the backward, so it is live from the backward's start at the latest.
+void Walker::StartHiddenActivations() {
+  for (size_t k = 0; k < result_.lives.size(); ++k) {
+    StorageLife& life = result_.lives[k];
+    const LifeFacts& f = facts_[k];
+    if (f.allocated || life.persistent || f.first_step < 0) continue;
+    const NodeRole first_role = m_.role(life.first);
+    if (first_role != NodeRole::kBackward &&
+        first_role != NodeRole::kGradAccumulation)
+      continue;
+    if (static_cast<size_t>(f.first_step) >= first_backward_.size()) continue;
+    const NodeIndex start = first_backward_[f.first_step];
+    if (start != kNoNode && start < life.first) {
+      life.first = start;
+      life.kind = MemoryKind::kActivation;
+    }
+  }
+}
+
 StorageLivesResult Walker::Finish(int64_t steps) {
   result_.steps = steps;
   for (size_t k = 0; k < result_.lives.size(); ++k) {
@@ -175,6 +242,8 @@ StorageLivesResult Walker::Finish(int64_t steps) {
         !f.allocated && (steps <= 1 || f.last_step > f.first_step);
     life.kind = Classify(life, f);
   }
+  AssignOwners();
+  StartHiddenActivations();
   return std::move(result_);
 }
 
@@ -208,6 +277,7 @@ StorageLivesResult FindStorageLives(const NodeModel& model) {
     // A GPU op carries its launcher's tensors (or none): the launcher, a host
     // op, used them when it ran.
     if (!model.on_host(i) && model.device(i) >= 0) continue;
+    walker.SeeRole(i);
     walker.Node(i);
   }
   return walker.Finish(static_cast<int64_t>(steps.size()));

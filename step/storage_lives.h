@@ -32,6 +32,7 @@ inline constexpr int kMemoryKinds = 7;
 absl::string_view MemoryKindName(MemoryKind kind);
 
 using MemoryByKind = std::array<int64_t, kMemoryKinds>;
+inline constexpr NodeIndex kNoNode = ~NodeIndex{0};
 
 // One allocation: a storage from the op that allocates it (or, for storages
 // the trace never allocates, its first use) to its last use.
@@ -46,10 +47,16 @@ struct StorageLife {
   // inputs. Such a life counts from before the first node to after the last.
   bool persistent = false;
   MemoryKind kind = MemoryKind::kTemporary;
+  // The optimizer's first use (kNoNode: none), and the parameter whose update
+  // made or used it: the parameter the optimizer touched last before (an
+  // index into the lives; -1 none). Optimizers update one parameter at a
+  // time, so its state and temporaries follow it; ZeRO-1 keeps a rank's own.
+  NodeIndex optimizer_first = kNoNode;
+  int32_t owner = -1;
 };
 
 struct StorageLivesResult {
-  std::vector<StorageLife> lives;  // in order of `first`
+  std::vector<StorageLife> lives;  // in order of discovery
   int64_t tensors = 0;             // tensor references read
   int64_t other_device = 0;        // references not on a CPU or CUDA device
   int64_t steps = 0;               // distinct steps the trace's nodes carry

@@ -146,14 +146,15 @@ TEST(LayoutSweepTest, JsonHasAPointPerValueAndNoTruth) {
   EXPECT_TRUE(absl::StrContains(out, "\"group_size\": 16")) << out;
 }
 
-// ZeRO-1 shrinks each replica's optimizer state as dp grows: with a device
+// ZeRO-3 shards each replica's parameters and gradients (the recording's SGD
+// keeps no optimizer state) as dp grows: with a device
 // between the peaks at dp=1 and dp=8, the sweep crosses the capacity, and the
 // table, the JSON and the chart say which points do not fit.
 TEST(LayoutSweepTest, ASweepAcrossTheCapacityMarksThePointsThatDoNotFit) {
   auto sweep = et::scaleout::ParseSweep("dp=1,2,4,8");
   ASSERT_TRUE(sweep.ok());
   et::sim::SimOptions options = RecordedDp4();
-  options.shard_stage = et::scaleout::ShardStage::kOptimizer;
+  options.shard_stage = et::scaleout::ShardStage::kParameters;
   auto free_run = et::sim::RunLayoutSweep({DdpMlpRank0(), 0}, options, *sweep);
   ASSERT_TRUE(free_run.ok()) << free_run.status();
   const int64_t at1 = free_run->rows[0].peak_bytes;
@@ -178,7 +179,7 @@ TEST(LayoutSweepTest, ASweepAcrossTheCapacityMarksThePointsThatDoNotFit) {
   const std::string chart = Out("memory_chart.svg");
   const std::string out = RunSim(
       absl::StrCat(DdpMlpRank0(),
-                   " --recorded-layout dp=4 --dp-sync zero1 --sweep dp=1,2,4,8 "
+                   " --recorded-layout dp=4 --dp-sync zero3 --sweep dp=1,2,4,8 "
                    "--device-memory-gib ",
                    absl::StrFormat("%.12f", gib), " --chart ", chart),
       &rc);
