@@ -1,8 +1,10 @@
-// The converter's public entry points: PyTorch execution trace (ET JSON, plain
-// or gzip, optionally linked with a Kineto trace; or a Kineto trace alone,
-// kineto_only_import.h) -> Chakra .et.
-// et_convert_main.cc is a thin CLI over these; tests of other components use
-// ConvertFile() to make .et inputs.
+// The converter's public entry point: one input file -> Chakra .et, the format
+// recognized by content: a PyTorch execution trace (converter/et, optionally
+// linked with a Kineto trace: converter/kineto), a Kineto trace alone
+// (converter/kineto_only) or an Nsight Systems export (converter/nsys).
+// et_convert_main.cc is a thin CLI over this, multi_rank.h and the ASTRA-sim
+// text converter (converter/astra_text); tests of other components use
+// ConvertFile() to make .et inputs. docs/et-convert.md ("Code layout").
 #ifndef CONVERTER_CONVERTER_H_
 #define CONVERTER_CONVERTER_H_
 
@@ -10,25 +12,15 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "converter/convert_options.h"
-#include "converter/convert_report.h"
-#include "converter/host_op_builder.h"
+#include "converter/common/convert_options.h"
+#include "converter/common/convert_report.h"
 
 namespace et::convert {
 
-// Converts one ET file to one .et file (written atomically).
+// Converts one input file to one .et file (written atomically).
 absl::StatusOr<ConvertReport> ConvertFile(const std::string& input_path,
                                           const std::string& output_path,
                                           const ConvertOptions& options);
-
-// Converts host ops built in memory (host_op_builder.h) as ConvertFile
-// converts the ops it parses from an ET file: `builder`'s path names the
-// trace in the summary and in errors.
-absl::StatusOr<ConvertReport> ConvertHostOps(HostOpBuilder builder,
-                                             const std::string& input_path,
-                                             int64_t input_bytes,
-                                             const std::string& output_path,
-                                             const ConvertOptions& options);
 
 }  // namespace et::convert
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "converter/graph_digest.h"
+#include "converter/graph/graph_digest.h"
 
 namespace et::convert {
 

@@ -17,11 +17,11 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "cli/cli_args.h"
-#include "converter/astra_text_converter.h"
+#include "converter/astra_text/astra_text_converter.h"
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
 #include "converter/multi_rank.h"
-#include "converter/nsys_import.h"
+#include "converter/nsys/nsys_import.h"
 #include "nlohmann/json.hpp"
 #include "proto/graph_json.h"
 

@@ -8,17 +8,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "converter/convert_options.h"
-#include "converter/convert_report.h"
+#include "converter/common/convert_options.h"
+#include "converter/common/convert_report.h"
+#include "converter/graph/rank_outputs.h"
 
 namespace et::convert {
-
-struct RankJob {
-  int rank = 0;
-  std::string input;
-  std::string output;
-  std::string kineto;  // empty: none
-};
 
 // Jobs for a pattern: input, output and kineto patterns each with %d
 // (ExpandRankPatternForRanks in base/rank_files.h).
@@ -31,17 +25,6 @@ absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string& input_dir, const std::string& output_dir);
 
-// A hidden file beside `output` where a rank's graph waits for
-// PublishRankOutputs, so that the final rename stays on one filesystem; the
-// name keeps the output's ending, which picks gzip or not.
-std::string StagingPath(const std::string& output);
-
-struct RankResult {
-  RankJob job;
-  std::string staged;  // where the .et is until PublishRankOutputs
-  absl::StatusOr<ConvertReport> summary;
-};
-
 // Runs the jobs on up to `threads` threads; results in job order. Each rank is
 // written to a staging file beside its output (`staged`), never to the output
 // itself: a job's ranks are used together, so a run that fails one rank must
@@ -49,11 +32,6 @@ struct RankResult {
 std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
                                      const ConvertOptions& options,
                                      int threads);
-
-// All or none: when every rank converted, renames each staged file to its
-// output; otherwise removes the staged files and renames nothing. Returns
-// whether the outputs were written.
-absl::StatusOr<bool> PublishRankOutputs(std::vector<RankResult>* results);
 
 }  // namespace et::convert
 

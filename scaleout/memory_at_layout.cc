@@ -18,6 +18,58 @@ StorageLife BufferLife(int32_t device, int64_t bytes, MemoryKind kind) {
   return life;
 }
 
+// ZeroRedundancyOptimizer's partition of `params` (indices into `lives`, in
+// registration order: the optimizer's order): largest first (a stable sort,
+// as Python's sorted), each to the first rank with the fewest bytes so far.
+// Returns the rank of each.
+std::vector<int64_t> Partition(const std::vector<StorageLife>& lives,
+                               const std::vector<size_t>& params, int64_t dp) {
+  std::vector<size_t> order(params.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return lives[params[a]].bytes > lives[params[b]].bytes;
+  });
+  std::vector<int64_t> held(static_cast<size_t>(dp), 0), rank(params.size());
+  for (size_t k : order) {
+    auto r = std::min_element(held.begin(), held.end());
+    *r += lives[params[k]].bytes;
+    rank[k] = r - held.begin();
+  }
+  return rank;
+}
+
+// ZeRO-1 on rank `dp_index`: the optimizer state and the optimizer's
+// temporaries of the parameters other ranks own are gone; state owned by no
+// parameter is scaled by the rank's share.
+void ShardOptimizer(std::vector<StorageLife>* lives, int64_t dp,
+                    int64_t dp_index, double share) {
+  std::vector<size_t> params;
+  for (size_t k = 0; k < lives->size(); ++k) {
+    const StorageLife& l = (*lives)[k];
+    if (l.persistent && l.kind == MemoryKind::kParameter &&
+        l.optimizer_first != kNoNode)
+      params.push_back(k);
+  }
+  std::stable_sort(params.begin(), params.end(), [&](size_t a, size_t b) {
+    return (*lives)[a].optimizer_first < (*lives)[b].optimizer_first;
+  });
+  const std::vector<int64_t> rank = Partition(*lives, params, dp);
+  std::vector<char> foreign(lives->size(), 0);
+  for (size_t k = 0; k < params.size(); ++k)
+    foreign[params[k]] = rank[k] != dp_index;
+  for (StorageLife& l : *lives) {
+    const bool optimizer_made = l.kind == MemoryKind::kOptimizerState ||
+                                (!l.persistent && l.owner >= 0);
+    if (!optimizer_made) continue;
+    if (l.owner >= 0 && l.kind != MemoryKind::kParameter) {
+      if (foreign[static_cast<size_t>(l.owner)]) l.bytes = 0;
+    } else if (l.kind == MemoryKind::kOptimizerState) {
+      l.bytes =
+          static_cast<int64_t>(static_cast<double>(l.bytes) * share + 0.5);
+    }
+  }
+}
+
 }  // namespace
 
 ShardStage ShardStageOf(absl::string_view dp_sync) {
@@ -63,11 +115,12 @@ std::vector<StorageLife> LivesAtLayout(std::vector<StorageLife> lives,
     }
   }
   const double share = OptimizerShare(params, options.dp, options.dp_index);
+  if (stage >= 1)
+    ShardOptimizer(&lives, options.dp,
+                   std::clamp<int64_t>(options.dp_index, 0, options.dp - 1),
+                   share);
   for (StorageLife& l : lives) {
     if (!l.persistent) continue;
-    if (stage >= 1 && l.kind == MemoryKind::kOptimizerState)
-      l.bytes =
-          static_cast<int64_t>(static_cast<double>(l.bytes) * share + 0.5);
     if (stage >= 2 && l.kind == MemoryKind::kGradient)
       l.bytes = Shard(l.bytes, options.dp);
     if (stage >= 3 && l.kind == MemoryKind::kParameter)

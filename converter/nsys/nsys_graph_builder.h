@@ -1,9 +1,9 @@
 // From an nsys export's tables to one Kineto trace per GPU and process, the
 // intermediate the Kineto-only import already turns into a graph
-// (converter/kineto_only_import.h). Why this intermediate rather than nodes
-// built here: an export holds the same facts as a Kineto trace (host ranges
-// on threads, runtime calls, GPU activity linked by correlation id, stream
-// waits) under other names, and the Kineto path already nests host ops,
+// (converter/kineto_only/kineto_only_import.h). Why this intermediate rather
+// than nodes built here: an export holds the same facts as a Kineto trace (host
+// ranges on threads, runtime calls, GPU activity linked by correlation id,
+// stream waits) under other names, and the Kineto path already nests host ops,
 // links launches, orders streams, derives sync edges, classifies collectives
 // and reads steps; building nodes here would be a second copy of all that.
 // The trace is built in memory (KinetoTrace's builder interface), never

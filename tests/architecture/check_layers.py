@@ -2,31 +2,49 @@
 """Checks that every library includes only what docs/architecture.md allows.
 
 The layers, lowest first: base, proto, model, step; then the tools
-(converter with converter/kineto and converter/nsys below it, simulator
-with scaleout below it, replay, visualizer),
+(converter, simulator with scaleout below it, replay, visualizer),
 which may include any shared layer but never each other; cli is for the
-tools' mains only. Prints each include that breaks the rule and exits 1.
+tools' mains only. Inside converter/, lowest first: common, kineto, graph,
+then the importers (et, kineto_only, nsys above kineto_only, astra_text),
+then the driver (converter/ itself): an importer never includes the driver
+nor an importer beside it. Prints each include that breaks the rule and
+exits 1; a converter folder missing from the table is an error too.
 """
 import pathlib
 import re
 import sys
 
 SHARED = ["base", "proto", "model", "step"]
+CONVERTER_BELOW = ["converter/common", "converter/kineto", "converter/graph"]
+CONVERTER_IMPORTERS = ["converter/et", "converter/kineto_only",
+                       "converter/nsys", "converter/astra_text"]
 ALLOWED = {
     "base": {"base"},
     "proto": {"base", "proto"},
     "model": {"base", "proto", "model"},
     "step": {"base", "proto", "model", "step"},
-    "converter/kineto": set(SHARED) | {"converter/kineto"},
-    "converter/nsys": set(SHARED) | {"converter/nsys", "converter/kineto"},
-    "converter": set(SHARED) | {"converter", "converter/kineto", "converter/nsys"},
+    "converter/common": set(SHARED) | {"converter/common"},
+    "converter/kineto": set(SHARED) | {"converter/common", "converter/kineto"},
+    "converter/graph": set(SHARED) | {"converter/common", "converter/kineto",
+                                      "converter/graph"},
+    # The importers: each sees the layers below, never the driver.
+    "converter/et": set(SHARED) | set(CONVERTER_BELOW) | {"converter/et"},
+    "converter/kineto_only": set(SHARED) | set(CONVERTER_BELOW)
+    | {"converter/kineto_only"},
+    # An nsys export's graphs are converted as Kineto traces alone.
+    "converter/nsys": set(SHARED) | set(CONVERTER_BELOW)
+    | {"converter/kineto_only", "converter/nsys"},
+    "converter/astra_text": set(SHARED) | {"converter/astra_text"},
+    # The driver: ConvertFile, multi-rank, cross-rank check, et-convert.
+    "converter": set(SHARED) | set(CONVERTER_BELOW) | set(CONVERTER_IMPORTERS)
+    | {"converter"},
     "scaleout": set(SHARED) | {"scaleout"},
     "simulator": set(SHARED) | {"scaleout", "simulator"},
     "replay": set(SHARED) | {"replay"},
     "visualizer": set(SHARED) | {"visualizer"},
     "cli": {"cli"},
 }
-SUBLIBS = ["converter/kineto", "converter/nsys"]
+SUBLIBS = CONVERTER_BELOW + CONVERTER_IMPORTERS
 KNOWN = SUBLIBS + [k for k in ALLOWED if k not in SUBLIBS]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -58,6 +76,11 @@ def main(root):
                 if target not in allowed:
                     problems.append(f"{f.relative_to(root)}: includes {inc} "
                                     f"({lib} may not include {target})")
+    for d in sorted((root / "converter").iterdir()):
+        if d.is_dir() and any(d.glob("*.cc")) and \
+                f"converter/{d.name}" not in ALLOWED:
+            problems.append(f"converter/{d.name}/: a converter folder that "
+                            "docs/architecture.md's table lacks")
     for p in problems:
         print(p)
     print(f"check_layers: {checked} includes checked, {len(problems)} "

@@ -9,7 +9,7 @@
 
 #include "base/gzip_input.h"
 #include "converter/kineto/kineto_link.h"
-#include "tests/converter/kineto_test_loader.h"
+#include "tests/converter/kineto/kineto_test_loader.h"
 
 namespace et::kineto {
 namespace {

@@ -9,10 +9,10 @@
 
 #include "base/atomic_output_file.h"
 #include "converter/converter.h"
-#include "converter/et_json_tokenizer.h"
+#include "converter/et/et_json_tokenizer.h"
 #include "converter/multi_rank.h"
-#include "converter_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/converter/converter_test_util.h"
 
 namespace et::convert {
 namespace {

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "base/gzip_input.h"
-#include "converter_test_util.h"
 #include "gtest/gtest.h"
 #include "model/graph_validation.h"
 #include "model/process_group.h"
@@ -16,6 +15,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/graph_json.h"
+#include "tests/converter/converter_test_util.h"
 
 namespace et::convert {
 namespace {

@@ -9,14 +9,14 @@
 #include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
-#include "converter/graph_digest.h"
+#include "converter/graph/graph_digest.h"
 #include "converter/multi_rank.h"
-#include "converter_test_util.h"
 #include "gtest/gtest.h"
 #include "model/graph_validation.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "tests/converter/converter_test_util.h"
 
 namespace et::convert {
 namespace {

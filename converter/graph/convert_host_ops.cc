@@ -1,0 +1,369 @@
+// Host ops -> Chakra graph: call-tree repair, linked-trace order, the Kineto
+// merge, op table -> collectives -> keep plan -> dependencies -> node emitter
+// -> .et writer. See convert_host_ops.h.
+#include "converter/graph/convert_host_ops.h"
+
+#include <chrono>
+#include <memory>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "converter/common/json_text.h"
+#include "converter/graph/collective_resolver.h"
+#include "converter/graph/dependency_builder.h"
+#include "converter/graph/graph_digest.h"
+#include "converter/graph/keep_plan.h"
+#include "converter/graph/nesting_repair.h"
+#include "converter/graph/node_emitter.h"
+#include "converter/graph/op_table.h"
+#include "converter/kineto/kineto_merge.h"
+#include "converter/kineto/linked_order.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_writer.h"
+
+namespace et::convert {
+namespace {
+
+// The process-group table of the `## process_group:init ##` op(s).
+absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(
+    const std::string& path, const OpTable& table, TraceTextSource* source) {
+  std::vector<ProcessGroup> groups;
+  for (uint32_t i = 0; i < table.size(); ++i) {
+    if (!IsProcessGroupInitName(table.name(i))) continue;
+    ASSIGN_OR_RETURN(absl::string_view node_text,
+                     source->NodeText(table.op(i)));
+    absl::string_view text = table.op(i).io(node_text, kInValues);
+    nlohmann::json values =
+        nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (!values.is_array() || values.empty() || !values[0].is_string()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: node %d: process-group table is not a JSON string", path,
+          table.op(i).id));
+    }
+    auto parsed = ParseProcessGroupJson(values[0].get<std::string>());
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: node %d: %s", path, table.op(i).id, parsed.status().message()));
+    }
+    for (auto& g : *parsed) groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+ChakraProtoMsg::GlobalMetadata MakeMetadata(
+    const std::map<std::string, std::string>& fields,
+    const std::string& input_path, const std::vector<ProcessGroup>& groups,
+    const ConvertOptions& options) {
+  ChakraProtoMsg::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  auto* attrs = meta.mutable_attr();
+  SetString(attrs, attr::kSchema, TopLevelString(fields, "schema"));
+  SetString(attrs, attr::kSourceFile, input_path);
+  auto pid = fields.find("pid");
+  int64_t pid_value = 0;
+  if (pid != fields.end() && absl::SimpleAtoi(pid->second, &pid_value)) {
+    SetInt64(attrs, attr::kPid, pid_value);
+  }
+  if (options.rank >= 0) SetInt64(attrs, attr::kRank, options.rank);
+  for (const ProcessGroup& g : groups) {
+    if (g.name == "0" && g.size > 0) SetInt64(attrs, attr::kWorldSize, g.size);
+  }
+  if (!groups.empty()) EncodeProcessGroups(groups, attrs);
+  return meta;
+}
+
+// Everything step 3 derives from the ops; the emitter reads all of it.
+struct TraceStructure {
+  OpTable table;
+  std::vector<ProcessGroup> groups;
+  CollectiveResolver comms;
+  KeepPlan plan;
+  std::vector<NodeDeps> deps;
+};
+
+// Before anything reads parents, and while `ops` is still in file order:
+// PyTorch's observer can nest ops under an asynchronous collective record.
+void RepairCallTree(const StringPool& pool, std::vector<HostOp>* ops,
+                    ConvertReport* summary) {
+  const NestingRepairStats nesting = RepairCollectiveRecordNesting(ops, pool);
+  if (nesting.ops_reparented > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "call tree repaired: %d ops on %d thread(s) had a wrong parent "
+        "(PyTorch's observer nests ops under an asynchronous collective "
+        "record such as gloo:all_reduce, depending on timing); rebuilt from "
+        "start and end order (docs/et-convert.md)",
+        nesting.ops_reparented, nesting.threads_repaired));
+  }
+  if (nesting.threads_left_as_recorded > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "%d thread(s) nest ops under a collective record and their start and "
+        "end orders do not make a tree: kept as recorded; ranks of one "
+        "program may convert to graphs of different shapes",
+        nesting.threads_left_as_recorded));
+  }
+}
+
+// What the ET says about its run, for refusing another run's Kineto trace.
+EtRun RunOfTrace(const std::string& input_path, const ConvertOptions& options,
+                 const std::map<std::string, std::string>& fields) {
+  EtRun run;
+  run.path = input_path;
+  run.rank = options.rank;
+  run.local_time = TopLevelString(fields, "time");
+  if (auto pid = fields.find("pid"); pid != fields.end())
+    (void)absl::SimpleAtoi(pid->second, &run.pid);
+  return run;
+}
+
+// The file the user named (a Kineto-only import names its trace).
+const std::string& SourcePath(const std::string& input_path,
+                              const ConvertOptions& options) {
+  return options.source_path.empty() ? input_path : options.source_path;
+}
+
+// Linked ("ET+") files: ids renumbered by the linker are not start order, and
+// later steps rely on id order being start order.
+void RenumberLinkedTrace(std::vector<HostOp>* ops, StringPool* pool,
+                         ConvertReport* summary) {
+  const LinkedOrderStats linked_order = OrderLinkedTraceByStart(ops, pool);
+  if (linked_order.moved > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "linked trace: ids are not start order; %d of %d nodes renumbered by "
+        "start (old id kept as source_id)",
+        linked_order.moved, ops->size()));
+  }
+  if (linked_order.deps_against_time + linked_order.deps_to_absent > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "linked trace: dropped %d inter_thread_dep/sync_dep on ops that start "
+        "later and %d on ids absent from the trace",
+        linked_order.deps_against_time, linked_order.deps_to_absent));
+  }
+}
+
+// Step 2's counts in the report, so that a partial Kineto match is visible.
+void ReportKineto(KinetoMergeStats* kineto, ConvertReport* summary) {
+  summary->kineto_host_ops = kineto->host_ops_considered;
+  summary->kineto_host_ops_matched = kineto->host_ops_matched;
+  summary->gpu_ops = kineto->gpu_ops;
+  summary->orphan_gpu_ops = kineto->orphan_gpu_ops;
+  summary->orphan_gpu_ops_by_cause = {
+      {"no launch record", kineto->orphans_without_launch_record},
+      {"launch outside matched ops", kineto->orphans_with_unmatched_launch}};
+  summary->gpu_ops_left_out = {
+      {"other iterations", kineto->gpu_ops_outside_window}};
+  summary->gpu_ops_before_trace = kineto->gpu_ops_before_trace;
+  for (const auto& t : kineto->per_thread) {
+    summary->kineto_by_thread[t.tid] = {t.matched, t.host_ops};
+  }
+  // A note, not a warning: a full match is the good case. Threads that
+  // matched less than 99% get warnings of their own below.
+  summary->notes.push_back(absl::StrFormat(
+      "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
+      "launcher; %d of other iterations left out; %d launched before the "
+      "trace began, kept outside every step), %d sync edges",
+      kineto->host_ops_matched, kineto->host_ops_considered,
+      kineto->host_ops_considered
+          ? 100.0 * kineto->host_ops_matched / kineto->host_ops_considered
+          : 0.0,
+      kineto->gpu_ops, kineto->orphan_gpu_ops, kineto->gpu_ops_outside_window,
+      kineto->gpu_ops_before_trace, kineto->sync_edges));
+  for (auto& w : kineto->warnings) summary->warnings.push_back(std::move(w));
+}
+
+// Dependencies that could not be written, so that a user knows the graph has
+// fewer edges than the trace.
+void ReportDependencies(const DependencyBuilder& dep_builder,
+                        ConvertReport* summary) {
+  if (dep_builder.stats().missing_targets > 0) {
+    summary->warnings.push_back(absl::StrFormat(
+        "%d inter_thread_dep/sync_dep ids name nodes absent from the trace",
+        dep_builder.stats().missing_targets));
+  }
+  if (dep_builder.stats().unresolved > 0) {
+    summary->warnings.push_back(
+        absl::StrFormat("%d dependencies on ops with no node standing for them "
+                        "(profiler roots, empty "
+                        "containers) were not written",
+                        dep_builder.stats().unresolved));
+  }
+}
+
+// Step 3: call tree, process groups, collectives, granularity and
+// dependencies, which decide what becomes a node and what it waits for.
+absl::Status BuildStructure(const std::string& input_path,
+                            const ConvertOptions& options,
+                            std::unique_ptr<StringPool> pool,
+                            ParsedTrace* parsed, TraceTextSource* text,
+                            TraceStructure* out, ConvertReport* summary) {
+  out->table.set_pool(std::move(pool));
+  RETURN_IF_ERROR(out->table.Build(input_path, std::move(parsed->ops),
+                                   std::move(parsed->tensors)));
+  ASSIGN_OR_RETURN(out->groups,
+                   ReadProcessGroups(input_path, out->table, text));
+  RETURN_IF_ERROR(out->comms.Resolve(out->table, out->groups, text));
+  out->plan.Build(out->table, out->comms, options.granularity);
+  DependencyBuilder dep_builder;
+  RETURN_IF_ERROR(dep_builder.Build(input_path, out->table, out->comms,
+                                    out->plan, &out->deps));
+  ReportDependencies(dep_builder, summary);
+  summary->skipped_by_reason = out->plan.skipped();
+  return absl::OkStatus();
+}
+
+// What Kineto measured (step times, device) and the unprofiled time of a step,
+// for the simulator to compare its prediction with.
+void AddMeasuredMetadata(const KinetoMergeStats& kineto,
+                         const ConvertOptions& options,
+                         ChakraProtoMsg::GlobalMetadata* metadata) {
+  if (!kineto.step_times_us.empty()) {
+    auto* attrs = metadata->mutable_attr();
+    SetStringList(attrs, attr::kStepNames, kineto.step_names);
+    SetDoubleList(attrs, attr::kStepTimesUs, kineto.step_times_us);
+    if (kineto.measured_step_us >= 0)
+      SetDouble(attrs, attr::kMeasuredStepUs, kineto.measured_step_us);
+  }
+  const double unprofiled_us = options.measured_step_ms > 0
+                                   ? options.measured_step_ms * 1000.0
+                                   : kineto.unprofiled_step_us;
+  if (unprofiled_us > 0)
+    SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
+  if (!kineto.device_name.empty())
+    SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
+  if (kineto.unprofiled_peak_bytes > 0) {
+    SetInt64(metadata->mutable_attr(), attr::kUnprofiledPeakBytes,
+             kineto.unprofiled_peak_bytes);
+    if (kineto.unprofiled_start_bytes >= 0)
+      SetInt64(metadata->mutable_attr(), attr::kUnprofiledStartBytes,
+               kineto.unprofiled_start_bytes);
+  }
+  if (kineto.gpu_queued_gap_us >= 0)
+    SetDouble(metadata->mutable_attr(), attr::kGpuQueuedGapUs,
+              kineto.gpu_queued_gap_us);
+}
+
+// Step 4: the metadata, then the nodes in ascending id order; the writer
+// renames its temp file only once everything is written.
+absl::Status WriteEt(const std::string& input_path,
+                     const std::string& output_path,
+                     const ConvertOptions& options,
+                     const std::map<std::string, std::string>& fields,
+                     const KinetoMergeStats& kineto,
+                     const TraceStructure& structure, TraceTextSource* text,
+                     ConvertReport* summary) {
+  ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
+  ChakraProtoMsg::GlobalMetadata metadata = MakeMetadata(
+      fields, SourcePath(input_path, options), structure.groups, options);
+  AddMeasuredMetadata(kineto, options, &metadata);
+  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  auto digest = std::make_shared<GraphDigest>();
+  digest->SetMetadata(metadata);
+  NodeEmitter emitter(structure.table, structure.comms, structure.plan,
+                      structure.deps, structure.groups, options);
+  ChakraProtoMsg::Node node;
+  for (uint32_t i = 0; i < structure.table.size(); ++i) {
+    if (!structure.plan.is_node(i)) continue;
+    ASSIGN_OR_RETURN(absl::string_view node_text,
+                     text->NodeText(structure.table.op(emitter.IoSourceOf(i))));
+    emitter.Emit(i, node_text, &node, summary);
+    RETURN_IF_ERROR(writer->WriteNode(node));
+    digest->Add(node);
+    ++summary->written_nodes;
+  }
+  RETURN_IF_ERROR(writer->Close());
+  summary->digest = std::move(digest);
+  return absl::OkStatus();
+}
+
+// Peerless sends/recvs became COMP nodes; say so, since a simulator sees no
+// communication there.
+void WarnPeerlessP2p(ConvertReport* summary) {
+  if (auto it = summary->skipped_by_reason.find(kPeerlessP2pReason);
+      it != summary->skipped_by_reason.end()) {
+    summary->warnings.push_back(absl::StrFormat(
+        "%d sends/recvs name no peer rank: written as COMP nodes, not "
+        "communication (a simulator could not pair them)",
+        it->second));
+  }
+}
+
+}  // namespace
+
+// The report's fields known before any reading, so that every error path
+// still names its files.
+ConvertReport StartReport(const std::string& input_path,
+                          const std::string& output_path,
+                          const ConvertOptions& options, int64_t input_bytes) {
+  ConvertReport summary;
+  summary.input_path = SourcePath(input_path, options);
+  summary.output_path = output_path;
+  summary.rank = options.rank;
+  summary.input_bytes = input_bytes;
+  return summary;
+}
+
+// Steps 2 to 4 on parsed (or built) host ops: Kineto linking, structure,
+// output.
+absl::StatusOr<ConvertReport> ConvertParsed(
+    const std::string& input_path, const std::string& output_path,
+    const ConvertOptions& options, std::chrono::steady_clock::time_point start,
+    ProgressLine* progress, std::unique_ptr<StringPool> pool,
+    ParsedTrace* parsed, TraceTextSource* text, ConvertReport summary) {
+  RepairCallTree(*pool, &parsed->ops, &summary);
+  RenumberLinkedTrace(&parsed->ops, pool.get(), &summary);
+
+  // 2. Optional Kineto trace of the same run: measured times, GPU ops, sync,
+  // steps.
+  KinetoMergeStats kineto;
+  if (!options.kineto_path.empty()) {
+    progress->Stage("linking Kineto");
+    RETURN_IF_ERROR(MergeKineto(options.kineto_path, options.kineto_trace.get(),
+                                options.kineto_nesting.get(),
+                                RunOfTrace(input_path, options, parsed->fields),
+                                pool.get(), &parsed->ops, &kineto));
+    ReportKineto(&kineto, &summary);
+  }
+
+  // 3. Structure: call tree, process groups, collectives, granularity,
+  // dependencies.
+  progress->Stage("building graph");
+  TraceStructure structure;
+  RETURN_IF_ERROR(BuildStructure(input_path, options, std::move(pool), parsed,
+                                 text, &structure, &summary));
+
+  // 4. Emit nodes in ascending id order.
+  progress->Stage("writing");
+  RETURN_IF_ERROR(WriteEt(input_path, output_path, options, parsed->fields,
+                          kineto, structure, text, &summary));
+  WarnPeerlessP2p(&summary);
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return summary;
+}
+
+absl::StatusOr<ConvertReport> ConvertHostOps(HostOpBuilder builder,
+                                             const std::string& input_path,
+                                             int64_t input_bytes,
+                                             const std::string& output_path,
+                                             const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ProgressLine progress(options.show_progress, input_path);
+  ConvertReport summary =
+      StartReport(input_path, output_path, options, input_bytes);
+  ParsedTrace parsed = builder.TakeParsed();
+  TraceTextSource text;
+  text.UseText(builder.TakeText());
+  summary.schema = TopLevelString(parsed.fields, "schema");
+  summary.et_nodes = static_cast<int64_t>(parsed.ops.size());
+  if (parsed.ops.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: the trace has no nodes", input_path));
+  }
+  return ConvertParsed(input_path, output_path, options, start, &progress,
+                       builder.TakePool(), &parsed, &text, std::move(summary));
+}
+
+}  // namespace et::convert

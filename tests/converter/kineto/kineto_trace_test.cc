@@ -1,0 +1,201 @@
+// Tests of the Kineto trace reader: real files of each vintage, and malformed
+// inputs.
+#include "converter/kineto/kineto_trace.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "base/gzip_input.h"
+#include "tests/converter/kineto/kineto_test_loader.h"
+
+namespace et::kineto {
+namespace {
+
+using testing::DataPath;
+using testing::KinetoEvents;
+
+std::map<EventKind, int> CountKinds(const KinetoTrace& trace) {
+  std::map<EventKind, int> counts;
+  for (const KinetoEvent& e : trace.events()) ++counts[e.kind];
+  return counts;
+}
+
+TEST(KinetoTraceTest, ReadsSimpleAddWithKernelsAndLaunchDims) {
+  auto trace = KinetoTrace::Load(DataPath("hta/simple_add_kineto.json.gz"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  auto counts = CountKinds(*trace);
+  // Independent count of the same file with nlohmann.
+  std::map<std::string, int> expected;
+  for (const auto& e :
+       KinetoEvents(DataPath("hta/simple_add_kineto.json.gz"))) {
+    if (e.value("ph", "") == "X") ++expected[e.value("cat", "")];
+  }
+  EXPECT_EQ(counts[EventKind::kKernel], expected["kernel"]);
+  EXPECT_EQ(counts[EventKind::kKernel], 4);
+  EXPECT_EQ(counts[EventKind::kCpuOp], expected["cpu_op"]);
+  EXPECT_EQ(counts[EventKind::kRuntime], expected["cuda_runtime"]);
+  EXPECT_EQ(trace->rank(), 0);
+  int kernels_with_dims = 0;
+  for (const KinetoEvent& e : trace->events()) {
+    if (e.kind != EventKind::kKernel) continue;
+    EXPECT_EQ(e.stream, 7);
+    EXPECT_EQ(e.device, 0);
+    EXPECT_GE(e.correlation, 0);
+    ASSERT_GE(e.dims, 0);
+    const LaunchDims& dims = trace->dims()[e.dims];
+    EXPECT_EQ(dims.grid[0],
+              dims.block[0]);  // 256x256 and 128x128 launches in this file
+    ++kernels_with_dims;
+  }
+  EXPECT_EQ(kernels_with_dims, 4);
+}
+
+TEST(KinetoTraceTest, ReadsLegacyBareArrayAsCpuOps) {
+  const std::string path = DataPath("pytorch-1.13-cpu/nn_demo_trace.json.gz");
+  auto trace = KinetoTrace::Load(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->is_legacy_array());
+  EXPECT_EQ(trace->events().size(), KinetoEvents(path).size());
+  for (const KinetoEvent& e : trace->events())
+    EXPECT_EQ(e.kind, EventKind::kCpuOp);
+  // "pid": "CPU functions" is a string: it gets a negative id.
+  EXPECT_LT(trace->events()[0].pid, 0);
+  EXPECT_EQ(trace->name(trace->events()[0].name), "aten::zeros");
+  EXPECT_EQ(trace->events()[0].ts_ns, 187000);
+  EXPECT_EQ(trace->events()[0].dur_ns, 111000);
+}
+
+TEST(KinetoTraceTest, ReadsCudaSyncRecords) {
+  auto trace =
+      KinetoTrace::Load(DataPath("hta/event_sync_multi_stream_kineto.json.gz"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  int waits = 0;
+  for (const KinetoEvent& e : trace->events()) {
+    if (e.kind == EventKind::kSync &&
+        trace->name(e.name) == "Stream Wait Event") {
+      EXPECT_EQ(e.wait_on_stream, 20);
+      EXPECT_EQ(e.stream, 24);
+      EXPECT_EQ(e.wait_on_record_correlation, 1385);
+      ++waits;
+    }
+    if (e.kind == EventKind::kRuntime &&
+        trace->name(e.name) == "cudaStreamWaitEvent") {
+      EXPECT_EQ(e.call, RuntimeCall::kStreamWaitEvent);
+    }
+  }
+  EXPECT_EQ(waits, 1);
+}
+
+TEST(KinetoTraceTest, Accepts2021CategoriesAndExactFractionalTimes) {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 1, "tid": 2,
+     "ts": 1712867402348256.123, "dur": 10.5},
+    {"ph": "X", "cat": "Runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 2,
+     "ts": 1712867402348257, "dur": 1, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "Kernel", "name": "Cijk_gemm", "pid": 0, "tid": 3,
+     "ts": 1712867402348260, "dur": 4, "args": {"correlation": 9, "stream": 3, "device": 0}},
+    {"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 3,
+     "ts": 1712867402348270, "dur": 1, "args": {"bytes": 64}},
+    {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "x"}}
+  ]})";
+  auto trace = KinetoTrace::Parse(json, "inline");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_EQ(trace->events().size(), 4u);
+  EXPECT_EQ(trace->ignored_events(), 1);
+  EXPECT_EQ(trace->events()[0].kind, EventKind::kCpuOp);
+  EXPECT_EQ(trace->events()[0].ts_ns, 1712867402348256123);
+  EXPECT_EQ(trace->events()[0].dur_ns, 10500);
+  EXPECT_EQ(trace->events()[1].kind, EventKind::kRuntime);
+  EXPECT_EQ(trace->events()[1].call, RuntimeCall::kLaunch);
+  EXPECT_EQ(trace->events()[2].kind, EventKind::kKernel);
+  EXPECT_EQ(trace->events()[3].kind, EventKind::kMemcpy);
+  EXPECT_EQ(trace->events()[3].bytes, 64);
+}
+
+TEST(KinetoTraceTest, ClassifiesCudaDriverAndHipCalls) {
+  EXPECT_EQ(ClassifyRuntimeCall("cudaLaunchKernel"), RuntimeCall::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cuLaunchKernelEx"), RuntimeCall::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("hipExtLaunchKernel"), RuntimeCall::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaMemcpyAsync"), RuntimeCall::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("hipMemsetAsync"), RuntimeCall::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaEventRecord"), RuntimeCall::kEventRecord);
+  EXPECT_EQ(ClassifyRuntimeCall("hipStreamWaitEvent"),
+            RuntimeCall::kStreamWaitEvent);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaStreamSynchronize"),
+            RuntimeCall::kStreamSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("hipDeviceSynchronize"),
+            RuntimeCall::kDeviceSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("cuCtxSynchronize"),
+            RuntimeCall::kDeviceSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaEventSynchronize"),
+            RuntimeCall::kEventSynchronize);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaEventQuery"), RuntimeCall::kNone);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaStreamIsCapturing"), RuntimeCall::kNone);
+}
+
+TEST(KinetoTraceTest, TruncatedFileIsAClearError) {
+  std::string text;
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(DataPath("hta/simple_add_kineto.json.gz"), &text).ok());
+  text.resize(text.size() / 2);
+  auto trace = KinetoTrace::Parse(text, "half.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("half.json"), std::string::npos);
+  EXPECT_NE(trace.status().message().find("truncated"), std::string::npos)
+      << trace.status();
+}
+
+TEST(KinetoTraceTest, FileCutBetweenEventsIsAClearError) {
+  auto trace = KinetoTrace::Parse(
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1},)",
+      "cut.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("cut.json: truncated"),
+            std::string::npos)
+      << trace.status();
+}
+
+// A ts of 1e30 us used to become INT64_MIN ns and sort first; ids past int64
+// wrapped. Times beyond +-2^61 ns are refused, naming the event and field.
+TEST(KinetoTraceTest, OutOfRangeTimesAreClearErrors) {
+  for (const char* ts : {"1e30", "1e300", "99999999999999999999999", "-1e30"}) {
+    auto trace = KinetoTrace::Parse(
+        std::string(R"({"traceEvents": [{"ph": "X", "name": "a", "ts": )") +
+            ts + R"(, "dur": 1}]})",
+        "ts.json");
+    ASSERT_FALSE(trace.ok()) << ts;
+    EXPECT_NE(trace.status().message().find("ts.json: event #0: 'ts'"),
+              std::string::npos)
+        << trace.status();
+  }
+}
+
+TEST(KinetoTraceTest, MissingTraceEventsIsAClearError) {
+  auto trace = KinetoTrace::Parse(
+      R"({"schemaVersion": 1, "deviceProperties": []})", "x.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("no 'traceEvents'"),
+            std::string::npos)
+      << trace.status();
+}
+
+TEST(KinetoTraceTest, EventWithoutTsIsAClearError) {
+  auto trace = KinetoTrace::Parse(
+      R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2},
+                          {"ph": "X", "cat": "kernel", "name": "gemm", "dur": 2}]})",
+      "nots.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("event #1 ('gemm')"),
+            std::string::npos)
+      << trace.status();
+  EXPECT_NE(trace.status().message().find("without 'ts'"), std::string::npos);
+}
+
+TEST(KinetoTraceTest, MissingFileIsAnError) {
+  EXPECT_FALSE(KinetoTrace::Load(DataPath("no/such/kineto.json")).ok());
+}
+
+}  // namespace
+}  // namespace et::kineto
