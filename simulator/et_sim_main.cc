@@ -339,7 +339,8 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
     auto parsed = et::scaleout::ParseDpSyncMode(mode);
     if (!parsed.ok())
       Fail(absl::StrCat("--dp-sync: ", parsed.status().message()));
-    if (!o.layout) Fail("--dp-sync needs --layout (the job whose dp it syncs)");
+    if (!o.layout && absl::GetFlag(FLAGS_sweep).empty())
+      Fail("--dp-sync needs --layout or --sweep (the job whose dp it syncs)");
     o.dp_sync = *parsed;
     o.shard_stage = et::scaleout::ShardStageOf(mode);
   }
