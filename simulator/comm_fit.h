@@ -1,8 +1,9 @@
-// --comm-from: fits a platform's few free figures (intra-node and network
-// efficiency, launch cost, Simple pipeline ramp) to measured collectives by
-// coordinate descent on the squared log error of the NCCL model's times. The
-// link rates, NCCL's own latencies and the structure stay; a handful of
-// physical parameters, not a table of sizes.
+// --comm-from: fits a platform's few free figures (network and intra-node
+// efficiency, per-step latency on each, launch cost, Simple pipeline ramp) to
+// measured collectives by coordinate descent on the mean absolute log error
+// of the NCCL model's times, each figure within a physical bound and held
+// where the log cannot tell it. The link rates, NCCL's own latencies and the
+// structure stay; a handful of physical parameters, not a table of sizes.
 #ifndef SIMULATOR_COMM_FIT_H_
 #define SIMULATOR_COMM_FIT_H_
 
@@ -21,6 +22,16 @@ struct CommFit {
   double median_error_before = 0;  // |predicted / measured - 1|, sizes >= 1 MiB
   double median_error_after = 0;   // (all sizes when none is >= 1 MiB)
   size_t rows = 0;
+  // Figures the log's sizes and shape cannot tell (a one-node log says
+  // nothing of the network): kept at the start's value.
+  std::vector<std::string> held;
+  // Node figures (NVLink) a log across nodes did not need: fitting them
+  // after the network's gained under 10% of the loss, so NVLink cannot be
+  // told from the network there.
+  std::vector<std::string> kept;
+  // Rows the fitted model still misses by more than 10%, worst first:
+  // "all_reduce 16 ranks 2 MiB -45%".
+  std::vector<std::string> misses;
 };
 
 // Fits `start` to `rows` (each row's op, ranks, size and time).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -152,6 +153,30 @@ ABSL_FLAG(std::string, max_bytes, "16G",
           "--nccl-tests: largest size (nccl-tests -e), doubling from the "
           "smallest");
 
+// The cluster and NCCL's knobs (issue 33), in nccl-tests' and NCCL's terms;
+// they apply to --nccl-tests and to trace simulation alike.
+ABSL_FLAG(std::optional<int64_t>, nodes, std::nullopt,
+          "nodes (hosts) the ranks run on; the world is "
+          "nodes x --gpus-per-node unless --world says");
+ABSL_FLAG(std::optional<int64_t>, gpus_per_node, std::nullopt,
+          "ranks (GPUs) per node, mpirun -N: e.g. 1 for nccl-tests run with -N "
+          "1; fewer "
+          "than the platform's node use their share of its NICs");
+ABSL_FLAG(std::string, nccl_algo, "",
+          "NCCL_ALGO as NCCL reads it: a list (ring; Tree,Ring) or '^' and a "
+          "list to exclude (^NVLS,NVLSTree), case-insensitive");
+ABSL_FLAG(std::string, nccl_proto, "",
+          "NCCL_PROTO as NCCL reads it: LL, LL128, Simple, lists, ^ to "
+          "exclude");
+ABSL_FLAG(std::optional<int64_t>, nccl_min_channels, std::nullopt,
+          "NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS): at least this many channels");
+ABSL_FLAG(std::optional<int64_t>, nccl_max_channels, std::nullopt,
+          "NCCL_MAX_NCHANNELS (NCCL_MAX_CTAS): at most this many channels "
+          "(fewer carry their share of the bus)");
+ABSL_FLAG(std::optional<int64_t>, gpus_per_process, std::nullopt,
+          "GPUs one process drives (nccl-tests -g; default 1): it launches "
+          "their kernels in turn");
+
 namespace {
 
 using et::sim::CollectiveAlgorithm;
@@ -224,6 +249,59 @@ void ParseSweepFlags(Flags* f) {
   f->sweep = std::move(*sweep);
 }
 
+// --nodes, --gpus-per-node and NCCL's knobs, checked as usage errors.
+std::pair<et::sim::ClusterShape, et::sim::NcclFlags> ClusterFlags() {
+  et::sim::ClusterShape shape;
+  for (auto [flag, value, target] :
+       {std::make_tuple("--nodes", absl::GetFlag(FLAGS_nodes), &shape.nodes),
+        std::make_tuple("--gpus-per-node", absl::GetFlag(FLAGS_gpus_per_node),
+                        &shape.gpus_per_node)}) {
+    if (!value) continue;
+    if (*value < 1 || *value > et::kMaxRanks)
+      Fail(absl::StrFormat("%s %d: must be in [1, %d]", flag, *value,
+                           et::kMaxRanks));
+    *target = *value;
+  }
+  if (shape.nodes > 0 && shape.gpus_per_node > 0 &&
+      shape.nodes * shape.gpus_per_node > et::kMaxRanks) {
+    Fail(absl::StrFormat("--nodes x --gpus-per-node: more than %d ranks",
+                         et::kMaxRanks));
+  }
+  if (const std::optional<int64_t> world = absl::GetFlag(FLAGS_world);
+      world && shape.nodes > 0 && shape.gpus_per_node > 0 &&
+      shape.nodes * shape.gpus_per_node != *world) {
+    Fail(absl::StrFormat(
+        "--nodes %d x --gpus-per-node %d is %d ranks, not --world %d",
+        shape.nodes, shape.gpus_per_node, shape.nodes * shape.gpus_per_node,
+        *world));
+  }
+  et::sim::NcclFlags nccl{absl::GetFlag(FLAGS_nccl_algo),
+                          absl::GetFlag(FLAGS_nccl_proto)};
+  // Unset: the platform's; given, at least 1 (0 is a mistake, not "unset").
+  for (auto [flag, value, target] :
+       {std::make_tuple("--nccl-min-channels",
+                        absl::GetFlag(FLAGS_nccl_min_channels),
+                        &nccl.min_channels),
+        std::make_tuple("--nccl-max-channels",
+                        absl::GetFlag(FLAGS_nccl_max_channels),
+                        &nccl.max_channels),
+        std::make_tuple("--gpus-per-process",
+                        absl::GetFlag(FLAGS_gpus_per_process),
+                        &nccl.gpus_per_process)}) {
+    if (!value) continue;
+    if (*value < 1 || *value > 64)
+      Fail(absl::StrFormat("%s %d: must be in [1, 64]", flag, *value));
+    *target = *value;
+  }
+  et::sim::NcclSettings check;
+  if (absl::Status s = et::sim::ApplyNcclFlags(nccl, &check); !s.ok()) {
+    Fail(absl::StrCat(
+        "--nccl-algo/--nccl-proto/--nccl-*-channels/--gpus-per-process: ",
+        s.message()));
+  }
+  return {shape, nccl};
+}
+
 Flags ParseFlags(const std::vector<std::string>& positional) {
   Flags f;
   et::sim::SimOptions& o = f.options;
@@ -248,6 +326,20 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   }
   o.world_size = world.value_or(0);
   f.input.pattern_ranks = ranks.value_or(0);
+  std::tie(o.cluster, o.nccl) = ClusterFlags();
+  if (o.world_size == 0 && o.cluster.nodes > 0 && o.cluster.gpus_per_node > 0) {
+    const int64_t product = o.cluster.nodes * o.cluster.gpus_per_node;
+    if (ranks && *ranks != product) {
+      Fail(absl::StrFormat(
+          "--nodes %d x --gpus-per-node %d is %d ranks, not --ranks %d",
+          o.cluster.nodes, o.cluster.gpus_per_node, product, *ranks));
+    }
+    // --layout and --sweep make their own world; the shape is checked
+    // against it when the network is resolved.
+    if (!ranks && absl::GetFlag(FLAGS_layout).empty() &&
+        absl::GetFlag(FLAGS_sweep).empty())
+      o.world_size = product;
+  }
   // The same usage error, and exit status, as et-convert's.
   if (!ranks && et::IsRankPattern(f.input.path)) {
     Fail("'" + f.input.path +
@@ -404,7 +496,11 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   }
   if (positional.size() > 1)
     Fail("--nccl-tests takes no input, got '" + positional[1] + "'");
-  const int64_t world = absl::GetFlag(FLAGS_world).value_or(8);
+  const auto [shape, nccl] = ClusterFlags();
+  std::optional<int64_t> given_world = absl::GetFlag(FLAGS_world);
+  if (!given_world && shape.nodes > 0 && shape.gpus_per_node > 0)
+    given_world = shape.nodes * shape.gpus_per_node;
+  int64_t world = given_world.value_or(8);
   if (world < 2 || world > et::kMaxRanks)
     Fail(absl::StrFormat("--world %d: must be in [2, %d]", world,
                          et::kMaxRanks));
@@ -421,20 +517,32 @@ int RunNcclTests(const std::vector<std::string>& positional) {
     if (!parsed.ok()) Fail(std::string(parsed.status().message()));
     log_device = parsed->device_name;
   }
-  auto network = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
-                                         log_device, !logs.empty(), world);
+  if (!given_world && shape.nodes > 0) {
+    // --nodes alone: nodes of the platform's own size.
+    auto node = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
+                                        log_device, !logs.empty(), 1);
+    if (!node.ok()) Fail(std::string(node.status().message()));
+    world = shape.nodes * node->platform.gpus_per_node;
+  }
+  auto network =
+      et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology), log_device,
+                              !logs.empty(), world, false, shape, nccl);
   if (!network.ok()) Fail(std::string(network.status().message()));
   if (!logs.empty()) {
-    auto fitted = et::sim::FitPlatformToLogs(logs, &network->platform);
+    et::sim::Platform node = network->node_platform;
+    auto fitted = et::sim::FitPlatformToLogs(logs, &node);
     if (!fitted.ok()) Fail(std::string(fitted.status().message()));
+    et::sim::RefitNode(node, &*network);
     std::fprintf(stderr, "et-sim: note: %s\n", fitted->c_str());
   }
   const std::vector<et::sim::NcclTestsRow> rows = et::sim::NcclTestsTable(
       network->platform, *op, world, *min_bytes, *max_bytes);
   const std::string out =
       absl::GetFlag(FLAGS_json)
-          ? et::sim::FormatNcclTestsJson(rows, *op, world, network->name)
-          : et::sim::FormatNcclTestsText(rows, *op, world, network->name);
+          ? et::sim::FormatNcclTestsJson(rows, *op, world, network->name,
+                                         network->cluster)
+          : et::sim::FormatNcclTestsText(rows, *op, world, network->name,
+                                         network->cluster);
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -17,19 +17,22 @@ namespace {
 // latency on NVLink and on the network, and its base latency (us).
 struct Protocol {
   absl::string_view name;
+  unsigned bit;  // NCCL_PROTO
   double data_share;
   double nvlink_hop_us;
   double net_hop_us;
   double base_us;
 };
-constexpr Protocol kLl{"LL", 0.5, 0.6, 2.7, 6.6};
-constexpr Protocol kLl128{"LL128", 0.92, 1.9, 4.0, 14.0};
-constexpr Protocol kSimple{"Simple", 1.0, 3.4, 14.0, 8.4};
+constexpr Protocol kLl{"LL", kNcclLl, 0.5, 0.6, 2.7, 6.6};
+constexpr Protocol kLl128{"LL128", kNcclLl128, 0.92, 1.9, 4.0, 14.0};
+constexpr Protocol kSimple{"Simple", kNcclSimple, 1.0, 3.4, 14.0, 8.4};
 constexpr const Protocol* kProtocols[] = {&kLl, &kLl128, &kSimple};
 
 // Shared constants fitted to the H100 logs (docs/collective-model.md).
-constexpr double kNvlsEfficiency = 0.69;      // NVLS all-reduce algbw / NVLink
-constexpr double kTreeNetEfficiency = 0.625;  // tree algbw / NIC line rate
+constexpr double kNvlsEfficiency = 0.69;  // NVLS all-reduce algbw / NVLink
+// Tree algbw / the network rate a ring reaches (0.625 of NDR's line rate at
+// HGX-H100's 0.94), so a slower network slows the tree too.
+constexpr double kTreeNetShare = 0.625 / 0.94;
 constexpr double kAllToAllShare = 0.97;  // all-to-all / ring busbw, one node
 constexpr double kRampExponent = 0.78;   // Simple pipeline ramp
 constexpr double kNvlsLatencyUs = 25;    // NCCL's NVLS hop (NVLink)
@@ -58,6 +61,7 @@ double LlCapGBps(const Platform& p, int64_t nodes) {
 
 struct Candidate {
   absl::string_view algorithm;
+  unsigned algorithm_bit;  // NCCL_ALGO; 0: p2p, which NCCL_ALGO leaves alone
   const Protocol* protocol;
   double latency_us;
   double bus_gbps;
@@ -66,6 +70,22 @@ struct Candidate {
 struct Shape {
   int64_t ranks, nodes, per_node;
 };
+
+// The host's launch cost: one process per GPU, or one driving several in
+// turn (nccl-tests -g).
+double LaunchUs(const Platform& p) {
+  return p.launch_us +
+         static_cast<double>(p.nccl.gpus_per_process - 1) * p.launch_per_gpu_us;
+}
+
+// NCCL_ALGO's bit for a candidate's algorithm name.
+unsigned AlgorithmBit(absl::string_view algorithm) {
+  if (algorithm == "ring") return kNcclRing;
+  if (algorithm == "tree") return kNcclTree;
+  if (algorithm == "nvls") return kNcclNvls;
+  if (algorithm == "nvlstree") return kNcclNvlsTree;
+  return 0;
+}
 
 // One candidate per protocol for `algorithm`; `bus_gbps` is the Simple bus
 // bandwidth before the protocol's share and caps.
@@ -83,12 +103,13 @@ void ForProtocols(const Platform& p, const Shape& s, NcclOp op,
       continue;
     double bus = bus_gbps * proto.data_share;
     if (&proto == &kLl) bus = std::min(bus, LlCapGBps(p, s.nodes) * factor);
-    out->push_back({algorithm, &proto, p.launch_us + latency_of(proto), bus});
+    out->push_back({algorithm, AlgorithmBit(algorithm), &proto,
+                    LaunchUs(p) + latency_of(proto), bus});
   }
 }
 
 std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
-                                  double bytes, unsigned algorithms) {
+                                  double bytes) {
   std::vector<Candidate> out;
   const double intra = p.intra_gbps * p.intra_efficiency;
   const double net = p.NodeNetGBps();
@@ -97,10 +118,13 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
   const bool multi = s.nodes > 1;
   const double ring_bus = multi ? std::min(intra, net) : intra;
   auto net_hop = [&](const Protocol& q) { return q.net_hop_us + p.net_hop_us; };
+  auto nvlink_hop = [&](const Protocol& q) {
+    return q.nvlink_hop_us + p.intra_hop_us;
+  };
   // One hop: all-to-all and send/recv talk to every peer at once; broadcast
   // is a pipelined chain whose hops overlap.
   auto one_hop = [&](const Protocol& q) {
-    return q.base_us + (multi ? net_hop(q) : q.nvlink_hop_us);
+    return q.base_us + (multi ? net_hop(q) : nvlink_hop(q));
   };
   switch (op) {
     case NcclOp::kAllToAll: {
@@ -134,47 +158,45 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
       op == NcclOp::kAllReduce ? 2 * (s.ranks - 1) : s.ranks - 1;
   const int64_t net_steps =
       !multi ? 0 : (op == NcclOp::kAllReduce ? 2 : 1) * (s.nodes - 1);
-  if (algorithms & kNcclRing) {
-    ForProtocols(
-        p, s, op, "ring", ring_bus,
-        [&](const Protocol& q) {
-          return q.base_us + (steps - net_steps) * q.nvlink_hop_us +
-                 net_steps * net_hop(q);
-        },
-        &out);
-  }
+  ForProtocols(
+      p, s, op, "ring", ring_bus,
+      [&](const Protocol& q) {
+        return q.base_us + (steps - net_steps) * nvlink_hop(q) +
+               net_steps * net_hop(q);
+      },
+      &out);
   if (op != NcclOp::kAllReduce) return out;
-  if (multi && (algorithms & kNcclTree)) {
-    // Tree across nodes (NVLS inside a node where the switch has it). Two
-    // nodes: each sends and receives the whole buffer once. More: NCCL's
-    // double binary tree makes every node interior in one tree (two
-    // children), so it moves about twice the buffer each way.
-    const double nic_line = p.nics_per_node * p.nic_gbits / 8;
-    const double tree_alg =
-        nic_line * kTreeNetEfficiency / (s.nodes > 2 ? 2.0 : 1.0);
-    const double inside = p.nvswitch_sharp ? p.intra_gbps * kNvlsEfficiency /
-                                                 (1 + 1.0 / s.per_node)
-                                           : intra / 2;
-    const size_t first = out.size();
-    ForProtocols(
-        p, s, op, "tree", std::min(tree_alg, intra / 2) * factor,
-        [&](const Protocol& q) {
-          return q.base_us +
-                 2 * ((s.per_node - 1) * q.nvlink_hop_us +
-                      std::log2(static_cast<double>(s.nodes)) * net_hop(q));
-        },
-        &out);
-    // Simple keeps the whole tree bandwidth (NVLS inside the node).
-    for (size_t i = first; i < out.size(); ++i) {
-      if (out[i].protocol == &kSimple)
-        out[i].bus_gbps = std::min(tree_alg, inside) * factor;
+  if (multi) {
+    // Tree across nodes. Two nodes: each sends and receives the whole
+    // buffer once. More: NCCL's double binary tree makes every node
+    // interior in one tree (two children), so it moves about twice the
+    // buffer each way. Inside the node a chain (half the ring's rate) or,
+    // NVLSTree, the switch (NVLS, Simple only).
+    const double tree_alg = net * kTreeNetShare / (s.nodes > 2 ? 2.0 : 1.0);
+    auto tree_latency = [&](const Protocol& q) {
+      return q.base_us +
+             2 * ((s.per_node - 1) * nvlink_hop(q) +
+                  std::log2(static_cast<double>(s.nodes)) * net_hop(q));
+    };
+    // LL and LL128 run the tree's chains at half the slower side's rate on
+    // both sides (NCCL's tuning halves a tree's bus bandwidth against the
+    // ring's, tuning.cc): the node's chain and the network's.
+    ForProtocols(p, s, op, "tree",
+                 std::min({tree_alg, net / 2, intra / 2}) * factor,
+                 tree_latency, &out);
+    if (p.nvswitch_sharp) {
+      const double nvls_inside =
+          p.intra_gbps * kNvlsEfficiency / (1 + 1.0 / s.per_node);
+      out.push_back({"nvlstree", kNcclNvlsTree, &kSimple,
+                     LaunchUs(p) + tree_latency(kSimple),
+                     std::min(tree_alg, nvls_inside) * factor});
     }
   }
-  if (!multi && p.nvswitch_sharp && (algorithms & kNcclNvls)) {
+  if (!multi && p.nvswitch_sharp) {
     // NVLS: the switch reduces; each GPU moves about S (1 + 1/n) per
     // direction.
-    out.push_back({"nvls", &kSimple,
-                   p.launch_us + kSimple.base_us + kNvlsLatencyUs,
+    out.push_back({"nvls", kNcclNvls, &kSimple,
+                   LaunchUs(p) + kSimple.base_us + kNvlsLatencyUs,
                    p.intra_gbps * kNvlsEfficiency / (1 + 1 / n) * factor});
   }
   return out;
@@ -257,11 +279,24 @@ NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
   shape.nodes = (shape.ranks + gpn - 1) / gpn;
   shape.per_node = std::min(shape.ranks, gpn);
   const double bus_bytes = bytes * BusBandwidthFactor(op, shape.ranks);
+  std::vector<Candidate> candidates = Candidates(platform, op, shape, bytes);
+  // NCCL_ALGO / NCCL_PROTO; p2p (algorithm bit 0) is not NCCL_ALGO's.
+  const unsigned allowed = algorithms & platform.nccl.algorithms;
+  std::vector<Candidate> chosen;
+  for (const Candidate& c : candidates) {
+    if ((c.algorithm_bit == 0 || (c.algorithm_bit & allowed)) &&
+        (c.protocol->bit & platform.nccl.protocols))
+      chosen.push_back(c);
+  }
+  if (!chosen.empty()) candidates = std::move(chosen);
+  // Fewer channels than NCCL's own count (NCCL_MAX_NCHANNELS) carry their
+  // share of the bus; send/recv applies the bound to its own channels.
+  const double channel_share =
+      op == NcclOp::kSendRecv ? 1.0 : NcclChannelShare(platform, shape.nodes);
   NcclEstimate best;
   best.time_us = std::numeric_limits<double>::infinity();
-  for (const Candidate& c :
-       Candidates(platform, op, shape, bytes, algorithms)) {
-    const double bytes_per_us = c.bus_gbps * 1e3;
+  for (const Candidate& c : candidates) {
+    const double bytes_per_us = c.bus_gbps * channel_share * 1e3;
     double transfer_us = bus_bytes / bytes_per_us;
     if (c.protocol == &kSimple && platform.pipeline_ramp_us > 0) {
       // Simple moves large steps: until about ramp_us of data is in flight a

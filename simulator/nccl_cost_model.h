@@ -26,17 +26,9 @@ enum class NcclOp {
   kSendRecv
 };
 
-// Which algorithms the tuner may choose (NCCL_ALGO).
-enum NcclAlgorithms : unsigned {
-  kNcclRing = 1,
-  kNcclTree = 2,
-  kNcclNvls = 4,
-  kNcclAllAlgorithms = 7
-};
-
 struct NcclEstimate {
   double time_us = 0;
-  absl::string_view algorithm = "none";  // ring, tree, nvls, p2p
+  absl::string_view algorithm = "none";  // ring, tree, nvls, nvlstree, p2p
   absl::string_view protocol = "none";   // LL, LL128, Simple
 };
 
@@ -53,7 +45,10 @@ std::optional<NcclOp> NcclOpForChakra(ChakraProtoMsg::CollectiveCommType type);
 double BusBandwidthFactor(NcclOp op, int64_t ranks);
 
 // The fastest algorithm/protocol for `bytes` (nccl-tests convention) over
-// `ranks` ranks filling nodes of the platform's gpus_per_node.
+// `ranks` ranks filling nodes of the platform's gpus_per_node, among those
+// the platform's NCCL knobs (NCCL_ALGO, NCCL_PROTO) and `algorithms` allow;
+// when they leave the operation none it has, all of its own (NCCL would fail
+// the call). Channel bounds and GPUs per process apply too.
 NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
                             double bytes,
                             unsigned algorithms = kNcclAllAlgorithms);

@@ -32,17 +32,38 @@ int64_t Pow2Up(int64_t n) {
   return static_cast<int64_t>(absl::bit_ceil(static_cast<uint64_t>(n)));
 }
 
+// NCCL's own channel count, before the user's bounds.
+int64_t OwnCommChannels(const Platform& platform, int64_t nodes) {
+  if (nodes > 1) return kNetCommChannels;
+  const int64_t links =
+      std::max<int64_t>(1, std::llround(platform.intra_gbps / kNvlinkLinkGBps));
+  return std::min(kMaxNodeCommChannels, Pow2Up(2 * links));
+}
+
 }  // namespace
+
+int64_t NcclCommChannels(const Platform& platform, int64_t nodes) {
+  int64_t channels = OwnCommChannels(platform, nodes);
+  if (platform.nccl.min_channels > 0)
+    channels = std::max(channels, platform.nccl.min_channels);
+  if (platform.nccl.max_channels > 0)
+    channels = std::min(channels, platform.nccl.max_channels);
+  return channels;
+}
+
+double NcclChannelShare(const Platform& platform, int64_t nodes) {
+  return std::min(1.0,
+                  static_cast<double>(NcclCommChannels(platform, nodes)) /
+                      static_cast<double>(OwnCommChannels(platform, nodes)));
+}
 
 P2pChannels NcclP2pChannels(const Platform& platform, int64_t ranks,
                             int64_t nodes, double bytes) {
   const bool multi = nodes > 1;
-  const int64_t links =
-      std::max<int64_t>(1, std::llround(platform.intra_gbps / kNvlinkLinkGBps));
   // The communicator's p2p channels and the most one peer gets.
-  int64_t comm_channels, per_peer;
+  const int64_t comm_channels = NcclCommChannels(platform, nodes);
+  int64_t per_peer;
   if (multi) {
-    comm_channels = kNetCommChannels;
     const double gpu_nic_gbps = platform.nics_per_node * platform.nic_gbits /
                                 8 /
                                 std::max<int64_t>(1, platform.gpus_per_node);
@@ -52,7 +73,6 @@ P2pChannels NcclP2pChannels(const Platform& platform, int64_t ranks,
     const int64_t batches = (ranks + kPeersPerBatch - 1) / kPeersPerBatch;
     while (per_peer * batches > comm_channels && per_peer > 1) per_peer /= 2;
   } else {
-    comm_channels = std::min(kMaxNodeCommChannels, Pow2Up(2 * links));
     per_peer = comm_channels;
   }
   // The floor: one channel per operation when every rank sends at once.

@@ -27,6 +27,16 @@ struct P2pChannels {
 P2pChannels NcclP2pChannels(const Platform& platform, int64_t ranks,
                             int64_t nodes, double bytes);
 
+// The channels NCCL opens for the communicator on `nodes` nodes of the
+// platform: its own count (one node: min(32, pow2up(2 x NVLink links));
+// across nodes 16), within the platform's NCCL_MIN/MAX_NCHANNELS bounds.
+int64_t NcclCommChannels(const Platform& platform, int64_t nodes);
+
+// The share of NCCL's own bus bandwidth a collective keeps under the
+// platform's channel bounds: fewer channels than NCCL's own count carry
+// their share of it; more carry no more than the links.
+double NcclChannelShare(const Platform& platform, int64_t nodes);
+
 }  // namespace et::sim
 
 #endif  // SIMULATOR_NCCL_P2P_CHANNELS_H_

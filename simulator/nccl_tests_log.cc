@@ -2,8 +2,10 @@
 #include "simulator/nccl_tests_log.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
@@ -53,25 +55,50 @@ std::optional<std::pair<int64_t, double>> TableRow(absl::string_view line) {
   return std::make_pair(bytes, time_us);
 }
 
+// "nThread 1 nGpus 8 minBytes ...": the GPUs each process drives (1 when
+// not printed or out of range).
+int64_t GpusOf(absl::string_view line) {
+  const std::vector<absl::string_view> f =
+      absl::StrSplit(line, ' ', absl::SkipEmpty());
+  for (size_t i = 0; i + 1 < f.size(); ++i) {
+    int64_t g = 0;
+    if (f[i] == "nGpus" && absl::SimpleAtoi(f[i + 1], &g) && g >= 1 && g <= 64)
+      return g;
+  }
+  return 1;
+}
+
 }  // namespace
 
 absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
                                                absl::string_view origin) {
   NcclTestsLog log;
   std::optional<NcclOp> op;
-  int64_t ranks = 0;
+  int64_t ranks = 0, gpus_per_process = 1;
+  absl::flat_hash_set<std::string> hosts;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     absl::string_view line = absl::StripAsciiWhitespace(StripMpiTag(raw));
     if (std::optional<NcclOp> named = OpNamedIn(line)) op = named;
     if (absl::ConsumePrefix(&line, "#")) {
       line = absl::StripLeadingAsciiWhitespace(line);
-      if (absl::StartsWith(line, "Using devices")) ranks = 0;
+      if (absl::StartsWith(line, "Using devices")) {
+        ranks = 0;
+        hosts.clear();
+      }
+      if (absl::StartsWith(line, "nThread")) gpus_per_process = GpusOf(line);
       int64_t rank = 0;
       if (absl::ConsumePrefix(&line, "Rank")) {
         const std::vector<absl::string_view> f =
             absl::StrSplit(line, ' ', absl::SkipEmpty());
         if (!f.empty() && absl::SimpleAtoi(f[0], &rank)) {
           ranks = std::max(ranks, rank + 1);
+          // "... Pid 313 on HOST device 0 [...]": the rank's host.
+          for (size_t i = 1; i + 1 < f.size(); ++i) {
+            if (f[i] == "on") {
+              hosts.insert(std::string(f[i + 1]));
+              break;
+            }
+          }
           const size_t bracket = line.find("] ");
           if (rank == 0 && bracket != absl::string_view::npos)
             log.device_name = std::string(line.substr(bracket + 2));
@@ -89,7 +116,11 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
       op = NcclOp::kAllReduce;
       log.op_assumed = true;
     }
-    log.rows.push_back({*op, ranks, row->first, row->second});
+    const int64_t hosts_n = static_cast<int64_t>(hosts.size());
+    const int64_t per_node =
+        hosts_n > 0 && ranks % hosts_n == 0 ? ranks / hosts_n : 0;
+    log.rows.push_back(
+        {*op, ranks, row->first, row->second, per_node, gpus_per_process});
   }
   if (log.rows.empty()) {
     return absl::InvalidArgumentError(

@@ -20,6 +20,11 @@ struct NcclTestsLogRow {
   int64_t ranks = 0;
   int64_t bytes = 0;   // nccl-tests' size column
   double time_us = 0;  // out of place
+  // The run's shape from its rank list: ranks per host (0: the hosts do not
+  // divide the ranks evenly, or are not named) and GPUs per process
+  // (nccl-tests' "nGpus", 1 when not printed).
+  int64_t ranks_per_node = 0;
+  int64_t gpus_per_process = 1;
 };
 
 struct NcclTestsLog {

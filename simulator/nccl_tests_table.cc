@@ -64,8 +64,10 @@ absl::StatusOr<int64_t> ParseNcclTestsSize(absl::string_view text) {
     if (shift > 0) digits.pop_back();
   }
   int64_t value = 0;
+  // The limit is the suffix's: a plain byte count may be large (33554432),
+  // a 'T' one no more than 2^22.
   if (!absl::SimpleAtoi(digits, &value) || value < 0 ||
-      value > (std::numeric_limits<int64_t>::max() >> 41)) {
+      value > (std::numeric_limits<int64_t>::max() >> (shift + 1))) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "'%s': expected a size in bytes with an optional K, M, G or T suffix",
         text));
@@ -81,9 +83,11 @@ std::vector<NcclTestsRow> NcclTestsTable(const Platform& platform, NcclOp op,
   for (int64_t size = std::max<int64_t>(min_bytes, 1); size <= max_bytes;
        size *= 2) {
     NcclTestsRow row = Shape(op, world, size);
-    row.time_us =
-        NcclCollective(platform, op, world, static_cast<double>(row.bytes))
-            .time_us;
+    const NcclEstimate estimate =
+        NcclCollective(platform, op, world, static_cast<double>(row.bytes));
+    row.time_us = estimate.time_us;
+    row.algorithm = std::string(estimate.algorithm);
+    row.protocol = std::string(estimate.protocol);
     if (row.time_us > 0) {
       row.algbw_gbps = static_cast<double>(row.bytes) / row.time_us / 1e3;
       row.busbw_gbps = row.algbw_gbps * factor;
@@ -96,16 +100,18 @@ std::vector<NcclTestsRow> NcclTestsTable(const Platform& platform, NcclOp op,
 
 std::string FormatNcclTestsText(const std::vector<NcclTestsRow>& rows,
                                 NcclOp op, int64_t world,
-                                absl::string_view platform) {
+                                absl::string_view platform,
+                                absl::string_view cluster) {
   std::string out = absl::StrFormat(
-      "# et-sim --nccl-tests %s: %d ranks on %s, predicted by the NCCL model "
-      "(no measurement: compare with your own nccl-tests run)\n"
+      "# et-sim --nccl-tests %s: %d ranks on %s%s, predicted by the NCCL "
+      "model (no measurement: compare with your own nccl-tests run)\n"
       "#\n"
       "#       size         count      type   redop    root     time   algbw "
       "  busbw\n"
       "#        (B)    (elements)                               (us)  (GB/s) "
       " (GB/s)\n",
-      NcclOpName(op), world, platform);
+      NcclOpName(op), world, platform,
+      cluster.empty() ? "" : absl::StrCat(" (", cluster, ")"));
   const char* redop = Reduces(op) ? "sum" : "none";
   const int root = op == NcclOp::kBroadcast ? 0 : -1;
   for (const NcclTestsRow& r : rows) {
@@ -118,18 +124,22 @@ std::string FormatNcclTestsText(const std::vector<NcclTestsRow>& rows,
 
 std::string FormatNcclTestsJson(const std::vector<NcclTestsRow>& rows,
                                 NcclOp op, int64_t world,
-                                absl::string_view platform) {
+                                absl::string_view platform,
+                                absl::string_view cluster) {
   nlohmann::json j;
   j["op"] = std::string(NcclOpName(op));
   j["world"] = world;
   j["topology"] = std::string(platform);
+  j["cluster"] = std::string(cluster);
   j["rows"] = nlohmann::json::array();
   for (const NcclTestsRow& r : rows) {
     j["rows"].push_back({{"bytes", r.bytes},
                          {"count", r.count},
                          {"time_us", r.time_us},
                          {"algbw_gbps", r.algbw_gbps},
-                         {"busbw_gbps", r.busbw_gbps}});
+                         {"busbw_gbps", r.busbw_gbps},
+                         {"algorithm", r.algorithm},
+                         {"protocol", r.protocol}});
   }
   return j.dump(1) + "\n";
 }

@@ -22,6 +22,8 @@ struct NcclTestsRow {
   double time_us = 0;
   double algbw_gbps = 0;  // bytes / time, GB = 1e9 B
   double busbw_gbps = 0;  // algbw x BusBandwidthFactor
+  // What the model's tuner picked, as NCCL's TUNING lines name it.
+  std::string algorithm, protocol;
 };
 
 // nccl-tests' size arguments: a number with an optional K, M, G or T suffix
@@ -34,16 +36,19 @@ std::vector<NcclTestsRow> NcclTestsTable(const Platform& platform, NcclOp op,
                                          int64_t world, int64_t min_bytes,
                                          int64_t max_bytes);
 
-// The text table, headed by what was predicted on which platform.
+// The text table, headed by what was predicted on which platform and
+// `cluster` (the shape and NCCL knobs simulated; "" for none).
 std::string FormatNcclTestsText(const std::vector<NcclTestsRow>& rows,
                                 NcclOp op, int64_t world,
-                                absl::string_view platform);
+                                absl::string_view platform,
+                                absl::string_view cluster = "");
 
-// {"op", "world", "topology", "rows": [{bytes, time_us, algbw_gbps,
-// busbw_gbps}]}.
+// {"op", "world", "topology", "cluster", "rows": [{bytes, time_us,
+// algbw_gbps, busbw_gbps, algorithm, protocol}]}.
 std::string FormatNcclTestsJson(const std::vector<NcclTestsRow>& rows,
                                 NcclOp op, int64_t world,
-                                absl::string_view platform);
+                                absl::string_view platform,
+                                absl::string_view cluster = "");
 
 }  // namespace et::sim
 

@@ -54,12 +54,89 @@ absl::StatusOr<Network> FromFlag(const std::string& flag, bool* has_platform) {
   return n;
 }
 
+// The GPUs per node `shape` asks for on a world of `world` ranks, or the
+// node's own count when it says nothing.
+absl::StatusOr<int64_t> GpusPerNode(const ClusterShape& shape, int64_t world,
+                                    int64_t node_gpus) {
+  int64_t gpn = shape.gpus_per_node;
+  if (shape.nodes > 0) {
+    if (gpn == 0) {
+      if (world % shape.nodes != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("--nodes %d does not divide the world of %d ranks",
+                            shape.nodes, world));
+      }
+      gpn = world / shape.nodes;
+    } else if (shape.nodes * gpn != world) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--nodes %d x --gpus-per-node %d is %d ranks, not the world's %d",
+          shape.nodes, gpn, shape.nodes * gpn, world));
+    }
+  }
+  return gpn > 0 ? gpn : node_gpus;
+}
+
+// A world the node size does not divide: the way out, in nccl-tests' terms.
+absl::Status NotDivisible(absl::string_view name, int64_t world, int64_t gpn) {
+  int64_t fit = 1;  // the most GPUs per node that divide the world
+  for (int64_t g = std::min(gpn, world); g >= 1; --g) {
+    if (world % g == 0) {
+      fit = g;
+      break;
+    }
+  }
+  std::string hint =
+      absl::StrFormat("--nodes %d --gpus-per-node 1 (mpirun -N 1)", world);
+  if (fit > 1) {
+    absl::StrAppendFormat(&hint, " or --nodes %d --gpus-per-node %d",
+                          world / fit, fit);
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: world size %d is not divisible by its node of %d GPUs: say how the "
+      "ranks sit, e.g. %s, or describe the node in a platform file "
+      "(gpus_per_node)",
+      name, world, gpn, hint));
+}
+
+// Narrows `n` to `gpn` GPUs per node and names the shape simulated.
+absl::Status ApplyShape(const ClusterShape& shape, int64_t world,
+                        bool has_platform, Network* n) {
+  int64_t node_gpus =
+      has_platform ? n->platform.gpus_per_node : n->topology.dims[0].npus;
+  if (node_gpus <= 0) node_gpus = world;  // one level holds every rank
+  ASSIGN_OR_RETURN(int64_t gpn, GpusPerNode(shape, world, node_gpus));
+  if (gpn > node_gpus) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--gpus-per-node %d: a node of %s holds %d GPUs; describe a bigger "
+        "node in a platform file (gpus_per_node: %d)",
+        gpn, n->name, node_gpus, gpn));
+  }
+  if (world > gpn && world % gpn != 0) return NotDivisible(n->name, world, gpn);
+  if (gpn < node_gpus) {
+    n->platform = PlatformForGroup(n->platform, gpn);
+    n->topology.dims[0].npus = gpn;
+  }
+  const int64_t nodes = (world + gpn - 1) / gpn;
+  const int64_t per_node = std::min(world, gpn);
+  n->cluster =
+      absl::StrFormat("%d node%s x %d GPU%s", nodes, nodes == 1 ? "" : "s",
+                      per_node, per_node == 1 ? "" : "s");
+  if (gpn < node_gpus) {
+    absl::StrAppendFormat(&n->cluster,
+                          " (of a node's %d, with their share of its NICs)",
+                          node_gpus);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
                                        absl::string_view device_name,
                                        bool follow_device, int64_t world_size,
-                                       bool comm_on_host) {
+                                       bool comm_on_host,
+                                       const ClusterShape& shape,
+                                       const NcclFlags& nccl) {
   std::string name = flag;
   std::string reason = "--topology";
   if (name.empty() && follow_device && comm_on_host) {
@@ -75,9 +152,30 @@ absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
   bool has_platform = true;
   ASSIGN_OR_RETURN(Network n, FromFlag(name, &has_platform));
   n.reason = reason;
+  n.node_platform = n.platform;
+  if (!n.platform.host_backend && !n.topology.dims.empty()) {
+    RETURN_IF_ERROR(ApplyShape(shape, world_size, has_platform, &n));
+  }
+  RETURN_IF_ERROR(ApplyNcclFlags(nccl, &n.platform.nccl));
+  n.node_platform.nccl = n.platform.nccl;
+  if (const std::string knobs = DescribeNcclSettings(n.platform.nccl);
+      !knobs.empty()) {
+    n.cluster = n.cluster.empty() ? knobs : n.cluster + ", " + knobs;
+  }
   ASSIGN_OR_RETURN(n.topology, FitTopology(std::move(n.topology), world_size));
-  if (!has_platform) n.platform = PlatformForTopology(n.topology);
+  if (!has_platform) {
+    // From the fitted links, with the run's knobs.
+    const NcclSettings knobs = n.platform.nccl;
+    n.platform = PlatformForTopology(n.topology);
+    n.platform.nccl = knobs;
+    n.node_platform = n.platform;
+  }
   return n;
+}
+
+void RefitNode(const Platform& fitted, Network* network) {
+  network->node_platform = fitted;
+  network->platform = PlatformForGroup(fitted, network->platform.gpus_per_node);
 }
 
 Topology TopologyForPlatform(const Platform& platform) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "simulator/nccl_settings.h"
 #include "simulator/platform.h"
 #include "simulator/topology.h"
 
@@ -21,16 +22,40 @@ struct Network {
   std::string reason;  // why: "--topology", "the trace's GPU ...", "default"
   Platform platform;
   Topology topology;  // fitted to the world size
+  // The shape simulated: "10 nodes x 1 GPU (--nodes, --gpus-per-node)".
+  std::string cluster;
+  // The whole node `platform` was narrowed from (the same when it was not),
+  // with the same NCCL knobs: what --comm-from fits, a log being of its own
+  // shape (RefitNode narrows the fitted node again).
+  Platform node_platform;
+};
+
+// Sets `network->node_platform` to `fitted` and `platform` to it narrowed to
+// the GPUs per node the run uses, as ResolveNetwork narrowed it.
+void RefitNode(const Platform& fitted, Network* network);
+
+// How the ranks sit, in nccl-tests' terms (the hosts, and mpirun -N: the GPUs
+// per node); 0: unset. Fewer GPUs per node than the platform's node holds use
+// their share of its NICs (PlatformForGroup); more need a platform file.
+struct ClusterShape {
+  int64_t nodes = 0;
+  int64_t gpus_per_node = 0;
 };
 
 // `flag`: a platform preset, a platform file or a topology file; empty, when
 // `follow_device`: HOST-GLOO if `comm_on_host` (every collective of the trace
 // runs on a CPU backend), else the preset of `device_name`; otherwise, or
 // with no match, HGX-H100, the previous default.
+// `shape` narrows the node to the GPUs per node it names (or world /
+// nodes); a world the node size does not divide is an error saying how to
+// give the shape. `nccl` (the run's NCCL knobs) applies over the platform
+// file's. `cluster` names both.
 absl::StatusOr<Network> ResolveNetwork(const std::string& flag,
                                        absl::string_view device_name,
                                        bool follow_device, int64_t world_size,
-                                       bool comm_on_host = false);
+                                       bool comm_on_host = false,
+                                       const ClusterShape& shape = {},
+                                       const NcclFlags& nccl = {});
 
 // Two levels: the platform's node over its intra-node fabric, nodes over the
 // NICs' share per GPU; latencies from NCCL's Simple hops.

@@ -35,13 +35,16 @@ std::vector<Platform> Presets() {
   // H200: the same NVLink4 baseboard and NICs as HGX-H100 (no log of its own).
   p.push_back({"HGX-H200", "H200", GpuArch::kHopper, 8, 450, true, 0.80, 8, 400,
                0.94, 5, 1, 22, true});
-  // H800: H100 with 8 NVLink4 links (200 GB/s). Log 13.
+  // H800: H100 with 8 NVLink4 links (200 GB/s). Log 13, run by one process
+  // driving the 8 GPUs (-g 8): 18.5 us of launch there, H100's 1 us plus
+  // 7 x launch_per_gpu_us (2.5, fitted to it).
   p.push_back({"HGX-H800", "H800", GpuArch::kHopper, 8, 200, true, 0.83, 8, 400,
-               0.94, 5, 18.5, 0, true});
+               0.94, 5, 1, 0, true});
   // DGX-1V: NVLink2 hybrid cube mesh, 6 links x 25 GB/s; 4x EDR 100 Gb/s.
-  // Log 12.
+  // Log 12, one process driving 8 GPUs (-g 8): 34 us of launch there, of
+  // which 7 x launch_per_gpu_us (2.5) are the extra GPUs' launches.
   p.push_back({"DGX-V100", "V100", GpuArch::kVolta, 8, 150, false, 0.90, 4, 100,
-               0.9, 5, 34, 4, true});
+               0.9, 5, 16.5, 4, true});
   // One L40S per node on PCIe Gen4 x16 (32 GB/s), NCCL over TCP sockets on a
   // 100 Gb/s NIC. Log 26.
   p.push_back({"L40S-PCIE", "L40S", GpuArch::kAmpere, 1, 32, false, 0.8, 1, 100,
@@ -80,6 +83,76 @@ absl::StatusOr<double> Number(const YAML::Node& root, const char* key,
         n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")));
   }
   return v;
+}
+
+// Every key a platform file may hold: a misspelt one is an error, not a
+// figure silently left at the preset's value.
+constexpr const char* kPlatformKeys[] = {"name",
+                                         "gpu",
+                                         "gpus_per_node",
+                                         "intra_gbps",
+                                         "nvls",
+                                         "nics_per_node",
+                                         "nic_gbits",
+                                         "intra_efficiency",
+                                         "net_efficiency",
+                                         "net_hop_us",
+                                         "intra_hop_us",
+                                         "launch_us",
+                                         "launch_per_gpu_us",
+                                         "pipeline_ramp_us",
+                                         "ll128_over_network",
+                                         "nccl_algo",
+                                         "nccl_proto",
+                                         "nccl_min_channels",
+                                         "nccl_max_channels",
+                                         "gpus_per_process"};
+
+absl::Status CheckKeys(const YAML::Node& root, absl::string_view origin) {
+  for (const auto& entry : root) {
+    const std::string key =
+        entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
+    bool known = false;
+    for (const char* k : kPlatformKeys) known = known || key == k;
+    if (!known) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: unknown key '%s' (a platform file holds %s)",
+                          origin, key, absl::StrJoin(kPlatformKeys, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The NCCL knobs of a platform file: nccl_algo and nccl_proto in NCCL's
+// syntax, channel bounds, GPUs per process.
+absl::Status ParseNcclKeys(const YAML::Node& root, absl::string_view origin,
+                           NcclSettings* nccl) {
+  NcclFlags keys;
+  for (auto [key, target] : {std::make_pair("nccl_algo", &keys.algo),
+                             std::make_pair("nccl_proto", &keys.proto)}) {
+    if (!root[key]) continue;
+    if (!root[key].IsScalar() || root[key].Scalar().empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s must be a list such as ring or ^LL128", origin, key));
+    }
+    *target = root[key].Scalar();
+  }
+  for (auto [key, target] :
+       {std::make_pair("nccl_min_channels", &keys.min_channels),
+        std::make_pair("nccl_max_channels", &keys.max_channels),
+        std::make_pair("gpus_per_process", &keys.gpus_per_process)}) {
+    ASSIGN_OR_RETURN(double v, Number(root, key, 0, origin));
+    if (v != std::floor(v) || v > 64 || (v < 1 && root[key])) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s must be a whole number from 1 to 64", origin, key));
+    }
+    *target = static_cast<int64_t>(v);
+  }
+  absl::Status s = ApplyNcclFlags(keys, nccl);
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", s.message()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -143,6 +216,7 @@ absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
     return absl::InvalidArgumentError(
         absl::StrCat(origin, ": not a YAML/JSON map"));
   }
+  RETURN_IF_ERROR(CheckKeys(root, origin));
   // Start from the preset of the named GPU, so a file may give only what
   // differs (e.g. the NICs).
   Platform p = *FindPlatformPreset("HGX-H100");
@@ -170,7 +244,15 @@ absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
   ASSIGN_OR_RETURN(p.launch_us, Number(root, "launch_us", p.launch_us, origin));
   ASSIGN_OR_RETURN(p.pipeline_ramp_us, Number(root, "pipeline_ramp_us",
                                               p.pipeline_ramp_us, origin));
+  ASSIGN_OR_RETURN(p.intra_hop_us,
+                   Number(root, "intra_hop_us", p.intra_hop_us, origin));
+  ASSIGN_OR_RETURN(p.launch_per_gpu_us, Number(root, "launch_per_gpu_us",
+                                               p.launch_per_gpu_us, origin));
   if (root["nvls"]) p.nvswitch_sharp = root["nvls"].as<bool>(false);
+  if (root["ll128_over_network"]) {
+    p.ll128_over_network = root["ll128_over_network"].as<bool>(true);
+  }
+  RETURN_IF_ERROR(ParseNcclKeys(root, origin, &p.nccl));
   if (gpn < 1 || gpn > 1024 || gpn != std::floor(gpn) || nics > 1024 ||
       nics != std::floor(nics) || !(p.intra_gbps > 0) || !(p.nic_gbits > 0) ||
       !(p.intra_efficiency > 0 && p.intra_efficiency <= 1) ||

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "simulator/nccl_settings.h"
 
 namespace et::sim {
 
@@ -39,6 +40,14 @@ struct Platform {
   // simulator/host_collective_model.h prices them (net_hop_us is its
   // per-step latency, intra_gbps its memory bandwidth), not NCCL's model.
   bool host_backend = false;
+  // Per NVLink step beyond NCCL's own hop latency (0 on every preset; what
+  // --comm-from may fit).
+  double intra_hop_us = 0;
+  // Host cost of each GPU beyond the first that one process drives (nccl-tests
+  // -g): it launches their kernels in turn. Log 13 (H800, -g 8).
+  double launch_per_gpu_us = 2.5;
+  // NCCL's knobs for the run (NCCL_ALGO, NCCL_PROTO, channels, -g).
+  NcclSettings nccl{};
 
   // Bytes per us across nodes for one node (all NICs, line rate x efficiency).
   double NodeNetGBps() const {

@@ -250,6 +250,8 @@ std::string FormatReportText(const Report& r, size_t top) {
   if (!r.topology.empty()) {
     absl::StrAppendFormat(&out, "topology: %s (%s)\n", r.topology,
                           r.topology_reason);
+    if (!r.cluster.empty())
+      absl::StrAppendFormat(&out, "cluster: %s\n", r.cluster);
   }
   absl::StrAppend(&out, FormatStepReport(r.step, "predicted", top));
   for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
@@ -337,6 +339,7 @@ std::string FormatReportJson(const Report& r) {
   j["world_size"] = r.world_size;
   j["topology"] = r.topology;
   j["topology_reason"] = r.topology_reason;
+  j["cluster"] = r.cluster;
   j["simulated_classes"] = r.classes;
   j["events"] = r.events;
   j["step_ns"] = r.step_ns;

@@ -50,6 +50,8 @@ struct Report {
   int64_t world_size = 0;
   std::string topology;         // the platform/topology preset or file used
   std::string topology_reason;  // why: --topology, the trace's GPU, default
+  // The shape and NCCL knobs simulated ("10 nodes x 1 GPU, NCCL_ALGO=ring").
+  std::string cluster;
   int64_t classes = 0;
   int64_t events = 0;
   int64_t step_ns = 0;  // the whole graph (every step), max over ranks

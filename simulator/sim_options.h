@@ -16,6 +16,8 @@
 #include "scaleout/group_remap.h"
 #include "scaleout/memory_at_layout.h"
 #include "scaleout/parallel_layout.h"
+#include "simulator/nccl_settings.h"
+#include "simulator/network.h"
 #include "step/step_model.h"
 
 namespace et::sim {
@@ -97,6 +99,11 @@ struct SimOptions {
   // Preset name or YAML/JSON path (simulator/network.h); empty: the preset
   // of the trace's GPU (astra models: HGX-H100).
   std::string topology;
+  // --nodes / --gpus-per-node: how the ranks sit (simulator/network.h);
+  // --nccl-algo, --nccl-proto, channel bounds, --gpus-per-process: NCCL's
+  // knobs over the platform's (simulator/nccl_settings.h).
+  ClusterShape cluster;
+  NcclFlags nccl;
   // --comm-from: nccl-tests logs the platform's free figures are fitted to
   // (simulator/comm_fit.h) before the run.
   std::vector<std::string> comm_from;

@@ -393,11 +393,15 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   ASSIGN_OR_RETURN(
       Network network,
       ResolveNetwork(options.topology, sim->models_[0]->info().device_name,
-                     !astra, sim->world_size_, CommOnHost(sim->models_)));
+                     !astra, sim->world_size_, CommOnHost(sim->models_),
+                     options.cluster, options.nccl));
   std::string fit_note;
   if (!options.comm_from.empty()) {
-    ASSIGN_OR_RETURN(fit_note,
-                     FitPlatformToLogs(options.comm_from, &network.platform));
+    // The logs are of their own shape: the whole node is fitted, then
+    // narrowed to this run's GPUs per node again.
+    Platform node = network.node_platform;
+    ASSIGN_OR_RETURN(fit_note, FitPlatformToLogs(options.comm_from, &node));
+    RefitNode(node, &network);
   }
   if (options.comm_model == CommModel::kCalibrated) {
     std::vector<const RankProgram*> programs;
@@ -422,6 +426,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
   sim->report_.topology = network.name;
   sim->report_.topology_reason = network.reason;
+  sim->report_.cluster = network.cluster;
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);

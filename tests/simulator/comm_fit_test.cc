@@ -4,12 +4,14 @@
 #include "simulator/comm_fit.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "model/node_model.h"
 #include "simulator/comm_calibration.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/nccl_tests_log.h"
+#include "simulator/platform.h"
 #include "simulator/rank_program.h"
 #include "tests/simulator/sim_test_graphs.h"
 
@@ -30,6 +32,32 @@ TEST(NcclTestsLogTest, MpirunPrefixesAndNoRootColumn) {
   EXPECT_EQ(log->rows[0].bytes, 8);
   EXPECT_DOUBLE_EQ(log->rows[0].time_us, 179.1);  // out of place, not 176.3
   EXPECT_EQ(log->rows.back().bytes, int64_t{1} << 32);
+  // The run's shape from its rank list: 16 ranks on two hosts, 1 GPU each.
+  EXPECT_EQ(log->rows[0].ranks_per_node, 8);
+  EXPECT_EQ(log->rows[0].gpus_per_process, 1);
+}
+
+// One process driving 8 GPUs (nccl-tests -g 8) and one GPU per host (the
+// 10-node held-out run with 1 GPU per node): the fit prices each row so.
+TEST(NcclTestsLogTest, ShapeFromTheRankList) {
+  auto g8 = ParseNcclTestsLog(
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor)\n"
+      "# Using devices\n"
+      "#   Rank  0 Pid   9 on host-a device  0 [0x1b] NVIDIA H800\n"
+      "#   Rank  7 Pid   9 on host-a device  7 [0xdf] NVIDIA H800\n"
+      "           8             2     float     sum      -1    25.45    0.00"
+      "    0.00      0    25.4    0.00    0.00      0\n",
+      "g8.txt");
+  ASSERT_TRUE(g8.ok()) << g8.status();
+  EXPECT_EQ(g8->rows[0].ranks, 8);
+  EXPECT_EQ(g8->rows[0].ranks_per_node, 8);
+  EXPECT_EQ(g8->rows[0].gpus_per_process, 8);
+  auto ten =
+      LoadNcclTestsLogs({std::string(ET_TEST_DATA) +
+                         "/nccl-tests-heldout/h100_10x1_nccl_N10_G1.log"});
+  ASSERT_TRUE(ten.ok()) << ten.status();
+  EXPECT_EQ(ten->rows[0].ranks, 10);
+  EXPECT_EQ(ten->rows[0].ranks_per_node, 1);
 }
 
 TEST(NcclTestsLogTest, RootColumnAndOpNames) {
@@ -82,6 +110,56 @@ TEST(CommFitTest, FitBringsALogWithinFivePercent) {
   const std::string line = DescribeFit(*start, fit, "--comm-from");
   EXPECT_NE(line.find("intra_efficiency 0.4 -> 0.7"), std::string::npos)
       << line;
+}
+
+// Log 03 (2 x 8 H100, 8 x 400G InfiniBand) with every time doubled: a
+// network twice as slow as HGX-H100's. The fit moves the network figures,
+// leaves NVLink's where they were, and brings the log within 5% median.
+TEST(CommFitTest, ASlowerNetworkMovesTheNetworkFigures) {
+  auto log = LoadNcclTestsLogs({LogPath("03_xe9680-h100-2x8-ib_allreduce")});
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->rows.size(), 32u);
+  std::vector<NcclTestsLogRow> slow = log->rows;
+  for (NcclTestsLogRow& r : slow) r.time_us *= 2;
+  const Platform h100 = *FindPlatformPreset("HGX-H100");
+  const CommFit fit = FitPlatform(h100, slow);
+  EXPECT_GT(fit.median_error_before, 0.4);
+  EXPECT_LE(fit.median_error_after, 0.05);
+  EXPECT_LT(fit.platform.net_efficiency, 0.6);  // about half of 0.94
+  EXPECT_NEAR(fit.platform.intra_efficiency, h100.intra_efficiency, 0.05);
+  EXPECT_LE(fit.platform.intra_hop_us, 0.5);
+  const std::string line = DescribeFit(h100, fit, "--comm-from");
+  EXPECT_NE(line.find("net_efficiency 0.94 -> 0.4"), std::string::npos) << line;
+}
+
+// A one-node log says nothing of the network: its figures are held and
+// named; a log the model cannot follow is said to be missed, and where.
+TEST(CommFitTest, HeldFiguresAndMissesAreReported) {
+  auto a100 =
+      LoadNcclTestsLogs({LogPath("10_a100sxm4-80gb-1x8_allreduce_mpirun")});
+  ASSERT_TRUE(a100.ok()) << a100.status();
+  const Platform dgx = *FindPlatformPreset("DGX-A100");
+  const CommFit one_node = FitPlatform(dgx, a100->rows);
+  EXPECT_DOUBLE_EQ(one_node.platform.net_efficiency, dgx.net_efficiency);
+  EXPECT_DOUBLE_EQ(one_node.platform.net_hop_us, dgx.net_hop_us);
+  const std::string line = DescribeFit(dgx, one_node, "--comm-from");
+  EXPECT_NE(line.find("held (the log cannot tell them): net_efficiency, "
+                      "net_hop_us"),
+            std::string::npos)
+      << line;
+  // 02: EFA on p4d, priced from the DGX-A100 (InfiniBand) preset as if its
+  // NCCL were free to pick: the fit cannot follow, and says where.
+  auto efa = LoadNcclTestsLogs({LogPath("02_p4d-a100-2x8-efa_allreduce")});
+  ASSERT_TRUE(efa.ok()) << efa.status();
+  Platform crude = dgx;
+  crude.net_efficiency = 0.3;
+  crude.net_hop_us = 0;
+  const CommFit miss = FitPlatform(crude, efa->rows);
+  ASSERT_FALSE(miss.misses.empty());
+  const std::string said = DescribeFit(crude, miss, "--comm-from");
+  EXPECT_NE(said.find("the fitted model still misses"), std::string::npos)
+      << said;
+  EXPECT_NE(said.find("all_reduce 16 ranks"), std::string::npos) << said;
 }
 
 // --comm calibrated: a trace whose all-reduces took what 8xA100 measured
