@@ -82,8 +82,8 @@ static void Erase(uintptr_t p) {
        j = (j + 1) & (kSlots - 1)) {
     size_t home = SlotOf(table[j].ptr);
     /* Move j into the hole unless its home lies cyclically in (hole, j]. */
-    int stays = hole <= j ? (home > hole && home <= j)
-                          : (home > hole || home <= j);
+    int stays =
+        hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
     if (stays) continue;
     table[hole] = table[j];
     hole = j;
@@ -93,8 +93,8 @@ static void Erase(uintptr_t p) {
 
 int posix_memalign(void** out, size_t alignment, size_t size) {
   if (!real_posix_memalign)
-    real_posix_memalign = (int (*)(void**, size_t, size_t))dlsym(
-        RTLD_NEXT, "posix_memalign");
+    real_posix_memalign =
+        (int (*)(void**, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
   int rc = real_posix_memalign(out, alignment, size);
   if (rc == 0 && *out && FromC10(__builtin_return_address(0))) {
     pthread_mutex_lock(&lock);

@@ -26,9 +26,9 @@ bool ExpandsView(absl::string_view name) {
 // What the walk learns of one life beyond StorageLife.
 struct LifeFacts {
   int64_t first_step = -1, last_step = -1;
-  int64_t view_bytes = 0;  // largest extent seen only through expanded views
+  int64_t view_bytes = 0;   // largest extent seen only through expanded views
   uint64_t elem_bytes = 0;  // of the tensor that allocated it
-  uint8_t roles = 0;       // bit per NodeRole that used it
+  uint8_t roles = 0;        // bit per NodeRole that used it
   NodeRole alloc_role = NodeRole::kOther;
   bool allocated = false;  // an op of the trace allocated it
   bool comm = false;       // a collective moved it
