@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "cli/flag_use.h"
 
 namespace et {
 namespace {
@@ -82,6 +83,18 @@ std::optional<FlagArg> SplitFlagArg(const std::string& arg) {
 }  // namespace
 
 std::string NearestToolFlag(const std::string& name) {
+  // A flag the name begins (--out for --output) before one a few edits away
+  // (--dot): a shortened flag is the likelier slip. Only when one flag fits.
+  std::string prefix_of;
+  int prefixes = 0;
+  for (const auto& [flag_name, flag] : absl::GetAllFlags()) {
+    if (!absl::EndsWith(flag->Filename(), "_main.cc")) continue;
+    if (name.size() >= 3 && absl::StartsWith(flag_name, name)) {
+      prefix_of = std::string(flag_name);
+      ++prefixes;
+    }
+  }
+  if (prefixes == 1) return Spelling(prefix_of);
   std::string best;
   // Closer than this is a typo; farther, a different word.
   size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
@@ -206,6 +219,7 @@ std::vector<std::string> ParseToolCommandLine(int argc, char** argv,
     fprintf(stderr, "%s: error: %s\n", tool.c_str(), mistake.c_str());
     exit(kUsageExitCode);
   }
+  RecordGivenFlags(storage);
   std::vector<char*> positional = absl::ParseCommandLine(
       static_cast<int>(normalized.size() - 1), normalized.data());
   return std::vector<std::string>(positional.begin(), positional.end());

@@ -17,6 +17,7 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "cli/cli_args.h"
+#include "cli/flag_use.h"
 #include "converter/astra_text/astra_text_converter.h"
 #include "converter/converter.h"
 #include "converter/cross_rank_check.h"
@@ -74,19 +75,6 @@ struct Options {
 int Fail(const std::string& message, int exit_code = 1) {
   fprintf(stderr, "et-convert: error: %s\n", message.c_str());
   return exit_code;
-}
-
-// The folder an output (or output pattern) goes to must exist: the converter
-// writes a temporary file beside the output, and "cannot open" on that name
-// says nothing about the folder.
-absl::Status CheckOutputFolder(const std::string& output) {
-  const size_t slash = output.rfind('/');
-  if (slash == std::string::npos) return absl::OkStatus();
-  const std::string folder = slash == 0 ? "/" : output.substr(0, slash);
-  if (et::IsDirectory(folder)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s: the output folder %s does not exist (create it first)", output,
-      folder));
 }
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
@@ -159,6 +147,10 @@ absl::Status WriteJsonSummary(const std::string& path,
 }
 
 int RunSingle(const Options& o) {
+  if (absl::Status s = et::convert::CheckKinetoIsNotEt(o.convert.kineto_path);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   auto summary = et::convert::ConvertFile(o.input, o.output, o.convert);
   if (!summary.ok()) return Fail(std::string(summary.status().message()));
   if (!o.quiet) fprintf(stderr, "%s", summary->ToText().c_str());
@@ -252,8 +244,11 @@ int RunRanks(const Options& o) {
   auto jobs = o.ranks > 0
                   ? et::convert::JobsFromPattern(o.input, o.output,
                                                  o.convert.kineto_path, o.ranks)
-                  : et::convert::JobsFromDirectory(o.input, o.output);
+                  : et::convert::JobsFromDirectory(o.input, o.output,
+                                                   o.convert.kineto_path);
   if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
+  if (absl::Status s = et::convert::CheckJobInputs(*jobs); !s.ok())
+    return Fail(std::string(s.message()));
   return FinishRanks(o, et::convert::ConvertRanks(*jobs, o.convert, o.jobs));
 }
 
@@ -282,6 +277,30 @@ int RunAstraText(const Options& o) {
   return 0;
 }
 
+// Flags that mean something only with another input or flag: refused, not
+// ignored (cli/flag_use.h).
+void RefuseUnusedFlags(const Options& o) {
+  const bool converts_trace = !o.to_json && !o.astra_text;
+  const bool several = o.ranks > 0 || et::IsDirectory(o.input);
+  const et::FlagUse uses[] = {
+      {"passes", o.astra_text, "--astra-text (the iterations it unrolls)"},
+      {"cycle_ns", o.astra_text, "--astra-text (its cycle length)"},
+      {"kineto", converts_trace,
+       "a PyTorch execution trace to link it with (not --to-json or "
+       "--astra-text)"},
+      {"measured_step_ms", converts_trace,
+       "a trace to convert (not --to-json or --astra-text)"},
+      {"keep", converts_trace,
+       "a trace to convert (not --to-json or --astra-text)"},
+      {"jobs", several && converts_trace,
+       "several ranks (--ranks N or a directory of traces)"},
+      {"rank", !several && converts_trace,
+       "one rank's trace (with --ranks or a directory, each file's rank is "
+       "its own)"},
+  };
+  et::RefuseUnusedFlags("et-convert", uses);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -302,9 +321,16 @@ int main(int argc, char** argv) {
     return Fail(std::string(options.status().message()), et::kUsageExitCode);
   }
   const Options& o = *options;
-  if (!o.to_json && !et::IsDirectory(o.input)) {
-    if (absl::Status s = CheckOutputFolder(o.output); !s.ok())
+  RefuseUnusedFlags(o);
+  // Outputs are checked before the work: a missing folder fails at once, not
+  // after converting (the converter writes a temporary file beside each).
+  if (!et::IsDirectory(o.input)) {
+    if (absl::Status s = et::CheckOutputPath("", o.output); !s.ok())
       return Fail(std::string(s.message()));
+  }
+  if (absl::Status s = et::CheckOutputPath("--json-summary", o.json_summary);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
   }
   if (o.to_json) {
     auto s = et::EtToJsonFile(o.input, o.output);

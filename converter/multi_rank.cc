@@ -10,6 +10,7 @@
 #include "base/rank_files.h"
 #include "base/status_macros.h"
 #include "converter/converter.h"
+#include "proto/et_reader.h"
 
 namespace et::convert {
 
@@ -34,9 +35,21 @@ absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
 }
 
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
-    const std::string& input_dir, const std::string& output_dir) {
+    const std::string& input_dir, const std::string& output_dir,
+    const std::string& kineto_pattern) {
   ASSIGN_OR_RETURN(std::vector<std::string> inputs,
                    ListRankFiles(input_dir, ".json"));
+  std::vector<std::string> kinetos(inputs.size());
+  if (!kineto_pattern.empty()) {
+    if (inputs.size() > 1 && !IsRankPattern(kineto_pattern)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--kineto %s: %s holds %d ranks' traces; name their Kineto traces "
+          "with a %%d pattern ('kineto_r%%d.json')",
+          kineto_pattern, input_dir, inputs.size()));
+    }
+    for (size_t r = 0; r < inputs.size(); ++r)
+      kinetos[r] = ExpandRankPattern(kineto_pattern, static_cast<int64_t>(r));
+  }
   if (!IsDirectory(output_dir)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: with a directory of traces, the output must be an "
@@ -52,10 +65,35 @@ absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string name =
         slash == std::string::npos ? input : input.substr(slash + 1);
     const std::string stem = name.substr(0, name.rfind(".json"));
-    jobs.push_back(
-        {static_cast<int>(r), input, output_dir + "/" + stem + ".et", ""});
+    jobs.push_back({static_cast<int>(r), input,
+                    JoinPath(output_dir, stem + ".et"), std::move(kinetos[r])});
   }
   return jobs;
+}
+
+absl::Status CheckKinetoIsNotEt(const std::string& kineto_path) {
+  if (kineto_path.empty() || !LooksLikeChakraEt(kineto_path))
+    return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "--kineto %s: a Chakra .et (et-convert's output), not a Kineto trace: "
+      "give the profiler's JSON trace of the same run "
+      "(torch.profiler / record_trace.py --kineto-out)",
+      kineto_path));
+}
+
+absl::Status CheckJobInputs(const std::vector<RankJob>& jobs) {
+  for (const RankJob& job : jobs) {
+    if (job.rank == 0) RETURN_IF_ERROR(CheckKinetoIsNotEt(job.kineto));
+    for (const std::string* path : {&job.input, &job.kineto}) {
+      if (path->empty() || access(path->c_str(), R_OK) == 0) continue;
+      const int err = errno;
+      return absl::NotFoundError(absl::StrFormat(
+          "rank %d of %d: %s: %s%s", job.rank, jobs.size(), *path,
+          strerror(err),
+          path == &job.kineto ? " (its --kineto trace)" : " (its trace)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,

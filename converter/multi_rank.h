@@ -21,9 +21,20 @@ absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
     const std::string& kineto_pattern, int ranks);
 // Jobs for every *.json / *.json.gz in `input_dir`, written to `output_dir` as
 // NAME.et; the ranks come from the names, all of 0..N-1 once each
-// (ListRankFiles in base/rank_files.h).
+// (ListRankFiles in base/rank_files.h). `kineto_pattern` (with %d; may be
+// empty) names each rank's Kineto trace, as with a pattern input.
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
-    const std::string& input_dir, const std::string& output_dir);
+    const std::string& input_dir, const std::string& output_dir,
+    const std::string& kineto_pattern = "");
+
+// Every job's input and Kineto trace can be read, checked before any rank is
+// converted: "--ranks 5" with four traces fails at once, naming the first
+// missing file, not after converting four ranks.
+absl::Status CheckJobInputs(const std::vector<RankJob>& jobs);
+
+// A --kineto file that is a Chakra .et (a common slip: the converted output
+// given back) is named as such, not met with the JSON parser's message.
+absl::Status CheckKinetoIsNotEt(const std::string& kineto_path);
 
 // Runs the jobs on up to `threads` threads; results in job order. Each rank is
 // written to a staging file beside its output (`staged`), never to the output

@@ -594,8 +594,13 @@ def parse_args(argv):
         p.error("--tp %d: only --model mlp has a tensor-parallel form" % args.tp)
     if args.tp > 1 and (4 * args.width) % args.tp:
         p.error("--tp %d must divide 4 x --width (%d)" % (args.tp, 4 * args.width))
-    if args.tp > 1 and max(args.spawn, int(os.environ.get("WORLD_SIZE", "1"))) < args.tp:
+    world = max(args.spawn, int(os.environ.get("WORLD_SIZE", "1")))
+    if args.tp > 1 and world < args.tp:
         p.error("--tp %d needs at least that many ranks (--spawn or torchrun)" % args.tp)
+    # Checked here, once, before any rank starts (each rank checking it printed
+    # the error once per rank, with a traceback from the spawner).
+    if args.tp > 1 and world % args.tp:
+        p.error("--tp %d does not divide the world of %d ranks" % (args.tp, world))
     if args.model == "gpt" and args.width % args.heads:
         p.error("--width must be a multiple of --heads")
     if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):

@@ -323,6 +323,8 @@ void NodeModelBuilder::DecodeMetadata(
   info.schema = GetString(attrs, attr::kSchema).value_or(metadata.version());
   info.rank = GetInt(attrs, attr::kRank).value_or(-1);
   info.world_size = GetInt(attrs, attr::kWorldSize).value_or(0);
+  info.measured_world_size =
+      GetInt(attrs, attr::kMeasuredWorldSize).value_or(info.world_size);
   info.device_name = GetString(attrs, attr::kDeviceName).value_or("");
   const double gap_us = GetDouble(attrs, attr::kGpuQueuedGapUs).value_or(0);
   // A gap beyond 1 ms is not a front end's spacing: a hostile value.

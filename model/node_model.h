@@ -99,8 +99,11 @@ struct IoSlot {
 // What the facts were decoded from, per trace.
 struct TraceInfo {
   std::string schema;
-  int64_t rank = -1;        // -1: not recorded
-  int64_t world_size = 0;   // 0: not recorded
+  int64_t rank = -1;       // -1: not recorded
+  int64_t world_size = 0;  // 0: not recorded
+  // The world the trace's measured steps are of: world_size, unless the graph
+  // was made for another job (attr::kMeasuredWorldSize). 0: not recorded.
+  int64_t measured_world_size = 0;
   std::string device_name;  // the recording GPU ("" unknown)
   // Median spacing of queued ops on a GPU stream, from the recording; 0 when
   // not measured (no Kineto trace, or too few queued ops).

@@ -86,7 +86,11 @@ inline constexpr char kIoOp[] =
 inline constexpr char kSchema[] = "schema";         // string, source ET schema
 inline constexpr char kRank[] = "rank";             // int64
 inline constexpr char kWorldSize[] = "world_size";  // int64
-inline constexpr char kPid[] = "pid";               // int64
+// int64, the world the measured steps (step_times_us, unprofiled_step_us)
+// were measured on, when the graph is of another job: et-sim --write-ranks
+// writes it; absent = world_size.
+inline constexpr char kMeasuredWorldSize[] = "measured_world_size";
+inline constexpr char kPid[] = "pid";                  // int64
 inline constexpr char kSourceFile[] = "source_file";   // string
 inline constexpr char kPgNames[] = "pg_names";         // string list
 inline constexpr char kPgDescs[] = "pg_descs";         // string list

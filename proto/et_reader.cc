@@ -40,54 +40,90 @@ class GzCopyingInputStream : public google::protobuf::io::CopyingInputStream {
   std::string error_;
 };
 
-// True when the file (gzip or plain) starts, after whitespace, with '{' or
-// '[': a PyTorch ET or Kineto JSON trace given where a .et belongs. A .et
-// starts with a varint length, and '{' reads as a plausible one (123), so
-// without this check the user hears of "a malformed message of 123 bytes".
-// What a JSON file given where a .et is expected most likely is, from its
-// first 4 KiB: the error then says what to do with it.
-enum class JsonKind { kNotJson, kExecutionTrace, kKineto, kOther };
+// What a file given where a .et is expected most likely is, from its first
+// 4 KiB, so that the error says what it is and what to do with it: a PyTorch
+// ET or Kineto JSON trace, a drawing (SVG, PDF, PNG, DOT). A .et starts with
+// a varint length, and '{' or '<' reads as a plausible one (123, 60), so
+// without this the user hears of "a malformed message of 123 bytes". Asked
+// only once reading the file as a .et has failed: a real .et may start so.
+enum class FileKind {
+  kUnknown,
+  kExecutionTrace,
+  kKineto,
+  kOtherJson,
+  kSvgOrXml,
+  kPdf,
+  kPng,
+  kDot
+};
 
-JsonKind SniffJson(const std::string& path) {
+FileKind SniffFile(const std::string& path) {
   absl::StatusOr<GzipInput> input = GzipInput::Open(path, 4096);
-  if (!input.ok()) return JsonKind::kNotJson;
+  if (!input.ok()) return FileKind::kUnknown;
   std::string head(4096, '\0');
   head.resize(input->Read(head.data(), head.size()).value_or(0));
+  if (absl::StartsWith(head, "%PDF")) return FileKind::kPdf;
+  if (absl::StartsWith(head, "\x89PNG")) return FileKind::kPng;
   const size_t first = head.find_first_not_of(" \n\r\t");
-  if (first == std::string::npos) return JsonKind::kNotJson;
+  if (first == std::string::npos) return FileKind::kUnknown;
+  const absl::string_view text = absl::string_view(head).substr(first);
+  if (absl::StartsWith(text, "<?xml") || absl::StartsWith(text, "<svg"))
+    return FileKind::kSvgOrXml;
+  if (absl::StartsWith(text, "digraph") ||
+      absl::StartsWith(text, "strict digraph"))
+    return FileKind::kDot;
   // The legacy profiler writes a bare array of events.
-  if (head[first] == '[') return JsonKind::kKineto;
-  if (head[first] != '{') return JsonKind::kNotJson;
+  if (text[0] == '[') return FileKind::kKineto;
+  if (text[0] != '{') return FileKind::kUnknown;
   if (absl::StrContains(head, "\"traceEvents\"") ||
       absl::StrContains(head, "\"schemaVersion\"")) {
-    return JsonKind::kKineto;
+    return FileKind::kKineto;
   }
   if (absl::StrContains(head, "\"nodes\"") ||
       absl::StrContains(head, "\"schema\"")) {
-    return JsonKind::kExecutionTrace;
+    return FileKind::kExecutionTrace;
   }
-  return JsonKind::kOther;
+  return FileKind::kOtherJson;
 }
 
-absl::Status NotAnEtError(const std::string& path, JsonKind kind) {
+// The error for a file of `kind` read as a .et; `read_error` when the kind
+// is not known.
+absl::Status NotAnEtError(const std::string& path, FileKind kind,
+                          absl::Status read_error) {
   switch (kind) {
-    case JsonKind::kExecutionTrace:
+    case FileKind::kExecutionTrace:
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: a PyTorch execution trace (JSON), not a Chakra .et: convert "
           "it first: et-convert %s out.et",
           path, path));
-    case JsonKind::kKineto:
+    case FileKind::kKineto:
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: a Kineto/profiler trace (JSON), not a Chakra .et: convert it "
           "first: et-convert %s out.et (alone, or as --kineto beside the "
           "execution trace of the same run, which adds data dependencies)",
           path, path));
-    default:
+    case FileKind::kOtherJson:
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: a JSON file, not a Chakra .et (et-convert makes a .et from a "
           "PyTorch execution trace)",
           path));
+    case FileKind::kSvgOrXml:
+    case FileKind::kPdf:
+    case FileKind::kPng:
+    case FileKind::kDot:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s (a drawing), not a Chakra .et: et-sim, et-replay and et-viz "
+          "read the .et files et-convert writes (is it an output of et-viz "
+          "or et-sim?)",
+          path,
+          kind == FileKind::kSvgOrXml ? "an SVG/XML file"
+          : kind == FileKind::kPdf    ? "a PDF file"
+          : kind == FileKind::kPng    ? "a PNG image"
+                                      : "a Graphviz DOT file"));
+    case FileKind::kUnknown:
+      break;
   }
+  return read_error;
 }
 
 }  // namespace
@@ -111,10 +147,8 @@ absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(
       new EtReader(path, std::make_unique<Stream>(std::move(input))));
   absl::StatusOr<bool> has_metadata =
       reader->ReadMessage(&reader->metadata_, "global metadata");
-  if (!has_metadata.ok()) {
-    if (const JsonKind kind = SniffJson(path); kind != JsonKind::kNotJson)
-      return NotAnEtError(path, kind);
-  }
+  if (!has_metadata.ok())
+    return NotAnEtError(path, SniffFile(path), has_metadata.status());
   RETURN_IF_ERROR(has_metadata.status());
   if (!*has_metadata) {
     return absl::InvalidArgumentError(
@@ -167,9 +201,21 @@ absl::StatusOr<bool> EtReader::ReadMessage(google::protobuf::MessageLite* msg,
 }
 
 absl::StatusOr<bool> EtReader::Next(ChakraProtoMsg::Node* node) {
-  ASSIGN_OR_RETURN(bool more, ReadMessage(node, "node"));
+  absl::StatusOr<bool> read = ReadMessage(node, "node");
+  // A file of another kind can pass for a .et's metadata by chance (an SVG's
+  // '<' is a 60-byte message); its first node then fails.
+  if (!read.ok() && nodes_read_ == 0)
+    return NotAnEtError(path_, SniffFile(path_), read.status());
+  ASSIGN_OR_RETURN(bool more, std::move(read));
   if (more) ++nodes_read_;
   return more;
+}
+
+bool LooksLikeChakraEt(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<EtReader>> reader = EtReader::Open(path);
+  if (!reader.ok()) return false;
+  ChakraProtoMsg::Node node;
+  return (*reader)->Next(&node).ok();
 }
 
 absl::Status ForEachCheckedNode(

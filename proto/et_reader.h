@@ -48,6 +48,11 @@ class EtReader {
   int64_t nodes_read_ = 0;
 };
 
+// Whether `path` reads as a Chakra .et (its metadata and first node), so
+// that a .et given where another kind of file belongs (--kineto, --topology)
+// is named as such rather than met with a parser's message.
+bool LooksLikeChakraEt(const std::string& path);
+
 // Reads every remaining node of `reader`, checks its fields
 // (proto/node_checks) and hands it to `fn`, which may move from it. Stops at
 // the first error, a check's or `fn`'s; a check's error names the file.

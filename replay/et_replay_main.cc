@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "base/input_limits.h"
+#include "base/path.h"
 #include "base/status_macros.h"
 #include "cli/cli_args.h"
 #include "replay/replay_session.h"
@@ -125,12 +127,30 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int rank = (*world)->rank();
+  // Outputs are checked before the work (base/path.h); every rank sees the
+  // same paths, so rank 0 alone says what is wrong.
+  for (auto [flag, path] :
+       {std::make_pair("--json", flags->options.json_path),
+        std::make_pair("--trace", flags->options.trace_path),
+        std::make_pair("--calibration", flags->options.calibration_path)}) {
+    if (absl::Status s = et::CheckOutputPath(flag, path); !s.ok()) {
+      if (rank == 0)
+        fprintf(stderr, "et-replay: error: %s\n",
+                std::string(s.message()).c_str());
+      return 1;
+    }
+  }
   std::string text;
   auto report =
       et::replay::RunReplaySession(flags->options, world->get(), &text);
   if (!report.ok()) {
-    fprintf(stderr, "et-replay: error: %s\n",
-            std::string(report.status().message()).c_str());
+    // Every error but a failed iteration (Aborted: this rank's own) is agreed
+    // by all ranks (MpiWorld::Agree): the same line, printed once.
+    const bool own = absl::IsAborted(report.status());
+    if (own || rank == 0) {
+      fprintf(stderr, "et-replay: error: %s\n",
+              std::string(report.status().message()).c_str());
+    }
     fflush(stderr);
     // An error in the middle of the iterations is this rank's alone: the others
     // may be waiting in a collective for it, so end the whole job rather than

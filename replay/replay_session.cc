@@ -215,8 +215,10 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
   report.device = (*backend)->Describe();
   report.rank = world->rank();
   report.warmup_iterations = options.warmup_iterations;
-  RETURN_IF_ERROR(
-      WriteOutputs(options, loaded->graph, plan, timed, report, world->rank()));
+  // Agreed, like every error but a failed iteration: each rank's error is
+  // then the same, and rank 0 alone prints it.
+  RETURN_IF_ERROR(world->Agree(WriteOutputs(options, loaded->graph, plan, timed,
+                                            report, world->rank())));
   if (text_report != nullptr)
     *text_report = ReportText(plan, report, options.top_ops);
   return report;

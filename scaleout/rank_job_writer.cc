@@ -169,6 +169,14 @@ class CommGroupTable {
 absl::Status WriteRank(const std::string& path, int64_t rank,
                        int64_t world_size, const Graph& graph) {
   ChakraProtoMsg::GlobalMetadata metadata = graph.metadata();
+  // The measured steps the graph carries are of the recorded job, not of
+  // this one: said, so that et-sim on these files reports no error against
+  // them (a truth of another scale).
+  const auto& attrs = metadata.attr();
+  const int64_t measured_world =
+      GetInt(attrs, attr::kMeasuredWorldSize)
+          .value_or(GetInt(attrs, attr::kWorldSize).value_or(0));
+  SetInt64(metadata.mutable_attr(), attr::kMeasuredWorldSize, measured_world);
   SetInt64(metadata.mutable_attr(), attr::kRank, rank);
   SetInt64(metadata.mutable_attr(), attr::kWorldSize, world_size);
   ASSIGN_OR_RETURN(std::unique_ptr<EtWriter> writer, EtWriter::Open(path));

@@ -123,12 +123,37 @@ void Engine::Init() {
   }
 }
 
+namespace {
+
+// The node's critical predecessor: of `pred` (its resource's previous op, or
+// -1) and its followed deps, the one that finished last.
+int32_t CriticalPred(const RankProgram& p, const ClassTimeline& tl,
+                     uint32_t node, int32_t pred) {
+  int64_t pred_finish = pred >= 0 ? tl.finish_ns[pred] : -1;
+  auto consider = [&](absl::Span<const NodeIndex> deps) {
+    for (NodeIndex d : deps) {
+      if (tl.finish_ns[d] >= pred_finish) {
+        pred_finish = tl.finish_ns[d];
+        pred = static_cast<int32_t>(d);
+      }
+    }
+  };
+  consider(p.graph->data_deps(node));
+  if (!p.ctrl_deps_ignored) consider(p.graph->ctrl_deps(node));
+  return pred;
+}
+
+}  // namespace
+
 // Noops finish at once; others wait for their resource.
 void Engine::MarkReady(uint32_t c, uint32_t node, int64_t t) {
   const RankProgram& p = *classes_[c].program;
   if (p.kind[node] == SimOpKind::kNoop) {
     ClassTimeline& tl = result_.timelines[c];
     tl.issue_ns[node] = tl.start_ns[node] = t;
+    // The chain runs through a noop (a step marker, a container) to what it
+    // waited for: it used to end there, leaving the time before it unnamed.
+    tl.critical_pred[node] = CriticalPred(p, tl, node, -1);
     queue_.Push(t, kPrioFinish, c, node);
     return;
   }
@@ -187,20 +212,8 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
   s.busy[p.resource[node]] = 1;
   tl.issue_ns[node] = t;
   // Critical predecessor: the dep or resource predecessor that finished last.
-  int32_t pred = s.last_on[p.resource[node]];
-  int64_t pred_finish = pred >= 0 ? tl.finish_ns[pred] : -1;
-  const NodeModel& g = *p.graph;
-  auto consider = [&](absl::Span<const NodeIndex> deps) {
-    for (NodeIndex d : deps) {
-      if (tl.finish_ns[d] >= pred_finish) {
-        pred_finish = tl.finish_ns[d];
-        pred = static_cast<int32_t>(d);
-      }
-    }
-  };
-  consider(g.data_deps(node));
-  if (!p.ctrl_deps_ignored) consider(g.ctrl_deps(node));
-  tl.critical_pred[node] = pred;
+  tl.critical_pred[node] =
+      CriticalPred(p, tl, node, s.last_on[p.resource[node]]);
 
   if (p.kind[node] == SimOpKind::kCompute) {
     // A host op's thread is busy for its gap first (Python, the dispatcher).

@@ -22,6 +22,7 @@
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "cli/cli_args.h"
+#include "cli/flag_use.h"
 #include "model/graph.h"
 #include "model/process_group.h"
 #include "scaleout/dp_sync.h"
@@ -55,9 +56,10 @@ ABSL_FLAG(std::string, host_time, "unprofiled",
           "compared with the unprofiled step) or recorded (as recorded, "
           "profiler included; compared with the profiled step)");
 ABSL_FLAG(std::string, host_profile, "",
-          "a light Kineto trace of the same program (no ET observer, no "
-          "shapes; examples/record_trace.py writes *_kineto_light.json.gz): "
-          "the unprofiled host cost per op kind is learned from it");
+          "a light Kineto trace of the same program (torch.profiler without "
+          "the ET observer and with record_shapes=False, so its host ops "
+          "cost nearly what they cost unprofiled): the unprofiled host cost "
+          "per op kind is learned from it");
 ABSL_FLAG(double, host_speed, 1.0,
           "what-if: the host CPU runs this many times faster than the "
           "recorded one (host ops and gaps divide by it)");
@@ -219,10 +221,7 @@ T Choose(const char* flag, const std::string& value,
 void ParseSweepFlags(Flags* f) {
   const std::string text = absl::GetFlag(FLAGS_sweep);
   f->chart = absl::GetFlag(FLAGS_chart);
-  if (text.empty()) {
-    if (!f->chart.empty()) Fail("--chart draws a --sweep; give --sweep too");
-    return;
-  }
+  if (text.empty()) return;
   auto sweep = et::scaleout::ParseSweep(text);
   if (!sweep.ok()) Fail("--sweep " + std::string(sweep.status().message()));
   // --layout dp=1 parses like no dp at all: the text says whether it was set.
@@ -431,8 +430,6 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
     auto parsed = et::scaleout::ParseDpSyncMode(mode);
     if (!parsed.ok())
       Fail(absl::StrCat("--dp-sync: ", parsed.status().message()));
-    if (!o.layout && absl::GetFlag(FLAGS_sweep).empty())
-      Fail("--dp-sync needs --layout or --sweep (the job whose dp it syncs)");
     o.dp_sync = *parsed;
     o.shard_stage = et::scaleout::ShardStageOf(mode);
   }
@@ -449,6 +446,11 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   o.bucket_cap_bytes = static_cast<int64_t>(bucket_mb * 1024 * 1024);
   o.keep_graph =
       o.layout.has_value() && !absl::GetFlag(FLAGS_write_ranks).empty();
+  if (o.layout && o.world_size > 0 && o.world_size != o.layout->world()) {
+    Fail(absl::StrFormat("--world %d but --layout %s spans %d ranks",
+                         o.world_size, o.layout->ToString(),
+                         o.layout->world()));
+  }
   if (o.layout && !o.groups_override.empty())
     Fail("--layout places the trace's own groups; it does not take --groups");
   f.json = absl::GetFlag(FLAGS_json);
@@ -479,7 +481,7 @@ std::vector<std::string> CheckInputs(const Flags& flags,
   if (!s.ok()) Fail(std::string(s.message()));
   for (const std::string& note :
        {et::sim::GroupsNote(flags.options.groups_override, *facts),
-        et::sim::DurationsNote(*facts, flags.options)}) {
+        et::sim::DurationsNote(*facts, flags.options, sim.compute_device())}) {
     if (!note.empty()) notes.push_back(note);
   }
   return notes;
@@ -509,6 +511,8 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   if (!min_bytes.ok()) Fail("--min-bytes " + min_bytes.status().ToString());
   if (!max_bytes.ok()) Fail("--max-bytes " + max_bytes.status().ToString());
   if (*min_bytes > *max_bytes) Fail("--min-bytes must not exceed --max-bytes");
+  // The flags are read: what follows is an input's mistake (exit 1).
+  fail_exit_code = 1;
   // With --comm-from and no --topology, the platform of the logs' GPU.
   const std::vector<std::string> logs = absl::GetFlag(FLAGS_comm_from);
   std::string log_device;
@@ -631,6 +635,50 @@ int RunSweep(const Flags& flags) {
   return 0;
 }
 
+// Outputs are checked before the work (base/path.h): a missing folder fails
+// at once, not after the whole report is printed.
+void CheckOutputs(const Flags& flags) {
+  for (auto [flag, path] : {std::make_pair("--timeline", flags.timeline),
+                            std::make_pair("--chart", flags.chart)}) {
+    if (absl::Status s = et::CheckOutputPath(flag, path); !s.ok())
+      Fail(std::string(s.message()));
+  }
+  // --write-ranks DIR may exist (empty) or be made; its parent must exist.
+  std::string dir = absl::GetFlag(FLAGS_write_ranks);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!dir.empty() && !et::IsDirectory(dir)) {
+    if (absl::Status s = et::CheckOutputPath("--write-ranks", dir); !s.ok())
+      Fail(std::string(s.message()));
+  }
+}
+
+// Flags that mean something only with another: given without it, they are
+// refused rather than ignored (cli/flag_use.h).
+void RefuseUnusedFlags() {
+  const bool nccl_tests = !absl::GetFlag(FLAGS_nccl_tests).empty();
+  const bool scaled = !absl::GetFlag(FLAGS_layout).empty() ||
+                      !absl::GetFlag(FLAGS_sweep).empty();
+  const std::string comm = absl::GetFlag(FLAGS_comm);
+  const et::FlagUse uses[] = {
+      {"calibration", absl::GetFlag(FLAGS_compute) == "calibrated",
+       "--compute calibrated (the model that reads it)"},
+      {"dp_sync", scaled, "--layout or --sweep (the job whose dp it syncs)"},
+      {"bucket_mb", scaled,
+       "--layout or --sweep (the job whose gradient buckets it sizes)"},
+      {"recorded_layout", scaled,
+       "--layout or --sweep (the job to predict from the recorded one)"},
+      {"chart", !absl::GetFlag(FLAGS_sweep).empty(),
+       "--sweep (the chart draws a sweep)"},
+      {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
+      {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
+      {"astra_system", comm == "astra" || comm == "astra-aware",
+       "--comm astra or astra-aware"},
+      {"host_profile", absl::GetFlag(FLAGS_host_time) == "unprofiled",
+       "--host-time unprofiled (the host cost it learns)"},
+  };
+  et::RefuseUnusedFlags("et-sim", uses);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -648,9 +696,11 @@ int main(int argc, char** argv) {
       "[--write-ranks job/]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
+  RefuseUnusedFlags();
   if (!absl::GetFlag(FLAGS_nccl_tests).empty()) return RunNcclTests(positional);
   Flags flags = ParseFlags(positional);
   fail_exit_code = 1;
+  CheckOutputs(flags);
   if (flags.sweep) return RunSweep(flags);
   flags.options.keep_timeline = !flags.timeline.empty();
   WriteRanks(flags);

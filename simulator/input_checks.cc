@@ -111,7 +111,8 @@ std::string GroupsNote(const std::vector<ProcessGroup>& groups,
       rank0.comm_nodes_without_group, rank0.comm_nodes, rank0.path);
 }
 
-std::string DurationsNote(const InputFacts& rank0, const SimOptions& options) {
+std::string DurationsNote(const InputFacts& rank0, const SimOptions& options,
+                          const std::string& device) {
   if (options.compute_model != ComputeModel::kRecorded) return "";
   const int64_t untimed = rank0.compute_nodes - rank0.compute_nodes_timed;
   if (untimed <= 0) return "";
@@ -120,7 +121,7 @@ std::string DurationsNote(const InputFacts& rank0, const SimOptions& options) {
   const std::string model = absl::StrFormat(
       "the roofline model on %s (num_ops / peak FLOP/s, tensor_size / memory "
       "bandwidth; 0 for ops without either)%s",
-      options.device.empty() ? "H100 (no --device)" : options.device,
+      options.device.empty() ? device + " (no --device)" : options.device,
       rank0.device_nodes == 0
           ? ", a GPU's, though this trace ran on a CPU only: no measure of "
             "its CPU"

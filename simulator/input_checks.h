@@ -54,7 +54,10 @@ std::string GroupsNote(const std::vector<ProcessGroup>& groups,
 
 // A note for stderr when compute nodes have no recorded duration under the
 // recorded compute model: which model stands in. Empty when all are timed.
-std::string DurationsNote(const InputFacts& rank0, const SimOptions& options);
+// `device`: the GPU preset the roofline model used (Simulation::
+// compute_device).
+std::string DurationsNote(const InputFacts& rank0, const SimOptions& options,
+                          const std::string& device);
 
 }  // namespace et::sim
 

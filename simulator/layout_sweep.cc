@@ -73,6 +73,8 @@ SweepRow RowOf(const Report& report, const ParallelLayout& layout,
   row.layout = layout;
   row.world = report.world_size;
   row.step_us = report.step.predicted_us;
+  row.measured_us = report.step.measured_us;
+  row.error_pct = report.step.error_pct;
   const double steps =
       static_cast<double>(std::max<int64_t>(1, report.step.steps));
   const RankStats* slowest = nullptr;
@@ -141,17 +143,31 @@ absl::StatusOr<SweepResult> RunLayoutSweep(const SimInput& input,
   return result;
 }
 
+std::string SweepTruthNote(const SweepResult& r) {
+  for (const SweepRow& row : r.rows) {
+    if (!row.measured_us) continue;
+    return absl::StrFormat(
+        "%s=%d is the recorded job: compared with its measured step; the "
+        "other points are predictions for jobs that were not measured (no "
+        "truth, no error)",
+        DimName(r.dim), row.value);
+  }
+  return "every point is a prediction for a job that was not measured: no "
+         "measured truth, no error reported";
+}
+
 std::string FormatSweepText(const SweepResult& r) {
   const std::string dim(DimName(r.dim));
   std::string out = absl::StrFormat(
       "et-sim sweep of %s over %d points: %s (recorded as %s)\n"
       "note: %s; times are per step (predicted step; the slowest rank's "
       "compute and exposed communication over the whole graph / steps)\n",
-      dim, r.rows.size(), r.trace, r.recorded_layout, kSweepTruthNote);
-  absl::StrAppendFormat(&out, "%-8s %7s  %-20s %10s %11s %16s %9s %13s  %s\n",
-                        dim, "world", "layout", "step_ms", "compute_ms",
-                        "exposed_comm_ms", "other_ms", "peak_mem_GiB",
-                        "collective ms per group (ranks)");
+      dim, r.rows.size(), r.trace, r.recorded_layout, SweepTruthNote(r));
+  absl::StrAppendFormat(
+      &out, "%-8s %7s  %-20s %10s %11s %7s %11s %16s %9s %13s  %s\n", dim,
+      "world", "layout", "step_ms", "measured_ms", "error", "compute_ms",
+      "exposed_comm_ms", "other_ms", "peak_mem_GiB",
+      "collective ms per group (ranks)");
   for (const SweepRow& row : r.rows) {
     std::string groups;
     for (const SweepGroupTime& g : row.groups) {
@@ -163,8 +179,10 @@ std::string FormatSweepText(const SweepResult& r) {
         "%.3f%s", static_cast<double>(row.peak_bytes) / (1 << 30),
         row.fits ? "" : " NOFIT");
     absl::StrAppendFormat(
-        &out, "%-8d %7d  %-20s %10.3f %11.3f %16.3f %9.3f %13s  %s\n",
+        &out, "%-8d %7d  %-20s %10.3f %11s %7s %11.3f %16.3f %9.3f %13s  %s\n",
         row.value, row.world, row.layout.ToString(), row.step_us / 1e3,
+        row.measured_us ? absl::StrFormat("%.3f", *row.measured_us / 1e3) : "-",
+        row.error_pct ? absl::StrFormat("%+.1f%%", *row.error_pct) : "-",
         row.compute_us / 1e3, row.exposed_comm_us / 1e3, row.other_us / 1e3,
         mem, groups.empty() ? "-" : groups);
   }
@@ -188,24 +206,29 @@ std::string FormatSweepJson(const SweepResult& r) {
                         {"group_size", g.group_size},
                         {"time_us", g.time_us}});
     }
-    points.push_back({{"value", row.value},
-                      {"world", row.world},
-                      {"layout", row.layout.ToString()},
-                      {"step_us", row.step_us},
-                      {"compute_us", row.compute_us},
-                      {"exposed_comm_us", row.exposed_comm_us},
-                      {"other_us", row.other_us},
-                      {"groups", std::move(groups)},
-                      {"peak_allocated_bytes", row.peak_bytes},
-                      {"capacity_bytes", row.capacity_bytes},
-                      {"fits", row.fits}});
+    points.push_back(
+        {{"value", row.value},
+         {"world", row.world},
+         {"layout", row.layout.ToString()},
+         {"step_us", row.step_us},
+         {"measured_us", row.measured_us
+                             ? nlohmann::ordered_json(*row.measured_us)
+                             : nlohmann::ordered_json(nullptr)},
+         {"error_pct", row.error_pct ? nlohmann::ordered_json(*row.error_pct)
+                                     : nlohmann::ordered_json(nullptr)},
+         {"compute_us", row.compute_us},
+         {"exposed_comm_us", row.exposed_comm_us},
+         {"other_us", row.other_us},
+         {"groups", std::move(groups)},
+         {"peak_allocated_bytes", row.peak_bytes},
+         {"capacity_bytes", row.capacity_bytes},
+         {"fits", row.fits}});
   }
   nlohmann::ordered_json j;
   j["sweep"] = {{"dimension", std::string(DimName(r.dim))},
                 {"trace", r.trace},
                 {"recorded_layout", r.recorded_layout},
-                {"measured_us", nullptr},
-                {"note", kSweepTruthNote},
+                {"note", SweepTruthNote(r)},
                 {"points", std::move(points)}};
   return j.dump(1);
 }

@@ -1,12 +1,14 @@
 // et-sim --sweep dp=1,2,4,...: one simulation per value of one layout
 // dimension (the other dimensions as --layout gives them, else as recorded),
 // and per point the step, its compute, exposed communication and collective
-// time per process group, taken from that point's report. Every point is a
-// prediction for a job that was not measured, so the rows carry no error.
+// time per process group, taken from that point's report. A point is
+// compared with the trace's measured step only when it is the recorded job;
+// the others are predictions for jobs that were not measured.
 #ifndef SIMULATOR_LAYOUT_SWEEP_H_
 #define SIMULATOR_LAYOUT_SWEEP_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,10 @@ struct SweepRow {
   // communication, at least 0).
   double other_us = 0;
   std::vector<SweepGroupTime> groups;  // by time, largest first
+  // The point's truth, as its own report has it: only the recorded job's
+  // point has one (a truth of the same job, machine and scale).
+  std::optional<double> measured_us;
+  std::optional<double> error_pct;
   // The memory model's peak of the largest rank, the device's capacity (0:
   // unknown) and whether it fits (docs/memory-model.md).
   int64_t peak_bytes = 0, capacity_bytes = 0;
@@ -62,19 +68,19 @@ absl::StatusOr<SweepResult> RunLayoutSweep(const SimInput& input,
                                            const SimOptions& base,
                                            const scaleout::LayoutSweep& sweep);
 
-// A table aligned like et-sim's others, with a line saying no point has a
+// A table aligned like et-sim's others, with a line saying which point has a
 // measured truth.
 std::string FormatSweepText(const SweepResult& result);
-// {"sweep":{"dimension","trace","recorded_layout","measured_us":null,"note",
-// "points":[{"value","world","layout","step_us","compute_us",
-// "exposed_comm_us","other_us","groups":[{"name","group_size","time_us"}],
-// "peak_allocated_bytes","capacity_bytes","fits"}]}}
+// {"sweep":{"dimension","trace","recorded_layout","note",
+// "points":[{"value","world","layout","step_us","measured_us","error_pct",
+// "compute_us","exposed_comm_us","other_us","groups":[{"name","group_size",
+// "time_us"}],"peak_allocated_bytes","capacity_bytes","fits"}]}}; measured_us
+// and error_pct are null without a truth.
 std::string FormatSweepJson(const SweepResult& result);
 
-// Said of every sweep: why no error is reported.
-inline constexpr char kSweepTruthNote[] =
-    "every point is a prediction for a job that was not measured: no "
-    "measured truth, no error reported";
+// Said of every sweep: which point is compared with a truth, and why the
+// others are not.
+std::string SweepTruthNote(const SweepResult& result);
 
 }  // namespace et::sim
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "proto/et_reader.h"
 
 namespace et::sim {
 namespace {
@@ -23,6 +24,16 @@ absl::StatusOr<std::string> ReadNetworkFile(const std::string& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
+  // Another kind of file is named as such, not met with a YAML parser's
+  // message.
+  if (text.str().find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s, not a topology: --topology takes a preset (%s), a platform "
+        "file or a topology YAML/JSON",
+        path,
+        LooksLikeChakraEt(path) ? "a Chakra .et (a trace)" : "a binary file",
+        absl::StrJoin(PlatformPresetNames(), ", ")));
+  }
   return text.str();
 }
 

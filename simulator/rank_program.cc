@@ -294,42 +294,81 @@ std::string OtherJob(const NodeModel& graph, const SimOptions& options) {
             : absl::StrCat(scaled->recorded.world(), " ranks"),
         scaled->layout.ToString(), scaled->layout.world());
   }
-  const int64_t recorded = graph.info().world_size;
-  if (options.world_size <= 1 && recorded <= 1) return "";
-  if (options.world_size == 0 || options.world_size == recorded) return "";
+  // Per-rank files (world_size 0 here) simulate the world they record; a
+  // graph written for another job says which world its truth is of.
+  const int64_t recorded = graph.info().measured_world_size;
+  const int64_t simulated =
+      options.world_size > 0 ? options.world_size : graph.info().world_size;
+  if (simulated <= 1 && recorded <= 1) return "";
+  if (simulated == 0 || simulated == recorded) return "";
   return recorded > 0
-             ? absl::StrFormat("%d ranks, not the %d simulated", recorded,
-                               options.world_size)
+             ? absl::StrFormat("%d %s, not the %d simulated", recorded,
+                               recorded == 1 ? "rank" : "ranks", simulated)
              : absl::StrFormat(
                    "a run whose world the trace does not record, not the %d "
                    "ranks simulated",
-                   options.world_size);
+                   simulated);
 }
 
-// The step the prediction is compared with, and the what-if's notes.
+// What machine the prediction is for when it is not the one the trace's
+// measured step ran on ("an H100 (the roofline model), not the CPU the trace
+// ran on"), else "". The recorded times kept as they are, or a roofline of the
+// recorded GPU, predict the recorded machine.
+std::string OtherMachine(const NodeModel& graph, const SimOptions& options,
+                         const ComputeTiming& timing, const RankProgram& p) {
+  if (timing.what_if) {
+    return absl::StrFormat("%s (--device), not the %s the trace ran on",
+                           timing.what_if->target().name,
+                           timing.what_if->recorded().name);
+  }
+  if (options.compute_model != ComputeModel::kRoofline) return "";
+  const std::string& target = timing.compute->device().name;
+  if (!p.steps.has_gpu_ops()) {
+    return absl::StrFormat(
+        "%s (the roofline model), not the CPU the trace ran on", target);
+  }
+  const std::string presets = options.device_file.empty()
+                                  ? DefaultDevicePresetsPath()
+                                  : options.device_file;
+  absl::StatusOr<DeviceProfile> recorded =
+      DeviceProfileForName(presets, graph.info().device_name);
+  if (recorded.ok() && recorded->name == target) return "";
+  return absl::StrFormat(
+      "%s (the roofline model), not the %s the trace ran on", target,
+      recorded.ok()                      ? recorded->name
+      : graph.info().device_name.empty() ? std::string("GPU")
+                                         : graph.info().device_name);
+}
+
+// The step the prediction is compared with: the trace's only when it is a
+// truth of the same job, machine and scale as the prediction. One rule for
+// every way a prediction leaves the recorded run (docs/step-model.md).
 void FillMeasured(const NodeModel& graph, const SimOptions& options,
                   const ComputeTiming& timing, RankProgram* p) {
   p->measured = p->steps.Measured(p->host_time);
   const std::optional<DeviceWhatIf>& what_if = timing.what_if;
+  const std::string other_job = OtherJob(graph, options);
+  const std::string other_machine =
+      other_job.empty() ? OtherMachine(graph, options, timing, *p) : "";
   if (options.measured_step_us > 0) {
     p->measured = {options.measured_step_us,
                    p->host_time == HostTimeMode::kUnprofiled ? "unprofiled-run"
                                                              : "profiled-run",
                    ""};
-  } else if (const std::string other = OtherJob(graph, options);
-             !other.empty() && p->measured.us) {
+  } else if (!other_job.empty() && p->measured.us) {
     p->measured = {};
     p->measured.withheld = absl::StrFormat(
         "no error reported: the trace's measured step is of %s, so it is no "
         "truth for this prediction (pass --measured-step-ms with a step "
         "measured on this job)",
-        other);
-  } else if (what_if && p->measured.us) {
-    p->notes.push_back(absl::StrFormat(
-        "the trace's measured step is %s's, not %s's: no error reported (pass "
-        "--measured-step-ms)",
-        what_if->recorded().name, what_if->target().name));
+        other_job);
+  } else if (!other_machine.empty() && p->measured.us) {
     p->measured = {};
+    p->measured.withheld = absl::StrFormat(
+        "no error reported: the prediction is for %s, so the trace's measured "
+        "step is no truth for it (pass --measured-step-ms with a step "
+        "measured on that machine)",
+        other_machine);
   }
   if (p->host_time == HostTimeMode::kUnprofiled) {
     const HostTimeModel& h = p->steps.model();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -70,9 +71,28 @@ RankStats Summarize(const RankClass& rc, const ClassTimeline& tl) {
   return s;
 }
 
+// The time before node `n` starts on the chain, by cause: from its critical
+// predecessor's finish (0 for the first) to its issue, then to its start.
+void AddWait(const RankProgram& p, const ClassTimeline& tl, int32_t n,
+             CriticalWaits* w) {
+  const int32_t pred = tl.critical_pred[n];
+  const int64_t ready = pred >= 0 ? tl.finish_ns[pred] : 0;
+  w->other_ns += std::max<int64_t>(0, tl.issue_ns[n] - ready);
+  const int64_t before_start =
+      std::max<int64_t>(0, tl.start_ns[n] - tl.issue_ns[n]);
+  if (IsComm(p.kind[n])) {
+    w->rendezvous_ns += before_start;
+  } else if (p.kind[n] != SimOpKind::kNoop &&
+             p.resource_is_host[p.resource[n]]) {
+    w->host_gap_ns += before_start;
+  } else {
+    w->gpu_gap_ns += before_start;
+  }
+}
+
 std::vector<CriticalStep> CriticalPath(const RankClass& rc,
                                        const ClassTimeline& tl,
-                                       int64_t* busy_ns) {
+                                       int64_t* busy_ns, CriticalWaits* waits) {
   const RankProgram& p = *rc.program;
   int32_t last = -1;
   for (size_t i = 0; i < p.kind.size(); ++i) {
@@ -83,7 +103,9 @@ std::vector<CriticalStep> CriticalPath(const RankClass& rc,
   }
   std::vector<CriticalStep> path;
   *busy_ns = 0;
+  *waits = {};
   for (int32_t n = last; n >= 0; n = tl.critical_pred[n]) {
+    AddWait(p, tl, n, waits);
     const int64_t dur = tl.finish_ns[n] - tl.start_ns[n];
     if (p.kind[n] != SimOpKind::kNoop) {
       path.push_back(
@@ -235,11 +257,44 @@ Report BuildReport(const std::vector<RankClass>& classes,
             [](const CollectiveRow& a, const CollectiveRow& b) {
               return a.total_ns > b.total_ns;
             });
-  r.critical_path =
-      CriticalPath(classes[slowest], tl, &r.critical_path_busy_ns);
+  r.critical_path = CriticalPath(classes[slowest], tl, &r.critical_path_busy_ns,
+                                 &r.critical_path_waits);
   r.step = BuildStepReport(classes, result);
   return r;
 }
+
+namespace {
+
+// "; the other 164.537 ms: host time between ops (Python, dispatch)
+// 164.537 ms": each cause that holds time, largest first.
+std::string CriticalWaitsText(const Report& r) {
+  const int64_t rest =
+      std::max<int64_t>(0, r.step_ns - r.critical_path_busy_ns);
+  if (rest == 0) return "";
+  const CriticalWaits& w = r.critical_path_waits;
+  const int64_t named = w.host_gap_ns + w.gpu_gap_ns + w.rendezvous_ns;
+  std::vector<std::pair<int64_t, const char*>> parts = {
+      {w.host_gap_ns,
+       "host time between ops (Python, dispatch: the host's "
+       "own work)"},
+      {w.gpu_gap_ns, "GPU stream gaps between kernels"},
+      {w.rendezvous_ns, "collectives waiting for other ranks"},
+      {std::max<int64_t>(0, rest - named),
+       "waiting for a dependency or a busy thread/stream"}};
+  std::stable_sort(
+      parts.begin(), parts.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out = absl::StrFormat("; the other %.3f ms:", rest / 1e6);
+  const char* sep = " ";
+  for (const auto& [ns, what] : parts) {
+    if (ns <= 0) continue;
+    absl::StrAppendFormat(&out, "%s%s %.3f ms", sep, what, ns / 1e6);
+    sep = ", ";
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string FormatReportText(const Report& r, size_t top) {
   auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
@@ -316,10 +371,9 @@ std::string FormatReportText(const Report& r, size_t top) {
   absl::StrAppendFormat(
       &out,
       "\ncritical path (the chain of dependent ops that ends last, on the "
-      "slowest rank): %d ops, busy %.3f ms of the %.3f ms graph; the other "
-      "%.3f ms it waits (collectives, other ranks, host gaps)\n",
+      "slowest rank): %d ops, busy %.3f ms of the %.3f ms graph%s\n",
       r.critical_path.size(), ms(r.critical_path_busy_ns), ms(r.step_ns),
-      ms(std::max<int64_t>(0, r.step_ns - r.critical_path_busy_ns)));
+      CriticalWaitsText(r));
   std::vector<CriticalStep> longest = r.critical_path;
   std::stable_sort(longest.begin(), longest.end(),
                    [](const auto& a, const auto& b) {
@@ -382,6 +436,11 @@ std::string FormatReportJson(const Report& r) {
                                   {"duration_ns", s.duration_ns}});
   }
   j["critical_path_busy_ns"] = r.critical_path_busy_ns;
+  const CriticalWaits& w = r.critical_path_waits;
+  j["critical_path_waits_ns"] = {{"host_gap", w.host_gap_ns},
+                                 {"gpu_gap", w.gpu_gap_ns},
+                                 {"rendezvous", w.rendezvous_ns},
+                                 {"other", w.other_ns}};
   return j.dump(1);
 }
 

@@ -46,6 +46,16 @@ struct CriticalStep {
   int64_t start_ns = 0, duration_ns = 0;
 };
 
+// Where the critical path's time goes when none of its ops runs: so that
+// "the other X ms" says what it is (on one rank with no communication it is
+// the host's own time between ops, not waiting for anyone).
+struct CriticalWaits {
+  int64_t host_gap_ns = 0;    // host time before a host op (Python, dispatch)
+  int64_t gpu_gap_ns = 0;     // a GPU stream's front-end gap before a kernel
+  int64_t rendezvous_ns = 0;  // a collective waiting for its other members
+  int64_t other_ns = 0;       // waiting for a dependency or a busy resource
+};
+
 struct Report {
   int64_t world_size = 0;
   std::string topology;         // the platform/topology preset or file used
@@ -61,6 +71,7 @@ struct Report {
   std::vector<CriticalStep>
       critical_path;  // of the slowest rank, in time order
   int64_t critical_path_busy_ns = 0;
+  CriticalWaits critical_path_waits;  // the rest of step_ns, by cause
   std::vector<std::string> notes;
   StepReport step;                      // per step, against the measured step
   std::optional<MemorySummary> memory;  // the largest rank against capacity

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -58,6 +59,24 @@ absl::Status CheckPeersMove(const std::string& file, const NodeModel& model,
   return absl::OkStatus();
 }
 
+// The compute model for a job: on --device's GPU, else on the trace's own
+// GPU when it has a preset (an A100 trace is not predicted on an H100), else
+// on an H100.
+absl::StatusOr<ComputeCostModel> ComputeModelFor(const NodeModel& model,
+                                                 const SimOptions& options) {
+  if (!options.device.empty() || model.info().device_name.empty())
+    return ComputeCostModel::Create(options);
+  const std::string presets = options.device_file.empty()
+                                  ? DefaultDevicePresetsPath()
+                                  : options.device_file;
+  absl::StatusOr<DeviceProfile> own =
+      DeviceProfileForName(presets, model.info().device_name);
+  if (!own.ok()) return ComputeCostModel::Create(options);
+  SimOptions on_own = options;
+  on_own.device = own->name;
+  return ComputeCostModel::Create(on_own);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
@@ -68,7 +87,10 @@ absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
 absl::Status Simulation::LoadFiles(const SimInput& input,
                                    const SimOptions& options) {
   ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveRankFiles(input));
-  ASSIGN_OR_RETURN(ComputeCostModel compute, ComputeCostModel::Create(options));
+  // Checked before any file is read; the model itself follows the first
+  // graph's GPU when --device is not given (ComputeModelFor).
+  RETURN_IF_ERROR(ComputeCostModel::Create(options).status());
+  std::optional<ComputeCostModel> compute;
   // Checked before anything is sized by it: a world of 2^62 once reached
   // vector::resize and aborted with std::length_error.
   if (options.world_size < 0 || options.world_size > kMaxRanks) {
@@ -119,6 +141,10 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
       return absl::Status(g.status().code(),
                           PrefixPath(f, g.status().message()));
     models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
+    if (!compute) {
+      ASSIGN_OR_RETURN(compute, ComputeModelFor(*models_.back(), options));
+      compute_device_ = compute->device().name;
+    }
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
       RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
@@ -126,7 +152,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     }
     if (options.memory) ModelMemory(options);
     absl::StatusOr<RankProgram> p =
-        CompileRankProgram(*models_.back(), compile_options, compute);
+        CompileRankProgram(*models_.back(), compile_options, *compute);
     if (!p.ok())
       return absl::Status(p.status().code(),
                           PrefixPath(f, p.status().message()));
@@ -380,6 +406,26 @@ bool CommOnHost(const std::vector<std::unique_ptr<NodeModel>>& models) {
   return comms > 0 && on_host == comms;
 }
 
+// Why the default platform stands in, in the words of what the trace lacks:
+// "default" alone read as if the trace had asked for an HGX-H100.
+std::string DefaultNetworkReason(
+    const std::vector<std::unique_ptr<NodeModel>>& models) {
+  bool comm = false, gpu = false;
+  for (const auto& model : models) {
+    for (NodeIndex i = 0; i < model->size(); ++i) {
+      comm |= model->comm(i) != nullptr;
+      gpu |= model->type(i) == ChakraProtoMsg::COMP_NODE && !model->on_host(i);
+    }
+  }
+  if (!comm) return "default; unused: the job has no communication";
+  if (!gpu) {
+    return "default: the trace ran on a CPU and names no platform for its "
+           "collectives (--topology names one)";
+  }
+  return "default: the trace names no GPU (convert with its Kineto trace, "
+         "or pass --topology)";
+}
+
 }  // namespace
 
 absl::Status Simulation::Simulate(const SimOptions& options) {
@@ -425,7 +471,9 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
                                                options, comm));
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
   sim->report_.topology = network.name;
-  sim->report_.topology_reason = network.reason;
+  sim->report_.topology_reason = network.reason == "default"
+                                     ? DefaultNetworkReason(sim->models_)
+                                     : network.reason;
   sim->report_.cluster = network.cluster;
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);

@@ -46,6 +46,9 @@ class Simulation {
   const SimResult& result() const { return result_; }
   const std::vector<RankClass>& classes() const { return classes_; }
   int64_t world_size() const { return world_size_; }
+  // The GPU preset the compute model (roofline) uses: --device, else the
+  // trace's GPU, else H100.
+  const std::string& compute_device() const { return compute_device_; }
   // With --layout: the trace's groups on the job and the recorded layout.
   const std::optional<scaleout::ScaledGroups>& scaled_groups() const {
     return scaled_;
@@ -82,6 +85,7 @@ class Simulation {
   // The memory rows and verdict on report_.
   void ReportMemory(const SimOptions& options);
 
+  std::string compute_device_;
   std::vector<std::string> files_;  // per distinct graph
   std::vector<std::unique_ptr<NodeModel>> models_;
   std::vector<std::unique_ptr<RankProgram>> programs_;

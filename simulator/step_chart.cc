@@ -164,6 +164,7 @@ std::string StepChartSvg(const SweepResult& r) {
   for (const SweepRow& row : r.rows) {
     max_ms = std::max(
         max_ms, (row.compute_us + row.exposed_comm_us + row.other_us) / 1e3);
+    max_ms = std::max(max_ms, row.measured_us.value_or(0) / 1e3);
   }
   const double tick_ms = TickStep(max_ms);
   const double top_ms =
@@ -180,11 +181,19 @@ std::string StepChartSvg(const SweepResult& r) {
                              absl::StrFormat("et-sim step breakdown vs %s: %s",
                                              dim, r.trace),
                              " font-size=\"15\" font-weight=\"bold\""));
-  absl::StrAppend(&out,
-                  Text(kWidth / 2, 42, "middle",
-                       absl::StrFormat("predicted, recorded as %s; no measured "
-                                       "truth for these jobs",
-                                       r.recorded_layout)));
+  const SweepRow* truth = nullptr;
+  for (const SweepRow& row : r.rows)
+    if (row.measured_us && truth == nullptr) truth = &row;
+  absl::StrAppend(
+      &out,
+      Text(kWidth / 2, 42, "middle",
+           truth == nullptr
+               ? absl::StrFormat("predicted, recorded as %s; no measured "
+                                 "truth for these jobs",
+                                 r.recorded_layout)
+               : absl::StrFormat("predicted, recorded as %s; measured truth "
+                                 "at %s=%d only (the recorded job)",
+                                 r.recorded_layout, dim, truth->value)));
   absl::StrAppend(&out, Axes(max_ms, tick_ms, plot_h));
   const double slot = r.rows.empty() ? plot_w : plot_w / r.rows.size();
   const double bar_w = std::min(60.0, slot * 0.6);
@@ -205,6 +214,18 @@ std::string StepChartSvg(const SweepResult& r) {
           row.*(s.value) / 1e3);
     }
     absl::StrAppend(&out, "</g>\n");
+    // The recorded job's truth: a black tick across its bar, and its error.
+    if (row.measured_us) {
+      const double ty =
+          kTop + plot_h - plot_h * (*row.measured_us / 1e3) / top_ms;
+      absl::StrAppendFormat(
+          &out,
+          "<line class=\"truth\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" "
+          "y2=\"%.2f\" stroke=\"black\" stroke-width=\"2\"><title>measured "
+          "%.3f ms (error %+.1f%%)</title></line>\n",
+          cx - bar_w / 2 - 6, cx + bar_w / 2 + 6, ty, ty,
+          *row.measured_us / 1e3, row.error_pct.value_or(0));
+    }
     // The step itself above its bar: a thin slice is unreadable as a height.
     absl::StrAppend(&out, Text(cx, y - 5, "middle",
                                absl::StrFormat("%.3f", row.step_us / 1e3),

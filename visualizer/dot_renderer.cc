@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/atomic_output_file.h"
@@ -107,7 +108,12 @@ absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
   const std::string tmp_out = TempPathFor(output_path);
   const std::string tmp_dot = tmp_out + ".dot";
   const std::string tmp_err = tmp_out + ".stderr";
-  RETURN_IF_ERROR(WriteFileAtomically(tmp_dot, dot_text));
+  // Errors name the output asked for, never the temporary files beside it.
+  if (absl::Status s = WriteFileAtomically(tmp_dot, dot_text); !s.ok()) {
+    DiscardTempFile(tmp_out);
+    return absl::Status(
+        s.code(), absl::StrReplaceAll(s.message(), {{tmp_dot, output_path}}));
+  }
   auto exit_code = RunProcess(
       {dot, absl::StrCat("-T", format), "-o", tmp_out, tmp_dot}, tmp_err);
   const std::string err_text = FirstLines(tmp_err, 3);

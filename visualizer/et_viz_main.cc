@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -17,8 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/path.h"
 #include "base/status_macros.h"
 #include "cli/cli_args.h"
+#include "cli/flag_use.h"
 #include "proto/graph_json.h"
 #include "visualizer/graph_export.h"
 #include "visualizer/graph_filter.h"
@@ -126,6 +129,10 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
     return absl::InvalidArgumentError("no input .et file; see --help");
   o.graph_output = absl::GetFlag(FLAGS_o);
   if (o.graph_output.empty()) o.graph_output = absl::GetFlag(FLAGS_output);
+  if (!o.graph_output.empty()) {
+    // The format is the extension's: a usage error, found before any work.
+    RETURN_IF_ERROR(et::viz::GraphFormatFromPath(o.graph_output).status());
+  }
   o.timeline_output = absl::GetFlag(FLAGS_timeline);
   o.raw_json_output = absl::GetFlag(FLAGS_raw_json);
   o.report = absl::GetFlag(FLAGS_report);
@@ -142,6 +149,7 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
     ASSIGN_OR_RETURN(o.filter.ranks, et::viz::ParseRankList(rank));
   }
   o.filter.name_pattern = absl::GetFlag(FLAGS_name);
+  RETURN_IF_ERROR(et::viz::CheckNamePattern(o.filter.name_pattern));
   int64_t number = 0;
   if (const std::string step = absl::GetFlag(FLAGS_step); !step.empty()) {
     RETURN_IF_ERROR(ParseInt("--step", step, 0, &number));
@@ -168,6 +176,19 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
       o.raw_json_output.empty()) {
     o.report = true;
   }
+  // Flags that mean something only with an output that uses them: refused
+  // without it, not ignored (cli/flag_use.h).
+  const bool drawing = absl::EndsWith(o.graph_output, ".pdf") ||
+                       absl::EndsWith(o.graph_output, ".svg") ||
+                       absl::EndsWith(o.graph_output, ".png");
+  const et::FlagUse uses[] = {
+      {"by_shape", o.report, "--report (the rows it groups)"},
+      {"top", o.report, "--report (the rows it prints)"},
+      {"repeats", !o.graph_output.empty(), "-o (the graph it draws)"},
+      {"max_nodes", !o.graph_output.empty(), "-o (the graph it draws)"},
+      {"dot", drawing, "-o FILE.pdf, .svg or .png (drawn by Graphviz)"},
+  };
+  et::RefuseUnusedFlags("et-viz", uses);
   return o;
 }
 
@@ -259,6 +280,12 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
 }
 
 absl::Status Run(const Options& o) {
+  // Outputs are checked before the work (base/path.h).
+  for (auto [flag, path] : {std::make_pair("-o", o.graph_output),
+                            std::make_pair("--timeline", o.timeline_output),
+                            std::make_pair("--raw-json", o.raw_json_output)}) {
+    RETURN_IF_ERROR(et::CheckOutputPath(flag, path));
+  }
   std::vector<std::string> written;
   std::string notes;
   absl::Status status = RunSteps(o, &written, &notes);

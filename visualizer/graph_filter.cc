@@ -97,6 +97,11 @@ void FoldIntoShownAncestors(const RankTrace& trace, RankSelection* sel) {
 
 }  // namespace
 
+absl::Status CheckNamePattern(const std::string& pattern) {
+  if (pattern.empty()) return absl::OkStatus();
+  return CompilePattern(pattern).status();
+}
+
 absl::Status ParseIdRange(absl::string_view text, NodeFilter* filter) {
   std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
   if (parts.size() == 1) {

@@ -45,6 +45,9 @@ absl::Status ParseIdRange(absl::string_view text, NodeFilter* filter);
 absl::Status ParseNodeTypes(absl::string_view text, NodeFilter* filter);
 // "0,2,4-7" -> ranks.
 absl::StatusOr<std::vector<int>> ParseRankList(absl::string_view text);
+// An error for a --name pattern RE2 cannot compile: the flag alone is wrong
+// (a usage error), found before any input is read.
+absl::Status CheckNamePattern(const std::string& pattern);
 
 // The selection in one rank's graph.
 struct RankSelection {

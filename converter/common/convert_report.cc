@@ -21,11 +21,12 @@ std::string Counts(const std::map<std::string, int64_t>& m) {
 }  // namespace
 
 std::string ConvertReport::ToText() const {
+  const bool from_et = input_units == "ET nodes";
   std::string out = absl::StrFormat(
-      "%s -> %s: schema %s, %d ET nodes -> %d nodes (%d data deps, %d ctrl "
-      "deps) in %.3f s\n",
-      input_path, output_path, schema, et_nodes, written_nodes, data_deps,
-      ctrl_deps, wall_seconds);
+      "%s -> %s: %s%s, %d %s -> %d nodes (%d data deps, %d ctrl deps) in "
+      "%.3f s\n",
+      input_path, output_path, from_et ? "schema " : "", schema, et_nodes,
+      input_units, written_nodes, data_deps, ctrl_deps, wall_seconds);
   absl::StrAppend(&out, "  nodes: ", Counts(nodes_by_type), "\n");
   std::string colls;
   for (const auto& [type, count] : collectives_by_type) {
@@ -55,7 +56,9 @@ std::string ConvertReport::ToText() const {
         "  ops without a cost model (kept, 0 FLOPs): %d of %d kinds; top: %s\n",
         total, unknown_ops.size(), names);
   }
-  if (!kineto_by_thread.empty()) {
+  // A profiler trace alone is not matched with anything: its ops are the
+  // trace's own, so "matches" would only count them again.
+  if (!kineto_by_thread.empty() && from_et) {
     std::string threads;
     for (const auto& [tid, mt] : kineto_by_thread) {
       absl::StrAppendFormat(&threads, "%sthread %d %d/%d (%.1f%%)",
@@ -78,6 +81,7 @@ std::string ConvertReport::ToJson() const {
   if (rank >= 0) j["rank"] = rank;
   j["schema"] = schema;
   j["et_nodes"] = et_nodes;
+  j["input_units"] = input_units;
   j["written_nodes"] = written_nodes;
   j["nodes_by_type"] = nodes_by_type;
   j["collectives_by_type"] = collectives_by_type;

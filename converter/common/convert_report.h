@@ -22,7 +22,10 @@ struct ConvertReport {
   std::string output_path;
   int rank = -1;  // ConvertOptions::rank
   std::string schema;
-  int64_t et_nodes = 0;                                // nodes in the input
+  int64_t et_nodes = 0;  // nodes in the input
+  // What those input nodes are: a profiler trace converted alone has host
+  // ops and GPU events, not ET nodes, and nothing to match them with.
+  std::string input_units = "ET nodes";
   int64_t written_nodes = 0;                           // nodes in the output
   std::map<std::string, int64_t> nodes_by_type;        // "COMP_NODE" -> count
   std::map<std::string, int64_t> collectives_by_type;  // "ALL_REDUCE" -> count

@@ -144,7 +144,10 @@ void RenumberLinkedTrace(std::vector<HostOp>* ops, StringPool* pool,
 }
 
 // Step 2's counts in the report, so that a partial Kineto match is visible.
-void ReportKineto(KinetoMergeStats* kineto, ConvertReport* summary) {
+// `from_trace`: the host ops were made from this very trace (Kineto or nsys
+// alone), so matching them with it says nothing and is not reported.
+void ReportKineto(KinetoMergeStats* kineto, bool from_trace,
+                  ConvertReport* summary) {
   summary->kineto_host_ops = kineto->host_ops_considered;
   summary->kineto_host_ops_matched = kineto->host_ops_matched;
   summary->gpu_ops = kineto->gpu_ops;
@@ -160,16 +163,22 @@ void ReportKineto(KinetoMergeStats* kineto, ConvertReport* summary) {
   }
   // A note, not a warning: a full match is the good case. Threads that
   // matched less than 99% get warnings of their own below.
+  const std::string matched =
+      from_trace
+          ? std::string()
+          : absl::StrFormat(
+                "%d of %d host ops matched (%.1f%%), ",
+                kineto->host_ops_matched, kineto->host_ops_considered,
+                kineto->host_ops_considered ? 100.0 * kineto->host_ops_matched /
+                                                  kineto->host_ops_considered
+                                            : 0.0);
   summary->notes.push_back(absl::StrFormat(
-      "Kineto: %d of %d host ops matched (%.1f%%), %d GPU ops (%d without a "
-      "launcher; %d of other iterations left out; %d launched before the "
-      "trace began, kept outside every step), %d sync edges",
-      kineto->host_ops_matched, kineto->host_ops_considered,
-      kineto->host_ops_considered
-          ? 100.0 * kineto->host_ops_matched / kineto->host_ops_considered
-          : 0.0,
-      kineto->gpu_ops, kineto->orphan_gpu_ops, kineto->gpu_ops_outside_window,
-      kineto->gpu_ops_before_trace, kineto->sync_edges));
+      "Kineto: %s%d GPU ops (%d without a launcher; %d of other iterations "
+      "left out; %d launched before the trace began, kept outside every "
+      "step), %d sync edges",
+      matched, kineto->gpu_ops, kineto->orphan_gpu_ops,
+      kineto->gpu_ops_outside_window, kineto->gpu_ops_before_trace,
+      kineto->sync_edges));
   for (auto& w : kineto->warnings) summary->warnings.push_back(std::move(w));
 }
 
@@ -323,7 +332,7 @@ absl::StatusOr<ConvertReport> ConvertParsed(
                                 options.kineto_nesting.get(),
                                 RunOfTrace(input_path, options, parsed->fields),
                                 pool.get(), &parsed->ops, &kineto));
-    ReportKineto(&kineto, &summary);
+    ReportKineto(&kineto, options.kineto_trace != nullptr, &summary);
   }
 
   // 3. Structure: call tree, process groups, collectives, granularity,

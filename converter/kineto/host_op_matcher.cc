@@ -499,8 +499,12 @@ HostMatch MatchHostOps(const KinetoTrace& trace, const CpuOpNesting& nesting,
   match.twin.assign(host_ops.size(), -1);
   match.considered.assign(host_ops.size(), 1);
   for (size_t h = 0; h < host_ops.size(); ++h) {
-    if (!options.et_root_prefix.empty() &&
-        absl::StartsWith(host_ops[h].name, options.et_root_prefix)) {
+    // The ET's root, and its process-group table: records the ET observer
+    // writes, not ops the profiler saw (a recording with --tp warned "thread
+    // 0 matched 0 of 1 host ops" for the table alone).
+    if ((!options.et_root_prefix.empty() &&
+         absl::StartsWith(host_ops[h].name, options.et_root_prefix)) ||
+        host_ops[h].name == "## process_group:init ##") {
       match.considered[h] = 0;
     }
   }

@@ -380,6 +380,7 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
       ConvertHostOps(std::move(ops), source_path, input_bytes, output_path, o));
   absl::StatusOr<ConvertReport> report = std::move(converted);
   report->schema = "Kineto trace alone (no execution trace)";
+  report->input_units = "Kineto host ops";
   report->notes.insert(
       report->notes.begin(),
       absl::StrFormat(

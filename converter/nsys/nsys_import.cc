@@ -22,6 +22,7 @@ void AddNotes(const nsys::NsysTables& tables, const nsys::NsysGraph& g,
   report->schema =
       absl::StrFormat("Nsight Systems export, schema %s (nsys %s)",
                       tables.version.text, tables.version.nsys_version);
+  report->input_units = "host ops from the export";
   report->notes.insert(
       report->notes.begin(),
       absl::StrFormat(

@@ -57,8 +57,10 @@ FLAG_CASES = [
     ("replay-world-0", ["et-replay", "{good_et}", "--world", "0"]),
     ("convert-ranks-1e9", ["et-convert", "{out}/in.%d.json", "{out}/o.%d.et",
                            "--ranks", "1000000000"]),
+    # The timeline fails after -o is written (the trace has no start times):
+    # -o must be removed. (A missing folder is refused before the work.)
     ("viz-timeline-fails", ["et-viz", "{good_et}", "-o", "{out}/g.dot",
-                            "--timeline", "{out}/no/such/dir/t.json"]),
+                            "--timeline", "{out}/t.json"]),
 ]
 
 TOOL_DIRS = {"et-convert": "converter", "et-sim": "simulator", "et-viz": "visualizer",

@@ -201,7 +201,7 @@ TEST(LayoutTest, CliErrorsAreOneLine) {
   const Case cases[] = {
       {tp_dp + " --layout dp=0", "--layout 'dp=0': '0' is not a rank count", 2},
       {tp_dp + " --layout tp=2,dp=2 --world 8",
-       "--world 8 but --layout tp=2,dp=2 spans 4 ranks"},
+       "--world 8 but --layout tp=2,dp=2 spans 4 ranks", 2},
       {tp_dp + " --layout tp=4,dp=2", "the trace records tp=2"},
       {tp_dp + " --layout tp=2,dp=2 --recorded-layout tp=4",
        "is no group of that layout: its dimensions do not divide it"},
@@ -212,7 +212,8 @@ TEST(LayoutTest, CliErrorsAreOneLine) {
        "TENSOR_MODEL_PARALLEL_GROUP"},
       {gpt + " --layout dp=8",
        "say how it was recorded with --recorded-layout"},
-      {gpt + " --recorded-layout dp=4", "it needs --layout"},
+      {gpt + " --recorded-layout dp=4",
+       "--recorded-layout is used only with --layout", 2},
       {"'" + TpDp() + "' --ranks 4 --layout tp=2,dp=2",
        "--layout takes one rank's trace"},
   };
