@@ -675,6 +675,8 @@ void RefuseUnusedFlags() {
        "--comm astra or astra-aware"},
       {"host_profile", absl::GetFlag(FLAGS_host_time) == "unprofiled",
        "--host-time unprofiled (the host cost it learns)"},
+      {"device_memory_gib", !absl::GetFlag(FLAGS_no_memory) && !nccl_tests,
+       "the memory model of a trace (not --no-memory, not --nccl-tests)"},
   };
   et::RefuseUnusedFlags("et-sim", uses);
 }
