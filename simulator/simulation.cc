@@ -124,14 +124,6 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   ModelOptions model_options;
   model_options.keep_io = options.compute_model == ComputeModel::kCalibrated;
   model_options.keep_tensors = options.memory;
-  if (options.device_memory_gib > 0) {
-    capacity_bytes_ = static_cast<int64_t>(
-        options.device_memory_gib * static_cast<double>(int64_t{1} << 30));
-    capacity_source_ = "--device-memory-gib";
-  } else if (compute.device().memory_bytes > 0) {
-    capacity_bytes_ = compute.device().memory_bytes;
-    capacity_source_ = absl::StrCat(compute.device().name, " preset");
-  }
   SimOptions compile_options = options;
   // Per-rank files are the recorded world itself: no other job to tell apart.
   if (files.size() > 1) compile_options.world_size = 0;
@@ -144,6 +136,14 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     if (!compute) {
       ASSIGN_OR_RETURN(compute, ComputeModelFor(*models_.back(), options));
       compute_device_ = compute->device().name;
+      if (options.device_memory_gib > 0) {
+        capacity_bytes_ = static_cast<int64_t>(
+            options.device_memory_gib * static_cast<double>(int64_t{1} << 30));
+        capacity_source_ = "--device-memory-gib";
+      } else if (compute->device().memory_bytes > 0) {
+        capacity_bytes_ = compute->device().memory_bytes;
+        capacity_source_ = absl::StrCat(compute->device().name, " preset");
+      }
     }
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
