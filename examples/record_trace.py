@@ -34,11 +34,15 @@ Then: et-convert mlp_et.json mlp.et   (see examples/README.md)
 
 import argparse
 import contextlib
+import ctypes
 import gzip
 import json
 import os
 import platform
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -192,6 +196,23 @@ class TpMlp(nn.Module):
         return x
 
 
+class ConvNet(nn.Module):
+    """A small CNN: two conv / batch-norm / ReLU / max-pool stages and a linear
+    classifier (conv2d, batch_norm, max_pool2d, cross_entropy in the trace)."""
+
+    def __init__(self, width, classes=10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(width, 2 * width, 3, padding=1), nn.BatchNorm2d(2 * width),
+            nn.ReLU(), nn.MaxPool2d(2))
+        self.classifier = nn.Linear(2 * width * 8 * 8, classes)
+
+    def forward(self, x):
+        return self.classifier(self.features(x).flatten(1))
+
+
 def make_model_and_batch(args, device, tp_group=None):
     """Returns (model, inputs, targets, loss_fn)."""
     if tp_group is not None:
@@ -204,6 +225,11 @@ def make_model_and_batch(args, device, tp_group=None):
         x = torch.randn(args.batch, args.width)
         y = torch.randn(args.batch, args.width)
         return model.to(device), x.to(device), y.to(device), nn.MSELoss()
+    if args.model == "conv":
+        model = ConvNet(args.width)
+        x = torch.randn(args.batch, 3, 32, 32)
+        y = torch.randint(0, 10, (args.batch,))
+        return model.to(device), x.to(device), y.to(device), nn.CrossEntropyLoss()
     vocab, context = 512, args.seq
     model = TinyGpt(vocab, args.width, args.heads, context)
     idx = torch.randint(0, vocab, (args.batch, context))
@@ -316,6 +342,92 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
     return (time.perf_counter() - start) * 1e3 / args.time_steps
 
 
+# ---- Memory truth (docs/memory-model.md) ----------------------------------------------
+
+COUNTER_ENV = "RECORD_TRACE_ALLOC_COUNTER"
+
+
+def cpu_alloc_counter():
+    """This process's preloaded cpu_alloc_counter library (the bytes c10's CPU
+    allocator holds), or None when the run was not started with it."""
+    path = os.environ.get(COUNTER_ENV)
+    if not path or path not in os.environ.get("LD_PRELOAD", ""):
+        return None
+    lib = ctypes.CDLL(path)
+    for name in ("alloc_counter_live_bytes", "alloc_counter_peak_bytes"):
+        getattr(lib, name).restype = ctypes.c_uint64
+    return lib
+
+
+def preload_alloc_counter():
+    """Re-executes this script with cpu_alloc_counter.so (built here from
+    cpu_alloc_counter.c with the system C compiler) in LD_PRELOAD, so that a CPU run
+    can measure the bytes its training step allocates. Returns, and the recording
+    goes on without a memory truth, when there is no C compiler or the build fails."""
+    if COUNTER_ENV in os.environ:
+        return  # already tried: no loop
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu_alloc_counter.c")
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None or not os.path.exists(source):
+        print("record_trace.py: note: no C compiler: the CPU memory truth is not measured",
+              file=sys.stderr)
+        return
+    lib = os.path.join(tempfile.gettempdir(), "record_trace_alloc_counter_%d.so" % os.getuid())
+    tmp = "%s.%d.tmp" % (lib, os.getpid())
+    built = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", tmp, source, "-ldl",
+                            "-lpthread"], capture_output=True, text=True)
+    if built.returncode != 0:
+        print("record_trace.py: note: building cpu_alloc_counter.so failed, the CPU memory "
+              "truth is not measured:\n" + built.stderr, file=sys.stderr)
+        return
+    os.replace(tmp, lib)
+    env = dict(os.environ)
+    env[COUNTER_ENV] = lib
+    env["LD_PRELOAD"] = (lib + " " + env.get("LD_PRELOAD", "")).strip()
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
+                        dp_group=None):
+    """The memory truth: one training step run without a profiler, as (peak bytes the
+    allocator held during it, bytes it held when the step began), or None when this run
+    cannot measure it. On a GPU, torch.cuda's allocated-bytes counters (block sizes, as the
+    caching allocator rounds them); on a CPU, the requested bytes of c10's live
+    allocations, counted by the preloaded cpu_alloc_counter."""
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+        start = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated(device), start
+    counter = cpu_alloc_counter()
+    if counter is None:
+        return None
+    start = counter.alloc_counter_live_bytes()
+    counter.alloc_counter_reset_peak()
+    train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+    return counter.alloc_counter_peak_bytes(), start
+
+
+def store_memory_truth(kineto_path, memory):
+    """Puts `unprofiled_peak_bytes` and `unprofiled_start_bytes` at the top level of the
+    Kineto trace, beside `unprofiled_step_ms`, where et-convert reads them (a Kineto
+    build gets them through add_metadata_json before export, see record())."""
+    if memory is None or (_has_kineto() and not _is_legacy_trace(kineto_path)):
+        return
+    with open(kineto_path) as f:
+        doc = json.load(f)
+    if isinstance(doc, list):
+        doc = {"traceEvents": doc}
+    doc["unprofiled_peak_bytes"], doc["unprofiled_start_bytes"] = memory
+    tmp = kineto_path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f)
+    os.replace(tmp, kineto_path)
+
+
 def host_cpu():
     """The host CPU's model name and clock (MHz, 0 unknown), stored as
     `host_cpu_model` / `host_cpu_mhz` in the Kineto trace: et-sim's host model
@@ -411,12 +523,19 @@ def record(args):
         if dp_group is not None:  # not the whole world: mark its collectives
             model.register_comm_hook(dp_group, marked_allreduce_hook)
             dp_marker = dp_group
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    if args.zero and world_size > 1:
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+        optimizer = ZeroRedundancyOptimizer(model.parameters(),
+                                            optimizer_class=torch.optim.AdamW, lr=1e-3)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
     for _ in range(args.warmup):  # allocator, autotuning and DDP buckets settle here
         train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
     step_ms = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
                                     device, dp_marker)
+    memory = measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
+                                 dp_marker)
 
     et_path = rank_path(args.et_out, rank)
     kineto_path = rank_path(args.kineto_out, rank)
@@ -437,6 +556,9 @@ def record(args):
         observer.stop()
         if step_ms is not None and _has_kineto():
             prof.add_metadata_json("unprofiled_step_ms", "%.6f" % step_ms)
+        if memory is not None and _has_kineto():
+            prof.add_metadata_json("unprofiled_peak_bytes", "%d" % memory[0])
+            prof.add_metadata_json("unprofiled_start_bytes", "%d" % memory[1])
         if _has_kineto():
             cpu_name, cpu_mhz = host_cpu()
             prof.add_metadata_json("host_cpu_model", json.dumps(cpu_name))
@@ -444,6 +566,7 @@ def record(args):
     observer.unregister_callback()
     prof.export_chrome_trace(kineto_path)
     store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size)
+    store_memory_truth(kineto_path, memory)
     if group_table is not None:
         add_group_table(et_path, group_table)
     elapsed = time.time() - start
@@ -459,6 +582,9 @@ def record(args):
     if step_ms is not None:
         print("  unprofiled step: %.3f ms (mean of %d, stored as unprofiled_step_ms)" %
               (step_ms, args.time_steps))
+    if memory is not None:
+        print("  step memory:     peak %d bytes, %d at its start (stored as "
+              "unprofiled_peak_bytes)" % memory)
     if world_size > 1:
         torch.distributed.destroy_process_group()
 
@@ -481,8 +607,8 @@ def check_et(path):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--model", choices=["mlp", "gpt"], default="mlp",
-                   help="a 3-layer MLP or a one-block GPT")
+    p.add_argument("--model", choices=["mlp", "gpt", "conv"], default="mlp",
+                   help="a 3-layer MLP, a one-block GPT or a small CNN (32x32 images)")
     p.add_argument("--steps", type=int, default=2, help="recorded training steps")
     p.add_argument("--warmup", type=int, default=1, help="unrecorded steps before")
     p.add_argument("--time-steps", type=int, default=20,
@@ -501,6 +627,12 @@ def parse_args(argv):
                         "needs --model mlp and a world it divides")
     p.add_argument("--tp-layers", type=int, default=2,
                    help="column/row-parallel layer pairs with --tp")
+    p.add_argument("--zero", action="store_true",
+                   help="with several ranks: torch's ZeroRedundancyOptimizer (ZeRO stage 1: "
+                        "each rank keeps the AdamW state of its share of the parameters)")
+    p.add_argument("--no-memory-truth", dest="memory_truth", action="store_false",
+                   help="do not measure the step's peak memory (on a CPU that re-executes "
+                        "the script with cpu_alloc_counter.so preloaded)")
     p.add_argument("--port", type=int, default=29533, help="rendezvous port for --spawn")
     p.add_argument("--et-out", default="et_rank{rank}.json",
                    help="execution trace path; {rank} or %%d becomes the rank")
@@ -534,6 +666,9 @@ def parse_args(argv):
 
 if __name__ == "__main__":
     parsed = parse_args(sys.argv[1:])
+    if parsed.memory_truth and (parsed.device == "cpu" or
+                                (parsed.device == "auto" and not torch.cuda.is_available())):
+        preload_alloc_counter()
     with contextlib.suppress(KeyboardInterrupt):
         if parsed.spawn > 1:
             torch.multiprocessing.spawn(spawned_rank, args=(parsed,), nprocs=parsed.spawn)

@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/checked_math.h"
@@ -292,7 +293,8 @@ void CollectTensors(const Literal& root, std::vector<IoTensor>* out) {
                       static_cast<uint64_t>(t[1].integer),
                       static_cast<uint64_t>(t[2].integer),
                       static_cast<uint64_t>(t[3].integer),
-                      static_cast<uint64_t>(t[4].integer)});
+                      static_cast<uint64_t>(t[4].integer),
+                      TensorDeviceOf(t[5].raw)});
       continue;
     }
     if (cur->type != Literal::Type::kArray) continue;
@@ -521,6 +523,17 @@ bool ParseTypeList(absl::string_view text, std::vector<std::string>* types) {
   if (ParseStringArray(text, types)) return true;
   types->clear();
   return false;
+}
+
+int32_t TensorDeviceOf(absl::string_view text) {
+  if (text == "cpu") return kHostDevice;
+  if (!absl::ConsumePrefix(&text, "cuda")) return kOtherDevice;
+  if (text.empty()) return 0;
+  int32_t index = 0;
+  if (!absl::ConsumePrefix(&text, ":") || !absl::SimpleAtoi(text, &index) ||
+      index < 0 || index > 65535)
+    return kOtherDevice;
+  return index;
 }
 
 bool CollectIoTensors(absl::string_view values_text,

@@ -41,6 +41,12 @@ enum class IoKind : uint8_t {
   kUnknown,  // its shape/type text did not parse
 };
 
+// Where a recorded tensor lives: kHostDevice for "cpu", N for "cuda:N" (0 for
+// a bare "cuda"), kOtherDevice for anything else ("meta", "xpu:0", ...).
+inline constexpr int32_t kHostDevice = -1;
+inline constexpr int32_t kOtherDevice = -2;
+int32_t TensorDeviceOf(absl::string_view text);
+
 // One tensor as a `values` list records it: the tuple [tensor_id, storage_id,
 // offset (elements), num_elem, elem_bytes, device].
 struct IoTensor {
@@ -49,6 +55,7 @@ struct IoTensor {
   uint64_t offset_elems = 0;
   uint64_t num_elems = 0;
   uint64_t elem_bytes = 0;
+  int32_t device = kHostDevice;
 
   uint64_t bytes() const { return num_elems * elem_bytes; }
   // Bytes the storage must hold for this view: (offset + num_elem) *

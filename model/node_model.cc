@@ -60,6 +60,9 @@ enum class Attr : uint8_t {
   kOpKind,
   kIoOp,
   kInputStrides,
+  kGradAccumulator,
+  kOptimizerStep,
+  kAutogradBackward,
   kSynthesized,
 };
 
@@ -92,6 +95,9 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kOpKind, Attr::kOpKind},
       {attr::kIoOp, Attr::kIoOp},
       {attr::kInputStrides, Attr::kInputStrides},
+      {attr::kGradAccumulator, Attr::kGradAccumulator},
+      {attr::kOptimizerStep, Attr::kOptimizerStep},
+      {attr::kAutogradBackward, Attr::kAutogradBackward},
       {attr::kSynthesized, Attr::kSynthesized},
   };
   return *ids;
@@ -135,6 +141,16 @@ struct NodeAttrs {
 bool HostRule(const NodeAttrs& attrs) {
   if (attrs.Bool(Attr::kIsGpuOp).value_or(false)) return false;
   return attrs.Bool(Attr::kIsCpuOp).value_or(false);
+}
+
+// The optimizer's span wins (its ops may run under autograd hooks), then the
+// gradient's accumulation, then the backward pass.
+NodeRole RoleRule(const NodeAttrs& attrs) {
+  if (attrs.get(Attr::kOptimizerStep)) return NodeRole::kOptimizer;
+  if (attrs.get(Attr::kGradAccumulator)) return NodeRole::kGradAccumulation;
+  if (attrs.Bool(Attr::kAutogradBackward).value_or(false))
+    return NodeRole::kBackward;
+  return NodeRole::kOther;
 }
 
 int64_t DurationRule(const Node& node, const NodeAttrs& attrs) {
@@ -275,6 +291,7 @@ class NodeModelBuilder {
   void DecodeIo(const Node& node, const NodeAttrs& attrs, NodeModel::Facts* f);
   void DecodeGemm(const Node& node, const NodeAttrs& attrs, GemmForm form,
                   const IoParseResult& in, NodeModel::Facts* f);
+  void KeepTensors(const Node& node, NodeModel::Facts* f);
   void KeepIo(const Node& node, const IoParseResult& in,
               const IoParseResult& out, NodeModel::Facts* f);
   void CountIoErrors(uint64_t id, const IoParseResult& io);
@@ -406,6 +423,7 @@ void NodeModelBuilder::DecodeIo(const Node& node, const NodeAttrs& attrs,
   // zeros (views, allocations) are costs, not missing ones.
   const bool need_cost = computes && f->flops <= 0 && f->bytes <= 0 &&
                          attrs.get(Attr::kOpKind) == nullptr;
+  if (options_.keep_tensors && !options_.keep_io) KeepTensors(node, f);
   if (!options_.keep_io && !need_cost && form == GemmForm::kNone) return;
   const IoParseResult in =
       ParseIoInfo(node.inputs().shapes(), node.inputs().types());
@@ -470,7 +488,11 @@ void NodeModelBuilder::KeepIo(const Node& node, const IoParseResult& in,
       m_.slots_.push_back(s);
     }
   }
-  if (f->on_host) return;
+  if (f->on_host && !options_.keep_tensors) return;
+  KeepTensors(node, f);
+}
+
+void NodeModelBuilder::KeepTensors(const Node& node, NodeModel::Facts* f) {
   f->tensors_begin = static_cast<uint32_t>(m_.tensors_.size());
   std::vector<IoTensor> tensors;
   if (CollectIoTensors(node.inputs().values(), &tensors)) {
@@ -507,6 +529,7 @@ void NodeModelBuilder::Add(const Node& node) {
       attrs.Int(Attr::kHostOps).value_or(1), 1, UINT32_MAX));
   f.is_wait = attrs.get(Attr::kWaitSeq) != nullptr;
   f.synthesized = attrs.Bool(Attr::kSynthesized).value_or(false);
+  f.role = RoleRule(attrs);
   f.parent_id = static_cast<uint64_t>(attrs.Int(Attr::kParentId).value_or(0));
   f.dtype = DtypeFromName(attrs.String(Attr::kDtype)).value_or(DtypeInfo{}).id;
   switch (node.type()) {

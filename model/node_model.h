@@ -48,6 +48,16 @@ inline bool IsCommunication(NodeKind kind) {
          kind == NodeKind::kRecv;
 }
 
+// The part of a training iteration a node works for, from et-convert's stamps
+// (docs/et-format.md): the memory model tells activations from temporaries and
+// parameters from optimizer state by it.
+enum class NodeRole : uint8_t {
+  kOther,             // forward pass, data loading, anything unstamped
+  kBackward,          // autograd_backward: the engine runs it in a backward
+  kGradAccumulation,  // grad_accumulator: makes a parameter's gradient ready
+  kOptimizer,         // optimizer_step: inside an `Optimizer.step#...` span
+};
+
 // The queue a node occupies: a host thread, a device stream, or (a collective
 // recorded without a stream) its process group's channel.
 enum class QueueKind : uint8_t { kThread, kStream, kCommGroup };
@@ -112,6 +122,9 @@ struct ModelOptions {
   // Keep the IO table (slots, dims, recorded tensors, shapes keys). The facts
   // derived from IO (GEMM shapes, FLOPs from shapes) are decoded either way.
   bool keep_io = true;
+  // Keep the recorded tensors of every node, host ops included (keep_io keeps
+  // those of device nodes only): the memory model's input (step/memory_*).
+  bool keep_tensors = false;
 };
 
 class NodeModel {
@@ -177,6 +190,7 @@ class NodeModel {
   // recorded: reports say so and compare it with nothing.
   bool synthesized(NodeIndex i) const { return facts_[i].synthesized; }
   uint64_t parent_id(NodeIndex i) const { return facts_[i].parent_id; }
+  NodeRole role(NodeIndex i) const { return facts_[i].role; }
   Dtype dtype(NodeIndex i) const { return facts_[i].dtype; }
   // Communication nodes: their spec; nullptr otherwise.
   const CommSpec* comm(NodeIndex i) const {
@@ -196,7 +210,7 @@ class NodeModel {
   }
   // Every tensor the node's input (or output) `values` record, nested lists
   // included, whatever the types say: the device memory it touches. Device
-  // nodes only (host ops hold no device memory).
+  // nodes only with keep_io; every node with keep_tensors.
   absl::Span<const IoTensor> recorded_tensors(NodeIndex i, bool outputs) const;
   // The input shapes in one canonical text ("[[64,32],[32],[]]"), the key of
   // calibration entries (step/calibration.h); "" without keep_io.
@@ -244,6 +258,7 @@ class NodeModel {
     ChakraProtoMsg::NodeType type = ChakraProtoMsg::INVALID_NODE;
     NodeKind kind = NodeKind::kMetadata;
     Dtype dtype = Dtype::kUnknown;
+    NodeRole role = NodeRole::kOther;
     bool on_host = false;
     bool is_wait = false;
     bool synthesized = false;

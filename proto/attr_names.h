@@ -79,6 +79,9 @@ inline constexpr char kGradSync[] =
                   // trace's data-parallel sync
 inline constexpr char kOptimizerStep[] =
     "optimizer_step";  // uint64, ET id of the enclosing `Optimizer.step#...`
+inline constexpr char kAutogradBackward[] =
+    "autograd_backward";  // bool, work the autograd engine runs in a backward
+                          // pass (under `autograd::engine::evaluate_function`)
 inline constexpr char kSynthesized[] =
     "synthesized";  // bool, made by et-sim (scaleout/), not recorded
 inline constexpr char kIoOp[] =
@@ -103,6 +106,11 @@ inline constexpr char kStepTimesUs[] =
     "step_times_us";  // double list, profiled steps (ProfilerStep#N periods)
 inline constexpr char kUnprofiledStepUs[] =
     "unprofiled_step_us";  // double, the step without a profiler (the truth)
+inline constexpr char kUnprofiledPeakBytes[] =
+    "unprofiled_peak_bytes";  // int64, the most bytes the allocator held during
+                              // a step without a profiler (the memory truth)
+inline constexpr char kUnprofiledStartBytes[] =
+    "unprofiled_start_bytes";  // int64, the bytes it held when that step began
 inline constexpr char kStepNames[] = "step_names";  // string list
 inline constexpr char kDeviceName[] =
     "device_name";  // string, the recording GPU (Kineto deviceProperties)

@@ -259,8 +259,13 @@ absl::StatusOr<DpSyncMode> ParseDpSyncMode(absl::string_view text) {
                        DpSyncMode::kFsdp}) {
     if (text == DpSyncModeName(m)) return m;
   }
+  // The ZeRO stages by number (their memory: scaleout/memory_at_layout.h):
+  // stages 1 and 2 communicate as `zero`, stage 3 as FSDP's full shard.
+  if (text == "zero1" || text == "zero2") return DpSyncMode::kZero;
+  if (text == "zero3") return DpSyncMode::kFsdp;
   return absl::InvalidArgumentError(absl::StrCat(
-      "unknown data-parallel sync '", text, "' (ddp, zero, fsdp or none)"));
+      "unknown data-parallel sync '", text,
+      "' (ddp, zero1, zero2, zero3, zero (= zero2), fsdp or none)"));
 }
 
 absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,

@@ -67,6 +67,8 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& presets_path,
   p.mem_bytes_per_ns = mem * number("mem_efficiency", 1.0);
   p.raw_flops_per_ns = peak;
   p.raw_bytes_per_ns = mem;
+  p.memory_bytes = static_cast<int64_t>(number("memory_gib", 0.0) *
+                                        static_cast<double>(int64_t{1} << 30));
   RETURN_IF_ERROR(bad);
   if (!(p.peak_flops_per_ns > 0) || !(p.mem_bytes_per_ns > 0) ||
       !std::isfinite(p.peak_flops_per_ns) ||

@@ -26,6 +26,7 @@ struct DeviceProfile {
   double mem_bytes_per_ns = 0;   // effective
   double raw_flops_per_ns = 0;   // the data sheet's
   double raw_bytes_per_ns = 0;
+  int64_t memory_bytes = 0;  // the data sheet's memory (memory_gib); 0 unknown
 };
 
 // Loads `device` from a presets file (JSON, simulator/presets/devices.json

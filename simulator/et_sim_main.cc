@@ -118,12 +118,20 @@ ABSL_FLAG(std::string, chart, "",
           "with --sweep: FILE.svg, the step breakdown against the swept value "
           "(self-contained SVG)");
 ABSL_FLAG(std::string, dp_sync, "",
-          "ddp, zero, fsdp or none: the data-parallel gradient sync "
-          "synthesized when --layout's dp exceeds the recorded one and the "
-          "trace holds no dp collectives (default ddp; docs/dp-sync.md)");
+          "ddp, zero1, zero2, zero3, zero (= zero2), fsdp or none: the "
+          "data-parallel gradient sync synthesized when --layout's dp exceeds "
+          "the recorded one and the trace holds no dp collectives (default "
+          "ddp; docs/dp-sync.md), and what each replica's memory shards "
+          "(docs/memory-model.md)");
 ABSL_FLAG(double, bucket_mb, 25,
           "--dp-sync ddp/zero/fsdp: the bucket cap in MiB (DDP's "
           "bucket_cap_mb)");
+ABSL_FLAG(double, device_memory_gib, 0,
+          "the device memory (GiB) each rank's predicted peak is checked "
+          "against (default: the --device preset's: H100 80, H200 141, ...)");
+ABSL_FLAG(bool, no_memory, false,
+          "skip the memory model (each rank's predicted peak from the trace's "
+          "tensors; docs/memory-model.md)");
 ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
@@ -450,7 +458,14 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
     if (!parsed.ok())
       Fail(absl::StrCat("--dp-sync: ", parsed.status().message()));
     o.dp_sync = *parsed;
+    o.shard_stage = et::scaleout::ShardStageOf(mode);
   }
+  o.memory = !absl::GetFlag(FLAGS_no_memory);
+  o.device_memory_gib = absl::GetFlag(FLAGS_device_memory_gib);
+  if (o.device_memory_gib < 0 || !std::isfinite(o.device_memory_gib) ||
+      o.device_memory_gib > 1e9)
+    Fail(absl::StrFormat("--device-memory-gib %g: expected a size in GiB",
+                         o.device_memory_gib));
   const double bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
   if (!(bucket_mb > 0) || bucket_mb > 1024 * 1024)
     Fail(absl::StrFormat("--bucket-mb %g: expected a positive size in MiB",
@@ -693,6 +708,8 @@ void RefuseUnusedFlags() {
        "--comm astra or astra-aware"},
       {"host_profile", absl::GetFlag(FLAGS_host_time) == "unprofiled",
        "--host-time unprofiled (the host cost it learns)"},
+      {"device_memory_gib", !absl::GetFlag(FLAGS_no_memory) && !nccl_tests,
+       "the memory model of a trace (not --no-memory, not --nccl-tests)"},
   };
   et::RefuseUnusedFlags("et-sim", uses);
 }

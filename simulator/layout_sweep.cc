@@ -94,6 +94,11 @@ SweepRow RowOf(const Report& report, const ParallelLayout& layout,
     g.time_us += c.total_ns / 1e3 / steps;
   }
   for (auto& [name, g] : groups) row.groups.push_back(std::move(g));
+  if (report.memory) {
+    row.peak_bytes = report.memory->peak_bytes;
+    row.capacity_bytes = report.memory->capacity_bytes;
+    row.fits = report.memory->fits;
+  }
   std::stable_sort(row.groups.begin(), row.groups.end(),
                    [](const SweepGroupTime& a, const SweepGroupTime& b) {
                      return a.time_us > b.time_us;
@@ -159,9 +164,10 @@ std::string FormatSweepText(const SweepResult& r) {
       "compute and exposed communication over the whole graph / steps)\n",
       dim, r.rows.size(), r.trace, r.recorded_layout, SweepTruthNote(r));
   absl::StrAppendFormat(
-      &out, "%-8s %7s  %-20s %10s %11s %7s %11s %16s %9s  %s\n", dim, "world",
-      "layout", "step_ms", "measured_ms", "error", "compute_ms",
-      "exposed_comm_ms", "other_ms", "collective ms per group (ranks)");
+      &out, "%-8s %7s  %-20s %10s %11s %7s %11s %16s %9s %13s  %s\n", dim,
+      "world", "layout", "step_ms", "measured_ms", "error", "compute_ms",
+      "exposed_comm_ms", "other_ms", "peak_mem_GiB",
+      "collective ms per group (ranks)");
   for (const SweepRow& row : r.rows) {
     std::string groups;
     for (const SweepGroupTime& g : row.groups) {
@@ -169,13 +175,24 @@ std::string FormatSweepText(const SweepResult& r) {
                             groups.empty() ? "" : "  ", g.name, g.group_size,
                             g.time_us / 1e3);
     }
+    const std::string mem = absl::StrFormat(
+        "%.3f%s", static_cast<double>(row.peak_bytes) / (1 << 30),
+        row.fits ? "" : " NOFIT");
     absl::StrAppendFormat(
-        &out, "%-8d %7d  %-20s %10.3f %11s %7s %11.3f %16.3f %9.3f  %s\n",
+        &out, "%-8d %7d  %-20s %10.3f %11s %7s %11.3f %16.3f %9.3f %13s  %s\n",
         row.value, row.world, row.layout.ToString(), row.step_us / 1e3,
         row.measured_us ? absl::StrFormat("%.3f", *row.measured_us / 1e3) : "-",
         row.error_pct ? absl::StrFormat("%+.1f%%", *row.error_pct) : "-",
         row.compute_us / 1e3, row.exposed_comm_us / 1e3, row.other_us / 1e3,
-        groups.empty() ? "-" : groups);
+        mem, groups.empty() ? "-" : groups);
+  }
+  const int64_t capacity = r.rows.empty() ? 0 : r.rows.front().capacity_bytes;
+  if (capacity > 0) {
+    absl::StrAppendFormat(
+        &out,
+        "memory: predicted peak of the largest rank against %.2f GiB per "
+        "device; NOFIT marks a point that does not fit\n",
+        static_cast<double>(capacity) / (1 << 30));
   }
   return out;
 }
@@ -202,7 +219,10 @@ std::string FormatSweepJson(const SweepResult& r) {
          {"compute_us", row.compute_us},
          {"exposed_comm_us", row.exposed_comm_us},
          {"other_us", row.other_us},
-         {"groups", std::move(groups)}});
+         {"groups", std::move(groups)},
+         {"peak_allocated_bytes", row.peak_bytes},
+         {"capacity_bytes", row.capacity_bytes},
+         {"fits", row.fits}});
   }
   nlohmann::ordered_json j;
   j["sweep"] = {{"dimension", std::string(DimName(r.dim))},

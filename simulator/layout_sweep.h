@@ -40,6 +40,10 @@ struct SweepRow {
   // point has one (a truth of the same job, machine and scale).
   std::optional<double> measured_us;
   std::optional<double> error_pct;
+  // The memory model's peak of the largest rank, the device's capacity (0:
+  // unknown) and whether it fits (docs/memory-model.md).
+  int64_t peak_bytes = 0, capacity_bytes = 0;
+  bool fits = true;
 };
 
 struct SweepResult {
@@ -70,7 +74,8 @@ std::string FormatSweepText(const SweepResult& result);
 // {"sweep":{"dimension","trace","recorded_layout","note",
 // "points":[{"value","world","layout","step_us","measured_us","error_pct",
 // "compute_us","exposed_comm_us","other_us","groups":[{"name","group_size",
-// "time_us"}]}]}}; measured_us and error_pct are null without a truth.
+// "time_us"}],"peak_allocated_bytes","capacity_bytes","fits"}]}}; measured_us
+// and error_pct are null without a truth.
 std::string FormatSweepJson(const SweepResult& result);
 
 // Said of every sweep: which point is compared with a truth, and why the

@@ -328,6 +328,16 @@ std::string FormatReportText(const Report& r, size_t top) {
                           who_text, ms(s.step_ns), ms(s.compute_ns),
                           ms(s.comm_ns), ms(s.exposed_comm_ns), ms(s.idle_ns));
   }
+  if (r.memory) {
+    std::vector<MemoryRow> rows;
+    std::vector<std::string> labels;
+    for (size_t i = 0; i < r.ranks.size() && i < top; ++i) {
+      if (!r.ranks[i].memory) continue;
+      rows.push_back(*r.ranks[i].memory);
+      labels.push_back(RanksLabel(r.ranks[i].ranks));
+    }
+    absl::StrAppend(&out, FormatMemoryText(rows, labels, *r.memory));
+  }
   // Which times these are: et-viz --report shows the recorded ones, which
   // differ from these by the profiler's cost in the unprofiled mode.
   absl::StrAppendFormat(
@@ -396,7 +406,9 @@ std::string FormatReportJson(const Report& r) {
                           {"comm_ns", s.comm_ns},
                           {"exposed_comm_ns", s.exposed_comm_ns},
                           {"idle_ns", s.idle_ns}});
+    if (s.memory) j["ranks"].back().update(MemoryRowJson(*s.memory));
   }
+  if (r.memory) j["memory"] = MemorySummaryJson(*r.memory);
   j["ops"] = nlohmann::json::array();
   for (const OpRow& o : r.ops) {
     j["ops"].push_back({{"name", o.name},

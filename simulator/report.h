@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "simulator/engine.h"
+#include "simulator/memory_report.h"
 #include "step/step_report.h"
 
 namespace et::sim {
@@ -22,6 +23,7 @@ struct RankStats {
   std::vector<int64_t> ranks;  // the class's ranks (identical results)
   int64_t step_ns = 0, compute_ns = 0, comm_ns = 0, exposed_comm_ns = 0,
           idle_ns = 0;
+  std::optional<MemoryRow> memory;  // the memory model's peak (Simulation)
 };
 
 struct OpRow {
@@ -71,7 +73,8 @@ struct Report {
   int64_t critical_path_busy_ns = 0;
   CriticalWaits critical_path_waits;  // the rest of step_ns, by cause
   std::vector<std::string> notes;
-  StepReport step;  // per step, against the measured step
+  StepReport step;                      // per step, against the measured step
+  std::optional<MemorySummary> memory;  // the largest rank against capacity
 };
 
 Report BuildReport(const std::vector<RankClass>& classes,

@@ -14,6 +14,7 @@
 #include "scaleout/ddp_buckets.h"
 #include "scaleout/dp_sync.h"
 #include "scaleout/group_remap.h"
+#include "scaleout/memory_at_layout.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/nccl_settings.h"
 #include "simulator/network.h"
@@ -72,6 +73,14 @@ struct SimOptions {
   // note rather than an error. --bucket-mb: DDP's bucket cap.
   std::optional<scaleout::DpSyncMode> dp_sync;
   int64_t bucket_cap_bytes = scaleout::kDefaultBucketCapBytes;
+  // What --dp-sync shards of each replica's memory (zero1/zero2/zero3/fsdp;
+  // scaleout/memory_at_layout.h).
+  scaleout::ShardStage shard_stage = scaleout::ShardStage::kNone;
+  // The memory model (docs/memory-model.md): each rank's predicted peak, and
+  // the capacity it is checked against (--device-memory-gib; 0: the device
+  // preset's).
+  bool memory = true;
+  double device_memory_gib = 0;
   // --write-ranks with --layout: keep the rank's Graph (with the synthesized
   // collectives) for the per-rank writer.
   bool keep_graph = false;

@@ -14,11 +14,14 @@
 #include "model/graph.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "scaleout/memory_at_layout.h"
 #include "scaleout/peer_remap.h"
 #include "simulator/comm_calibration.h"
 #include "simulator/comm_fit.h"
 #include "simulator/compute_cost_model.h"
 #include "simulator/network.h"
+#include "step/memory_timeline.h"
+#include "step/storage_lives.h"
 
 namespace et::sim {
 namespace {
@@ -123,6 +126,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   // The IO table is kept only for what reads it: calibration keys.
   ModelOptions model_options;
   model_options.keep_io = options.compute_model == ComputeModel::kCalibrated;
+  model_options.keep_tensors = options.memory;
   SimOptions compile_options = options;
   // Per-rank files are the recorded world itself: no other job to tell apart.
   if (files.size() > 1) compile_options.world_size = 0;
@@ -135,12 +139,21 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     if (!compute) {
       ASSIGN_OR_RETURN(compute, ComputeModelFor(*models_.back(), options));
       compute_device_ = compute->device().name;
+      if (options.device_memory_gib > 0) {
+        capacity_bytes_ = static_cast<int64_t>(
+            options.device_memory_gib * static_cast<double>(int64_t{1} << 30));
+        capacity_source_ = "--device-memory-gib";
+      } else if (compute->device().memory_bytes > 0) {
+        capacity_bytes_ = compute->device().memory_bytes;
+        capacity_source_ = absl::StrCat(compute->device().name, " preset");
+      }
     }
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
       RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
       compile_options.scaled_groups = scaled_;
     }
+    if (options.memory) ModelMemory(options);
     absl::StatusOr<RankProgram> p =
         CompileRankProgram(*models_.back(), compile_options, *compute);
     if (!p.ok())
@@ -307,6 +320,66 @@ void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,
   dp_sync_ = std::move(sync);
 }
 
+void Simulation::ModelMemory(const SimOptions& options) {
+  const NodeModel& model = *models_.back();
+  StorageLivesResult lives = FindStorageLives(model);
+  bool at_layout = false;
+  if (options.layout && scaled_) {
+    const int64_t dp = scaled_->layout.of(scaleout::Dim::kDp);
+    const int64_t recorded_dp = scaled_->recorded.of(scaleout::Dim::kDp);
+    scaleout::LayoutMemoryOptions layout;
+    layout.dp = dp;
+    layout.stage = options.shard_stage;
+    if (dp_sync_ && !dp_sync_->recorded) {
+      for (const scaleout::Bucket& b : dp_sync_->buckets)
+        layout.bucket_bytes.push_back(b.bytes);
+      layout.ddp_buckets = true;
+    }
+    // ZeRO-1's shares differ by rank: the largest is the one that must fit.
+    std::vector<int64_t> params;
+    for (const StorageLife& l : lives.lives)
+      if (l.persistent && l.kind == MemoryKind::kParameter)
+        params.push_back(l.bytes);
+    double best = -1;
+    for (int64_t r = 0; r < std::min<int64_t>(dp, 4096); ++r) {
+      const double share = scaleout::OptimizerShare(params, dp, r);
+      if (share > best) {
+        best = share;
+        layout.dp_index = r;
+      }
+    }
+    at_layout =
+        dp != recorded_dp || options.shard_stage != scaleout::ShardStage::kNone;
+    lives.lives = scaleout::LivesAtLayout(std::move(lives.lives), layout);
+  }
+  memory_rows_.push_back(MakeMemoryRow(
+      model, BuildMemoryTimeline(lives.lives, model.size()), at_layout));
+}
+
+void Simulation::ReportMemory(const SimOptions& options) {
+  if (!options.memory || memory_rows_.empty()) return;
+  std::vector<MemoryRow> rows;
+  for (RankStats& s : report_.ranks) {
+    for (size_t c = 0; c < classes_.size(); ++c) {
+      if (classes_[c].ranks != s.ranks) continue;
+      for (size_t p = 0; p < programs_.size(); ++p) {
+        if (programs_[p].get() == classes_[c].program &&
+            p < memory_rows_.size())
+          s.memory = memory_rows_[p];
+      }
+    }
+    if (s.memory) rows.push_back(*s.memory);
+  }
+  // Host memory has no capacity to check unless one is given.
+  const bool on_gpu =
+      std::any_of(rows.begin(), rows.end(),
+                  [](const MemoryRow& r) { return r.device >= 0; });
+  const int64_t capacity =
+      on_gpu || capacity_source_ == "--device-memory-gib" ? capacity_bytes_ : 0;
+  const int64_t dp = scaled_ ? scaled_->layout.of(scaleout::Dim::kDp) : 1;
+  report_.memory = SummarizeMemory(rows, capacity, capacity_source_, dp);
+}
+
 absl::Status Simulation::BuildClasses(const SimOptions& options) {
   for (const auto& [rank, factor] : options.rank_slowdown) {
     if (rank < 0 || rank >= world_size_ || !(factor > 0)) {
@@ -437,6 +510,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
+  sim->ReportMemory(options);
   return absl::OkStatus();
 }
 

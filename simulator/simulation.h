@@ -79,6 +79,11 @@ class Simulation {
   // `loaded` (kept when non-null) when it added nothing.
   void AdoptDpSync(scaleout::DpSyncResult sync, const SimOptions& options,
                    const ModelOptions& model_options, Graph* loaded);
+  // The memory model of models_.back() (at the layout's dp and --dp-sync
+  // stage with --layout), appended to memory_rows_.
+  void ModelMemory(const SimOptions& options);
+  // The memory rows and verdict on report_.
+  void ReportMemory(const SimOptions& options);
 
   std::string compute_device_;
   std::vector<std::string> files_;  // per distinct graph
@@ -93,6 +98,9 @@ class Simulation {
   std::optional<scaleout::DpSyncResult> dp_sync_;
   std::string layout_note_;
   std::string dp_sync_note_;
+  std::vector<MemoryRow> memory_rows_;  // per distinct graph
+  int64_t capacity_bytes_ = 0;
+  std::string capacity_source_;
   SimResult result_;
   Report report_;
 };

@@ -22,6 +22,7 @@ struct Segment {
   const char* color;
   double SweepRow::*value;
 };
+constexpr char kMemoryColor[] = "#59a14f";
 constexpr Segment kSegments[] = {
     {"compute", "#4e79a7", &SweepRow::compute_us},
     {"exposed communication", "#e15759", &SweepRow::exposed_comm_us},
@@ -88,6 +89,68 @@ std::string Legend() {
                           x, y, s.color);
     absl::StrAppend(&out, Text(x + 18, y + 10, "start", s.label));
     y += 22;
+  }
+  absl::StrAppendFormat(&out,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                        "stroke=\"%s\" stroke-width=\"2\"/>\n",
+                        x, y + 6, x + 12, y + 6, kMemoryColor);
+  absl::StrAppend(&out,
+                  Text(x + 18, y + 10, "start", "peak memory (own scale)"));
+  return out;
+}
+
+// The memory line on its own scale (0 to the largest of the peaks and the
+// capacity): the peak per point, the capacity dashed, and a point that does
+// not fit marked in red (class "no-fit").
+std::string MemoryLine(const SweepResult& r, double slot, double plot_h) {
+  double top = 0;
+  for (const SweepRow& row : r.rows)
+    top = std::max({top, static_cast<double>(row.peak_bytes),
+                    static_cast<double>(row.capacity_bytes)});
+  if (!(top > 0)) return "";
+  top *= 1.1;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  auto y_of = [&](double bytes) {
+    return kTop + plot_h - plot_h * bytes / top;
+  };
+  std::string out, points;
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    absl::StrAppendFormat(&points, "%s%.1f,%.2f", i ? " " : "",
+                          kLeft + slot * (i + 0.5),
+                          y_of(static_cast<double>(r.rows[i].peak_bytes)));
+  }
+  absl::StrAppendFormat(
+      &out,
+      "<polyline class=\"memory\" points=\"%s\" fill=\"none\" "
+      "stroke=\"%s\" stroke-width=\"2\"/>\n",
+      points, kMemoryColor);
+  const int64_t capacity = r.rows.empty() ? 0 : r.rows.front().capacity_bytes;
+  if (capacity > 0) {
+    const double y = y_of(static_cast<double>(capacity));
+    absl::StrAppendFormat(&out,
+                          "<line class=\"capacity\" x1=\"%.1f\" y1=\"%.2f\" "
+                          "x2=\"%.1f\" y2=\"%.2f\" stroke=\"%s\" "
+                          "stroke-dasharray=\"6 4\"/>\n",
+                          kLeft, y, kWidth - kRight, y, kMemoryColor);
+    absl::StrAppend(
+        &out, Text(kWidth - kRight - 4, y - 4, "end",
+                   absl::StrFormat("device memory %.0f GiB", capacity / gib),
+                   absl::StrFormat(" fill=\"%s\"", kMemoryColor)));
+  }
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const SweepRow& row = r.rows[i];
+    const double x = kLeft + slot * (i + 0.5);
+    const double y = y_of(static_cast<double>(row.peak_bytes));
+    absl::StrAppendFormat(
+        &out,
+        "<circle class=\"memory-point%s\" cx=\"%.1f\" cy=\"%.2f\" r=\"%d\" "
+        "fill=\"%s\"><title>peak %.3f GiB%s</title></circle>\n",
+        row.fits ? "" : " no-fit", x, y, row.fits ? 4 : 6,
+        row.fits ? kMemoryColor : "#d62728", row.peak_bytes / gib,
+        row.fits ? "" : ": does not fit");
+    if (!row.fits)
+      absl::StrAppend(&out, Text(x, y - 10, "middle", "does not fit",
+                                 " class=\"no-fit-label\" fill=\"#d62728\""));
   }
   return out;
 }
@@ -173,6 +236,7 @@ std::string StepChartSvg(const SweepResult& r) {
         &out, Text(cx, kTop + plot_h + 30, "middle",
                    absl::StrCat(row.world, " ranks"), " fill=\"#555555\""));
   }
+  absl::StrAppend(&out, MemoryLine(r, slot, plot_h));
   absl::StrAppend(&out, Text(kLeft + plot_w / 2, kHeight - 12, "middle",
                              absl::StrCat(dim, " (data-parallel replicas)")));
   absl::StrAppend(&out, Legend(), "</svg>\n");

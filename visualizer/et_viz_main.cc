@@ -219,8 +219,10 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
   }
   // Only a report by shapes reads the IO table; the rest of et-viz needs the
   // model's columns alone, so the table is not kept for them.
-  ASSIGN_OR_RETURN(auto traces,
-                   et::viz::LoadRankTraces(o.inputs, o.report && o.by_shape));
+  // The report's memory timeline reads every node's recorded tensors.
+  ASSIGN_OR_RETURN(
+      auto traces,
+      et::viz::LoadRankTraces(o.inputs, o.report && o.by_shape, o.report));
   for (const et::viz::RankTrace& trace : traces) {
     for (const std::string& note : trace.model.notes())
       absl::StrAppendFormat(notes, "et-viz: note: %s: %s\n", trace.path, note);

@@ -20,9 +20,11 @@ RankTrace MakeRankTrace(NodeModel model, int rank, std::string path) {
 }
 
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& inputs, bool keep_input_shapes) {
+    const std::vector<std::string>& inputs, bool keep_input_shapes,
+    bool keep_tensors) {
   ModelOptions options;
   options.keep_io = keep_input_shapes;
+  options.keep_tensors = keep_tensors;
   // A directory stands for its per-rank files, in rank order.
   std::vector<std::string> paths;
   for (const std::string& input : inputs) {

@@ -30,8 +30,10 @@ RankTrace MakeRankTrace(NodeModel model, int rank, std::string path);
 // one rank. The result is ordered by rank. The IO table is dropped unless
 // `keep_input_shapes` (report rows by input shapes): nothing else in et-viz
 // reads it, and it is most of a model's memory.
+// `keep_tensors` keeps every node's recorded tensors (the memory timeline).
 absl::StatusOr<std::vector<RankTrace>> LoadRankTraces(
-    const std::vector<std::string>& inputs, bool keep_input_shapes = false);
+    const std::vector<std::string>& inputs, bool keep_input_shapes = false,
+    bool keep_tensors = false);
 
 }  // namespace et::viz
 

@@ -141,6 +141,7 @@ TraceReport BuildReport(const std::vector<RankTrace>& traces,
     }
     report.tracks.push_back(std::move(s));
   }
+  report.memory = BuildMemoryTracks(traces);
   return report;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "visualizer/graph_filter.h"
+#include "visualizer/memory_track.h"
 #include "visualizer/rank_traces.h"
 
 namespace et::viz {
@@ -62,6 +63,7 @@ struct TraceReport {
   std::vector<OpGroupStats> ops;            // by self time, descending
   std::vector<CommGroupStats> collectives;  // by type, then process group
   std::vector<TrackStats> tracks;           // by rank, then track
+  std::vector<MemoryTrack> memory;          // by rank (traces with tensors)
 
   // A table for people; `top` limits op rows (0 = all).
   std::string ToText(int top) const;

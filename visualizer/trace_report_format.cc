@@ -102,6 +102,7 @@ std::string TraceReport::ToText(int top) const {
   AppendOps(*this, top, &out);
   AppendCollectives(*this, &out);
   AppendTracks(*this, &out);
+  out += FormatMemoryTracks(memory);
   return out;
 }
 
@@ -146,6 +147,18 @@ std::string TraceReport::ToJson() const {
         "\"first_start_ns\": %d, \"last_end_ns\": %d, \"untimed_ops\": %d}",
         k ? "," : "", t.rank, JsonQuote(t.track), t.ops, t.busy_ns,
         t.first_start_ns, t.last_end_ns, t.untimed_ops);
+  }
+  out += "],\n \"memory\": [";
+  for (size_t k = 0; k < memory.size(); ++k) {
+    const MemoryTrack& m = memory[k];
+    absl::StrAppendFormat(
+        &out,
+        "%s\n  {\"rank\": %d, \"device\": %s, \"peak_allocated_bytes\": %d, "
+        "\"baseline_bytes\": %d, \"peak_node\": %d, \"peak_node_name\": %s, "
+        "\"recorded_peak_bytes\": %d, \"samples\": [%s]}",
+        k ? "," : "", m.rank, JsonQuote(m.device), m.peak_bytes,
+        m.baseline_bytes, m.peak_node_id, JsonQuote(m.peak_node_name),
+        m.recorded_peak_bytes, absl::StrJoin(m.samples, ", "));
   }
   out += "]}\n";
   return out;

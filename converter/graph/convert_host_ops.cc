@@ -245,6 +245,13 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
   if (!kineto.device_name.empty())
     SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
+  if (kineto.unprofiled_peak_bytes > 0) {
+    SetInt64(metadata->mutable_attr(), attr::kUnprofiledPeakBytes,
+             kineto.unprofiled_peak_bytes);
+    if (kineto.unprofiled_start_bytes >= 0)
+      SetInt64(metadata->mutable_attr(), attr::kUnprofiledStartBytes,
+               kineto.unprofiled_start_bytes);
+  }
   if (kineto.gpu_queued_gap_us >= 0)
     SetDouble(metadata->mutable_attr(), attr::kGpuQueuedGapUs,
               kineto.gpu_queued_gap_us);

@@ -307,13 +307,20 @@ void NodeEmitter::SetOpAttrs(uint32_t i, uint32_t io_source,
 // The autograd and optimizer spans are containers, not nodes, at simulation
 // granularity; the work under them is stamped with the span's ET id so that
 // scaleout/gradients can find each parameter's gradient (and the optimizer
-// that waits for them) without names.
+// that waits for them) without names, and the work of a backward pass with
+// `autograd_backward` so that the memory model can tell what the forward
+// kept for it (docs/memory-model.md).
 void NodeEmitter::SetTrainingRoleAttrs(uint32_t i, AttrList* attrs) const {
-  bool grad_found = false, optimizer_found = false;
-  for (uint32_t a = i; a != kNoOp && !(grad_found && optimizer_found);
+  bool grad_found = false, optimizer_found = false, backward_found = false;
+  for (uint32_t a = i;
+       a != kNoOp && !(grad_found && optimizer_found && backward_found);
        a = table_.parent(a)) {
     const absl::string_view name = table_.name(a);
-    if (!grad_found && name == "torch::autograd::AccumulateGrad") {
+    if (!backward_found &&
+        absl::StartsWith(name, "autograd::engine::evaluate_function")) {
+      SetBool(attrs, attr::kAutogradBackward, true);
+      backward_found = true;
+    } else if (!grad_found && name == "torch::autograd::AccumulateGrad") {
       SetUint64(attrs, attr::kGradAccumulator, table_.op(a).id);
       grad_found = true;
     } else if (!optimizer_found && absl::StartsWith(name, "Optimizer.step#")) {

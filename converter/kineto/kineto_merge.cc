@@ -130,6 +130,8 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   }
   if (trace.unprofiled_step_ms() > 0)
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
+  info->unprofiled_peak_bytes = trace.unprofiled_peak_bytes();
+  info->unprofiled_start_bytes = trace.unprofiled_start_bytes();
 }
 
 // Per-thread match rates, and warnings where the link is weak enough to

@@ -39,7 +39,10 @@ struct KinetoMergeStats {
   std::vector<std::string> step_names;
   double measured_step_us = -1;    // the step the ET was recorded in, if found
   double unprofiled_step_us = -1;  // the trace's `unprofiled_step_ms`, if any
-  std::string device_name;         // the recording GPU, "" unknown
+  // The trace's `unprofiled_peak_bytes` / `unprofiled_start_bytes`; -1 absent.
+  int64_t unprofiled_peak_bytes = -1;
+  int64_t unprofiled_start_bytes = -1;
+  std::string device_name;  // the recording GPU, "" unknown
   // Median gap between queued ops of a stream (gpu_queued_gap.h); -1 unknown.
   double gpu_queued_gap_us = -1;
   int64_t gpu_queued_pairs = 0;

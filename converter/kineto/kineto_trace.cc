@@ -508,6 +508,12 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       ReadDeviceName(value);
     } else if (key == "unprofiled_step_ms") {
       RETURN_IF_ERROR(ReadUnprofiledStep(value));
+    } else if (key == "unprofiled_peak_bytes") {
+      trace_->set_unprofiled_memory(ReadInt(value).value_or(-1),
+                                    trace_->unprofiled_start_bytes());
+    } else if (key == "unprofiled_start_bytes") {
+      trace_->set_unprofiled_memory(trace_->unprofiled_peak_bytes(),
+                                    ReadInt(value).value_or(-1));
     } else if (key == "baseTimeNanoseconds") {
       trace_->set_base_time_ns(ReadInt(value).value_or(0));
     } else if (key == "pid") {

@@ -129,6 +129,10 @@ class KinetoTrace {
   // recorder stored it (top-level `unprofiled_step_ms`, examples/
   // record_trace.py); -1 absent.
   double unprofiled_step_ms() const { return unprofiled_step_ms_; }
+  // The memory truth beside it (top-level `unprofiled_peak_bytes` and
+  // `unprofiled_start_bytes`, docs/memory-model.md); -1 absent.
+  int64_t unprofiled_peak_bytes() const { return unprofiled_peak_bytes_; }
+  int64_t unprofiled_start_bytes() const { return unprofiled_start_bytes_; }
   // The first GPU's name (deviceProperties[0].name), "" when absent.
   const std::string& device_name() const { return device_name_; }
   bool is_legacy_array() const { return legacy_array_; }
@@ -152,6 +156,10 @@ class KinetoTrace {
   void set_base_time_ns(int64_t ns) { base_time_ns_ = ns; }
   void set_process_id(int64_t pid) { process_id_ = pid; }
   void set_unprofiled_step_ms(double ms) { unprofiled_step_ms_ = ms; }
+  void set_unprofiled_memory(int64_t peak_bytes, int64_t start_bytes) {
+    unprofiled_peak_bytes_ = peak_bytes;
+    unprofiled_start_bytes_ = start_bytes;
+  }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
   void CountIgnored() { ++ignored_events_; }
@@ -169,6 +177,8 @@ class KinetoTrace {
   int64_t base_time_ns_ = 0;
   int64_t process_id_ = -1;
   double unprofiled_step_ms_ = -1;
+  int64_t unprofiled_peak_bytes_ = -1;
+  int64_t unprofiled_start_bytes_ = -1;
   std::string device_name_;
   bool legacy_array_ = false;
   int64_t ignored_events_ = 0;

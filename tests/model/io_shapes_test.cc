@@ -248,6 +248,24 @@ TEST(ParseIoInfoTest, PythonLiteralSpellings) {
   EXPECT_EQ(tensors[0].storage_id, 8u);
   EXPECT_EQ(tensors[0].bytes(), 6u);
   EXPECT_EQ(tensors[0].extent_bytes(), 10u);  // (offset 2 + 3) * 2
+  EXPECT_EQ(tensors[0].device, 1);
+}
+
+// The memory model sums bytes per device: the tuple's last element decoded.
+TEST(ParseIoInfoTest, TensorDevices) {
+  EXPECT_EQ(TensorDeviceOf("cpu"), kHostDevice);
+  EXPECT_EQ(TensorDeviceOf("cuda"), 0);
+  EXPECT_EQ(TensorDeviceOf("cuda:7"), 7);
+  EXPECT_EQ(TensorDeviceOf("cuda:x"), kOtherDevice);
+  EXPECT_EQ(TensorDeviceOf("meta"), kOtherDevice);
+  std::vector<IoTensor> tensors;
+  ASSERT_TRUE(CollectIoTensors(
+      "[[1,2,0,4,4,\"cpu\"],[3,4,0,4,2,\"cuda:0\"],[5,6,0,1,4,\"meta\"]]",
+      &tensors));
+  ASSERT_EQ(tensors.size(), 3u);
+  EXPECT_EQ(tensors[0].device, kHostDevice);
+  EXPECT_EQ(tensors[1].device, 0);
+  EXPECT_EQ(tensors[2].device, kOtherDevice);
 }
 
 TEST(ParseIoInfoTest, MalformedPythonTextIsRejected) {

@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "simulator/step_chart.h"
@@ -143,6 +144,60 @@ TEST(LayoutSweepTest, JsonHasAPointPerValueAndNoTruth) {
   EXPECT_TRUE(absl::StrContains(out, "\"measured_us\": null")) << out;
   EXPECT_TRUE(absl::StrContains(out, "\"world\": 16")) << out;
   EXPECT_TRUE(absl::StrContains(out, "\"group_size\": 16")) << out;
+}
+
+// ZeRO-3 shards each replica's parameters and gradients (the recording's SGD
+// keeps no optimizer state) as dp grows: with a device
+// between the peaks at dp=1 and dp=8, the sweep crosses the capacity, and the
+// table, the JSON and the chart say which points do not fit.
+TEST(LayoutSweepTest, ASweepAcrossTheCapacityMarksThePointsThatDoNotFit) {
+  auto sweep = et::scaleout::ParseSweep("dp=1,2,4,8");
+  ASSERT_TRUE(sweep.ok());
+  et::sim::SimOptions options = RecordedDp4();
+  options.shard_stage = et::scaleout::ShardStage::kParameters;
+  auto free_run = et::sim::RunLayoutSweep({DdpMlpRank0(), 0}, options, *sweep);
+  ASSERT_TRUE(free_run.ok()) << free_run.status();
+  const int64_t at1 = free_run->rows[0].peak_bytes;
+  const int64_t at8 = free_run->rows[3].peak_bytes;
+  ASSERT_GT(at1, at8);
+  for (size_t i = 1; i < 4; ++i)
+    EXPECT_LE(free_run->rows[i].peak_bytes, free_run->rows[i - 1].peak_bytes);
+  const double gib = static_cast<double>(at1 + at8) / 2 / (1 << 30);
+  options.device_memory_gib = gib;
+  auto capped = et::sim::RunLayoutSweep({DdpMlpRank0(), 0}, options, *sweep);
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  int no_fit = 0;
+  for (const et::sim::SweepRow& row : capped->rows) {
+    EXPECT_EQ(row.fits, row.peak_bytes <= row.capacity_bytes);
+    no_fit += row.fits ? 0 : 1;
+  }
+  EXPECT_FALSE(capped->rows[0].fits);
+  EXPECT_TRUE(capped->rows[3].fits);
+  EXPECT_TRUE(absl::StrContains(et::sim::FormatSweepText(*capped), "NOFIT"));
+
+  int rc = 0;
+  const std::string chart = Out("memory_chart.svg");
+  const std::string out = RunSim(
+      absl::StrCat(DdpMlpRank0(),
+                   " --recorded-layout dp=4 --dp-sync zero3 --sweep dp=1,2,4,8 "
+                   "--device-memory-gib ",
+                   absl::StrFormat("%.12f", gib), " --chart ", chart),
+      &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(std::system(("xmllint --noout " + chart).c_str()), 0);
+  const std::string svg = ReadAll(chart);
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t at = svg.find(what); at != std::string::npos;
+         at = svg.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("class=\"memory-point"), 4);
+  EXPECT_EQ(count("class=\"memory-point no-fit\""), no_fit);
+  EXPECT_EQ(count("class=\"no-fit-label\""), no_fit);
+  EXPECT_EQ(count("<line class=\"capacity\""), 1);
+  EXPECT_EQ(count("<polyline class=\"memory\""), 1);
 }
 
 TEST(LayoutSweepTest, BadSweepsAreOneLineUsageErrors) {

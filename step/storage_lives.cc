@@ -1,0 +1,286 @@
+// Storage lives from the recorded tensors (docs/memory-model.md, "From
+// tensors to allocations").
+#include "step/storage_lives.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+
+namespace et {
+namespace {
+
+using StorageKey = std::pair<int32_t, uint64_t>;  // device, storage id
+using TensorKey = std::pair<uint64_t, uint64_t>;  // tensor id, storage id
+
+// Views whose elements can exceed their storage's (stride-0 dimensions): their
+// numel says nothing about the storage's size.
+bool ExpandsView(absl::string_view name) {
+  return name == "aten::expand" || name == "aten::expand_as" ||
+         name == "aten::broadcast_to" || name == "aten::as_strided" ||
+         name == "aten::broadcast_tensors";
+}
+
+// What the walk learns of one life beyond StorageLife.
+struct LifeFacts {
+  int64_t first_step = -1, last_step = -1;
+  int64_t view_bytes = 0;   // largest extent seen only through expanded views
+  uint64_t elem_bytes = 0;  // of the tensor that allocated it
+  uint8_t roles = 0;        // bit per NodeRole that used it
+  NodeRole alloc_role = NodeRole::kOther;
+  bool allocated = false;  // an op of the trace allocated it
+  bool comm = false;       // a collective moved it
+};
+
+uint8_t Bit(NodeRole r) {
+  return static_cast<uint8_t>(1u << static_cast<int>(r));
+}
+
+bool IsAncestor(const NodeModel& m, NodeIndex ancestor, NodeIndex i) {
+  const uint64_t want = m.id(ancestor);
+  NodeIndex cur = i;
+  for (int depth = 0; depth < 64; ++depth) {  // ET call trees are shallow
+    const uint64_t p = m.parent_id(cur);
+    if (p == 0) return false;
+    if (p == want) return true;
+    std::optional<NodeIndex> next = m.Find(p);
+    if (!next) return false;
+    cur = *next;
+  }
+  return false;
+}
+
+class Walker {
+ public:
+  explicit Walker(const NodeModel& m) : m_(m) {}
+
+  void Node(NodeIndex i) {
+    const auto ins = m_.recorded_tensors(i, false);
+    const auto outs = m_.recorded_tensors(i, true);
+    if (ins.empty() && outs.empty()) return;
+    result_.tensors += static_cast<int64_t>(ins.size() + outs.size());
+    const bool expands = ExpandsView(m_.name(i));
+    for (const IoTensor& t : outs) {
+      if (!Usable(t)) continue;
+      const StorageKey key{t.device, t.storage_id};
+      const bool fresh =
+          std::none_of(ins.begin(), ins.end(), [&](const IoTensor& in) {
+            return in.device == t.device && in.storage_id == t.storage_id;
+          });
+      if (fresh) Allocate(i, key, t);
+      if (expands) expanded_.insert({t.tensor_id, t.storage_id});
+    }
+    for (const IoTensor& t : ins) Use(i, t, expands);
+    for (const IoTensor& t : outs) Use(i, t, expands);
+  }
+
+  StorageLivesResult Finish(int64_t steps);
+
+ private:
+  static bool Usable(const IoTensor& t) {
+    return t.device != kOtherDevice && t.elem_bytes > 0;
+  }
+
+  // An output whose storage none of the op's inputs holds: a new allocation,
+  // unless the op nests inside the one that made it (--keep all keeps both).
+  void Allocate(NodeIndex i, const StorageKey& key, const IoTensor& t) {
+    auto it = open_.find(key);
+    if (it != open_.end()) {
+      const StorageLife& life = result_.lives[it->second];
+      if (facts_[it->second].allocated &&
+          (life.first == i || IsAncestor(m_, life.first, i)))
+        return;
+    }
+    const uint32_t index = NewLife(i, key);
+    facts_[index].allocated = true;
+    facts_[index].alloc_role = m_.role(i);
+    facts_[index].elem_bytes = t.elem_bytes;
+    result_.lives[index].bytes = static_cast<int64_t>(t.extent_bytes());
+    expanded_.erase({t.tensor_id, t.storage_id});
+    open_[key] = index;
+  }
+
+  void Use(NodeIndex i, const IoTensor& t, bool expands) {
+    if (t.device == kOtherDevice) ++result_.other_device;
+    if (!Usable(t)) return;
+    const StorageKey key{t.device, t.storage_id};
+    const bool viewed =
+        expands || expanded_.contains(TensorKey{t.tensor_id, t.storage_id});
+    const int64_t extent = static_cast<int64_t>(t.extent_bytes());
+    auto it = open_.find(key);
+    uint32_t index;
+    // A storage neither grows nor changes its element type: a use beyond what
+    // its allocation holds, or of another element size, is another
+    // allocation at the same address, made inside a folded op.
+    if (it == open_.end() ||
+        (facts_[it->second].allocated && !viewed &&
+         (extent > result_.lives[it->second].bytes ||
+          t.elem_bytes != facts_[it->second].elem_bytes))) {
+      index = NewLife(i, key);  // held before the trace (or made unseen)
+      open_[key] = index;
+    } else {
+      index = it->second;
+    }
+    StorageLife& life = result_.lives[index];
+    LifeFacts& f = facts_[index];
+    life.last = i;
+    const int64_t step = m_.step(i);
+    if (f.first_step < 0) f.first_step = step;
+    f.last_step = std::max(f.last_step, step);
+    f.roles |= Bit(m_.role(i));
+    if (m_.role(i) == NodeRole::kOptimizer) {
+      if (life.optimizer_first == kNoNode) life.optimizer_first = i;
+      optimizer_uses_.push_back(index);
+    }
+    if (IsCommunication(m_.kind(i))) f.comm = true;
+    if (viewed) {
+      f.view_bytes = std::max(f.view_bytes, extent);
+    } else {
+      life.bytes = std::max(life.bytes, extent);
+    }
+  }
+
+  uint32_t NewLife(NodeIndex i, const StorageKey& key) {
+    StorageLife life;
+    life.device = key.first;
+    life.storage_id = key.second;
+    life.first = life.last = i;
+    result_.lives.push_back(life);
+    facts_.emplace_back();
+    return static_cast<uint32_t>(result_.lives.size() - 1);
+  }
+
+  const NodeModel& m_;
+  StorageLivesResult result_;
+  std::vector<LifeFacts> facts_;
+  absl::flat_hash_map<StorageKey, uint32_t> open_;  // latest life per storage
+  absl::flat_hash_set<TensorKey> expanded_;
+  std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
+  std::vector<NodeIndex> first_backward_;  // per step: its first backward node
+  void AssignOwners();
+  void StartHiddenActivations();
+
+ public:
+  void SeeRole(NodeIndex i) {
+    const int64_t step = m_.step(i);
+    if (step < 0 || m_.role(i) != NodeRole::kBackward) return;
+    if (first_backward_.size() <= static_cast<size_t>(step))
+      first_backward_.resize(static_cast<size_t>(step) + 1, kNoNode);
+    if (first_backward_[step] == kNoNode) first_backward_[step] = i;
+  }
+};
+
+MemoryKind Classify(const StorageLife& life, const LifeFacts& f) {
+  const bool optimizer = f.roles & Bit(NodeRole::kOptimizer);
+  const bool grad = f.roles & Bit(NodeRole::kGradAccumulation);
+  const bool backward = f.roles & Bit(NodeRole::kBackward);
+  const bool forward = f.roles & Bit(NodeRole::kOther);
+  if (life.persistent) {
+    if (f.comm && !optimizer) return MemoryKind::kCommBuffer;
+    if (grad) return MemoryKind::kGradient;
+    if (optimizer && (forward || backward)) return MemoryKind::kParameter;
+    if (optimizer) return MemoryKind::kOptimizerState;
+    return MemoryKind::kOther;
+  }
+  if (grad) return MemoryKind::kGradient;
+  if (f.alloc_role == NodeRole::kOther && (backward || grad))
+    return MemoryKind::kActivation;
+  return MemoryKind::kTemporary;
+}
+
+// The parameter each optimizer-made or optimizer-only life belongs to: the
+// parameter the optimizer used last before it.
+void Walker::AssignOwners() {
+  int32_t owner = -1;
+  for (uint32_t index : optimizer_uses_) {
+    StorageLife& life = result_.lives[index];
+    if (life.persistent && life.kind == MemoryKind::kParameter) {
+      owner = static_cast<int32_t>(index);
+      life.owner = owner;
+    } else if (life.owner < 0 &&
+               (life.kind == MemoryKind::kOptimizerState ||
+                (!life.persistent &&
+                 facts_[index].alloc_role == NodeRole::kOptimizer))) {
+      life.owner = owner;
+    }
+  }
+}
+
+// A storage first seen as an input of the backward pass, never allocated in
+// the trace, was made inside an op the converter folded into its parent (max
+// pooling's indices, batch norm's saved statistics): the forward kept it for
+// the backward, so it is live from the backward's start at the latest.
+void Walker::StartHiddenActivations() {
+  for (size_t k = 0; k < result_.lives.size(); ++k) {
+    StorageLife& life = result_.lives[k];
+    const LifeFacts& f = facts_[k];
+    if (f.allocated || life.persistent || f.first_step < 0) continue;
+    const NodeRole first_role = m_.role(life.first);
+    if (first_role != NodeRole::kBackward &&
+        first_role != NodeRole::kGradAccumulation)
+      continue;
+    if (static_cast<size_t>(f.first_step) >= first_backward_.size()) continue;
+    const NodeIndex start = first_backward_[f.first_step];
+    if (start != kNoNode && start < life.first) {
+      life.first = start;
+      life.kind = MemoryKind::kActivation;
+    }
+  }
+}
+
+StorageLivesResult Walker::Finish(int64_t steps) {
+  result_.steps = steps;
+  for (size_t k = 0; k < result_.lives.size(); ++k) {
+    StorageLife& life = result_.lives[k];
+    const LifeFacts& f = facts_[k];
+    if (life.bytes == 0) life.bytes = f.view_bytes;
+    // Never allocated here and used in two steps (or the only one): held by
+    // the program across steps (parameters, optimizer state, the batch).
+    life.persistent =
+        !f.allocated && (steps <= 1 || f.last_step > f.first_step);
+    life.kind = Classify(life, f);
+  }
+  AssignOwners();
+  StartHiddenActivations();
+  return std::move(result_);
+}
+
+}  // namespace
+
+absl::string_view MemoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kParameter:
+      return "parameters";
+    case MemoryKind::kGradient:
+      return "gradients";
+    case MemoryKind::kOptimizerState:
+      return "optimizer_state";
+    case MemoryKind::kActivation:
+      return "activations";
+    case MemoryKind::kTemporary:
+      return "temporaries";
+    case MemoryKind::kCommBuffer:
+      return "comm_buffers";
+    case MemoryKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+StorageLivesResult FindStorageLives(const NodeModel& model) {
+  Walker walker(model);
+  absl::flat_hash_set<int64_t> steps;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    if (model.step(i) >= 0) steps.insert(model.step(i));
+    // A GPU op carries its launcher's tensors (or none): the launcher, a host
+    // op, used them when it ran.
+    if (!model.on_host(i) && model.device(i) >= 0) continue;
+    walker.SeeRole(i);
+    walker.Node(i);
+  }
+  return walker.Finish(static_cast<int64_t>(steps.size()));
+}
+
+}  // namespace et

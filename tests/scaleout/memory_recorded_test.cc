@@ -1,0 +1,150 @@
+// The memory model against the memory truth of real runs
+// (tests/data/memory/README.md): each rank's predicted peak must be within 5%
+// of the peak its allocator held in a step run without a profiler, and the
+// one-rank trace of each model taken to dp=N (DDP, and ZeRO-1) must predict
+// the peaks of the real N-rank runs within 5%.
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "converter/converter.h"
+#include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/node_model.h"
+#include "scaleout/dp_sync.h"
+#include "scaleout/memory_at_layout.h"
+#include "step/memory_timeline.h"
+#include "step/storage_lives.h"
+
+namespace et::scaleout {
+namespace {
+
+constexpr double kTolerance = 0.05;
+
+std::string Data(const std::string& name) {
+  return absl::StrCat(ET_TEST_DATA, "/memory/", name, ".json.gz");
+}
+
+// Converts one recorded rank (ET + its profiler trace, which holds the truth).
+std::string Convert(const std::string& et, const std::string& kineto) {
+  convert::ConvertOptions options;
+  options.kineto_path = Data(kineto);
+  const std::string out =
+      absl::StrCat(::testing::TempDir(), "/", getpid(), "_", et, ".et");
+  auto report = convert::ConvertFile(Data(et), out, options);
+  EXPECT_TRUE(report.ok()) << et << ": " << report.status();
+  return out;
+}
+
+struct Loaded {
+  NodeModel model;
+  std::string path;
+};
+
+Loaded Load(const std::string& et, const std::string& kineto) {
+  const std::string path = Convert(et, kineto);
+  ModelOptions options;
+  options.keep_io = false;
+  options.keep_tensors = true;
+  auto model = NodeModel::Load(path, options);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return {model.ok() ? *std::move(model)
+                     : NodeModel::FromGraph(Graph::Build({}, {})),
+          path};
+}
+
+int64_t Peak(const NodeModel& model, const std::vector<StorageLife>& lives,
+             const std::string& what) {
+  const MemoryTimelineResult t = BuildMemoryTimeline(lives, model.size());
+  const DeviceMemory* d = t.main();
+  if (d == nullptr) return 0;
+  std::string parts;
+  for (int k = 0; k < kMemoryKinds; ++k)
+    absl::StrAppend(&parts, " ", MemoryKindName(static_cast<MemoryKind>(k)),
+                    "=", d->peak_parts[k]);
+  std::cout << what << ": peak " << d->peak_bytes << " at node "
+            << model.id(d->peak_node) << " (" << model.name(d->peak_node)
+            << "), baseline " << d->baseline_bytes << ";" << parts << "\n";
+  return d->peak_bytes;
+}
+
+void ExpectNear(int64_t predicted, int64_t recorded, const std::string& what) {
+  ASSERT_GT(recorded, 0) << what << ": no memory truth recorded";
+  const double error =
+      static_cast<double>(predicted - recorded) / static_cast<double>(recorded);
+  std::cout << absl::StrFormat("%s: predicted %d, recorded %d: %+.2f%%\n", what,
+                               predicted, recorded, 100 * error);
+  EXPECT_LE(std::abs(error), kTolerance)
+      << what << ": predicted " << predicted << " recorded " << recorded;
+}
+
+int64_t Recorded(const NodeModel& model) {
+  std::optional<RecordedMemory> r = RecordedMemoryOf(model);
+  return r ? r->peak_bytes : 0;
+}
+
+class MemoryRecordedTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MemoryRecordedTest, EveryRecordedRankWithinFivePercent) {
+  const std::string m = GetParam();
+  std::vector<std::pair<std::string, std::string>> runs = {
+      {m + "_1r_et", m + "_1r_kineto"}};
+  for (const char* kind : {"ddp", "zero"}) {
+    for (int n : {2, 4}) {
+      for (int r = 0; r < n; ++r) {
+        const std::string stem = absl::StrCat(m, "_", kind, n);
+        runs.push_back({absl::StrCat(stem, "_et_r", r),
+                        absl::StrCat(stem, "_kineto_r", r)});
+      }
+    }
+  }
+  for (const auto& [et, kineto] : runs) {
+    Loaded l = Load(et, kineto);
+    const StorageLivesResult lives = FindStorageLives(l.model);
+    ExpectNear(Peak(l.model, lives.lives, et), Recorded(l.model), et);
+  }
+}
+
+TEST_P(MemoryRecordedTest, OneRankAtDpPredictsTheRealRuns) {
+  const std::string m = GetParam();
+  Loaded one = Load(m + "_1r_et", m + "_1r_kineto");
+  const StorageLivesResult lives = FindStorageLives(one.model);
+  auto graph = LoadGraph(one.path);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  for (int n : {2, 4}) {
+    DpSyncOptions sync;
+    sync.dp_size = n;
+    auto synced = AddDpSync(*graph, sync);
+    ASSERT_TRUE(synced.ok()) << synced.status();
+    LayoutMemoryOptions layout;
+    layout.dp = n;
+    layout.ddp_buckets = true;
+    for (const Bucket& b : synced->buckets)
+      layout.bucket_bytes.push_back(b.bytes);
+    for (const char* kind : {"ddp", "zero"}) {
+      layout.stage = std::string(kind) == "ddp" ? ShardStage::kNone
+                                                : ShardStage::kOptimizer;
+      for (int r = 0; r < n; ++r) {
+        layout.dp_index = r;
+        const std::string what =
+            absl::StrCat(m, " one rank at dp=", n, " ", kind, " rank ", r);
+        const int64_t predicted =
+            Peak(one.model, LivesAtLayout(lives.lives, layout), what);
+        Loaded real = Load(absl::StrCat(m, "_", kind, n, "_et_r", r),
+                           absl::StrCat(m, "_", kind, n, "_kineto_r", r));
+        ExpectNear(predicted, Recorded(real.model), what);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MemoryRecordedTest,
+                         ::testing::Values("mlp", "gpt", "conv"));
+
+}  // namespace
+}  // namespace et::scaleout
