@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 std::atomic<int64_t> staging_counter{0};
 
-absl::Status CheckTarget(const std::string& dir) {
+}  // namespace
+
+absl::Status CheckStagedFolderTarget(const std::string& dir) {
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(dir, ec);
   if (ec == std::errc::not_a_directory) {
@@ -46,12 +48,10 @@ absl::Status CheckTarget(const std::string& dir) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<StagedFolder>> StagedFolder::Create(
     const std::string& dir) {
   if (dir.empty()) return absl::InvalidArgumentError("empty output folder");
-  if (absl::Status s = CheckTarget(dir); !s.ok()) return s;
+  if (absl::Status s = CheckStagedFolderTarget(dir); !s.ok()) return s;
   fs::path target(dir);
   if (!target.has_filename()) target = target.parent_path();  // "out/"
   const fs::path parent =

@@ -14,6 +14,10 @@
 
 namespace et::scaleout {
 
+// Checks that `dir` may receive a job: absent, or an empty folder. Create()
+// runs it too; callers run it first to refuse before any work.
+absl::Status CheckStagedFolderTarget(const std::string& dir);
+
 class StagedFolder {
  public:
   // Checks `dir` (absent, or an empty folder) and creates the temporary one.

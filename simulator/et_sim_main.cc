@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -33,6 +34,7 @@
 #include "scaleout/parallel_layout.h"
 #include "scaleout/rank_job_writer.h"
 #include "scaleout/replicated_job.h"
+#include "scaleout/staged_folder.h"
 #include "simulator/comm_fit.h"
 #include "simulator/input_checks.h"
 #include "simulator/layout_sweep.h"
@@ -538,27 +540,33 @@ int RunNcclTests(const std::vector<std::string>& positional) {
   if (!min_bytes.ok()) Fail("--min-bytes " + min_bytes.status().ToString());
   if (!max_bytes.ok()) Fail("--max-bytes " + max_bytes.status().ToString());
   if (*min_bytes > *max_bytes) Fail("--min-bytes must not exceed --max-bytes");
-  // The flags are read: what follows is an input's mistake (exit 1).
-  fail_exit_code = 1;
-  // With --comm-from and no --topology, the platform of the logs' GPU.
+  // With --comm-from and no --topology, the platform of the logs' GPU. A log
+  // that cannot be read is an input's mistake (exit 1).
   const std::vector<std::string> logs = absl::GetFlag(FLAGS_comm_from);
   std::string log_device;
   if (!logs.empty()) {
+    fail_exit_code = 1;
     auto parsed = et::sim::LoadNcclTestsLogs(logs);
     if (!parsed.ok()) Fail(std::string(parsed.status().message()));
     log_device = parsed->device_name;
   }
+  // The cluster's shape is the flags' (a preset name, --world, --nodes): a
+  // usage error; a --topology that names a file is an input (exit 1).
+  const std::string topology = absl::GetFlag(FLAGS_topology);
+  std::error_code ec;
+  fail_exit_code = !topology.empty() && std::filesystem::exists(topology, ec)
+                       ? 1
+                       : et::kUsageExitCode;
   if (!given_world && shape.nodes > 0) {
     // --nodes alone: nodes of the platform's own size.
-    auto node = et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology),
-                                        log_device, !logs.empty(), 1);
+    auto node = et::sim::ResolveNetwork(topology, log_device, !logs.empty(), 1);
     if (!node.ok()) Fail(std::string(node.status().message()));
     world = shape.nodes * node->platform.gpus_per_node;
   }
-  auto network =
-      et::sim::ResolveNetwork(absl::GetFlag(FLAGS_topology), log_device,
-                              !logs.empty(), world, false, shape, nccl);
+  auto network = et::sim::ResolveNetwork(topology, log_device, !logs.empty(),
+                                         world, false, shape, nccl);
   if (!network.ok()) Fail(std::string(network.status().message()));
+  fail_exit_code = 1;  // the flags are all read: what follows is the inputs'
   if (!logs.empty()) {
     et::sim::Platform node = network->node_platform;
     auto fitted = et::sim::FitPlatformToLogs(logs, &node);
@@ -681,6 +689,12 @@ void CheckOutputs(const Flags& flags) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   if (!dir.empty() && !et::IsDirectory(dir)) {
     if (absl::Status s = et::CheckOutputPath("--write-ranks", dir); !s.ok())
+      Fail(std::string(s.message()));
+  }
+  // An existing folder must be empty: refused before the simulation, not after.
+  if (!dir.empty() && et::IsDirectory(dir)) {
+    const std::string given = absl::GetFlag(FLAGS_write_ranks);
+    if (absl::Status s = et::scaleout::CheckStagedFolderTarget(given); !s.ok())
       Fail(std::string(s.message()));
   }
 }

@@ -111,8 +111,8 @@ TEST(FidelityTest, WhatIfWithoutItsTruthReportsNoError) {
   ASSERT_TRUE(sim.ok()) << sim.status();
   EXPECT_FALSE((*sim)->report().step.error_pct.has_value());
   bool noted = false;
-  for (const std::string& n : (*sim)->report().notes)
-    noted |= n.find("not H200's") != std::string::npos;
+  for (const std::string& n : (*sim)->report().step.notes)
+    noted |= n.find("for H200 (--device), not the H100") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 

@@ -56,7 +56,9 @@ INSTANTIATE_TEST_SUITE_P(Collectives, AstraSimMicrobenchmarkTest,
                          ::testing::Values("all_reduce", "all_gather",
                                            "reduce_scatter", "all_to_all"));
 
-TEST(MpiReplayErrorTest, TooFewRanksIsReportedByEveryRank) {
+// An error every rank meets is printed once, by rank 0 (issue 30: mpirun -np 2
+// printed each line twice); every rank still exits non-zero.
+TEST(MpiReplayErrorTest, TooFewRanksIsReportedOnce) {
   ChakraProtoMsg::GlobalMetadata meta;
   SetInt64(meta.mutable_attr(), attr::kWorldSize, 4);
   for (int rank = 0; rank < 2; ++rank) {
@@ -71,7 +73,7 @@ TEST(MpiReplayErrorTest, TooFewRanksIsReportedByEveryRank) {
       2, "'" + testing::TempEtPath("needs4.%d.et") + "' --device cpu");
   EXPECT_NE(run.exit_code, 0);
   EXPECT_EQ(CountOccurrences(run.output, "needs 4 ranks but the launch has 2"),
-            2)
+            1)
       << run.output;
 }
 
@@ -85,17 +87,17 @@ TEST(MpiReplayErrorTest, OneRanksMissingTraceStopsEveryRank) {
   std::remove((dir + "half.1.et").c_str());
   auto run = LaunchReplay(2, "'" + dir + "half.%d.et' --device cpu");
   EXPECT_NE(run.exit_code, 0);
-  EXPECT_EQ(CountOccurrences(run.output, "et-replay: error: rank 1:"), 2)
+  EXPECT_EQ(CountOccurrences(run.output, "et-replay: error: rank 1:"), 1)
       << run.output;
 }
 
-TEST(MpiReplayErrorTest, MissingDeviceIsReportedByEveryRank) {
+TEST(MpiReplayErrorTest, MissingDeviceIsReportedOnce) {
   const std::string pattern =
       kData +
       "/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.%d.et";
   auto run = LaunchReplay(4, "'" + pattern + "' --device cuda:0");
   if (run.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
-  EXPECT_EQ(CountOccurrences(run.output, "no CUDA device"), 4) << run.output;
+  EXPECT_EQ(CountOccurrences(run.output, "no CUDA device"), 1) << run.output;
 }
 
 // A pattern names every rank's file, like a directory: launched with fewer
@@ -110,7 +112,7 @@ TEST(MpiReplayErrorTest, PatternWithMoreRanksThanTheLaunchIsRefused) {
   EXPECT_EQ(CountOccurrences(run.output,
                              "4 per-rank traces for a launch of 2 ranks "
                              "(mpirun -np 4)"),
-            2)
+            1)
       << run.output;
 }
 

@@ -259,7 +259,6 @@ TEST(NcclTestsCliTest, BadArgumentsAreOneLineErrors) {
         "--nccl-tests all_reduce --min-bytes 1G --max-bytes 1M",
         "--nccl-tests all_reduce --topology DGX-Z9000",
         "--nccl-tests all_reduce some.et",
-        "--nccl-tests all_reduce --comm-from /nonexistent.txt",
         "--nccl-tests all_reduce --nccl-algo rings",
         "--nccl-tests all_reduce --nccl-proto '^LL,LL128,Simple'",
         "--nccl-tests all_reduce --nccl-max-channels 100",
