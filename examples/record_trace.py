@@ -40,6 +40,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -213,6 +214,30 @@ class ConvNet(nn.Module):
         return self.classifier(self.features(x).flatten(1))
 
 
+class MoeBlock(nn.Module):
+    """A mixture-of-experts layer over tokens: a linear router, softmax, top-2 of
+    --experts expert MLPs per token; each expert gathers its tokens, runs them and adds
+    them back weighted (topk, nonzero, index_select, index_add in the trace). Finding an
+    expert's tokens waits for the GPU (nonzero), as data-dependent routing does."""
+
+    def __init__(self, width, experts, top_k=2):
+        super().__init__()
+        self.top_k = top_k
+        self.router = nn.Linear(width, experts)
+        self.experts = nn.ModuleList(
+            nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+            for _ in range(experts))
+
+    def forward(self, x):
+        weights, chosen = self.router(x).softmax(dim=-1).topk(self.top_k, dim=-1)
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            token, slot = torch.nonzero(chosen == e, as_tuple=True)
+            y = expert(x.index_select(0, token)) * weights[token, slot].unsqueeze(1)
+            out = out.index_add(0, token, y)
+        return x + out
+
+
 def make_model_and_batch(args, device, tp_group=None):
     """Returns (model, inputs, targets, loss_fn)."""
     if tp_group is not None:
@@ -224,6 +249,11 @@ def make_model_and_batch(args, device, tp_group=None):
         model = Mlp(args.width)
         x = torch.randn(args.batch, args.width)
         y = torch.randn(args.batch, args.width)
+        return model.to(device), x.to(device), y.to(device), nn.MSELoss()
+    if args.model == "moe":
+        model = MoeBlock(args.width, args.experts)
+        x = torch.randn(args.batch * args.seq, args.width)
+        y = torch.randn(args.batch * args.seq, args.width)
         return model.to(device), x.to(device), y.to(device), nn.MSELoss()
     if args.model == "conv":
         model = ConvNet(args.width)
@@ -328,18 +358,40 @@ def train_step(model, optimizer, inputs, targets, loss_fn, dp_group=None):
 
 def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, device,
                           dp_group):
-    """The truth the tools compare with: the mean step of the same program with no
-    profiler attached, timed over --time-steps steps with the GPU synchronised at both
-    ends (the steps pipeline as they do in training)."""
+    """The truth the tools compare with: the step of the same program with no profiler
+    attached. --time-blocks blocks of --time-steps steps, the GPU synchronised at each
+    block's ends (steps pipeline inside a block as they do in training); the truth is the
+    median of the blocks' mean steps, so one slow block (a neighbour's burst, a clock
+    change) does not move it. Returns (median ms, fastest block ms, slowest block ms)."""
     if args.time_steps <= 0:
         return None
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    sync()
-    start = time.perf_counter()
-    for _ in range(args.time_steps):
-        train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
-    sync()
-    return (time.perf_counter() - start) * 1e3 / args.time_steps
+    blocks = []
+    for _ in range(max(args.time_blocks, 1)):
+        sync()
+        start = time.perf_counter()
+        for _ in range(args.time_steps):
+            train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+        sync()
+        blocks.append((time.perf_counter() - start) * 1e3 / args.time_steps)
+    return statistics.median(blocks), min(blocks), max(blocks)
+
+
+def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, device,
+                         dp_group, path):
+    """The light profile (et-sim --host-profile): the same steps under torch.profiler
+    with no shapes and no ET observer, so that the host's ops cost what the lightest
+    profiler adds, not what shape recording adds."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities, record_shapes=False) as prof:
+        for step in range(args.steps):
+            with torch.profiler.record_function("ProfilerStep#%d" % step):
+                train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+    prof.export_chrome_trace(path)
 
 
 # ---- Memory truth (docs/memory-model.md) ----------------------------------------------
@@ -532,8 +584,9 @@ def record(args):
 
     for _ in range(args.warmup):  # allocator, autotuning and DDP buckets settle here
         train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
-    step_ms = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
-                                    device, dp_marker)
+    truth = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
+                                  device, dp_marker)
+    step_ms = truth[0] if truth else None
     memory = measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
                                  dp_marker)
 
@@ -579,9 +632,15 @@ def record(args):
           (rank, world_size, args.steps, what, device, elapsed, torch.__version__))
     print("  execution trace: %s (%d nodes)" % (et_path, nodes))
     print("  kineto trace:    %s" % kineto_path)
-    if step_ms is not None:
-        print("  unprofiled step: %.3f ms (mean of %d, stored as unprofiled_step_ms)" %
-              (step_ms, args.time_steps))
+    if args.kineto_light_out:
+        light_path = rank_path(args.kineto_light_out, rank)
+        record_light_profile(args, model, optimizer, inputs, targets, loss_fn, device,
+                             dp_marker, light_path)
+        print("  light profile:   %s (no shapes, no ET observer)" % light_path)
+    if truth is not None:
+        print("  unprofiled step: %.3f ms (median of %d blocks of %d steps, %.3f-%.3f ms; "
+              "stored as unprofiled_step_ms)" %
+              (truth[0], args.time_blocks, args.time_steps, truth[1], truth[2]))
     if memory is not None:
         print("  step memory:     peak %d bytes, %d at its start (stored as "
               "unprofiled_peak_bytes)" % memory)
@@ -607,12 +666,16 @@ def check_et(path):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--model", choices=["mlp", "gpt", "conv"], default="mlp",
-                   help="a 3-layer MLP, a one-block GPT or a small CNN (32x32 images)")
+    p.add_argument("--model", choices=["mlp", "gpt", "conv", "moe"], default="mlp",
+                   help="a 3-layer MLP, a one-block GPT, a small CNN (32x32 images) or a "
+                        "top-2 mixture-of-experts layer over --batch x --seq tokens")
+    p.add_argument("--experts", type=int, default=8, help="experts (moe)")
     p.add_argument("--steps", type=int, default=2, help="recorded training steps")
     p.add_argument("--warmup", type=int, default=1, help="unrecorded steps before")
     p.add_argument("--time-steps", type=int, default=20,
-                   help="unprofiled steps timed for the true step time (0: none)")
+                   help="unprofiled steps per timed block for the true step time (0: none)")
+    p.add_argument("--time-blocks", type=int, default=5,
+                   help="timed blocks; the truth is the median of their mean steps")
     p.add_argument("--device", default="auto", help="auto, cpu or cuda")
     p.add_argument("--batch", type=int, default=16, help="samples per step")
     p.add_argument("--width", type=int, default=64, help="hidden size")
@@ -638,6 +701,9 @@ def parse_args(argv):
                    help="execution trace path; {rank} or %%d becomes the rank")
     p.add_argument("--kineto-out", default="kineto_rank{rank}.json",
                    help="profiler (Kineto) trace path; {rank} or %%d becomes the rank")
+    p.add_argument("--kineto-light-out", default="",
+                   help="also record the light profile (no shapes, no ET) here; {rank} "
+                        "or %%d becomes the rank")
     args = p.parse_args(argv)
     if args.steps < 1:
         p.error("--steps must be at least 1")
@@ -654,6 +720,8 @@ def parse_args(argv):
     # the error once per rank, with a traceback from the spawner).
     if args.tp > 1 and world % args.tp:
         p.error("--tp %d does not divide the world of %d ranks" % (args.tp, world))
+    if args.model == "moe" and args.experts < 2:
+        p.error("--experts must be at least 2 (the router picks the top 2)")
     if args.model == "gpt" and args.width % args.heads:
         p.error("--width must be a multiple of --heads")
     if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):

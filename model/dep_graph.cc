@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -64,6 +65,14 @@ int64_t DepGraph::Resolve(const CsrRows<uint64_t>& dep_ids,
 
 absl::StatusOr<std::vector<NodeIndex>> DepGraph::TopologicalOrder(
     DepSelection deps) const {
+  // Nodes are sorted by id: their index is an id-ordered key.
+  std::vector<int64_t> key(ids_.size());
+  for (NodeIndex i = 0; i < key.size(); ++i) key[i] = i;
+  return TopologicalOrder(deps, key);
+}
+
+absl::StatusOr<std::vector<NodeIndex>> DepGraph::TopologicalOrder(
+    DepSelection deps, absl::Span<const int64_t> key) const {
   const size_t n = ids_.size();
   const bool use_data = deps != DepSelection::kCtrlOnly;
   const bool use_ctrl = deps != DepSelection::kDataOnly;
@@ -72,22 +81,21 @@ absl::StatusOr<std::vector<NodeIndex>> DepGraph::TopologicalOrder(
     if (use_data) pending[i] += data_deps_.row(i).size();
     if (use_ctrl) pending[i] += ctrl_deps_.row(i).size();
   }
-  // Min-heap on index == min on id, since nodes are sorted by id.
-  std::priority_queue<NodeIndex, std::vector<NodeIndex>,
-                      std::greater<NodeIndex>>
-      ready;
+  using Ready = std::pair<int64_t, NodeIndex>;  // (key, index): a min-heap
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+  auto key_of = [&](NodeIndex i) { return i < key.size() ? key[i] : 0; };
   for (NodeIndex i = 0; i < n; ++i) {
-    if (pending[i] == 0) ready.push(i);
+    if (pending[i] == 0) ready.push({key_of(i), i});
   }
   std::vector<NodeIndex> order;
   order.reserve(n);
   while (!ready.empty()) {
-    NodeIndex i = ready.top();
+    const NodeIndex i = ready.top().second;
     ready.pop();
     order.push_back(i);
     auto release = [&](absl::Span<const NodeIndex> users) {
       for (NodeIndex u : users) {
-        if (--pending[u] == 0) ready.push(u);
+        if (--pending[u] == 0) ready.push({key_of(u), u});
       }
     };
     if (use_data) release(data_users_.row(i));

@@ -71,6 +71,11 @@ class DepGraph {
   // the ids of one cycle when the selected deps are cyclic. Iterative.
   absl::StatusOr<std::vector<NodeIndex>> TopologicalOrder(
       DepSelection deps = DepSelection::kAll) const;
+  // The same, ties broken by ascending `key` (one per node), then id: among the
+  // ready nodes the one with the earliest key goes first. A real-time replay
+  // issues by recorded start this way.
+  absl::StatusOr<std::vector<NodeIndex>> TopologicalOrder(
+      DepSelection deps, absl::Span<const int64_t> key) const;
 
   // Up to `max_cycles` distinct cycles among the nodes the selected deps
   // cannot order, each as node ids in dependency order. Linear; empty when

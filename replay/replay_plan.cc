@@ -148,6 +148,37 @@ absl::Status ValidateOp(const ReplayOp& op) {
   return absl::OkStatus();
 }
 
+// When each node was issued in the recording: the replay issues in this order
+// (Kahn's algorithm, ties by it), so that a real-time backend launches a kernel
+// when the recording did rather than after every host op that could go first.
+// A host op: its recorded start. A device op: when its launcher reached it, its
+// recorded start but no later than the end of its latest host dependency (a
+// queued kernel was launched long before it ran). No recorded start: right
+// after its latest dependency.
+std::vector<int64_t> IssueKeys(const NodeModel& graph) {
+  std::vector<int64_t> key(graph.size(), 0);
+  for (NodeIndex n : graph.order()) {
+    int64_t after_deps = 0, host_end = -1;
+    auto consider = [&](NodeIndex d) {
+      after_deps = std::max(after_deps, key[d]);
+      if (graph.on_host(d) && graph.start_ns(d) >= 0)
+        host_end = std::max(host_end, graph.start_ns(d) + graph.duration_ns(d));
+    };
+    for (NodeIndex d : graph.data_deps(n)) consider(d);
+    if (graph.followed_deps() != DepSelection::kDataOnly) {
+      for (NodeIndex d : graph.ctrl_deps(n)) consider(d);
+    }
+    int64_t k = graph.start_ns(n);
+    if (k < 0) {
+      k = after_deps;
+    } else if (!graph.on_host(n) && host_end >= 0) {
+      k = std::min(k, host_end);
+    }
+    key[n] = k;
+  }
+  return key;
+}
+
 }  // namespace
 
 int ReplayPlan::RequiredRanks() const {
@@ -177,11 +208,14 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
   // followed data deps only; the model says so and orders by data deps.
   plan.used_data_deps_only = graph.followed_deps() != DepSelection::kAll;
 
+  ASSIGN_OR_RETURN(const std::vector<NodeIndex> order,
+                   graph.deps().TopologicalOrder(graph.followed_deps(),
+                                                 IssueKeys(graph)));
   absl::flat_hash_map<std::tuple<int, int64_t, int>, int> queue_index;
   std::vector<uint32_t> op_of_node(graph.size(), 0);
   std::vector<int64_t> held_by_queue;
-  plan.ops.reserve(graph.order().size());
-  for (NodeIndex n : graph.order()) {
+  plan.ops.reserve(order.size());
+  for (NodeIndex n : order) {
     ReplayOp op = ClassifyNode(graph, n);
     RETURN_IF_ERROR(ValidateOp(op));
     if ((op.kind == ReplayOpKind::kHostCompute && !options.host_ops) ||

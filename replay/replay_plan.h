@@ -1,7 +1,7 @@
 // The dependency engine shared by every backend: turns a Graph into a
 // ReplayPlan, the ops in one deterministic issue order (Kahn's algorithm over
-// data + ctrl deps, ties by id) with each op's queue and the cross-queue waits
-// it needs.
+// data + ctrl deps, ties by when the recording issued each op, then id) with
+// each op's queue and the cross-queue waits it needs.
 //
 // Queues: the model's (docs/node-model.md): device ops go to their recorded
 // stream, host ops to their thread; communication without a stream gets its

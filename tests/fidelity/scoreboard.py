@@ -4,6 +4,12 @@ et-sim in both host-time modes (and on an H200 where the truth exists), and
 replayed by et-replay's CPU backend; one table of errors (markdown).
 
   python3 tests/fidelity/scoreboard.py [BUILD_DIR] [--no-replay] [--check-bias]
+      [--replay-device cuda] [--keep DIR]
+
+--replay-device cuda (on a GPU machine) replays on the GPU instead of the CPU backend,
+in both host-time modes, each against its own truth; --keep DIR keeps every replay's
+JSON report (per-op times) there. ET_SHARED_TRACES names the traces folder where
+../shared is not beside the checkout.
 
 Every error is signed (predicted - true, % of true); the last row is the mean
 signed error of each column. --check-bias (ctest `host_bias`): exits 1 when a
@@ -22,7 +28,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "traces")
+SHARED = os.environ.get("ET_SHARED_TRACES") or os.path.join(
+    os.path.dirname(ROOT), "shared", "traces")
 H100_MODELS = ["mlp1024", "mlp4096", "gpt1024", "resnet50", "gpt2"]
 
 
@@ -44,7 +51,37 @@ def fmt(pred_ms, measured_us, err, errors=None):
     return "%.2f vs %.2f (%+.1f%%)" % (pred_ms, measured_us / 1e3, err)
 
 
+def flag_value(name, default):
+    """The value after `name` on the command line (removed from sys.argv), or default."""
+    if name not in sys.argv:
+        return default
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+    return value
+
+
+def replay_step(rep, et, device, keep, name, *flags):
+    """One et-replay run's step (predicted ms, truth us, error %); on a GPU, 2 warm-up
+    and 10 timed iterations."""
+    out = os.path.join(keep, name + ".replay.json")
+    iters = ["--warmup", "2", "--iters", "10"] if device == "cuda" else ["--iters", "3"]
+    run = subprocess.run([rep, et, "--device", device, "--json", out] + iters +
+                         list(flags), capture_output=True, text=True)
+    if run.returncode != 0:  # said in the table and on stderr; the other cells go on
+        print("scoreboard.py: %s: et-replay exited %d: %s" %
+              (name, run.returncode, run.stderr.strip()), file=sys.stderr)
+        return None
+    return step_of(json.load(open(out)))
+
+
+def fmt_replay(step, errors):
+    return "failed (stderr)" if step is None else fmt(*step, errors)
+
+
 def main():
+    device = flag_value("--replay-device", "cpu")
+    keep = flag_value("--keep", None)
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     build = os.path.abspath(args[0] if args else os.path.join(ROOT, "build"))
     replay = "--no-replay" not in sys.argv and "--check-bias" not in sys.argv
@@ -53,11 +90,13 @@ def main():
     sim = os.path.join(build, "simulator", "et-sim")
     rep = os.path.join(build, "replay", "et-replay")
     tmp = tempfile.mkdtemp(prefix="scoreboard_")
+    keep = keep or tmp
+    os.makedirs(keep, exist_ok=True)
     rows = []
     # Signed errors per column of the H100 models (unprofiled columns only
     # enter the bias check; recorded mode replays the profiler).
     cols = {"default": [], "light": [], "h200": [], "h200 light": [],
-            "recorded": [], "replay": []}
+            "recorded": [], "replay": [], "replay recorded": []}
     for model in H100_MODELS:
         d = os.path.join(SHARED, "h100")
         meta_path = os.path.join(d, model + "_meta.json")
@@ -85,10 +124,12 @@ def main():
         row.append(fmt(*step_of(run_json([sim, et, "--json", "--host-time",
                                            "recorded"])), cols["recorded"]))
         if replay:
-            out = os.path.join(tmp, model + ".replay.json")
-            subprocess.run([rep, et, "--iters", "3", "--json", out], check=True,
-                           capture_output=True)
-            row.append(fmt(*step_of(json.load(open(out))), cols["replay"]))
+            row.append(fmt_replay(replay_step(rep, et, device, keep, model),
+                                  cols["replay"]))
+        if replay and device == "cuda":
+            row.append(fmt_replay(replay_step(rep, et, device, keep, model + ".recorded",
+                                              "--host-time", "recorded"),
+                                  cols["replay recorded"]))
         rows.append(row)
     if check_bias:
         sys.exit(check(cols))
@@ -105,19 +146,22 @@ def main():
             fmt(*step_of(run_json([sim, pattern, "--ranks", "4", "--json",
                                    "--host-time", "recorded"])))]
     if replay:
-        demo.append("-")
+        demo += ["-"] * (2 if device == "cuda" else 1)
     rows.append(demo)
     head = ["trace", "et-sim (unprofiled) ms", "et-sim --host-profile ms",
             "et-sim --device H200 ms", "et-sim --device H200 --host-profile ms",
             "et-sim --host-time recorded ms"]
     if replay:
-        head.append("et-replay --device cpu (unprofiled) ms")
+        head.append("et-replay --device %s (unprofiled) ms" % device)
+    if replay and device == "cuda":
+        head.append("et-replay --device cuda --host-time recorded ms")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
     names = ["default", "light", "h200", "h200 light", "recorded"] + (
-        ["replay"] if replay else [])
+        ["replay"] if replay else []) + (
+        ["replay recorded"] if replay and device == "cuda" else [])
     print("| mean signed error (H100 models) | " + " | ".join(
         "%+.1f%%" % (sum(cols[c]) / len(cols[c])) if cols[c] else "-"
         for c in names) + " |")
