@@ -26,9 +26,15 @@
 #include "converter/nsys/nsys_import.h"
 #include "nlohmann/json.hpp"
 #include "proto/graph_json.h"
+#include "step/host_profile.h"
 
 ABSL_FLAG(std::string, kineto, "",
           "Kineto trace of the same run (a %d pattern with --ranks)");
+ABSL_FLAG(std::string, host_profile, "",
+          "a light Kineto trace of the same program (record_trace.py "
+          "--kineto-light-out: no shapes, no ET observer): the unprofiled host "
+          "costs learned from it are stored in the .et, where et-sim uses them "
+          "by default (docs/step-model.md); one rank's trace only");
 ABSL_FLAG(std::string, keep, "simulation",
           "operator granularity: 'simulation' (no time counted twice) or 'all' "
           "(every node)");
@@ -320,6 +326,9 @@ void RefuseUnusedFlags(const Options& o) {
        "--astra-text)"},
       {"measured_step_ms", converts_trace,
        "a trace to convert (not --to-json or --astra-text)"},
+      {"host_profile", converts_trace && !several,
+       "one rank's trace to convert (its light profile; not --ranks, a "
+       "directory, --to-json or --astra-text)"},
       {"keep", converts_trace,
        "a trace to convert (not --to-json or --astra-text)"},
       {"jobs", several && converts_trace,
@@ -363,6 +372,15 @@ int main(int argc, char** argv) {
   if (absl::Status s = et::CheckOutputPath("--json-summary", o.json_summary);
       !s.ok()) {
     return Fail(std::string(s.message()));
+  }
+  if (const std::string light = absl::GetFlag(FLAGS_host_profile);
+      !light.empty()) {
+    absl::StatusOr<et::HostProfileResult> learned =
+        et::LearnHostProfile(light);
+    if (!learned.ok()) return Fail(std::string(learned.status().message()));
+    learned->model.source =
+        absl::StrCat(learned->model.source, ", stored by et-convert");
+    options->convert.host_costs = learned->model;
   }
   if (o.to_json) {
     auto s = et::EtToJsonFile(o.input, o.output);

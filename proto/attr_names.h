@@ -117,6 +117,15 @@ inline constexpr char kDeviceName[] =
 // double, median gap between consecutive queued ops of a GPU stream (the
 // front end's spacing), measured from the Kineto trace
 inline constexpr char kGpuQueuedGapUs[] = "gpu_queued_gap_us";
+// The unprofiled host costs learned at conversion from a light profile of the
+// same program (et-convert --host-profile, step/host_profile.h), used by
+// et-sim by default: int64 list ns per op by kind (dispatch, launch,
+// autograd, optimizer), int64 ns per launch, int64 list gap ns by thread role
+// (python, autograd), and the string naming where they came from.
+inline constexpr char kHostCostOpNs[] = "host_cost_op_ns";
+inline constexpr char kHostCostLaunchNs[] = "host_cost_launch_ns";
+inline constexpr char kHostCostGapNs[] = "host_cost_gap_ns";
+inline constexpr char kHostCostSource[] = "host_cost_source";
 
 }  // namespace et::attr
 

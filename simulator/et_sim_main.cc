@@ -406,6 +406,7 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
     auto learned = et::LearnHostProfile(light);
     if (!learned.ok()) Fail(std::string(learned.status().message()));
     o.host_model = learned->model;
+    o.host_model_given = true;
   }
   o.host_model.host_speed = absl::GetFlag(FLAGS_host_speed);
   if (!(o.host_model.host_speed > 0) || !std::isfinite(o.host_model.host_speed))

@@ -92,6 +92,9 @@ struct SimOptions {
   // The unprofiled host costs per op kind (documented defaults, or learned
   // from --host-profile) and --host-speed (step/host_cost.h).
   HostTimeModel host_model;
+  // False: a graph whose metadata holds host costs (et-convert
+  // --host-profile) uses those, with host_model's host_speed.
+  bool host_model_given = false;
   CommModel comm_model = CommModel::kNccl;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   bool nccl_efficiency =

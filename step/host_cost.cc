@@ -1,9 +1,12 @@
 // Host op kinds and thread roles; see host_cost.h.
 #include "step/host_cost.h"
 
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "proto/attr_names.h"
 
 namespace et {
 
@@ -42,6 +45,39 @@ HostOpKind ClassifyHostOp(absl::string_view name, HostThreadRole role,
   }
   if (role == HostThreadRole::kAutograd) return HostOpKind::kAutograd;
   return launches > 0 ? HostOpKind::kLaunch : HostOpKind::kDispatch;
+}
+
+void SetHostTimeModel(const HostTimeModel& model, AttrList* attrs) {
+  SetInt64List(attrs, attr::kHostCostOpNs,
+               std::vector<int64_t>(model.op_ns.begin(), model.op_ns.end()));
+  SetInt64(attrs, attr::kHostCostLaunchNs, model.launch_ns);
+  SetInt64List(attrs, attr::kHostCostGapNs,
+               std::vector<int64_t>(model.gap_ns.begin(), model.gap_ns.end()));
+  SetString(attrs, attr::kHostCostSource, model.source);
+}
+
+std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
+  const std::optional<std::vector<int64_t>> ops =
+      GetIntList(attrs, attr::kHostCostOpNs);
+  const std::optional<int64_t> launch = GetInt(attrs, attr::kHostCostLaunchNs);
+  const std::optional<std::vector<int64_t>> gaps =
+      GetIntList(attrs, attr::kHostCostGapNs);
+  if (!ops || !launch || !gaps || ops->size() != kHostOpKinds ||
+      gaps->size() != kHostThreadRoles || *launch < 0) {
+    return std::nullopt;
+  }
+  HostTimeModel m;
+  for (int k = 0; k < kHostOpKinds; ++k) {
+    if ((*ops)[k] < 0) return std::nullopt;
+    m.op_ns[k] = (*ops)[k];
+  }
+  for (int r = 0; r < kHostThreadRoles; ++r) {
+    if ((*gaps)[r] < 0) return std::nullopt;
+    m.gap_ns[r] = (*gaps)[r];
+  }
+  m.launch_ns = *launch;
+  m.source = GetString(attrs, attr::kHostCostSource).value_or("the .et");
+  return m;
 }
 
 }  // namespace et

@@ -10,9 +10,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "proto/attributes.h"
 
 namespace et {
 
@@ -69,12 +71,19 @@ struct HostTimeModel {
   }
 };
 
+// A HostTimeModel's costs in a graph's metadata (attr::kHostCost*), written
+// by et-convert --host-profile. Reading gives nullopt when they are absent or
+// malformed (a list of the wrong length, a negative cost); --host-speed is
+// not stored (it is a what-if of the reader's).
+void SetHostTimeModel(const HostTimeModel& model, AttrList* attrs);
+std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs);
+
 // The light profiler's own cost per recorded op (RecordFunction callbacks and
 // Kineto's event), and CUPTI's per launch call: what a light profile's times
 // hold beyond the program's (docs/step-model.md: microbenchmark and
 // documentation, not the truths).
-inline constexpr int64_t kLightProfilerNsPerOp = 500;
-inline constexpr int64_t kCuptiNsPerLaunch = 4000;
+inline constexpr int64_t kLightProfilerNsPerOp = 3050;
+inline constexpr int64_t kCuptiNsPerLaunch = 2300;
 
 }  // namespace et
 

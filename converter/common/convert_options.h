@@ -6,7 +6,10 @@
 #define CONVERTER_COMMON_CONVERT_OPTIONS_H_
 
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "step/host_cost.h"
 
 namespace et::kineto {
 class CpuOpNesting;
@@ -47,6 +50,9 @@ struct ConvertOptions {
   // Host-side collectives without an NCCL kernel in the trace are COMP nodes
   // (the nsys import: a windowed capture cuts ranks at different points).
   bool collectives_need_kernel = false;
+  // --host-profile: the unprofiled host costs learned from a light profile
+  // of the same program, stored in the graph's metadata; nullopt: none.
+  std::optional<HostTimeModel> host_costs;
 };
 
 }  // namespace et::convert

@@ -23,6 +23,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_writer.h"
+#include "step/host_cost.h"
 
 namespace et::convert {
 namespace {
@@ -255,6 +256,8 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
   if (kineto.gpu_queued_gap_us >= 0)
     SetDouble(metadata->mutable_attr(), attr::kGpuQueuedGapUs,
               kineto.gpu_queued_gap_us);
+  if (options.host_costs)
+    SetHostTimeModel(*options.host_costs, metadata->mutable_attr());
 }
 
 // Step 4: the metadata, then the nodes in ascending id order; the writer
