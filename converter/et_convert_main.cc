@@ -378,8 +378,6 @@ int main(int argc, char** argv) {
     absl::StatusOr<et::HostProfileResult> learned =
         et::LearnHostProfile(light);
     if (!learned.ok()) return Fail(std::string(learned.status().message()));
-    learned->model.source =
-        absl::StrCat(learned->model.source, ", stored by et-convert");
     options->convert.host_costs = learned->model;
   }
   if (o.to_json) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "proto/attr_names.h"
 
@@ -76,7 +77,9 @@ std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
     m.gap_ns[r] = (*gaps)[r];
   }
   m.launch_ns = *launch;
-  m.source = GetString(attrs, attr::kHostCostSource).value_or("the .et");
+  m.source = absl::StrCat(
+      GetString(attrs, attr::kHostCostSource).value_or("learned"),
+      ", stored in the .et by et-convert");
   return m;
 }
 

@@ -10,6 +10,7 @@
 #include "step/step_model.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -465,6 +466,45 @@ TEST(HostProfileTest, LearnsPerKindCostsFromARealLightTrace) {
   EXPECT_GT(m.GapNs(HostThreadRole::kPython), 1000);
   EXPECT_GT(m.GapNs(HostThreadRole::kAutograd), 1000);
   EXPECT_NE(m.source.find("light profile"), std::string::npos);
+}
+
+// The H100 conv net's light trace: its first step holds one-time costs (8.5
+// ms of host, then 4.3 and 4.0 ms); a kind's cost is the median over steps,
+// so the first step does not double the launching ops' cost.
+TEST(HostProfileTest, TheFirstStepsOneTimeCostsAreLeftOut) {
+  absl::StatusOr<HostProfileResult> r = LearnHostProfile(
+      std::string(ET_TEST_DATA) + "/h100-gpu-session/conv_kineto_light.json.gz");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->steps, 3);
+  // All three steps together: 29 us per launching op; the median step: 14.
+  EXPECT_LT(r->model.OpNs(HostOpKind::kLaunch), 15000);
+  EXPECT_GT(r->model.OpNs(HostOpKind::kLaunch), 8000);
+  // Never below the documented cost of an op that only dispatches.
+  EXPECT_GE(r->model.OpNs(HostOpKind::kDispatch), HostTimeModel().OpNs(
+                                                      HostOpKind::kDispatch));
+}
+
+TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
+  HostTimeModel m;
+  m.op_ns = {1600, 11200, 4900, 6500};
+  m.launch_ns = 7800;
+  m.gap_ns = {8300, 7000};
+  m.source = "light profile x.json";
+  m.host_speed = 2.0;  // a reader's what-if: not stored
+  AttrList attrs;
+  EXPECT_FALSE(GetHostTimeModel(attrs).has_value());
+  SetHostTimeModel(m, &attrs);
+  std::optional<HostTimeModel> back = GetHostTimeModel(attrs);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->op_ns, m.op_ns);
+  EXPECT_EQ(back->launch_ns, m.launch_ns);
+  EXPECT_EQ(back->gap_ns, m.gap_ns);
+  EXPECT_EQ(back->source, m.source + ", stored in the .et by et-convert");
+  EXPECT_EQ(back->host_speed, 1.0);
+  SetInt64List(&attrs, attr::kHostCostOpNs, {1, 2, 3});  // a kind missing
+  EXPECT_FALSE(GetHostTimeModel(attrs).has_value());
+  SetInt64List(&attrs, attr::kHostCostOpNs, {1, 2, 3, -4});
+  EXPECT_FALSE(GetHostTimeModel(attrs).has_value());
 }
 
 TEST(HostProfileTest, ATraceWithoutStepsOrNotKinetoIsAnError) {
