@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,6 +127,31 @@ TEST(ToolCliTest, UsageErrorsAreOneLineNamingTheToolWithExitTwo) {
     EXPECT_EQ(out.rfind(message, 0), 0u) << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   }
+}
+
+// et-convert --host-profile: a file that is not a light Kineto trace fails
+// the conversion (exit 1, naming it, no output left); with --ranks it is a
+// usage error (one light trace is one rank's).
+TEST(ToolCliTest, ConvertHostProfileErrors) {
+  const std::string et =
+      std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz";
+  const std::string out_et = ::testing::TempDir() + "/host_profile.et";
+  int code = -1;
+  std::string out = RunTool(std::string(ET_CONVERT_BIN) + " " + et + " " +
+                                out_et + " --host-profile " + et,
+                            &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("simple_add_et.json.gz: --host-profile: not a Kineto "
+                     "trace"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_FALSE(std::filesystem::exists(out_et));
+  out = RunTool(std::string(ET_CONVERT_BIN) +
+                    " 'x_%d.json' 'x.%d.et' --ranks 2 --host-profile l.json",
+                &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--host-profile"), std::string::npos) << out;
 }
 
 // `--json-summary -` (stdout, as documented) is taken as it is: no "RAW: Did
