@@ -375,8 +375,7 @@ int main(int argc, char** argv) {
   }
   if (const std::string light = absl::GetFlag(FLAGS_host_profile);
       !light.empty()) {
-    absl::StatusOr<et::HostProfileResult> learned =
-        et::LearnHostProfile(light);
+    absl::StatusOr<et::HostProfileResult> learned = et::LearnHostProfile(light);
     if (!learned.ok()) return Fail(std::string(learned.status().message()));
     options->convert.host_costs = learned->model;
   }

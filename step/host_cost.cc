@@ -77,9 +77,9 @@ std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
     m.gap_ns[r] = (*gaps)[r];
   }
   m.launch_ns = *launch;
-  m.source = absl::StrCat(
-      GetString(attrs, attr::kHostCostSource).value_or("learned"),
-      ", stored in the .et by et-convert");
+  m.source =
+      absl::StrCat(GetString(attrs, attr::kHostCostSource).value_or("learned"),
+                   ", stored in the .et by et-convert");
   return m;
 }
 

@@ -185,8 +185,8 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
   for (int k = 0; k < kHostOpKinds; ++k) {
     r.ops += sums.ops[k];
     if (per_step_ns[k].empty()) continue;  // none in the trace: the default
-    m.op_ns[k] =
-        std::max<int64_t>(m.op_ns[k], LowerMedian(per_step_ns[k]) - kLightProfilerNsPerOp);
+    m.op_ns[k] = std::max<int64_t>(
+        m.op_ns[k], LowerMedian(per_step_ns[k]) - kLightProfilerNsPerOp);
   }
   if (r.ops == 0) {
     return absl::InvalidArgumentError(

@@ -43,8 +43,8 @@ std::string Convert(const std::string& folder, const std::string& name,
     EXPECT_TRUE(learned.ok()) << learned.status();
     if (learned.ok()) options.host_costs = learned->model;
   }
-  auto s = convert::ConvertFile(Data(folder) + name + "_et.json.gz", out,
-                                options);
+  auto s =
+      convert::ConvertFile(Data(folder) + name + "_et.json.gz", out, options);
   EXPECT_TRUE(s.ok()) << s.status();
   return out;
 }

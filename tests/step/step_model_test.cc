@@ -472,16 +472,17 @@ TEST(HostProfileTest, LearnsPerKindCostsFromARealLightTrace) {
 // ms of host, then 4.3 and 4.0 ms); a kind's cost is the median over steps,
 // so the first step does not double the launching ops' cost.
 TEST(HostProfileTest, TheFirstStepsOneTimeCostsAreLeftOut) {
-  absl::StatusOr<HostProfileResult> r = LearnHostProfile(
-      std::string(ET_TEST_DATA) + "/h100-gpu-session/conv_kineto_light.json.gz");
+  absl::StatusOr<HostProfileResult> r =
+      LearnHostProfile(std::string(ET_TEST_DATA) +
+                       "/h100-gpu-session/conv_kineto_light.json.gz");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->steps, 3);
   // All three steps together: 29 us per launching op; the median step: 14.
   EXPECT_LT(r->model.OpNs(HostOpKind::kLaunch), 15000);
   EXPECT_GT(r->model.OpNs(HostOpKind::kLaunch), 8000);
   // Never below the documented cost of an op that only dispatches.
-  EXPECT_GE(r->model.OpNs(HostOpKind::kDispatch), HostTimeModel().OpNs(
-                                                      HostOpKind::kDispatch));
+  EXPECT_GE(r->model.OpNs(HostOpKind::kDispatch),
+            HostTimeModel().OpNs(HostOpKind::kDispatch));
 }
 
 TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
