@@ -1,0 +1,63 @@
+// The members of the group each collective of a converted .et runs on, for the
+// tests of real tensor-parallel x data-parallel recordings (tp_dp_test.cc,
+// torch2_tp_dp_test.cc): what a consumer sees, read back from the file.
+#ifndef TESTS_SIMULATOR_COLLECTIVE_GROUPS_H_
+#define TESTS_SIMULATOR_COLLECTIVE_GROUPS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "model/graph.h"
+#include "model/process_group.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+
+namespace et::testing {
+
+// Consecutive or strided ranks: first, first + stride, ... (count of them).
+inline std::vector<int64_t> Strided(int64_t first, int64_t count,
+                                    int64_t stride) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < count; ++i) v.push_back(first + i * stride);
+  return v;
+}
+
+// The members of the group each collective of `path` names ({-1}: none, the
+// whole world), keyed by comm_size; checks that each group's collectives
+// depend on the previous one (one issue order per group).
+inline std::map<uint64_t, std::vector<std::vector<int64_t>>> GroupsBySize(
+    const std::string& path) {
+  auto graph = LoadGraph(path);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  std::map<uint64_t, std::vector<std::vector<int64_t>>> out;
+  if (!graph.ok()) return out;
+  const std::vector<ProcessGroup> groups =
+      DecodeProcessGroups(graph->metadata().attr());
+  std::map<std::string, uint64_t> last_in_group;
+  for (const auto& node : graph->nodes()) {
+    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    const std::string pg = GetString(node, attr::kPgName).value_or("");
+    std::vector<int64_t> ranks = {-1};
+    for (const ProcessGroup& g : groups) {
+      if (g.name == pg) ranks = g.ranks;
+    }
+    out[static_cast<uint64_t>(GetInt(node, attr::kCommSize).value_or(0))]
+        .push_back(ranks);
+    auto it = last_in_group.find(pg);
+    if (it != last_in_group.end()) {
+      bool chained = false;
+      for (uint64_t d : node.ctrl_deps()) chained = chained || d == it->second;
+      EXPECT_TRUE(chained) << "node " << node.id() << " of group " << pg
+                           << " does not follow node " << it->second;
+    }
+    last_in_group[pg] = node.id();
+  }
+  return out;
+}
+
+}  // namespace et::testing
+
+#endif  // TESTS_SIMULATOR_COLLECTIVE_GROUPS_H_
