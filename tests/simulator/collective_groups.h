@@ -1,11 +1,13 @@
-// The members of the group each collective of a converted .et runs on, for the
-// tests of real tensor-parallel x data-parallel recordings (tp_dp_test.cc,
-// torch2_tp_dp_test.cc): what a consumer sees, read back from the file.
+// For the tests of real tensor-parallel x data-parallel recordings
+// (tp_dp_test.cc, torch2_tp_dp_test.cc): the members of the group each
+// collective of a converted .et runs on, read back from the file, and the
+// recorded ranks simulated in et-sim's schedule and in ASTRA-sim's.
 #ifndef TESTS_SIMULATOR_COLLECTIVE_GROUPS_H_
 #define TESTS_SIMULATOR_COLLECTIVE_GROUPS_H_
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "simulator/simulation.h"
 
 namespace et::testing {
 
@@ -54,6 +57,23 @@ inline std::map<uint64_t, std::vector<std::vector<int64_t>>> GroupsBySize(
                            << " does not follow node " << it->second;
     }
     last_in_group[pg] = node.id();
+  }
+  return out;
+}
+
+// The ranks of `pattern` (a %d path) simulated in et-sim's default schedule,
+// then in ASTRA-sim's (one collective at a time per rank, the lowest ready id
+// first); a failed run fails the test and is left out.
+inline std::vector<std::unique_ptr<sim::Simulation>> SimulateInBothSchedules(
+    const std::string& pattern, int ranks) {
+  std::vector<std::unique_ptr<sim::Simulation>> out;
+  for (auto schedule :
+       {sim::SchedulingMode::kStreamAware, sim::SchedulingMode::kAstraCompat}) {
+    sim::SimOptions options;
+    options.scheduling = schedule;
+    auto run = sim::Simulation::Run({pattern, ranks}, options);
+    EXPECT_TRUE(run.ok()) << pattern << ": " << run.status();
+    if (run.ok()) out.push_back(std::move(*run));
   }
   return out;
 }

@@ -25,7 +25,6 @@
 #include "model/graph.h"
 #include "model/process_group.h"
 #include "nlohmann/json.hpp"
-#include "simulator/simulation.h"
 #include "tests/cli/run_tool.h"
 
 namespace {
@@ -183,23 +182,21 @@ TEST(Torch2TpDpTest, SimulatedStepIsComparedWithTheRecordedTruth) {
   ConvertRanks("tp2dp2", Data("tp2dp2_et_r%d.json.gz"), "sim_tp2dp2");
   ConvertRanks("ddp4", Data("ddp4_et_r%d.json.gz"), "sim_ddp4");
   for (const std::string tag : {"tp2dp2", "ddp4"}) {
-    for (auto schedule : {et::sim::SchedulingMode::kStreamAware,
-                          et::sim::SchedulingMode::kAstraCompat}) {
-      SCOPED_TRACE(absl::StrCat(tag, " schedule ", static_cast<int>(schedule)));
-      et::sim::SimOptions options;
-      options.scheduling = schedule;
-      auto sim = et::sim::Simulation::Run(
-          {Out(absl::StrCat("sim_", tag, ".%d.et")), kRanks}, options);
-      ASSERT_TRUE(sim.ok()) << sim.status();
+    const auto sims = et::testing::SimulateInBothSchedules(
+        Out(absl::StrCat("sim_", tag, ".%d.et")), kRanks);
+    ASSERT_EQ(sims.size(), 2u);
+    for (const auto& sim : sims) {
+      SCOPED_TRACE(absl::StrCat(tag, " schedule ",
+                                static_cast<int>(sim.get() != sims[0].get())));
       int64_t calls = 0;
-      for (const et::sim::CollectiveRow& c : (*sim)->report().collectives) {
+      for (const et::sim::CollectiveRow& c : sim->report().collectives) {
         EXPECT_EQ(c.group_size, tag == "ddp4" ? kRanks : kTp) << c.group;
         calls += c.calls;
       }
       // Per group instance: tp2dp2 9 + 9 activations, 3 + 3 buckets; ddp4
       // 2 buckets per step on the one world group.
       EXPECT_EQ(calls, tag == "ddp4" ? 2 * kSteps : 2 * 4 * kSteps);
-      const et::StepReport& step = (*sim)->report().step;
+      const et::StepReport& step = sim->report().step;
       EXPECT_EQ(step.steps, kSteps);
       ASSERT_TRUE(step.measured_us.has_value());
       EXPECT_EQ(step.measured_source, "unprofiled-run");

@@ -113,16 +113,14 @@ TEST(TpDpTest, RecordedRanksSimulateTheirGroups) {
        std::vector<std::tuple<std::string, int, int>>{{"tp2dp2", 2, 4},
                                                       {"tp4dp2", 4, 8}}) {
     for (int rank = 0; rank < ranks; ++rank) Convert(tag, rank);
-    for (auto schedule : {et::sim::SchedulingMode::kStreamAware,
-                          et::sim::SchedulingMode::kAstraCompat}) {
-      SCOPED_TRACE(absl::StrCat(tag, " schedule ", static_cast<int>(schedule)));
-      et::sim::SimOptions options;
-      options.scheduling = schedule;
-      auto sim = et::sim::Simulation::Run(
-          {Out(absl::StrCat(tag, ".%d.et")), ranks}, options);
-      ASSERT_TRUE(sim.ok()) << sim.status();
+    const auto sims = et::testing::SimulateInBothSchedules(
+        Out(absl::StrCat(tag, ".%d.et")), ranks);
+    ASSERT_EQ(sims.size(), 2u);
+    for (const auto& sim : sims) {
+      SCOPED_TRACE(absl::StrCat(tag, " schedule ",
+                                static_cast<int>(sim.get() != sims[0].get())));
       int64_t tp_calls = 0, dp_calls = 0;
-      for (const et::sim::CollectiveRow& c : (*sim)->report().collectives) {
+      for (const et::sim::CollectiveRow& c : sim->report().collectives) {
         if (c.bytes == kActivationBytes) {
           EXPECT_EQ(c.group_size, tp) << c.group;
           tp_calls += c.calls;

@@ -350,6 +350,26 @@ std::map<int, std::vector<int>> ColumnsLeftToRight(
   return out;
 }
 
+// Converts ranks 0..count-1 of `recording` (under tests/data: its
+// `_et_r<r>.json.gz` and `_kineto_r<r>.json.gz`) to `out_prefix_r<r>.et`;
+// returns the outputs, each after a space.
+std::string ConvertRanks(const std::string& recording, int count,
+                         const std::string& out_prefix) {
+  const std::string data = std::string(ET_TEST_DATA) + "/" + recording;
+  std::string outputs;
+  for (int r = 0; r < count; ++r) {
+    convert::ConvertOptions options;
+    options.kineto_path = absl::StrCat(data, "_kineto_r", r, ".json.gz");
+    const std::string out = absl::StrCat(out_prefix, "_r", r, ".et");
+    EXPECT_TRUE(convert::ConvertFile(absl::StrCat(data, "_et_r", r, ".json.gz"),
+                                     out, options)
+                    .ok())
+        << out;
+    absl::StrAppend(&outputs, " ", out);
+  }
+  return outputs;
+}
+
 // A step folded into page columns reads left to right: part 1, 2, 3, ...
 // dot orders clusters to reduce crossings, and the edges from one column's
 // foot to the next one's head once laid the gpt step out as parts 1, 3, 2 and
@@ -358,33 +378,11 @@ TEST_F(RealTraceTest, PageColumnsRunLeftToRight) {
   if (!HaveTool("dot")) GTEST_SKIP() << "Graphviz dot not installed";
   const std::string gpt = dir_ + "/gpt_columns_r0.et";
   ASSERT_TRUE(ConvertGptRank0(gpt).ok());
-  const std::string data = std::string(ET_TEST_DATA) + "/recorded/";
-  std::string tp_ranks;
-  for (int r = 0; r < 2; ++r) {
-    convert::ConvertOptions options;
-    options.kineto_path =
-        absl::StrCat(data, "tp_dp_4r_kineto_r", r, ".json.gz");
-    const std::string out = absl::StrCat(dir_, "/tp_columns_r", r, ".et");
-    ASSERT_TRUE(
-        convert::ConvertFile(absl::StrCat(data, "tp_dp_4r_et_r", r, ".json.gz"),
-                             out, options)
-            .ok());
-    absl::StrAppend(&tp_ranks, " ", out);
-  }
+  const std::string tp_ranks =
+      ConvertRanks("recorded/tp_dp_4r", 2, dir_ + "/tp_columns");
   // PyTorch 2.11's tp=2 x dp=2 on 4 ranks (tests/data/torch2-cpu).
-  std::string tp_dp_ranks;
-  for (int r = 0; r < 4; ++r) {
-    const std::string torch2 = std::string(ET_TEST_DATA) + "/torch2-cpu/";
-    convert::ConvertOptions options;
-    options.kineto_path =
-        absl::StrCat(torch2, "tp2dp2_kineto_r", r, ".json.gz");
-    const std::string out = absl::StrCat(dir_, "/tp2dp2_columns_r", r, ".et");
-    ASSERT_TRUE(
-        convert::ConvertFile(absl::StrCat(torch2, "tp2dp2_et_r", r, ".json.gz"),
-                             out, options)
-            .ok());
-    absl::StrAppend(&tp_dp_ranks, " ", out);
-  }
+  const std::string tp_dp_ranks =
+      ConvertRanks("torch2-cpu/tp2dp2", 4, dir_ + "/tp2dp2_columns");
   for (const auto& [inputs, ranks] :
        std::vector<std::pair<std::string, size_t>>{
            {gpt, 1}, {tp_ranks, 2}, {tp_dp_ranks, 4}}) {
