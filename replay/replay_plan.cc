@@ -200,7 +200,8 @@ int ReplayPlan::RequiredRanks() const {
 absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
                                            const PlanOptions& options) {
   ReplayPlan plan;
-  plan.steps = StepModel::Build(graph);
+  // The host costs stored in the .et (et-convert --host-profile), as et-sim.
+  plan.steps = StepModel::Build(graph, StoredHostCostsOr(graph, {}));
   plan.host_time = options.host_time;
   plan.groups = graph.groups();
   RETURN_IF_ERROR(graph.executable());

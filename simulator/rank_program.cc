@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,7 +11,6 @@
 #include "base/status_macros.h"
 #include "scaleout/peer_remap.h"
 #include "simulator/device_what_if.h"
-#include "step/host_cost.h"
 
 namespace et::sim {
 namespace {
@@ -404,18 +402,6 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
   }
 }
 
-// The host costs a rank runs with: --host-profile's, else those et-convert
-// stored in the graph (learned from the recording's light profile), else the
-// documented defaults; --host-speed applies to each.
-HostTimeModel HostModelOf(const NodeModel& graph, const SimOptions& options) {
-  if (options.host_model_given) return options.host_model;
-  std::optional<HostTimeModel> stored =
-      GetHostTimeModel(graph.metadata().attr());
-  if (!stored) return options.host_model;
-  stored->host_speed = options.host_model.host_speed;
-  return *stored;
-}
-
 }  // namespace
 
 absl::StatusOr<RankProgram> CompileRankProgram(
@@ -428,7 +414,11 @@ absl::StatusOr<RankProgram> CompileRankProgram(
   p.ctrl_deps_ignored = graph.followed_deps() != DepSelection::kAll;
   p.notes = graph.notes();
   FillGroups(graph, options, &p);
-  p.steps = StepModel::Build(graph, HostModelOf(graph, options));
+  // --host-profile's costs, else those stored in the .et, else the defaults.
+  p.steps = StepModel::Build(
+      graph, options.host_model_given
+                 ? options.host_model
+                 : StoredHostCostsOr(graph, options.host_model));
   p.host_time = options.host_time;
   p.gpu_queued_gap_ns = graph.info().gpu_queued_gap_ns;
   if (p.gpu_queued_gap_ns > 0) {

@@ -24,6 +24,15 @@ constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max() / 4;
 
 }  // namespace
 
+HostTimeModel StoredHostCostsOr(const NodeModel& graph,
+                                const HostTimeModel& model) {
+  std::optional<HostTimeModel> stored =
+      GetHostTimeModel(graph.metadata().attr());
+  if (!stored) return model;
+  stored->host_speed = model.host_speed;
+  return *stored;
+}
+
 int64_t StepNumberOfName(absl::string_view name) {
   int64_t n = -1;
   if (absl::ConsumePrefix(&name, "ProfilerStep#")) {

@@ -131,6 +131,13 @@ class StepModel {
   std::optional<double> unprofiled_step_us_;
 };
 
+// The host costs et-convert stored in `graph`'s metadata (learned from the
+// recording's light profile, et-convert --host-profile) with `model`'s
+// host_speed, else `model` (the documented defaults). et-sim's
+// --host-profile takes precedence over both.
+HostTimeModel StoredHostCostsOr(const NodeModel& graph,
+                                const HostTimeModel& model);
+
 // N of a step marker's name: "ProfilerStep#N" (torch.profiler's schedule) or
 // "## step_N ##" (a record_function range around a training step, as in
 // examples/record_trace.py for PyTorch 1.13); -1 for any other name.

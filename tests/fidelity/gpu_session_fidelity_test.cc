@@ -4,33 +4,63 @@
 // must meet its profiled step: the GPU side, the launches and the sync waits
 // of moe's `nonzero` are modelled right there. The unprofiled prediction of
 // the GPU-bound GPT block must meet the step measured without a profiler; the
-// host-bound moe and conv are the host model's (issue 36, docs/benchmarks.md).
+// host-bound moe and conv meet theirs within 5% with the host costs their own
+// light profiles teach (et-convert --host-profile, stored in the .et; issue
+// 36): conv +0.7%, moe +2.4%, where the documented defaults miss them by
+// -22.8% and -11.2% (docs/benchmarks.md, "Our own recordings"). The same
+// session's torch 2.11 CPU recordings (tests/data/torch2-cpu, one rank each):
+// recorded host time within 1% of the profiled step; the unprofiled step
+// high (+6% to +45%: the profiler's cost on ops nested in others is not all
+// taken out, docs/step-model.md), asserted above the truth and within 50% so
+// that a change that moves them is seen.
+#include <cmath>
 #include <string>
 
 #include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "simulator/simulation.h"
+#include "step/host_profile.h"
 
 namespace et::sim {
 namespace {
 
-std::string Convert(const std::string& model) {
-  const std::string dir = std::string(ET_TEST_DATA) + "/h100-gpu-session/";
-  const std::string out =
-      std::string(ET_BINARY_DIR) + "/gpu_session_" + model + ".et";
+// Converts `model` of `folder` (tests/data) with its Kineto trace and, with
+// `light`, the host costs learned from its light profile stored in the .et.
+std::string Convert(const std::string& model, bool light = false,
+                    const std::string& folder = "h100-gpu-session") {
+  const std::string dir = std::string(ET_TEST_DATA) + "/" + folder + "/";
+  const std::string out = std::string(ET_BINARY_DIR) + "/gpu_session_" + model +
+                          (light ? "_light" : "") + ".et";
   convert::ConvertOptions options;
   options.kineto_path = dir + model + "_kineto.json.gz";
+  if (light) {
+    auto learned = LearnHostProfile(dir + model + "_kineto_light.json.gz");
+    EXPECT_TRUE(learned.ok()) << learned.status();
+    if (learned.ok()) options.host_costs = learned->model;
+  }
   auto s = convert::ConvertFile(dir + model + "_et.json.gz", out, options);
   EXPECT_TRUE(s.ok()) << s.status();
   return out;
 }
 
-StepReport Simulate(const std::string& path, HostTimeMode mode) {
+Report RunSim(const std::string& path, HostTimeMode mode) {
   SimOptions options;
   options.host_time = mode;
   auto sim = Simulation::Run({path, 0}, options);
   EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? (*sim)->report().step : StepReport{};
+  return sim.ok() ? (*sim)->report() : Report{};
+}
+
+StepReport Simulate(const std::string& path, HostTimeMode mode) {
+  return RunSim(path, mode).step;
+}
+
+// The host-cost line (one per rank) names where the costs came from.
+bool HasNote(const Report& report, const std::string& text) {
+  for (const std::string& n : report.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
 }
 
 class GpuSessionFidelity : public testing::TestWithParam<std::string> {};
@@ -56,6 +86,46 @@ TEST(GpuSessionFidelity, GpuBoundGptBlockMeetsItsUnprofiledStep) {
   ASSERT_TRUE(step.error_pct.has_value());
   EXPECT_LE(std::abs(*step.error_pct), 5.0) << step.predicted_us << " us";
 }
+
+class LightProfileFidelity : public testing::TestWithParam<std::string> {};
+
+TEST_P(LightProfileFidelity, HostBoundStepWithinFivePercentWithItsOwnCosts) {
+  const std::string model = GetParam();
+  const Report learned =
+      RunSim(Convert(model, true), HostTimeMode::kUnprofiled);
+  ASSERT_TRUE(learned.step.error_pct.has_value());
+  EXPECT_LE(std::abs(*learned.step.error_pct), 5.0)
+      << model << ": predicted " << learned.step.predicted_us << " us";
+  EXPECT_TRUE(HasNote(learned, "stored in the .et")) << model;
+  // The documented defaults miss the same recording low: they charge a
+  // launching op 1.5 us + 4 us per launch, where this host's light profile
+  // shows 9-11 us + 7-8 us (cuDNN's host work, the optimizer's Python).
+  const Report documented = RunSim(Convert(model), HostTimeMode::kUnprofiled);
+  ASSERT_TRUE(documented.step.error_pct.has_value());
+  EXPECT_LT(*documented.step.error_pct, -10.0) << model;
+  EXPECT_TRUE(HasNote(documented, "documented defaults")) << model;
+}
+
+INSTANTIATE_TEST_SUITE_P(H100Session, LightProfileFidelity,
+                         testing::Values("moe", "conv"));
+
+class Torch2CpuFidelity : public testing::TestWithParam<std::string> {};
+
+TEST_P(Torch2CpuFidelity, RecordedExactUnprofiledHighByTheNestedOpsCost) {
+  const std::string name = GetParam();
+  const std::string et = Convert(name, false, "torch2-cpu");
+  const StepReport unprofiled = Simulate(et, HostTimeMode::kUnprofiled);
+  ASSERT_TRUE(unprofiled.error_pct.has_value());
+  EXPECT_GT(*unprofiled.error_pct, 0.0) << name;
+  EXPECT_LT(*unprofiled.error_pct, 50.0) << name;
+  const StepReport recorded = Simulate(et, HostTimeMode::kRecorded);
+  ASSERT_TRUE(recorded.error_pct.has_value());
+  EXPECT_LE(std::abs(*recorded.error_pct), 1.0) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(SingleRank, Torch2CpuFidelity,
+                         testing::Values("cpu_mlp_w256", "cpu_gpt_w256",
+                                         "cpu_conv_w16", "cpu_moe_w128"));
 
 }  // namespace
 }  // namespace et::sim
