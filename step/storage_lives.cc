@@ -117,7 +117,8 @@ class Walker {
     if (it == open_.end() ||
         (facts_[it->second].allocated && !viewed &&
          (extent > result_.lives[it->second].bytes ||
-          t.elem_bytes != facts_[it->second].elem_bytes))) {
+          t.elem_bytes != facts_[it->second].elem_bytes)) ||
+        HiddenActivationAgain(it->second, i)) {
       index = NewLife(i, key);  // held before the trace (or made unseen)
       open_[key] = index;
     } else {
@@ -142,6 +143,19 @@ class Walker {
     }
   }
 
+  // A storage never allocated in the trace whose first use was by the
+  // backward pass was made inside a folded forward op and kept for the
+  // backward (StartHiddenActivations): the next step's backward use of the
+  // same id is that step's own, made at an address the allocator handed out
+  // again, not one storage held across steps. (A buffer a collective moves,
+  // DDP's bucket, is filled by the backward and held: it stays one life.)
+  bool HiddenActivationAgain(uint32_t index, NodeIndex i) const {
+    const LifeFacts& f = facts_[index];
+    return !f.allocated && !f.comm && f.first_step >= 0 &&
+           m_.step(i) > f.last_step && m_.role(i) == NodeRole::kBackward &&
+           m_.role(result_.lives[index].first) == NodeRole::kBackward;
+  }
+
   uint32_t NewLife(NodeIndex i, const StorageKey& key) {
     StorageLife life;
     life.device = key.first;
@@ -159,12 +173,15 @@ class Walker {
   absl::flat_hash_set<TensorKey> expanded_;
   std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
   std::vector<NodeIndex> first_backward_;  // per step: its first backward node
+  absl::flat_hash_map<int64_t, NodeIndex> step_end_;  // per step: its last node
   void AssignOwners();
   void StartHiddenActivations();
+  void HoldGradientsToStepEnd();
 
  public:
   void SeeRole(NodeIndex i) {
     const int64_t step = m_.step(i);
+    if (step >= 0) step_end_[step] = i;  // nodes come in id order
     if (step < 0 || m_.role(i) != NodeRole::kBackward) return;
     if (first_backward_.size() <= static_cast<size_t>(step))
       first_backward_.resize(static_cast<size_t>(step) + 1, kNoNode);
@@ -230,6 +247,25 @@ void Walker::StartHiddenActivations() {
   }
 }
 
+// A gradient the backward pass allocated and the optimizer read is a
+// parameter's `.grad`: the parameter holds it after the optimizer's last use,
+// until the next step's `zero_grad` drops it (torch 2.x's default
+// `set_to_none=True`) or the step ends, whichever the trace shows first; no op
+// uses it in between, so it lives to its step's last node. (torch 1.13 zeroes
+// `.grad` in place: persistent, never allocated here. The incoming gradient
+// AccumulateGrad adds into it is not read by the optimizer and dies there.)
+void Walker::HoldGradientsToStepEnd() {
+  for (size_t k = 0; k < result_.lives.size(); ++k) {
+    StorageLife& life = result_.lives[k];
+    const LifeFacts& f = facts_[k];
+    if (life.persistent || life.kind != MemoryKind::kGradient ||
+        life.optimizer_first == kNoNode || f.last_step < 0)
+      continue;
+    auto end = step_end_.find(f.last_step);
+    if (end != step_end_.end()) life.last = std::max(life.last, end->second);
+  }
+}
+
 StorageLivesResult Walker::Finish(int64_t steps) {
   result_.steps = steps;
   for (size_t k = 0; k < result_.lives.size(); ++k) {
@@ -244,6 +280,7 @@ StorageLivesResult Walker::Finish(int64_t steps) {
   }
   AssignOwners();
   StartHiddenActivations();
+  HoldGradientsToStepEnd();
   return std::move(result_);
 }
 
