@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "step/library_workspaces.h"
 
 namespace et {
 namespace {
@@ -59,6 +60,7 @@ class Walker {
   void Node(NodeIndex i) {
     const auto ins = m_.recorded_tensors(i, false);
     const auto outs = m_.recorded_tensors(i, true);
+    if (m_.folded_peak_bytes(i) > 0) FoldedTemporaries(i, ins, outs);
     if (ins.empty() && outs.empty()) return;
     result_.tensors += static_cast<int64_t>(ins.size() + outs.size());
     const bool expands = ExpandsView(m_.name(i));
@@ -154,6 +156,28 @@ class Walker {
     return !f.allocated && !f.comm && f.first_step >= 0 &&
            m_.step(i) > f.last_step && m_.role(i) == NodeRole::kBackward &&
            m_.role(result_.lives[index].first) == NodeRole::kBackward;
+  }
+
+  // What the ops et-convert folded into node `i` allocated and freed inside
+  // it (converter/graph/folded_memory.h): a temporary of the node alone, on
+  // the GPU its tensors are on (else the host), storage unknown.
+  void FoldedTemporaries(NodeIndex i, absl::Span<const IoTensor> ins,
+                         absl::Span<const IoTensor> outs) {
+    int32_t device = kHostDevice;
+    for (auto tensors : {ins, outs})
+      for (const IoTensor& t : tensors)
+        if (device == kHostDevice && t.device >= 0) device = t.device;
+    const uint32_t index = NewLife(i, {device, 0});
+    StorageLife& life = result_.lives[index];
+    life.bytes = m_.folded_peak_bytes(i);
+    LifeFacts& f = facts_[index];
+    f.allocated = true;
+    f.alloc_role = m_.role(i);
+    f.first_step = f.last_step = m_.step(i);
+    if (m_.role(i) == NodeRole::kOptimizer) {
+      life.optimizer_first = i;
+      optimizer_uses_.push_back(index);
+    }
   }
 
   uint32_t NewLife(NodeIndex i, const StorageKey& key) {
@@ -302,6 +326,8 @@ absl::string_view MemoryKindName(MemoryKind kind) {
       return "comm_buffers";
     case MemoryKind::kOther:
       return "other";
+    case MemoryKind::kWorkspace:
+      return "workspaces";
   }
   return "other";
 }
@@ -317,7 +343,10 @@ StorageLivesResult FindStorageLives(const NodeModel& model) {
     walker.SeeRole(i);
     walker.Node(i);
   }
-  return walker.Finish(static_cast<int64_t>(steps.size()));
+  StorageLivesResult result = walker.Finish(static_cast<int64_t>(steps.size()));
+  for (StorageLife& life : CublasWorkspaceLives(model))
+    result.lives.push_back(life);
+  return result;
 }
 
 }  // namespace et
