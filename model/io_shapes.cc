@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/checked_math.h"
+#include "model/tensor_scan.h"
 
 namespace et {
 namespace {
@@ -540,6 +541,9 @@ bool CollectIoTensors(absl::string_view values_text,
                       std::vector<IoTensor>* tensors) {
   tensors->clear();
   if (values_text.empty()) return true;
+  // The one-pass reader takes the common texts without building literals
+  // (the memory model reads every node's); the parser takes the rest.
+  if (ScanTensorTuples(values_text, tensors) == TensorScan::kRead) return true;
   Literal doc;
   if (!LiteralParser(values_text).ParseDocument(&doc)) return false;
   CollectTensors(doc, tensors);
