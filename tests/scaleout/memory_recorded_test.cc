@@ -18,6 +18,7 @@
 #include "model/node_model.h"
 #include "scaleout/dp_sync.h"
 #include "scaleout/memory_at_layout.h"
+#include "step/library_workspaces.h"
 #include "step/memory_timeline.h"
 #include "step/storage_lives.h"
 
@@ -166,6 +167,30 @@ TEST_P(MemoryRecordedTorch2Test, PeakWithinFivePercent) {
   Loaded l = Load(r.et, r.kineto, r.dir);
   const StorageLivesResult lives = FindStorageLives(l.model);
   ExpectNear(Peak(l.model, lives.lives, r.et), Recorded(l.model), r.et);
+}
+
+// The two mechanisms the H100 recordings needed, seen directly: the converter
+// stamps the compute capability and the peak of softmax backward's inner
+// buffer; the forward (Python thread) and backward (autograd thread) GEMMs
+// give two 32 MiB cuBLAS workspaces.
+TEST(MemoryRecordedTorch2, H100WorkspacesAndFoldedTemporaries) {
+  Loaded l = Load("gpt_et", "gpt_kineto", "h100-gpu-session");
+  EXPECT_EQ(l.model.info().device_compute_capability, 90);
+  const std::vector<StorageLife> workspaces = CublasWorkspaceLives(l.model);
+  ASSERT_EQ(workspaces.size(), 2u);
+  for (const StorageLife& w : workspaces) {
+    EXPECT_EQ(w.device, 0);
+    EXPECT_EQ(w.bytes, int64_t{32} << 20);
+    EXPECT_TRUE(w.persistent);
+  }
+  int softmax_backward = 0;
+  for (NodeIndex i = 0; i < l.model.size(); ++i) {
+    if (l.model.name(i) != "aten::_softmax_backward_data") continue;
+    ++softmax_backward;
+    // grad * output, [8, 16, 512, 512] fp32
+    EXPECT_EQ(l.model.folded_peak_bytes(i), int64_t{128} << 20);
+  }
+  EXPECT_EQ(softmax_backward, 3);  // one per profiled step
 }
 
 INSTANTIATE_TEST_SUITE_P(
