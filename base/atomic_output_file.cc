@@ -163,6 +163,11 @@ absl::Status CommitTempFile(const std::string& tmp, const std::string& path) {
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
+  return WriteFileAtomically(path, absl::MakeConstSpan(&contents, 1));
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::Span<const absl::string_view> parts) {
   std::string tmp = TempPathFor(path);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -171,7 +176,8 @@ absl::Status WriteFileAtomically(const std::string& path,
       return absl::NotFoundError(absl::StrFormat(
           "%s: cannot open for writing: %s", path, strerror(errno)));
     }
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    for (absl::string_view part : parts)
+      out.write(part.data(), static_cast<std::streamsize>(part.size()));
     out.close();
     if (!out) {
       DiscardTempFile(tmp);

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace et {
 
@@ -41,6 +42,10 @@ void UnregisterTempFolder(const std::string& dir);
 // Writes `contents` to `path` atomically (temp file + rename).
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);
+// The same for contents in pieces, written one after another (no joined copy
+// of a large output in memory).
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::Span<const absl::string_view> parts);
 
 }  // namespace et
 

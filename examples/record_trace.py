@@ -111,7 +111,8 @@ class TinyGpt(nn.Module):
 # ---- Process-group markers -------------------------------------------------------------
 #
 # PyTorch 1.13 records no process group per collective (its c10d calls take the group as an
-# opaque `<Object>`), and 2.x before `record_param_comms` named one neither. et-convert then
+# opaque `<Object>`), and 2.x names one only in `record_param_comms`, which 2.11 over gloo does
+# not record (tests/data/torch2-cpu). et-convert then
 # puts every collective on the whole world. A record_function named `## pg_name:<name> ##`
 # around a collective call says which group it ran on: the ET records the annotation as the
 # collective's parent, and et-convert gives each collective the group of its nearest such

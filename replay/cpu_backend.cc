@@ -73,7 +73,7 @@ absl::Status CpuBackend::Prepare(const ReplayPlan& plan,
   return absl::OkStatus();
 }
 
-absl::Status CpuBackend::BeginIteration() {
+absl::Status CpuBackend::BeginIteration(IterationTimingMode /*mode*/) {
   std::fill(op_timing_.begin(), op_timing_.end(), OpTiming{});
   {
     absl::MutexLock lock(&mu_);

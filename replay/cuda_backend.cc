@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "replay/cuda_kernels.h"
@@ -70,14 +71,27 @@ class CudaBackend : public DeviceBackend {
   std::string Describe() const override { return description_; }
   absl::Status Prepare(const ReplayPlan& plan,
                        const StoragePlan& storage) override;
-  absl::Status BeginIteration() override;
+  absl::Status BeginIteration(IterationTimingMode mode) override;
   absl::Status Issue(size_t i) override;
   absl::Status EndIteration(IterationTiming* timing) override;
+  // A timing event on each side of a kernel adds GPU time of its own (2 x
+  // ~1.9 us on an H100, docs/et-replay.md): the step is timed without them.
+  bool OpTimingStretchesRun() const override { return true; }
 
  private:
   bool OnDevice(const ReplayOp& op) const {
     return plan_->queues[op.queue].kind == ReplayQueueKind::kDeviceStream;
   }
+  // The event that says device op i is done, for waits and frees: its timing
+  // end event where this iteration times it, else one without timing.
+  cudaEvent_t Done(size_t i) const {
+    return mode_ == IterationTimingMode::kEveryOp || ends_step_[i]
+               ? end_events_[i]
+               : done_events_[i];
+  }
+  // Marks, per step and device queue, the last op issued there: a kStep
+  // iteration times those alone.
+  void MarkStepEnds(const ReplayPlan& plan);
   uint64_t ScratchBytesFor(const ReplayOp& op) const;
   absl::Status IssueHost(size_t i);
   // Waits on the host for op i's host producers (ReplayPlan::wait_lags_ns)
@@ -117,7 +131,10 @@ class CudaBackend : public DeviceBackend {
   // Frees wait here for every stream that used the storage, so that no
   // compute stream is held behind another's use.
   cudaStream_t free_stream_ = nullptr;
-  std::vector<cudaEvent_t> start_events_, end_events_;  // by op
+  std::vector<cudaEvent_t> start_events_, end_events_;  // by op, timing
+  std::vector<cudaEvent_t> done_events_;  // by op, no timing (kStep waits)
+  std::vector<bool> ends_step_;  // by op: last of its step on its queue
+  IterationTimingMode mode_ = IterationTimingMode::kEveryOp;
   cudaEvent_t origin_ = nullptr;
   // One handle per stream: a handle's workspace must not be shared by
   // concurrent streams.
@@ -153,6 +170,7 @@ CudaBackend::~CudaBackend() {
   if (scratch_ != nullptr) cudaFree(scratch_);
   for (cudaEvent_t e : start_events_) cudaEventDestroy(e);
   for (cudaEvent_t e : end_events_) cudaEventDestroy(e);
+  for (cudaEvent_t e : done_events_) cudaEventDestroy(e);
   if (origin_ != nullptr) cudaEventDestroy(origin_);
   for (cudaStream_t s : streams_) {
     if (s != nullptr) cudaStreamDestroy(s);
@@ -213,11 +231,15 @@ absl::Status CudaBackend::PrepareLocal(const ReplayPlan& plan,
       cudaStreamCreateWithFlags(&free_stream_, cudaStreamNonBlocking));
   start_events_.assign(plan.ops.size(), nullptr);
   end_events_.assign(plan.ops.size(), nullptr);
+  done_events_.assign(plan.ops.size(), nullptr);
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     if (!OnDevice(plan.ops[i])) continue;
     RETURN_IF_CUDA_ERROR(cudaEventCreate(&start_events_[i]));
     RETURN_IF_CUDA_ERROR(cudaEventCreate(&end_events_[i]));
+    RETURN_IF_CUDA_ERROR(
+        cudaEventCreateWithFlags(&done_events_[i], cudaEventDisableTiming));
   }
+  MarkStepEnds(plan);
   RETURN_IF_CUDA_ERROR(cudaEventCreate(&origin_));
   storage_ptrs_.assign(storage.storage_count(), nullptr);
   storage_users_.assign(storage.storage_count(), {});
@@ -266,7 +288,21 @@ absl::Status CudaBackend::Prepare(const ReplayPlan& plan,
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::BeginIteration() {
+void CudaBackend::MarkStepEnds(const ReplayPlan& plan) {
+  ends_step_.assign(plan.ops.size(), false);
+  absl::flat_hash_map<std::pair<int32_t, int>, size_t> last;  // (step, queue)
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const ReplayOp& op = plan.ops[i];
+    if (!OnDevice(op) || op.kind == ReplayOpKind::kNone) continue;
+    const int32_t k =
+        plan.steps.step_ids().empty() ? 0 : plan.steps.step_index(op.node);
+    last[{k, op.queue}] = i;
+  }
+  for (const auto& [key, i] : last) ends_step_[i] = true;
+}
+
+absl::Status CudaBackend::BeginIteration(IterationTimingMode mode) {
+  mode_ = mode;
   RETURN_IF_CUDA_ERROR(cudaDeviceSynchronize());
   std::fill(host_timing_.begin(), host_timing_.end(), OpTiming{});
   std::fill(host_start_ns_.begin(), host_start_ns_.end(), 0);
@@ -287,8 +323,7 @@ absl::StatusOr<int64_t> CudaBackend::HostReadyNs(size_t i, bool device_waits) {
     if (end_events_[w] != nullptr) {
       // A host op that depends on device work waits for it, as a
       // synchronising op did.
-      if (device_waits)
-        RETURN_IF_CUDA_ERROR(cudaEventSynchronize(end_events_[w]));
+      if (device_waits) RETURN_IF_CUDA_ERROR(cudaEventSynchronize(Done(w)));
       continue;
     }
     ready_ns = std::max(ready_ns,
@@ -416,8 +451,7 @@ absl::Status CudaBackend::FreeStorages(size_t i) {
   for (uint32_t s : storage_->free_after(i)) {
     // Every stream that used the storage must be done with it before the free.
     for (const auto& [queue, last] : storage_users_[s]) {
-      RETURN_IF_CUDA_ERROR(
-          cudaStreamWaitEvent(free_stream_, end_events_[last], 0));
+      RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(free_stream_, Done(last), 0));
     }
     RETURN_IF_CUDA_ERROR(cudaFreeAsync(storage_ptrs_[s], free_stream_));
     storage_ptrs_[s] = nullptr;
@@ -437,11 +471,12 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
   if (ready_ns > now) timer_.WaitUntil(now, ready_ns - now);
   for (uint32_t w : plan_->waits(i)) {
     if (end_events_[w] != nullptr) {
-      RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, end_events_[w], 0));
+      RETURN_IF_CUDA_ERROR(cudaStreamWaitEvent(stream, Done(w), 0));
     }
   }
   RETURN_IF_ERROR(AllocateStorages(i, stream));
-  RETURN_IF_CUDA_ERROR(cudaEventRecord(start_events_[i], stream));
+  if (mode_ == IterationTimingMode::kEveryOp)
+    RETURN_IF_CUDA_ERROR(cudaEventRecord(start_events_[i], stream));
   switch (op.kind) {
     case ReplayOpKind::kGemm:
       RETURN_IF_ERROR(RunGemm(i));
@@ -468,7 +503,7 @@ absl::Status CudaBackend::IssueDevice(size_t i) {
     case ReplayOpKind::kNone:
       break;
   }
-  RETURN_IF_CUDA_ERROR(cudaEventRecord(end_events_[i], stream));
+  RETURN_IF_CUDA_ERROR(cudaEventRecord(Done(i), stream));
   return FreeStorages(i);
 }
 
@@ -496,6 +531,14 @@ absl::Status CudaBackend::EndIteration(IterationTiming* timing) {
   for (size_t i = 0; i < plan_->ops.size(); ++i) {
     if (start_events_[i] == nullptr) {
       timing->ops[i] = host_timing_[i];
+    } else if (mode_ == IterationTimingMode::kStep) {
+      // Only each step's last op on each queue is timed: its end.
+      if (ends_step_[i]) {
+        float end_ms = 0;
+        RETURN_IF_CUDA_ERROR(
+            cudaEventElapsedTime(&end_ms, origin_, end_events_[i]));
+        timing->ops[i] = {static_cast<int64_t>(end_ms * 1e6), 0};
+      }
     } else {
       float start_ms = 0, dur_ms = 0;
       RETURN_IF_CUDA_ERROR(

@@ -23,10 +23,25 @@ struct OpTiming {
   int64_t duration_ns = 0;
 };
 
+// What an iteration times. kStep: what the step needs (when each step ended on
+// each queue); ops without a time read {0, 0}. kEveryOp: every op's start and
+// duration.
+enum class IterationTimingMode { kStep, kEveryOp };
+
 struct IterationTiming {
   int64_t total_ns = 0;       // first issue to last completion
   int64_t comm_calls = 0;     // MPI / NCCL calls that completed
   std::vector<OpTiming> ops;  // by plan op index
+};
+
+// A replay's timed iterations; op times from iterations of their own where
+// timing every op would stretch the step (DeviceBackend::OpTimingStretchesRun).
+struct ReplayTimings {
+  std::vector<IterationTiming> steps;  // the timed iterations, in order
+  std::vector<IterationTiming> ops;    // op times; empty: those of `steps`
+  const std::vector<IterationTiming>& op_iterations() const {
+    return ops.empty() ? steps : ops;
+  }
 };
 
 class DeviceBackend {
@@ -43,11 +58,16 @@ class DeviceBackend {
   virtual absl::Status Prepare(const ReplayPlan& plan,
                                const StoragePlan& storage) = 0;
 
-  virtual absl::Status BeginIteration() = 0;
+  virtual absl::Status BeginIteration(IterationTimingMode mode) = 0;
   // Runs (or enqueues) op `i` of the plan after its waits.
   virtual absl::Status Issue(size_t i) = 0;
   // Waits for every queue and fills the iteration's timing.
   virtual absl::Status EndIteration(IterationTiming* timing) = 0;
+
+  // Whether timing every op stretches what it times (on a GPU, a timing event
+  // on each side of each kernel): the step is then timed in kStep iterations
+  // and the ops in one kEveryOp iteration more.
+  virtual bool OpTimingStretchesRun() const { return false; }
 };
 
 }  // namespace et::replay

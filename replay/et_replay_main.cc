@@ -33,6 +33,10 @@ ABSL_FLAG(std::string, host_gaps, "on",
           "on|off: hold the recorded time between a host thread's ops");
 ABSL_FLAG(std::string, host_wait, "hybrid",
           "hybrid|spin|sleep: how host time is held");
+ABSL_FLAG(std::string, op_timing, "separate",
+          "separate|in-step: on a GPU, time each op in one iteration of its "
+          "own (separate: the step is timed without the events around each "
+          "kernel, which add their own time) or in every timed iteration");
 ABSL_FLAG(double, memory_cap_gib, 0,
           "device memory the replay may use (0: free memory)");
 ABSL_FLAG(std::string, json, "",
@@ -92,6 +96,11 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
                                      &o.host_wait)) {
     return absl::InvalidArgumentError("--host-wait is hybrid, spin or sleep");
   }
+  const std::string op_timing = absl::GetFlag(FLAGS_op_timing);
+  if (op_timing != "separate" && op_timing != "in-step") {
+    return absl::InvalidArgumentError("--op-timing is separate or in-step");
+  }
+  o.separate_op_timing = op_timing == "separate";
   o.memory_cap_gib = absl::GetFlag(FLAGS_memory_cap_gib);
   if (o.memory_cap_gib < 0) {
     return absl::InvalidArgumentError(

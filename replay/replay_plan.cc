@@ -208,9 +208,9 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
   // followed data deps only; the model says so and orders by data deps.
   plan.used_data_deps_only = graph.followed_deps() != DepSelection::kAll;
 
-  ASSIGN_OR_RETURN(const std::vector<NodeIndex> order,
-                   graph.deps().TopologicalOrder(graph.followed_deps(),
-                                                 IssueKeys(graph)));
+  ASSIGN_OR_RETURN(
+      const std::vector<NodeIndex> order,
+      graph.deps().TopologicalOrder(graph.followed_deps(), IssueKeys(graph)));
   absl::flat_hash_map<std::tuple<int, int64_t, int>, int> queue_index;
   std::vector<uint32_t> op_of_node(graph.size(), 0);
   std::vector<int64_t> held_by_queue;

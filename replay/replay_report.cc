@@ -128,17 +128,22 @@ double NcclTestsBytes(ChakraProtoMsg::CollectiveCommType type, int64_t bytes,
   return static_cast<double>(bytes);
 }
 
-ReplayReport BuildReport(const ReplayPlan& plan,
-                         const std::vector<IterationTiming>& timed, int ranks) {
+ReplayReport BuildReport(const ReplayPlan& plan, const ReplayTimings& timings,
+                         int ranks) {
+  const std::vector<IterationTiming>& timed = timings.steps;
   ReplayReport r;
   r.ranks = ranks;
   r.timed_iterations = static_cast<int>(timed.size());
+  r.op_timing_iterations = static_cast<int>(timings.ops.size());
   double sum = 0;
   for (const IterationTiming& t : timed) {
     r.iteration_us.push_back(t.total_ns / 1e3);
     sum += t.total_ns / 1e3;
   }
-  if (!timed.empty()) r.comm_calls_per_iteration = timed.back().comm_calls;
+  if (!timed.empty())
+    r.comm_calls_per_iteration = timed.back().comm_calls;
+  else if (!timings.ops.empty())
+    r.comm_calls_per_iteration = timings.ops.back().comm_calls;
   r.mean_iteration_us = timed.empty() ? 0 : sum / timed.size();
   r.local_steps = LocalSteps(plan, timed, std::max(plan.recorded_rank, 0));
   r.step = StepReportOfRanks(plan, {StepValues(r.local_steps)});
@@ -148,7 +153,7 @@ ReplayReport BuildReport(const ReplayPlan& plan,
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const ReplayOp& op = plan.ops[i];
     if (op.kind == ReplayOpKind::kNone) continue;
-    OpStat s = StatOf(plan, timed, i, ranks, &scratch);
+    OpStat s = StatOf(plan, timings.op_iterations(), i, ranks, &scratch);
     ++r.ops_by_kind[std::string(ReplayOpKindName(op.kind))];
     if (op.kind == ReplayOpKind::kGemm) {
       ++r.gemm_count;
@@ -178,8 +183,17 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
                        int top_ops) {
   std::string out = absl::StrFormat("et-replay: %s on %s (rank %d of %d)\n",
                                     r.input, r.device, r.rank, r.ranks);
-  absl::StrAppendFormat(&out, "iterations: %d warm-up + %d timed\n",
+  absl::StrAppendFormat(&out, "iterations: %d warm-up + %d timed",
                         r.warmup_iterations, r.timed_iterations);
+  // Why op times and the step come from different iterations (on a GPU, the
+  // events that time each op add their own time to every kernel).
+  if (r.op_timing_iterations > 0) {
+    absl::StrAppendFormat(&out,
+                          " (the step, no per-op timing) + %d timing each op\n",
+                          r.op_timing_iterations);
+  } else {
+    out += "\n";
+  }
   absl::StrAppendFormat(&out,
                         "iteration (the whole graph, %d steps): %.1f us\n",
                         r.step.steps, r.mean_iteration_us);
@@ -207,7 +221,7 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
     // A collective's measured time includes waiting for the slowest rank to
     // arrive; its recorded time is the collective alone on the recording run.
     absl::StrAppendFormat(&out,
-                          "top ops (mean of the timed iterations):\n"
+                          "top ops (mean of the iterations that timed them):\n"
                           "  %-8s %-36s %-10s %12s %12s\n",
                           "node", "name", "kind", "measured_us", "recorded_us");
   }
@@ -239,6 +253,7 @@ std::string ReportJson(const ReplayPlan& plan, const ReplayReport& r) {
   j["ranks"] = r.ranks;
   j["warmup_iterations"] = r.warmup_iterations;
   j["timed_iterations"] = r.timed_iterations;
+  j["op_timing_iterations"] = r.op_timing_iterations;
   j["iteration_us"] = r.iteration_us;
   j["mean_iteration_us"] = r.mean_iteration_us;
   j["step"] = StepReportJson(r.step);

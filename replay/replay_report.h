@@ -41,6 +41,7 @@ struct ReplayReport {
   int ranks = 1;
   int warmup_iterations = 0;
   int timed_iterations = 0;
+  int op_timing_iterations = 0;  // iterations of their own that timed each op
   std::vector<double> iteration_us;  // measured, each timed iteration (graph)
   double mean_iteration_us = 0;
   RankSteps local_steps;  // this rank's steps (mean over timed iterations)
@@ -56,8 +57,10 @@ struct ReplayReport {
 
 // `ranks` is the launch's world size (for collectives over every rank).
 // Fills local_steps and a one-rank `step` (StepReportOfRanks widens it).
-ReplayReport BuildReport(const ReplayPlan& plan,
-                         const std::vector<IterationTiming>& timed, int ranks);
+// The step and iteration times come from timings.steps, op times from
+// timings.op_iterations().
+ReplayReport BuildReport(const ReplayPlan& plan, const ReplayTimings& timings,
+                         int ranks);
 
 // The step report of every rank from each rank's local_steps, flattened by
 // StepValues (what one rank sends to the others).

@@ -1,7 +1,9 @@
 // The replay loop: warm-up iterations, then timed ones, each started together
 // on every rank (a barrier) and issued op by op in the plan's order through a
 // DeviceBackend. Keeps the timing of the timed iterations for the report, the
-// trace and the calibration.
+// trace and the calibration; where timing every op would stretch the step
+// (DeviceBackend::OpTimingStretchesRun), op times come from one more
+// iteration.
 #ifndef REPLAY_REPLAY_RUNNER_H_
 #define REPLAY_REPLAY_RUNNER_H_
 
@@ -17,12 +19,15 @@ namespace et::replay {
 struct RunOptions {
   int warmup_iterations = 1;
   int timed_iterations = 3;
+  // Where timing every op stretches the run: time the step without it, and
+  // the ops in one more iteration (false: every timed iteration times both).
+  bool separate_op_timing = true;
 };
 
-// Timing of each timed iteration, in order.
-absl::StatusOr<std::vector<IterationTiming>> RunReplay(
-    const ReplayPlan& plan, DeviceBackend* backend, const MpiWorld& world,
-    const RunOptions& options);
+absl::StatusOr<ReplayTimings> RunReplay(const ReplayPlan& plan,
+                                        DeviceBackend* backend,
+                                        const MpiWorld& world,
+                                        const RunOptions& options);
 
 }  // namespace et::replay
 

@@ -101,9 +101,9 @@ std::string OutputFor(const std::string& path, int rank) {
 }
 
 absl::Status WriteOutputs(const ReplayOptions& options, const NodeModel& graph,
-                          const ReplayPlan& plan,
-                          const std::vector<IterationTiming>& timed,
+                          const ReplayPlan& plan, const ReplayTimings& timings,
                           const ReplayReport& report, int rank) {
+  const std::vector<IterationTiming>& timed = timings.op_iterations();
   if (auto p = OutputFor(options.json_path, rank); !p.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(p, ReportJson(plan, report)));
   }
@@ -191,6 +191,7 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
   RunOptions run;
   run.warmup_iterations = options.warmup_iterations;
   run.timed_iterations = options.timed_iterations;
+  run.separate_op_timing = options.separate_op_timing;
   auto timed_or = RunReplay(plan, backend->get(), *world, run);
   if (!timed_or.ok()) {
     // Not agreed: the other ranks may be blocked in a collective. Aborted tells
@@ -204,7 +205,7 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
     return absl::AbortedError(absl::StrFormat(
         "rank %d: %s: %s", world->rank(), path, timed_or.status().message()));
   }
-  const std::vector<IterationTiming>& timed = *timed_or;
+  const ReplayTimings& timed = *timed_or;
 
   ReplayReport report = BuildReport(plan, timed, world->size());
   report.local_steps.ranks = {world->rank()};

@@ -28,6 +28,9 @@ struct ReplayOptions {
   bool host_ops = true;   // replay CPU ops' recorded time
   bool host_gaps = true;  // and the recorded time between them (PlanOptions)
   HostWaitMode host_wait = HostWaitMode::kHybrid;
+  // Time the step without per-op timing where that timing stretches the run
+  // (a GPU), and the ops in one iteration more (RunOptions).
+  bool separate_op_timing = true;
   double memory_cap_gib =
       0;  // 0: the device's free memory (cuda) / 16 GiB (cpu)
   // Outputs; a path with %d is expanded per rank, one without is written by

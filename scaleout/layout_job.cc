@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
@@ -174,10 +175,13 @@ absl::StatusOr<RankGraphSource> LayoutRankSource(const Graph& graph,
                                                  const ParallelLayout& target) {
   absl::StatusOr<std::vector<GroupKind>> kinds = KindsOf(graph, recorded);
   if (!kinds.ok()) return kinds.status();
-  return RankGraphSource([&graph, kinds = std::move(*kinds), recorded,
-                          target](int64_t rank) -> absl::StatusOr<Graph> {
-    return RankCopy(graph, kinds, recorded, target, rank);
-  });
+  return RankGraphSource(
+      [&graph, kinds = std::move(*kinds), recorded,
+       target](int64_t rank) -> absl::StatusOr<std::shared_ptr<const Graph>> {
+        ASSIGN_OR_RETURN(Graph copy,
+                         RankCopy(graph, kinds, recorded, target, rank));
+        return std::make_shared<const Graph>(std::move(copy));
+      });
 }
 
 }  // namespace et::scaleout

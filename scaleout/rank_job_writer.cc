@@ -212,17 +212,17 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
   CommGroupTable groups(spec.world_size);
   int64_t job_bytes = 0;
   for (int64_t rank = 0; rank < spec.world_size; ++rank) {
-    absl::StatusOr<Graph> graph = source(rank);
+    absl::StatusOr<std::shared_ptr<const Graph>> graph = source(rank);
     if (!graph.ok()) {
       return absl::Status(graph.status().code(),
                           absl::StrCat(spec.dir, ": rank ", rank, ": ",
                                        graph.status().message()));
     }
-    if (absl::Status s = groups.Add(rank, *graph); !s.ok())
+    if (absl::Status s = groups.Add(rank, **graph); !s.ok())
       return absl::Status(s.code(), absl::StrCat(spec.dir, ": ", s.message()));
     const std::string name = RankFileName(spec, rank);
     RETURN_IF_ERROR(
-        WriteRank(folder->StagingFile(name), rank, spec.world_size, *graph));
+        WriteRank(folder->StagingFile(name), rank, spec.world_size, **graph));
     // Stopped as soon as the job is sure to pass the limit: rank 0's size
     // times the world, then the running total.
     struct stat st;
@@ -238,7 +238,7 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
             spec.dir, spec.world_size, st.st_size, kMaxJobBytes >> 30));
       }
     }
-    result.nodes += static_cast<int64_t>(graph->size());
+    result.nodes += static_cast<int64_t>((*graph)->size());
     result.rank_paths.push_back(absl::StrCat(spec.dir, "/", name));
   }
   result.collectives = groups.collectives();

@@ -155,9 +155,19 @@ absl::StatusOr<RankGraphSource> ReplicatedRankSource(const Graph& recorded,
       GetInt(recorded.metadata().attr(), attr::kWorldSize).value_or(0);
   auto tilings = PlanTilings(groups, recorded_world, world_size);
   if (!tilings.ok()) return tilings.status();
-  return RankGraphSource([&recorded, plan = std::move(*tilings)](
-                             int64_t rank) -> absl::StatusOr<Graph> {
-    return RankCopy(recorded, plan, rank);
+  if (tilings->empty()) {
+    // No group to tile: every rank is the recorded graph (the writer sets
+    // each file's rank), so it is shared, not copied.
+    std::shared_ptr<const Graph> same(std::shared_ptr<const Graph>(),
+                                      &recorded);
+    return RankGraphSource(
+        [same](int64_t) -> absl::StatusOr<std::shared_ptr<const Graph>> {
+          return same;
+        });
+  }
+  return RankGraphSource([&recorded, plan = std::move(*tilings)](int64_t rank)
+                             -> absl::StatusOr<std::shared_ptr<const Graph>> {
+    return std::make_shared<const Graph>(RankCopy(recorded, plan, rank));
   });
 }
 

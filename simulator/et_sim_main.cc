@@ -772,8 +772,10 @@ int main(int argc, char** argv) {
                                             flags.timeline);
     if (!s.ok()) Fail(flags.timeline + ": " + std::string(s.message()));
   }
-  // The job folder last: a run that fails publishes no job.
+  // The job folder last: a run that fails publishes no job. A replicated job
+  // reloads the recorded graph: the simulation's memory goes first.
+  if (!flags.options.layout) sim->reset();
   WriteRanks(flags);
-  WriteLayoutRanks(flags, **sim);
+  if (flags.options.layout) WriteLayoutRanks(flags, **sim);
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -81,6 +82,12 @@ absl::StatusOr<int> RunProcess(const std::vector<std::string>& argv,
   return WEXITSTATUS(status);
 }
 
+// Graphviz's messages when its spline router cannot route an edge.
+bool SplineRouterFailed(absl::string_view err_text) {
+  return absl::StrContains(err_text, "Pshortestpath failed") ||
+         absl::StrContains(err_text, "triangulation failed");
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FindProgram(const std::string& program) {
@@ -103,7 +110,7 @@ absl::StatusOr<std::string> FindProgram(const std::string& program) {
 
 absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
                        const std::string& output_path,
-                       const std::string& dot_program) {
+                       const std::string& dot_program, bool* straight_lines) {
   ASSIGN_OR_RETURN(std::string dot, FindProgram(dot_program));
   const std::string tmp_out = TempPathFor(output_path);
   const std::string tmp_dot = tmp_out + ".dot";
@@ -116,7 +123,18 @@ absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
   }
   auto exit_code = RunProcess(
       {dot, absl::StrCat("-T", format), "-o", tmp_out, tmp_dot}, tmp_err);
-  const std::string err_text = FirstLines(tmp_err, 3);
+  std::string err_text = FirstLines(tmp_err, 3);
+  if (straight_lines != nullptr) *straight_lines = false;
+  if (exit_code.ok() && *exit_code != 0 && SplineRouterFailed(err_text)) {
+    // Graphviz's spline router loses an edge it cannot fit between clusters
+    // (2.43: "Pshortestpath failed", seen on a 4-rank tensor-parallel step's
+    // collective links) and exits 1; straight lines need no routing.
+    exit_code = RunProcess({dot, absl::StrCat("-T", format), "-Gsplines=line",
+                            "-o", tmp_out, tmp_dot},
+                           tmp_err);
+    err_text = FirstLines(tmp_err, 3);
+    if (straight_lines != nullptr) *straight_lines = true;
+  }
   std::remove(tmp_dot.c_str());
   std::remove(tmp_err.c_str());
   if (!exit_code.ok() || *exit_code != 0) {

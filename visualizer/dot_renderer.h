@@ -22,10 +22,13 @@ namespace et::viz {
 absl::StatusOr<std::string> FindProgram(const std::string& program);
 
 // Runs `dot_program -T<format>` on `dot_text` and writes the result to
-// `output_path` atomically. `format` is "pdf", "svg" or "png".
+// `output_path` atomically. `format` is "pdf", "svg" or "png". Where
+// Graphviz's spline router fails on an edge, draws again with straight lines
+// and sets `*straight_lines` (when given).
 absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
                        const std::string& output_path,
-                       const std::string& dot_program = "dot");
+                       const std::string& dot_program = "dot",
+                       bool* straight_lines = nullptr);
 
 }  // namespace et::viz
 

@@ -131,6 +131,7 @@ std::string LegendLabel(const VizGraph& graph, const std::string& title) {
 void AppendColumn(const VizGraph& graph, int rank, int32_t column,
                   size_t columns,
                   const std::map<Queue, std::vector<uint32_t>>& tracks,
+                  const std::vector<std::string>& connectors,
                   std::string indent, std::string* out) {
   const bool folded = columns > 1;
   if (folded) {
@@ -173,7 +174,63 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
     }
     absl::StrAppend(out, indent, "}\n");
   }
+  for (const std::string& c : connectors) absl::StrAppend(out, indent, c);
   if (folded) absl::StrAppend(out, indent.substr(2), "}\n");
+}
+
+// The edges from other page columns into a node are drawn as one off-page
+// connector, as in a flowchart: a small box above the node naming the sources
+// ("from #5204 (part 1), #5230 (part 2)") with one short edge into it. Drawn as
+// lines instead, dot routes each as a chain of virtual nodes beside the
+// columns: the forward-to-backward edges of a training step (activations used
+// again in its backward pass) once took more than half the page's width (the
+// gpt step of tests/data/recorded: 44.3 in wide, 20.8 without them).
+bool ViaConnector(const VizGraph& graph, const PageFolding& folding, size_t k) {
+  const VizEdge& e = graph.edges[k];
+  return (e.kind == EdgeKind::kData || e.kind == EdgeKind::kCtrl) &&
+         graph.nodes[e.from].rank == graph.nodes[e.to].rank &&
+         folding.column[e.from] != folding.column[e.to];
+}
+
+std::string ConnectorKey(const VizNode& to) {
+  return absl::StrCat("from_", VizGraph::NodeKey(to));
+}
+
+// A connector's sources named in its box, at most this many (then "+N").
+constexpr size_t kMaxConnectorSources = 6;
+
+struct Connectors {
+  // Per (rank, column): the connector nodes' DOT lines.
+  std::map<std::pair<int, int32_t>, std::vector<std::string>> nodes;
+  // Per target node: the kind of its connector's edge (data if any is).
+  std::map<uint32_t, EdgeKind> edge_kind;
+};
+
+Connectors MakeConnectors(const VizGraph& graph, const PageFolding& folding) {
+  std::map<uint32_t, std::vector<uint32_t>> sources;  // target -> sources
+  Connectors out;
+  for (size_t k = 0; k < graph.edges.size(); ++k) {
+    if (!IsDrawnEdge(graph, k) || !ViaConnector(graph, folding, k)) continue;
+    const VizEdge& e = graph.edges[k];
+    sources[e.to].push_back(e.from);
+    auto [it, added] = out.edge_kind.try_emplace(e.to, e.kind);
+    if (e.kind == EdgeKind::kData) it->second = EdgeKind::kData;
+  }
+  for (const auto& [to, from] : sources) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < from.size() && i < kMaxConnectorSources; ++i) {
+      names.push_back(absl::StrFormat("#%d (part %d)", graph.nodes[from[i]].id,
+                                      folding.column[from[i]] + 1));
+    }
+    if (from.size() > kMaxConnectorSources)
+      names.push_back(absl::StrCat("+", from.size() - kMaxConnectorSources));
+    const VizNode& n = graph.nodes[to];
+    out.nodes[{n.rank, folding.column[to]}].push_back(absl::StrFormat(
+        "\"%s\" [label=\"from %s\", shape=box, style=\"rounded,dashed\", "
+        "fontsize=8, height=0.2, margin=\"0.04,0.01\", color=\"#8c8c8c\"];\n",
+        ConnectorKey(n), absl::StrJoin(names, ",\\n")));
+  }
+  return out;
 }
 
 // Keeps a folded rank's page columns left to right in reading order. dot
@@ -184,9 +241,12 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
 // invisible anchor per column sits in the rank's own graph, the anchors on
 // one rank are chained left to right (an order dot keeps between nodes of the
 // same cluster), and each anchor points at its column's head nodes (those on
-// the column's first layer), which then sit under it.
+// the column's first layer), which then sit under it, or at a head's off-page
+// connector, which sits above it (pointing at the node under its connector
+// laid the tensor-parallel ranks' columns out as 4, 3, 2, 1).
 void AppendColumnAnchors(const VizGraph& graph, int rank,
                          const PageFolding& folding, const NodeLayers& layers,
+                         const Connectors& connectors,
                          const std::string& indent, std::string* out) {
   std::map<int32_t, std::pair<int64_t, std::vector<uint32_t>>> heads;
   for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
@@ -210,7 +270,10 @@ void AppendColumnAnchors(const VizGraph& graph, int rank,
                           indent, anchors.back());
     for (uint32_t k : head.second) {
       absl::StrAppendFormat(out, "%s%s -> \"%s\" [style=invis];\n", indent,
-                            anchors.back(), VizGraph::NodeKey(graph.nodes[k]));
+                            anchors.back(),
+                            connectors.edge_kind.count(k) > 0
+                                ? ConnectorKey(graph.nodes[k])
+                                : VizGraph::NodeKey(graph.nodes[k]));
     }
   }
   absl::StrAppend(out, indent, "{ rank=same; ", absl::StrJoin(anchors, " -> "),
@@ -234,6 +297,17 @@ size_t DrawnEdgeCount(const VizGraph& graph) {
   for (size_t k = 0; k < graph.edges.size(); ++k)
     count += IsDrawnEdge(graph, k) ? 1 : 0;
   return count;
+}
+
+DrawnSize DrawnSizeOf(const VizGraph& graph) {
+  const PageFolding folding = FoldForPage(graph, LayerNodes(graph));
+  const Connectors connectors = MakeConnectors(graph, folding);
+  DrawnSize out{graph.nodes.size() + connectors.edge_kind.size(),
+                connectors.edge_kind.size()};
+  for (size_t k = 0; k < graph.edges.size(); ++k) {
+    if (IsDrawnEdge(graph, k) && !ViaConnector(graph, folding, k)) ++out.edges;
+  }
+  return out;
 }
 
 std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
@@ -267,6 +341,8 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
     groups[graph.nodes[k].rank][folding.column[k]][graph.nodes[k].queue]
         .push_back(k);
   }
+  const Connectors connectors = MakeConnectors(graph, folding);
+  const std::vector<std::string> no_connectors;
   const bool multi_rank = groups.size() > 1;
   for (const auto& [rank, columns] : groups) {
     std::string indent = "  ";
@@ -279,13 +355,21 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
       indent = "    ";
     }
     for (const auto& [column, tracks] : columns) {
-      AppendColumn(graph, rank, column, columns.size(), tracks, indent, &out);
+      auto it = connectors.nodes.find({rank, column});
+      AppendColumn(graph, rank, column, columns.size(), tracks,
+                   it == connectors.nodes.end() ? no_connectors : it->second,
+                   indent, &out);
     }
-    AppendColumnAnchors(graph, rank, folding, layers, indent, &out);
+    AppendColumnAnchors(graph, rank, folding, layers, connectors, indent, &out);
     if (multi_rank) absl::StrAppend(&out, "  }\n");
   }
+  for (const auto& [to, kind] : connectors.edge_kind) {
+    absl::StrAppendFormat(
+        &out, "  \"%s\" -> \"%s\" [%s];\n", ConnectorKey(graph.nodes[to]),
+        VizGraph::NodeKey(graph.nodes[to]), EdgeAttrs(kind, false));
+  }
   for (size_t k = 0; k < graph.edges.size(); ++k) {
-    if (!IsDrawnEdge(graph, k)) continue;
+    if (!IsDrawnEdge(graph, k) || ViaConnector(graph, folding, k)) continue;
     const VizEdge& e = graph.edges[k];
     absl::StrAppendFormat(
         &out, "  \"%s\" -> \"%s\" [%s];\n",

@@ -6,8 +6,11 @@
 // neither cross-rank kind constrains the layout. A control edge that doubles a
 // data edge between the same two nodes is not drawn. One cluster per CPU
 // thread, GPU stream or process group channel (NodeModel::queue), nested in one
-// cluster per rank when several ranks are drawn. A legend sits in the graph
-// label (no extra nodes, so node counts stay exact). Stateless; thread-safe.
+// cluster per rank when several ranks are drawn. A rank folded into page
+// columns (page_layout.h) draws the edges into a node from other columns as
+// one off-page connector box above it naming their sources; DrawnSizeOf counts
+// what the drawing then holds. A legend sits in the graph label (no extra
+// nodes). Stateless; thread-safe.
 #ifndef VISUALIZER_DOT_WRITER_H_
 #define VISUALIZER_DOT_WRITER_H_
 
@@ -27,6 +30,15 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options);
 // edge), and how many edges the drawing has.
 bool IsDrawnEdge(const VizGraph& graph, size_t k);
 size_t DrawnEdgeCount(const VizGraph& graph);
+
+// The nodes and edges of WriteDot's drawing: the graph's nodes and its drawn
+// edges, where each node with edges from other page columns has one connector
+// node more and one edge from it instead of theirs.
+struct DrawnSize {
+  size_t nodes = 0;
+  size_t edges = 0;
+};
+DrawnSize DrawnSizeOf(const VizGraph& graph);
 
 }  // namespace et::viz
 

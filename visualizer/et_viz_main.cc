@@ -246,12 +246,13 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
     }
     et::viz::ExportOptions export_options = o.export_options;
     export_options.title = DrawingTitle(o.inputs);
-    RETURN_IF_ERROR(
-        et::viz::ExportGraph(graph, o.graph_output, export_options));
+    std::string drawn_note;
+    RETURN_IF_ERROR(et::viz::ExportGraph(graph, o.graph_output, export_options,
+                                         &drawn_note));
     written->push_back(o.graph_output);
     absl::StrAppendFormat(
-        notes, "et-viz: wrote %s (%zu nodes, %zu edges%s%s)\n", o.graph_output,
-        graph.nodes.size(), graph.edges.size(),
+        notes, "et-viz: wrote %s (%zu nodes, %zu edges%s%s%s)\n",
+        o.graph_output, graph.nodes.size(), graph.edges.size(),
         et::viz::IsDrawing(format)
             ? absl::StrFormat(", layout size %d",
                               et::viz::EstimateLayoutSize(graph))
@@ -261,7 +262,8 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
             : absl::StrFormat("; %d repeated nodes folded into %d runs "
                               "drawn once, marked x N; --repeats keep "
                               "draws them all",
-                              graph.repeat_folded_nodes, graph.repeats.size()));
+                              graph.repeat_folded_nodes, graph.repeats.size()),
+        drawn_note.empty() ? "" : absl::StrCat("; ", drawn_note));
   }
   if (!o.timeline_output.empty()) {
     ASSIGN_OR_RETURN(auto summary, et::viz::WriteTimelineFile(

@@ -114,10 +114,11 @@ bool ShouldFoldRepeats(const VizGraph& graph, GraphFormat format,
 
 int64_t EstimateLayoutSize(const VizGraph& graph) {
   const NodeLayers layers = LayerNodes(graph);
-  // The DOT as WriteDot writes it: an edge between page columns, between
-  // ranks (collectives) or to a peer does not rank its ends (constraint=
-  // false), so dot inserts no virtual nodes for it. Counting them refused a
-  // 4-rank step that dot laid out in 1.8 s.
+  // The DOT as WriteDot writes it: an edge between ranks (collectives) or to
+  // a peer does not rank its ends (constraint=false), and one between page
+  // columns comes from an off-page connector just above its target, so dot
+  // inserts no virtual nodes for either. Counting them refused a 4-rank step
+  // that dot laid out in 1.8 s.
   const PageFolding folding = FoldForPage(graph, layers);
   int64_t size = static_cast<int64_t>(graph.nodes.size());
   for (const VizEdge& e : graph.edges) {
@@ -294,7 +295,8 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
 }
 
 absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
-                         const ExportOptions& options) {
+                         const ExportOptions& options, std::string* note) {
+  if (note != nullptr) note->clear();
   ASSIGN_OR_RETURN(GraphFormat format, GraphFormatFromPath(path));
   switch (format) {
     case GraphFormat::kGraphMl:
@@ -311,18 +313,31 @@ absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
                         graph.nodes.size(), options.max_nodes));
   }
   const std::string dot = WriteDot(graph, DotOptions{options.title});
+  const char* renderer = nullptr;
   switch (format) {
     case GraphFormat::kDot:
       return WriteFileAtomically(path, dot);
     case GraphFormat::kPdf:
-      return RenderDot(dot, "pdf", path, options.dot_program);
+      renderer = "pdf";
+      break;
     case GraphFormat::kSvg:
-      return RenderDot(dot, "svg", path, options.dot_program);
+      renderer = "svg";
+      break;
     case GraphFormat::kPng:
-      return RenderDot(dot, "png", path, options.dot_program);
+      renderer = "png";
+      break;
     default:
       return absl::InternalError("unreachable graph format");
   }
+  bool straight_lines = false;
+  RETURN_IF_ERROR(
+      RenderDot(dot, renderer, path, options.dot_program, &straight_lines));
+  if (straight_lines && note != nullptr) {
+    *note =
+        "edges drawn as straight lines: Graphviz could not route one as a "
+        "curve";
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace et::viz

@@ -77,8 +77,11 @@ absl::StatusOr<RepeatMode> ParseRepeatMode(absl::string_view text);
 bool ShouldFoldRepeats(const VizGraph& graph, GraphFormat format,
                        RepeatMode mode, int64_t max_nodes);
 
+// Writes `graph` to `path` in the format its extension names. `note` (when
+// given) says how a drawing differs from the usual one ("" when it does not).
 absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
-                         const ExportOptions& options);
+                         const ExportOptions& options,
+                         std::string* note = nullptr);
 
 }  // namespace et::viz
 

@@ -429,8 +429,10 @@ std::string WorldOnlyGroupsWarning(const std::vector<CommRecord>& records,
       "ranks (%s) but all %d collectives name none of them: each runs on the "
       "whole world in et-sim, et-replay and ASTRA-sim (its cost, its "
       "synchronisation and any --layout scale-out are those of %d ranks, not "
-      "of its group); PyTorch 1.13 records no group per collective: wrap each "
-      "call in record_function('## pg_name:<name> ##') (examples/README.md)",
+      "of its group); PyTorch records no group per collective over gloo "
+      "(1.13 on any backend; 2.11 names groups only in its "
+      "process_group:init table): wrap each call in "
+      "record_function('## pg_name:<name> ##') (examples/README.md)",
       sub_world.size(), world, absl::StrJoin(sub_world, ", "), collectives,
       world);
 }

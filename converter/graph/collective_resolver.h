@@ -9,7 +9,8 @@
 // whichever of its records carries them. The group is PyTorch's own (2.x
 // `pg_name` on record_param_comms, positional or named), else the nearest
 // enclosing `## pg_name:<name> ##` annotation (record_trace.py's marker for
-// PyTorch 1.13, which records none; examples/README.md).
+// PyTorch 1.13, which records none, and for 2.x over gloo, which records no
+// record_param_comms: tests/data/torch2-cpu; examples/README.md).
 #ifndef CONVERTER_GRAPH_COLLECTIVE_RESOLVER_H_
 #define CONVERTER_GRAPH_COLLECTIVE_RESOLVER_H_
 

@@ -135,6 +135,9 @@ replay_traces() {
       --quiet || return
     "$rep" "$m.et" --device cuda --warmup 1 --iters 1 --trace "$m.replay_trace.json" \
       --json "$m.replay.json" --top 40
+    # The step timed with the events around every op, as before: their cost.
+    "$rep" "$m.et" --device cuda --warmup 2 --iters 10 --op-timing in-step \
+      --json "$m.in_step.replay.json" >/dev/null
   done
 }
 
@@ -147,6 +150,7 @@ stage scoreboard 200 env ET_SHARED_TRACES="$TRACES" python3 "$here/tests/fidelit
   "$BUILD" --replay-device cuda --keep .
 stage moe 120 gpu_model moe --model moe --width 1024 --batch 8 --seq 512 --experts 8
 stage conv 120 gpu_model conv --model conv --width 64 --batch 256
+stage gpt 120 gpu_model gpt --model gpt --width 1024 --heads 16 --seq 512 --batch 8
 stage nccl 60 nccl_one_rank
 stage replay_traces 60 replay_traces
 stage proof 180 bash "$here/tests/gpu/record_and_replay.sh" "$BUILD" .

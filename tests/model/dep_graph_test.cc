@@ -75,6 +75,20 @@ TEST(DepGraphTest, AcyclicGraphHasNoCycles) {
   EXPECT_EQ(*order, (std::vector<NodeIndex>{0, 1, 2, 3}));
 }
 
+TEST(DepGraphTest, KeyedOrderTakesTheEarliestReadyKeyAndKeepsDeps) {
+  // 1 -> 2 -> 3 on one chain, 4 and 5 free. Keys put 5 first and 4 between 2
+  // and 3; 3 still follows 2 whatever its key.
+  DepGraph g = Make({{1, {}}, {2, {1}}, {3, {2}}, {4, {}}, {5, {}}});
+  const std::vector<int64_t> key = {10, 20, 0, 25, 5};
+  auto order = g.TopologicalOrder(DepSelection::kAll, key);
+  ASSERT_TRUE(order.ok()) << order.status();
+  EXPECT_EQ(*order, (std::vector<NodeIndex>{4, 0, 1, 2, 3}));
+  // Equal keys fall back to ascending id.
+  auto ties = g.TopologicalOrder(DepSelection::kAll, {0, 0, 0, 0, 0});
+  ASSERT_TRUE(ties.ok());
+  EXPECT_EQ(*ties, (std::vector<NodeIndex>{0, 1, 2, 3, 4}));
+}
+
 TEST(DepGraphTest, CycleIsFoundAndNamedInDependencyOrder) {
   // 2 depends on 4, 3 on 2, 4 on 3: the cycle 2 -> 3 -> 4 (each depends on the
   // one before it). 1 and 5 are outside it; 5 depends on the cycle.

@@ -130,6 +130,39 @@ TEST(GpuReplayTest, TimedKernelLastsItsRecordedDuration) {
   EXPECT_NEAR(report->ops[0].mean_ns / 1e3, 2000.0, 100.0);
 }
 
+// 400 kernels of 5 us back to back on one stream: timed with an event on each
+// side of each (--op-timing in-step) the step stretched by ~3.8 us per kernel
+// on an H100; the default times the step without them.
+TEST(GpuReplayTest, StepIsTimedWithoutTheEventsAroundEachKernel) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_NE(World(), nullptr);
+  std::vector<ChakraProtoMsg::Node> nodes;
+  for (uint64_t id = 1; id <= 400; ++id) {
+    std::vector<uint64_t> deps;
+    if (id > 1) deps.push_back(id - 1);
+    nodes.push_back(testing::CompNode(id, "kernel", 5, deps, false, 7));
+  }
+  const std::string path = testing::TempEtPath("gpu_chain.et");
+  ASSERT_TRUE(WriteEtFile(path, testing::Metadata(), nodes).ok());
+  ReplayOptions options;
+  options.trace = path;
+  options.device = "cuda";
+  options.timed_iterations = 5;
+  auto separate = RunReplaySession(options, World(), nullptr);
+  ASSERT_TRUE(separate.ok()) << separate.status();
+  options.separate_op_timing = false;
+  auto in_step = RunReplaySession(options, World(), nullptr);
+  ASSERT_TRUE(in_step.ok()) << in_step.status();
+  EXPECT_EQ(separate->op_timing_iterations, 1);
+  EXPECT_EQ(in_step->op_timing_iterations, 0);
+  const double kernels_us = 400 * 5.0;
+  EXPECT_GT(separate->step.predicted_us, kernels_us);
+  // The events' cost is gone from the step: at least 1 us per kernel less.
+  EXPECT_LT(separate->step.predicted_us, in_step->step.predicted_us - 400.0)
+      << "separate " << separate->step.predicted_us << " us, in-step "
+      << in_step->step.predicted_us << " us";
+}
+
 TEST(GpuReplayTest, MemoryCapBelowTheTraceIsAClearError) {
   SKIP_WITHOUT_GPU();
   ASSERT_NE(World(), nullptr);

@@ -159,7 +159,8 @@ TEST(RankJobWriterTest, SourceErrorLeavesNothing) {
   const std::string dir = Scratch("failing");
   auto replicate = ReplicatedRankSource(Mi300(), 8);
   ASSERT_TRUE(replicate.ok());
-  RankGraphSource source = [&](int64_t rank) -> absl::StatusOr<Graph> {
+  RankGraphSource source =
+      [&](int64_t rank) -> absl::StatusOr<std::shared_ptr<const Graph>> {
     if (rank == 5) return absl::DataLossError("rank 5's trace is truncated");
     return (*replicate)(rank);
   };
@@ -228,12 +229,14 @@ TEST(RankJobWriterTest, GroupsAstraSimCannotRunAreOneLineErrors) {
   EXPECT_NE(job.status().message().find("rank 0 node 11674"), std::string::npos)
       << job.status();
   // A collective naming a group its rank's table lacks.
-  RankGraphSource unknown = [&](int64_t) -> absl::StatusOr<Graph> {
+  RankGraphSource unknown =
+      [&](int64_t) -> absl::StatusOr<std::shared_ptr<const Graph>> {
     std::vector<ChakraProtoMsg::Node> nodes = mi300.nodes();
     for (auto& n : nodes)
       if (n.type() == ChakraProtoMsg::COMM_COLL_NODE)
         SetString(n.mutable_attr(), attr::kPgName, "7");
-    return Graph::Build(mi300.metadata(), std::move(nodes));
+    return std::make_shared<const Graph>(
+        Graph::Build(mi300.metadata(), std::move(nodes)));
   };
   job = WriteRankJob({dir, "mi300", 8}, unknown);
   ASSERT_FALSE(job.ok());

@@ -104,11 +104,11 @@ TEST(Tp8LayoutTest, Tp8AtDp1024KeepsTpGroupsAndSyncsOverDp) {
     auto graph = (*source)(rank);
     ASSERT_TRUE(graph.ok()) << graph.status();
     std::vector<et::ProcessGroup> groups =
-        et::DecodeProcessGroups(graph->metadata().attr());
+        et::DecodeProcessGroups((*graph)->metadata().attr());
     const std::vector<int64_t> tp = Strided(rank / 8 * 8, 8, 1);
     const std::vector<int64_t> dp = Strided(rank % 8, 1024, 8);
     int64_t tp_named = 0, dp_named = 0;
-    for (const auto& node : graph->nodes()) {
+    for (const auto& node : (*graph)->nodes()) {
       if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
       const std::string pg = et::GetString(node, et::attr::kPgName).value();
       const et::ProcessGroup* group = nullptr;

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,12 +16,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "base/gzip_input.h"
+#include "collective_groups.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "model/graph.h"
-#include "model/process_group.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/simulation.h"
 
@@ -59,44 +55,8 @@ et::convert::ConvertReport Convert(const std::string& tag, int rank) {
   return report.ok() ? *report : et::convert::ConvertReport{};
 }
 
-std::vector<int64_t> Strided(int64_t first, int64_t count, int64_t stride) {
-  std::vector<int64_t> v;
-  for (int64_t i = 0; i < count; ++i) v.push_back(first + i * stride);
-  return v;
-}
-
-// The members of the group each collective of `path` names, by comm_size;
-// checks that each group's collectives depend on the previous one.
-std::map<uint64_t, std::vector<std::vector<int64_t>>> GroupsBySize(
-    const std::string& path) {
-  auto graph = et::LoadGraph(path);
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  std::map<uint64_t, std::vector<std::vector<int64_t>>> out;
-  if (!graph.ok()) return out;
-  const std::vector<et::ProcessGroup> groups =
-      et::DecodeProcessGroups(graph->metadata().attr());
-  std::map<std::string, uint64_t> last_in_group;
-  for (const auto& node : graph->nodes()) {
-    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-    const std::string pg = et::GetString(node, et::attr::kPgName).value_or("");
-    std::vector<int64_t> ranks = {-1};
-    for (const et::ProcessGroup& g : groups) {
-      if (g.name == pg) ranks = g.ranks;
-    }
-    out[static_cast<uint64_t>(
-            et::GetInt(node, et::attr::kCommSize).value_or(0))]
-        .push_back(ranks);
-    auto it = last_in_group.find(pg);
-    if (it != last_in_group.end()) {
-      bool chained = false;
-      for (uint64_t d : node.ctrl_deps()) chained = chained || d == it->second;
-      EXPECT_TRUE(chained) << "node " << node.id() << " of group " << pg
-                           << " does not follow node " << it->second;
-    }
-    last_in_group[pg] = node.id();
-  }
-  return out;
-}
+using et::testing::GroupsBySize;
+using et::testing::Strided;
 
 TEST(TpDpTest, EveryCollectiveRunsOnItsRecordedGroup) {
   for (const auto& [tag, tp, ranks] :
@@ -153,16 +113,14 @@ TEST(TpDpTest, RecordedRanksSimulateTheirGroups) {
        std::vector<std::tuple<std::string, int, int>>{{"tp2dp2", 2, 4},
                                                       {"tp4dp2", 4, 8}}) {
     for (int rank = 0; rank < ranks; ++rank) Convert(tag, rank);
-    for (auto schedule : {et::sim::SchedulingMode::kStreamAware,
-                          et::sim::SchedulingMode::kAstraCompat}) {
-      SCOPED_TRACE(absl::StrCat(tag, " schedule ", static_cast<int>(schedule)));
-      et::sim::SimOptions options;
-      options.scheduling = schedule;
-      auto sim = et::sim::Simulation::Run(
-          {Out(absl::StrCat(tag, ".%d.et")), ranks}, options);
-      ASSERT_TRUE(sim.ok()) << sim.status();
+    const auto sims = et::testing::SimulateInBothSchedules(
+        Out(absl::StrCat(tag, ".%d.et")), ranks);
+    ASSERT_EQ(sims.size(), 2u);
+    for (const auto& sim : sims) {
+      SCOPED_TRACE(absl::StrCat(tag, " schedule ",
+                                static_cast<int>(sim.get() != sims[0].get())));
       int64_t tp_calls = 0, dp_calls = 0;
-      for (const et::sim::CollectiveRow& c : (*sim)->report().collectives) {
+      for (const et::sim::CollectiveRow& c : sim->report().collectives) {
         if (c.bytes == kActivationBytes) {
           EXPECT_EQ(c.group_size, tp) << c.group;
           tp_calls += c.calls;

@@ -146,9 +146,12 @@ void RenderAndCheckEveryFormat(const std::vector<RankTrace>& traces,
   ASSERT_TRUE(ExportGraph(g, stem + ".png", {}).ok());
   if (HaveTool("xmllint")) {
     EXPECT_EQ(RunCommand("xmllint --noout " + stem + ".svg").exit_code, 0);
-    EXPECT_EQ(XPathCount(stem + ".svg", "count(//*[@class='node'])"), nodes);
+    // Each node with edges from another page column gains a connector box.
+    const DrawnSize drawn = DrawnSizeOf(g);
+    EXPECT_EQ(XPathCount(stem + ".svg", "count(//*[@class='node'])"),
+              static_cast<int64_t>(drawn.nodes));
     EXPECT_EQ(XPathCount(stem + ".svg", "count(//*[@class='edge'])"),
-              static_cast<int64_t>(DrawnEdgeCount(g)));
+              static_cast<int64_t>(drawn.edges));
   }
   if (HaveTool("pdfinfo")) {
     CommandResult info = RunCommand("pdfinfo " + stem + ".pdf");
@@ -347,6 +350,26 @@ std::map<int, std::vector<int>> ColumnsLeftToRight(
   return out;
 }
 
+// Converts ranks 0..count-1 of `recording` (under tests/data: its
+// `_et_r<r>.json.gz` and `_kineto_r<r>.json.gz`) to `out_prefix_r<r>.et`;
+// returns the outputs, each after a space.
+std::string ConvertRanks(const std::string& recording, int count,
+                         const std::string& out_prefix) {
+  const std::string data = std::string(ET_TEST_DATA) + "/" + recording;
+  std::string outputs;
+  for (int r = 0; r < count; ++r) {
+    convert::ConvertOptions options;
+    options.kineto_path = absl::StrCat(data, "_kineto_r", r, ".json.gz");
+    const std::string out = absl::StrCat(out_prefix, "_r", r, ".et");
+    EXPECT_TRUE(convert::ConvertFile(absl::StrCat(data, "_et_r", r, ".json.gz"),
+                                     out, options)
+                    .ok())
+        << out;
+    absl::StrAppend(&outputs, " ", out);
+  }
+  return outputs;
+}
+
 // A step folded into page columns reads left to right: part 1, 2, 3, ...
 // dot orders clusters to reduce crossings, and the edges from one column's
 // foot to the next one's head once laid the gpt step out as parts 1, 3, 2 and
@@ -355,27 +378,41 @@ TEST_F(RealTraceTest, PageColumnsRunLeftToRight) {
   if (!HaveTool("dot")) GTEST_SKIP() << "Graphviz dot not installed";
   const std::string gpt = dir_ + "/gpt_columns_r0.et";
   ASSERT_TRUE(ConvertGptRank0(gpt).ok());
-  const std::string data = std::string(ET_TEST_DATA) + "/recorded/";
-  std::string tp_ranks;
-  for (int r = 0; r < 2; ++r) {
-    convert::ConvertOptions options;
-    options.kineto_path =
-        absl::StrCat(data, "tp_dp_4r_kineto_r", r, ".json.gz");
-    const std::string out = absl::StrCat(dir_, "/tp_columns_r", r, ".et");
-    ASSERT_TRUE(
-        convert::ConvertFile(absl::StrCat(data, "tp_dp_4r_et_r", r, ".json.gz"),
-                             out, options)
-            .ok());
-    absl::StrAppend(&tp_ranks, " ", out);
-  }
+  const std::string tp_ranks =
+      ConvertRanks("recorded/tp_dp_4r", 2, dir_ + "/tp_columns");
+  // PyTorch 2.11's tp=2 x dp=2 on 4 ranks (tests/data/torch2-cpu).
+  const std::string tp_dp_ranks =
+      ConvertRanks("torch2-cpu/tp2dp2", 4, dir_ + "/tp2dp2_columns");
   for (const auto& [inputs, ranks] :
-       std::vector<std::pair<std::string, size_t>>{{gpt, 1}, {tp_ranks, 2}}) {
+       std::vector<std::pair<std::string, size_t>>{
+           {gpt, 1}, {tp_ranks, 2}, {tp_dp_ranks, 4}}) {
     const std::string dot = dir_ + "/columns.dot";
     CommandResult drawn = RunCommand(std::string(ET_VIZ_BINARY) + " " + inputs +
                                      " --step 1 -o " + dot);
     ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
     const std::map<int, std::vector<int>> columns = ColumnsLeftToRight(dot);
     ASSERT_EQ(columns.size(), ranks) << inputs;
+    // No line runs between columns (they once took more than half the gpt
+    // page's width): each column's inputs from others come in through
+    // off-page connectors; only the collective links between ranks remain.
+    std::string text;
+    ASSERT_TRUE(ReadFileMaybeGzip(dot, &text).ok());
+    size_t unranked = 0, connectors = 0;
+    for (size_t at = text.find("constraint=false"); at != std::string::npos;
+         at = text.find("constraint=false", at + 1))
+      ++unranked;
+    for (size_t at = text.find("[label=\"from #"); at != std::string::npos;
+         at = text.find("[label=\"from #", at + 1))
+      ++connectors;
+    EXPECT_GT(connectors, 0u) << inputs;
+    if (ranks == 1) {
+      EXPECT_EQ(unranked, 0u) << inputs;
+    }
+    // And it draws: Graphviz 2.43's spline router fails on a collective link
+    // of the 4-rank step, which is then drawn with straight lines.
+    CommandResult pdf = RunCommand(std::string(ET_VIZ_BINARY) + " " + inputs +
+                                   " --step 1 -o " + dir_ + "/columns.pdf");
+    EXPECT_EQ(pdf.exit_code, 0) << pdf.output;
     for (const auto& [rank, order] : columns) {
       ASSERT_GE(order.size(), 3u) << inputs << " rank " << rank;
       EXPECT_TRUE(std::is_sorted(order.begin(), order.end()))
