@@ -228,19 +228,8 @@ class LiteralParser {
                              : std::numeric_limits<double>::infinity();
       return true;
     }
-    size_t digits_start = pos_;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c >= '0' && c <= '9') {
-        ++pos_;
-      } else if (c == '.' || c == 'e' || c == 'E' || c == '+' ||
-                 (c == '-' && pos_ > digits_start)) {
-        integral = false;
-        ++pos_;
-      } else {
-        break;
-      }
-    }
+    const size_t digits_start = pos_;
+    pos_ = NumberTokenEnd(text_, digits_start, &integral);
     if (pos_ == digits_start) return false;
     // strtod needs a terminated buffer; numbers are short, so copy.
     std::string token(text_.substr(start, pos_ - start));

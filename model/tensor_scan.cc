@@ -126,23 +126,13 @@ class Scanner {
     if (negative) ++p_;
     const size_t digits_start = p_;
     bool integral = true;
-    uint64_t value = 0;
-    while (p_ < t_.size()) {
-      const char c = t_[p_];
-      if (c >= '0' && c <= '9') {
-        value = value * 10 + static_cast<uint64_t>(c - '0');
-        ++p_;
-      } else if (c == '.' || c == 'e' || c == 'E' || c == '+' ||
-                 (c == '-' && p_ > digits_start)) {
-        integral = false;
-        ++p_;
-      } else {
-        break;
-      }
-    }
+    p_ = NumberTokenEnd(t_, digits_start, &integral);
     if (p_ == digits_start) return false;  // "-inf", "-": the full parser
     if (integral) {
       if (p_ - digits_start > 18) return false;  // near int64's limit
+      uint64_t value = 0;
+      for (size_t k = digits_start; k < p_; ++k)
+        value = value * 10 + static_cast<uint64_t>(t_[k] - '0');
       Item(!negative || value == 0, value, {});
       return true;
     }
@@ -197,6 +187,24 @@ class Scanner {
 };
 
 }  // namespace
+
+size_t NumberTokenEnd(absl::string_view text, size_t digits_start,
+                      bool* integral) {
+  size_t p = digits_start;
+  while (p < text.size()) {
+    const char c = text[p];
+    if (c >= '0' && c <= '9') {
+      ++p;
+    } else if (c == '.' || c == 'e' || c == 'E' || c == '+' ||
+               (c == '-' && p > digits_start)) {
+      *integral = false;
+      ++p;
+    } else {
+      break;
+    }
+  }
+  return p;
+}
 
 TensorScan ScanTensorTuples(absl::string_view text,
                             std::vector<IoTensor>* tensors) {

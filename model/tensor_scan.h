@@ -8,6 +8,7 @@
 #ifndef MODEL_TENSOR_SCAN_H_
 #define MODEL_TENSOR_SCAN_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -20,6 +21,13 @@ enum class TensorScan {
   kUnsure,  // something this reader does not take (tuples, objects, inf,
             // a malformed text): `tensors` is cleared, use the full parser
 };
+
+// The end of the number token whose digits start at `digits_start` in
+// `text`, as the literal parser reads one: digits, and '.', 'e', 'E', '+' or
+// a '-' after the first character, which make `*integral` false. Shared by
+// both readers so that they split numbers alike.
+size_t NumberTokenEnd(absl::string_view text, size_t digits_start,
+                      bool* integral);
 
 // Appends, in order, every [tensor_id, storage_id, offset, numel, elem_bytes,
 // device] tuple (five non-negative integers and a string) of the list `text`,
