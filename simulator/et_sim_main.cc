@@ -627,10 +627,8 @@ void WriteRanks(const Flags& flags) {
   const std::string dir = absl::GetFlag(FLAGS_write_ranks);
   if (dir.empty()) return;
   if (flags.options.layout) return;  // after loading: WriteLayoutRanks
-  auto recorded = et::LoadGraph(flags.input.path);
-  if (!recorded.ok()) Fail(std::string(recorded.status().message()));
   const int64_t world = std::max<int64_t>(flags.options.world_size, 1);
-  auto source = et::scaleout::ReplicatedRankSource(*recorded, world);
+  auto source = et::scaleout::ReplicatedFileSource(flags.input.path, world);
   if (!source.ok()) {
     Fail(absl::StrCat(flags.input.path,
                       ": --write-ranks: ", source.status().message()));
