@@ -63,8 +63,9 @@ ABSL_FLAG(std::string, host_time, "unprofiled",
 ABSL_FLAG(std::string, host_profile, "",
           "a light Kineto trace of the same program (torch.profiler without "
           "the ET observer and with record_shapes=False, so its host ops "
-          "cost nearly what they cost unprofiled): the unprofiled host cost "
-          "per op kind is learned from it");
+          "cost nearly what they cost unprofiled; examples/record_trace.py "
+          "--kineto-light-out records one): the unprofiled host cost per op "
+          "kind is learned from it");
 ABSL_FLAG(double, host_speed, 1.0,
           "what-if: the host CPU runs this many times faster than the "
           "recorded one (host ops and gaps divide by it)");
