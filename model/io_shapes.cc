@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/checked_math.h"
+#include "model/tensor_scan.h"
 
 namespace et {
 namespace {
@@ -227,19 +228,8 @@ class LiteralParser {
                              : std::numeric_limits<double>::infinity();
       return true;
     }
-    size_t digits_start = pos_;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c >= '0' && c <= '9') {
-        ++pos_;
-      } else if (c == '.' || c == 'e' || c == 'E' || c == '+' ||
-                 (c == '-' && pos_ > digits_start)) {
-        integral = false;
-        ++pos_;
-      } else {
-        break;
-      }
-    }
+    const size_t digits_start = pos_;
+    pos_ = NumberTokenEnd(text_, digits_start, &integral);
     if (pos_ == digits_start) return false;
     // strtod needs a terminated buffer; numbers are short, so copy.
     std::string token(text_.substr(start, pos_ - start));
@@ -540,6 +530,9 @@ bool CollectIoTensors(absl::string_view values_text,
                       std::vector<IoTensor>* tensors) {
   tensors->clear();
   if (values_text.empty()) return true;
+  // The one-pass reader takes the common texts without building literals
+  // (the memory model reads every node's); the parser takes the rest.
+  if (ScanTensorTuples(values_text, tensors) == TensorScan::kRead) return true;
   Literal doc;
   if (!LiteralParser(values_text).ParseDocument(&doc)) return false;
   CollectTensors(doc, tensors);

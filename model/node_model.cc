@@ -63,6 +63,7 @@ enum class Attr : uint8_t {
   kGradAccumulator,
   kOptimizerStep,
   kAutogradBackward,
+  kFoldedPeakBytes,
   kSynthesized,
 };
 
@@ -98,6 +99,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kGradAccumulator, Attr::kGradAccumulator},
       {attr::kOptimizerStep, Attr::kOptimizerStep},
       {attr::kAutogradBackward, Attr::kAutogradBackward},
+      {attr::kFoldedPeakBytes, Attr::kFoldedPeakBytes},
       {attr::kSynthesized, Attr::kSynthesized},
   };
   return *ids;
@@ -326,6 +328,8 @@ void NodeModelBuilder::DecodeMetadata(
   info.measured_world_size =
       GetInt(attrs, attr::kMeasuredWorldSize).value_or(info.world_size);
   info.device_name = GetString(attrs, attr::kDeviceName).value_or("");
+  info.device_compute_capability =
+      GetInt(attrs, attr::kDeviceComputeCapability).value_or(0);
   const double gap_us = GetDouble(attrs, attr::kGpuQueuedGapUs).value_or(0);
   // A gap beyond 1 ms is not a front end's spacing: a hostile value.
   if (gap_us > 0 && gap_us < 1000)
@@ -531,6 +535,8 @@ void NodeModelBuilder::Add(const Node& node) {
   f.synthesized = attrs.Bool(Attr::kSynthesized).value_or(false);
   f.role = RoleRule(attrs);
   f.parent_id = static_cast<uint64_t>(attrs.Int(Attr::kParentId).value_or(0));
+  f.folded_peak_bytes =
+      std::max<int64_t>(0, attrs.Int(Attr::kFoldedPeakBytes).value_or(0));
   f.dtype = DtypeFromName(attrs.String(Attr::kDtype)).value_or(DtypeInfo{}).id;
   switch (node.type()) {
     case ChakraProtoMsg::COMM_COLL_NODE:

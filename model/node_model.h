@@ -105,6 +105,8 @@ struct TraceInfo {
   // was made for another job (attr::kMeasuredWorldSize). 0: not recorded.
   int64_t measured_world_size = 0;
   std::string device_name;  // the recording GPU ("" unknown)
+  // Its CUDA compute capability, major * 10 + minor (90: H100); 0 unknown.
+  int64_t device_compute_capability = 0;
   // Median spacing of queued ops on a GPU stream, from the recording; 0 when
   // not measured (no Kineto trace, or too few queued ops).
   int64_t gpu_queued_gap_ns = 0;
@@ -190,6 +192,11 @@ class NodeModel {
   // recorded: reports say so and compare it with nothing.
   bool synthesized(NodeIndex i) const { return facts_[i].synthesized; }
   uint64_t parent_id(NodeIndex i) const { return facts_[i].parent_id; }
+  // The most bytes the ops et-convert folded into this node held at once
+  // (attr folded_peak_bytes; converter/graph/folded_memory.h); 0 if none.
+  int64_t folded_peak_bytes(NodeIndex i) const {
+    return facts_[i].folded_peak_bytes;
+  }
   NodeRole role(NodeIndex i) const { return facts_[i].role; }
   Dtype dtype(NodeIndex i) const { return facts_[i].dtype; }
   // Communication nodes: their spec; nullptr otherwise.
@@ -240,6 +247,7 @@ class NodeModel {
     int64_t duration_ns = 0;
     int64_t inclusive_ns = 0;
     int64_t step = -1;
+    int64_t folded_peak_bytes = 0;
     double flops = 0;
     double bytes = 0;
     Queue queue;

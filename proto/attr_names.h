@@ -114,6 +114,12 @@ inline constexpr char kUnprofiledStartBytes[] =
 inline constexpr char kStepNames[] = "step_names";  // string list
 inline constexpr char kDeviceName[] =
     "device_name";  // string, the recording GPU (Kineto deviceProperties)
+// int64, its CUDA compute capability as major * 10 + minor (90: sm_90, H100),
+// from Kineto's deviceProperties computeMajor / computeMinor
+inline constexpr char kDeviceComputeCapability[] = "device_compute_capability";
+// int64 on a node, the most bytes the ops folded into it allocate and hold at
+// once (converter/graph/folded_memory.h); absent when none
+inline constexpr char kFoldedPeakBytes[] = "folded_peak_bytes";
 // double, median gap between consecutive queued ops of a GPU stream (the
 // front end's spacing), measured from the Kineto trace
 inline constexpr char kGpuQueuedGapUs[] = "gpu_queued_gap_us";

@@ -68,20 +68,19 @@ class CommGroupTable {
  public:
   explicit CommGroupTable(int64_t world_size) : world_size_(world_size) {}
 
-  absl::Status Add(int64_t rank, const Graph& graph) {
-    const std::vector<ProcessGroup> groups =
-        DecodeProcessGroups(graph.metadata().attr());
-    absl::flat_hash_map<std::string, const ProcessGroup*> by_name;
-    for (const ProcessGroup& g : groups) by_name.emplace(g.name, &g);
-    for (const Node& node : graph.nodes()) {
-      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-      ++collectives_;
-      const std::string name = GetString(node, attr::kPgName).value_or("");
-      auto it = by_name.find(name);
-      RETURN_IF_ERROR(
-          AddUse(rank, node, name, it == by_name.end() ? nullptr : it->second));
-    }
-    return absl::OkStatus();
+  // The rank's table, from its metadata; then each of its nodes.
+  void BeginRank(const ChakraProtoMsg::GlobalMetadata& metadata) {
+    rank_groups_ = DecodeProcessGroups(metadata.attr());
+    by_name_.clear();
+    for (const ProcessGroup& g : rank_groups_) by_name_.emplace(g.name, &g);
+  }
+  absl::Status AddNode(int64_t rank, const Node& node) {
+    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) return absl::OkStatus();
+    ++collectives_;
+    const std::string name = GetString(node, attr::kPgName).value_or("");
+    auto it = by_name_.find(name);
+    return AddUse(rank, node, name,
+                  it == by_name_.end() ? nullptr : it->second);
   }
 
   const std::map<int64_t, std::vector<int64_t>>& groups() const {
@@ -164,31 +163,69 @@ class CommGroupTable {
   }
 
   int64_t world_size_;
+  std::vector<ProcessGroup> rank_groups_;  // the rank being added
+  absl::flat_hash_map<std::string, const ProcessGroup*> by_name_;
   std::map<int64_t, std::vector<int64_t>> groups_;
   int64_t collectives_ = 0;
   std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> used_;
   std::string double_free_;
 };
 
-absl::Status WriteRank(const std::string& path, int64_t rank,
-                       int64_t world_size, const Graph& graph) {
-  ChakraProtoMsg::GlobalMetadata metadata = graph.metadata();
-  // The measured steps the graph carries are of the recorded job, not of
-  // this one: said, so that et-sim on these files reports no error against
-  // them (a truth of another scale).
-  const auto& attrs = metadata.attr();
-  const int64_t measured_world =
-      GetInt(attrs, attr::kMeasuredWorldSize)
-          .value_or(GetInt(attrs, attr::kWorldSize).value_or(0));
-  SetInt64(metadata.mutable_attr(), attr::kMeasuredWorldSize, measured_world);
-  SetInt64(metadata.mutable_attr(), attr::kRank, rank);
-  SetInt64(metadata.mutable_attr(), attr::kWorldSize, world_size);
-  ASSIGN_OR_RETURN(std::unique_ptr<EtWriter> writer, EtWriter::Open(path));
-  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
-  for (const Node& node : graph.nodes())
-    RETURN_IF_ERROR(writer->WriteNode(node));
-  return writer->Close();
-}
+// Writes one rank's file as it streams by, checking its collectives' groups.
+class RankFileSink : public RankSink {
+ public:
+  RankFileSink(std::string path, int64_t rank, int64_t world_size,
+               CommGroupTable* groups)
+      : path_(std::move(path)),
+        rank_(rank),
+        world_size_(world_size),
+        groups_(groups) {}
+
+  absl::Status Begin(const ChakraProtoMsg::GlobalMetadata& recorded) override {
+    ChakraProtoMsg::GlobalMetadata metadata = recorded;
+    // The measured steps the graph carries are of the recorded job, not of
+    // this one: said, so that et-sim on these files reports no error against
+    // them (a truth of another scale).
+    const auto& attrs = metadata.attr();
+    const int64_t measured_world =
+        GetInt(attrs, attr::kMeasuredWorldSize)
+            .value_or(GetInt(attrs, attr::kWorldSize).value_or(0));
+    SetInt64(metadata.mutable_attr(), attr::kMeasuredWorldSize, measured_world);
+    SetInt64(metadata.mutable_attr(), attr::kRank, rank_);
+    SetInt64(metadata.mutable_attr(), attr::kWorldSize, world_size_);
+    groups_->BeginRank(recorded);
+    ASSIGN_OR_RETURN(writer_, EtWriter::Open(path_));
+    return writer_->WriteMetadata(metadata);
+  }
+
+  absl::Status Add(const Node& node) override {
+    if (writer_ == nullptr)
+      return absl::InternalError("a node streamed before its metadata");
+    if (absl::Status s = groups_->AddNode(rank_, node); !s.ok()) {
+      group_error_ = s;
+      return s;
+    }
+    ++nodes_;
+    return writer_->WriteNode(node);
+  }
+
+  absl::Status Close() {
+    if (writer_ == nullptr)
+      return absl::InternalError("the rank's source wrote no metadata");
+    return writer_->Close();
+  }
+  // The group check's error, apart from the source's own.
+  const absl::Status& group_error() const { return group_error_; }
+  int64_t nodes() const { return nodes_; }
+
+ private:
+  std::string path_;
+  int64_t rank_, world_size_;
+  CommGroupTable* groups_;
+  std::unique_ptr<EtWriter> writer_;
+  absl::Status group_error_;
+  int64_t nodes_ = 0;
+};
 
 std::string CommGroupsJson(
     const std::map<int64_t, std::vector<int64_t>>& groups) {
@@ -203,8 +240,24 @@ std::string WorkloadConfiguration(const RankJobSpec& spec) {
   return absl::StrCat(spec.dir, "/", spec.stem);
 }
 
+absl::Status StreamGraph(const Graph& graph, RankSink* sink) {
+  RETURN_IF_ERROR(sink->Begin(graph.metadata()));
+  for (const Node& node : graph.nodes()) RETURN_IF_ERROR(sink->Add(node));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
                                            const RankGraphSource& source) {
+  return WriteRankJob(
+      spec, RankStreamSource([&source](int64_t rank, RankSink* sink) {
+        absl::StatusOr<std::shared_ptr<const Graph>> graph = source(rank);
+        if (!graph.ok()) return graph.status();
+        return StreamGraph(**graph, sink);
+      }));
+}
+
+absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
+                                           const RankStreamSource& source) {
   RETURN_IF_ERROR(CheckSpec(spec));
   ASSIGN_OR_RETURN(std::unique_ptr<StagedFolder> folder,
                    StagedFolder::Create(spec.dir));
@@ -212,17 +265,19 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
   CommGroupTable groups(spec.world_size);
   int64_t job_bytes = 0;
   for (int64_t rank = 0; rank < spec.world_size; ++rank) {
-    absl::StatusOr<std::shared_ptr<const Graph>> graph = source(rank);
-    if (!graph.ok()) {
-      return absl::Status(graph.status().code(),
-                          absl::StrCat(spec.dir, ": rank ", rank, ": ",
-                                       graph.status().message()));
-    }
-    if (absl::Status s = groups.Add(rank, **graph); !s.ok())
-      return absl::Status(s.code(), absl::StrCat(spec.dir, ": ", s.message()));
     const std::string name = RankFileName(spec, rank);
-    RETURN_IF_ERROR(
-        WriteRank(folder->StagingFile(name), rank, spec.world_size, **graph));
+    RankFileSink sink(folder->StagingFile(name), rank, spec.world_size,
+                      &groups);
+    absl::Status s = source(rank, &sink);
+    if (!sink.group_error().ok()) {
+      s = sink.group_error();
+      return absl::Status(s.code(), absl::StrCat(spec.dir, ": ", s.message()));
+    }
+    if (!s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat(spec.dir, ": rank ", rank, ": ", s.message()));
+    }
+    RETURN_IF_ERROR(sink.Close());
     // Stopped as soon as the job is sure to pass the limit: rank 0's size
     // times the world, then the running total.
     struct stat st;
@@ -238,7 +293,7 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
             spec.dir, spec.world_size, st.st_size, kMaxJobBytes >> 30));
       }
     }
-    result.nodes += static_cast<int64_t>((*graph)->size());
+    result.nodes += sink.nodes();
     result.rank_paths.push_back(absl::StrCat(spec.dir, "/", name));
   }
   result.collectives = groups.collectives();

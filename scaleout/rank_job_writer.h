@@ -37,6 +37,25 @@ namespace et::scaleout {
 using RankGraphSource =
     std::function<absl::StatusOr<std::shared_ptr<const Graph>>(int64_t rank)>;
 
+// Where a rank's graph is streamed: Begin with its metadata, then Add each
+// node.
+class RankSink {
+ public:
+  virtual ~RankSink() = default;
+  virtual absl::Status Begin(
+      const ChakraProtoMsg::GlobalMetadata& metadata) = 0;
+  virtual absl::Status Add(const ChakraProtoMsg::Node& node) = 0;
+};
+
+// Streams rank `rank`'s graph into `sink`, node by node: a job too large to
+// hold as graphs (a 2M-node recorded rank held as one took 5.9 GB) is written
+// from its input file without one.
+using RankStreamSource =
+    std::function<absl::Status(int64_t rank, RankSink* sink)>;
+
+// Streams `graph` into `sink`: its metadata, then its nodes in order.
+absl::Status StreamGraph(const Graph& graph, RankSink* sink);
+
 struct RankJobSpec {
   std::string dir;   // the folder to create
   std::string stem;  // file names: <stem>.<rank>.et
@@ -67,6 +86,8 @@ std::string WorkloadConfiguration(const RankJobSpec& spec);
 // different ranks by two ranks; DIR not empty or not creatable.
 absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
                                            const RankGraphSource& source);
+absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
+                                           const RankStreamSource& source);
 
 }  // namespace et::scaleout
 

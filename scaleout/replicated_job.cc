@@ -15,9 +15,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "base/status_macros.h"
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "proto/et_reader.h"
 
 namespace et::scaleout {
 namespace {
@@ -169,6 +171,34 @@ absl::StatusOr<RankGraphSource> ReplicatedRankSource(const Graph& recorded,
                              -> absl::StatusOr<std::shared_ptr<const Graph>> {
     return std::make_shared<const Graph>(RankCopy(recorded, plan, rank));
   });
+}
+
+absl::StatusOr<RankStreamSource> ReplicatedFileSource(const std::string& path,
+                                                      int64_t world_size) {
+  std::vector<GroupTiling> plan;
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<EtReader> reader, EtReader::Open(path));
+    const auto& attrs = reader->metadata().attr();
+    ASSIGN_OR_RETURN(
+        plan,
+        PlanTilings(DecodeProcessGroups(attrs),
+                    GetInt(attrs, attr::kWorldSize).value_or(0), world_size));
+  }
+  if (plan.empty()) {
+    return RankStreamSource([path](int64_t, RankSink* sink) -> absl::Status {
+      ASSIGN_OR_RETURN(std::unique_ptr<EtReader> reader, EtReader::Open(path));
+      RETURN_IF_ERROR(sink->Begin(reader->metadata()));
+      return ForEachCheckedNode(reader.get(), [sink](ChakraProtoMsg::Node* n) {
+        return sink->Add(*n);
+      });
+    });
+  }
+  ASSIGN_OR_RETURN(Graph loaded, LoadGraph(path));
+  auto recorded = std::make_shared<const Graph>(std::move(loaded));
+  return RankStreamSource(
+      [recorded, plan = std::move(plan)](int64_t rank, RankSink* sink) {
+        return StreamGraph(RankCopy(*recorded, plan, rank), sink);
+      });
 }
 
 std::string JobStemFor(const std::string& trace_path) {

@@ -32,6 +32,13 @@ namespace et::scaleout {
 absl::StatusOr<RankGraphSource> ReplicatedRankSource(const Graph& recorded,
                                                      int64_t world_size);
 
+// The same job from the recorded rank's file: where no group needs tiling
+// (every rank is the recorded graph), each rank is streamed from the file,
+// never held in memory; else the graph is loaded once and each rank copied
+// from it.
+absl::StatusOr<RankStreamSource> ReplicatedFileSource(const std::string& path,
+                                                      int64_t world_size);
+
 // Replaces the process-group table in `attrs` (a graph's metadata, or the
 // node that keeps one) with `groups`.
 void ReplaceGroupTable(const std::vector<ProcessGroup>& groups,

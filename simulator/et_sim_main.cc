@@ -63,8 +63,9 @@ ABSL_FLAG(std::string, host_time, "unprofiled",
 ABSL_FLAG(std::string, host_profile, "",
           "a light Kineto trace of the same program (torch.profiler without "
           "the ET observer and with record_shapes=False, so its host ops "
-          "cost nearly what they cost unprofiled): the unprofiled host cost "
-          "per op kind is learned from it");
+          "cost nearly what they cost unprofiled; examples/record_trace.py "
+          "--kineto-light-out records one): the unprofiled host cost per op "
+          "kind is learned from it");
 ABSL_FLAG(double, host_speed, 1.0,
           "what-if: the host CPU runs this many times faster than the "
           "recorded one (host ops and gaps divide by it)");
@@ -628,10 +629,8 @@ void WriteRanks(const Flags& flags) {
   const std::string dir = absl::GetFlag(FLAGS_write_ranks);
   if (dir.empty()) return;
   if (flags.options.layout) return;  // after loading: WriteLayoutRanks
-  auto recorded = et::LoadGraph(flags.input.path);
-  if (!recorded.ok()) Fail(std::string(recorded.status().message()));
   const int64_t world = std::max<int64_t>(flags.options.world_size, 1);
-  auto source = et::scaleout::ReplicatedRankSource(*recorded, world);
+  auto source = et::scaleout::ReplicatedFileSource(flags.input.path, world);
   if (!source.ok()) {
     Fail(absl::StrCat(flags.input.path,
                       ": --write-ranks: ", source.status().message()));

@@ -446,7 +446,7 @@ std::string FormatReportJson(const Report& r) {
 
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,
                            const SimResult& result, const std::string& path) {
-  ChromeTrace trace;
+  ChromeTrace trace(path);  // streamed: a timeline can hold millions of ops
   for (size_t c = 0; c < classes.size(); ++c) {
     const RankProgram& p = *classes[c].program;
     const ClassTimeline& tl = result.timelines[c];

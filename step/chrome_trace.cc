@@ -1,8 +1,12 @@
 // Chrome / Perfetto trace building; see chrome_trace.h.
 #include "step/chrome_trace.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "base/atomic_output_file.h"
+#include "base/status_macros.h"
 
 namespace et {
 namespace {
@@ -12,13 +16,46 @@ namespace {
 constexpr absl::string_view kHead =
     R"({"displayTimeUnit":"ns","traceEvents":[)";
 constexpr absl::string_view kTail = "]}\n";
+// Buffered events a streamed trace writes at once.
+constexpr size_t kSpillBytes = size_t{16} << 20;
 
 }  // namespace
 
+ChromeTrace::ChromeTrace(const std::string& path) : stream_path_(path) {
+  stream_tmp_ = TempPathFor(path);
+  stream_ = std::fopen(stream_tmp_.c_str(), "wb");
+  if (stream_ == nullptr) {
+    stream_status_ = absl::NotFoundError(
+        absl::StrCat(path, ": cannot open for writing: ", strerror(errno)));
+    DiscardTempFile(stream_tmp_);
+    return;
+  }
+  events_.assign(kHead.data(), kHead.size());
+}
+
+ChromeTrace::~ChromeTrace() {
+  if (stream_ == nullptr) return;
+  std::fclose(stream_);
+  DiscardTempFile(stream_tmp_);
+}
+
+void ChromeTrace::Spill() {
+  if (stream_ == nullptr) return;
+  if (std::fwrite(events_.data(), 1, events_.size(), stream_) !=
+          events_.size() &&
+      stream_status_.ok()) {
+    stream_status_ =
+        absl::InternalError(absl::StrCat(stream_path_, ": write failed"));
+  }
+  events_.clear();
+}
+
 void ChromeTrace::Append(const nlohmann::json& event) {
-  if (!events_.empty()) events_ += ',';
+  if (any_event_) events_ += ',';
+  any_event_ = true;
   events_ +=
       event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (events_.size() >= kSpillBytes) Spill();
 }
 
 void ChromeTrace::NameProcess(int64_t pid, absl::string_view name) {
@@ -62,9 +99,27 @@ std::string ChromeTrace::ToJson() const {
   return absl::StrCat(kHead, events_, kTail);
 }
 
-absl::Status ChromeTrace::Write(const std::string& path) const {
-  const absl::string_view parts[] = {kHead, events_, kTail};
-  return WriteFileAtomically(path, parts);
+absl::Status ChromeTrace::Write(const std::string& path) {
+  if (stream_path_.empty()) {
+    const absl::string_view parts[] = {kHead, events_, kTail};
+    return WriteFileAtomically(path, parts);
+  }
+  if (path != stream_path_) {
+    return absl::InternalError(absl::StrCat(
+        path, ": a trace streamed to ", stream_path_, " written elsewhere"));
+  }
+  RETURN_IF_ERROR(stream_status_);
+  events_.append(kTail.data(), kTail.size());
+  Spill();
+  const bool closed = std::fclose(stream_) == 0;
+  stream_ = nullptr;
+  if (!closed || !stream_status_.ok()) {
+    DiscardTempFile(stream_tmp_);
+    return stream_status_.ok()
+               ? absl::InternalError(absl::StrCat(path, ": write failed"))
+               : stream_status_;
+  }
+  return CommitTempFile(stream_tmp_, path);
 }
 
 }  // namespace et

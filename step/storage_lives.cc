@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "step/library_workspaces.h"
 
 namespace et {
 namespace {
@@ -59,6 +60,7 @@ class Walker {
   void Node(NodeIndex i) {
     const auto ins = m_.recorded_tensors(i, false);
     const auto outs = m_.recorded_tensors(i, true);
+    if (m_.folded_peak_bytes(i) > 0) FoldedTemporaries(i, ins, outs);
     if (ins.empty() && outs.empty()) return;
     result_.tensors += static_cast<int64_t>(ins.size() + outs.size());
     const bool expands = ExpandsView(m_.name(i));
@@ -117,7 +119,8 @@ class Walker {
     if (it == open_.end() ||
         (facts_[it->second].allocated && !viewed &&
          (extent > result_.lives[it->second].bytes ||
-          t.elem_bytes != facts_[it->second].elem_bytes))) {
+          t.elem_bytes != facts_[it->second].elem_bytes)) ||
+        HiddenActivationAgain(it->second, i)) {
       index = NewLife(i, key);  // held before the trace (or made unseen)
       open_[key] = index;
     } else {
@@ -142,6 +145,41 @@ class Walker {
     }
   }
 
+  // A storage never allocated in the trace whose first use was by the
+  // backward pass was made inside a folded forward op and kept for the
+  // backward (StartHiddenActivations): the next step's backward use of the
+  // same id is that step's own, made at an address the allocator handed out
+  // again, not one storage held across steps. (A buffer a collective moves,
+  // DDP's bucket, is filled by the backward and held: it stays one life.)
+  bool HiddenActivationAgain(uint32_t index, NodeIndex i) const {
+    const LifeFacts& f = facts_[index];
+    return !f.allocated && !f.comm && f.first_step >= 0 &&
+           m_.step(i) > f.last_step && m_.role(i) == NodeRole::kBackward &&
+           m_.role(result_.lives[index].first) == NodeRole::kBackward;
+  }
+
+  // What the ops et-convert folded into node `i` allocated and freed inside
+  // it (converter/graph/folded_memory.h): a temporary of the node alone, on
+  // the GPU its tensors are on (else the host), storage unknown.
+  void FoldedTemporaries(NodeIndex i, absl::Span<const IoTensor> ins,
+                         absl::Span<const IoTensor> outs) {
+    int32_t device = kHostDevice;
+    for (auto tensors : {ins, outs})
+      for (const IoTensor& t : tensors)
+        if (device == kHostDevice && t.device >= 0) device = t.device;
+    const uint32_t index = NewLife(i, {device, 0});
+    StorageLife& life = result_.lives[index];
+    life.bytes = m_.folded_peak_bytes(i);
+    LifeFacts& f = facts_[index];
+    f.allocated = true;
+    f.alloc_role = m_.role(i);
+    f.first_step = f.last_step = m_.step(i);
+    if (m_.role(i) == NodeRole::kOptimizer) {
+      life.optimizer_first = i;
+      optimizer_uses_.push_back(index);
+    }
+  }
+
   uint32_t NewLife(NodeIndex i, const StorageKey& key) {
     StorageLife life;
     life.device = key.first;
@@ -159,12 +197,15 @@ class Walker {
   absl::flat_hash_set<TensorKey> expanded_;
   std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
   std::vector<NodeIndex> first_backward_;  // per step: its first backward node
+  absl::flat_hash_map<int64_t, NodeIndex> step_end_;  // per step: its last node
   void AssignOwners();
   void StartHiddenActivations();
+  void HoldGradientsToStepEnd();
 
  public:
   void SeeRole(NodeIndex i) {
     const int64_t step = m_.step(i);
+    if (step >= 0) step_end_[step] = i;  // nodes come in id order
     if (step < 0 || m_.role(i) != NodeRole::kBackward) return;
     if (first_backward_.size() <= static_cast<size_t>(step))
       first_backward_.resize(static_cast<size_t>(step) + 1, kNoNode);
@@ -230,6 +271,25 @@ void Walker::StartHiddenActivations() {
   }
 }
 
+// A gradient the backward pass allocated and the optimizer read is a
+// parameter's `.grad`: the parameter holds it after the optimizer's last use,
+// until the next step's `zero_grad` drops it (torch 2.x's default
+// `set_to_none=True`) or the step ends, whichever the trace shows first; no op
+// uses it in between, so it lives to its step's last node. (torch 1.13 zeroes
+// `.grad` in place: persistent, never allocated here. The incoming gradient
+// AccumulateGrad adds into it is not read by the optimizer and dies there.)
+void Walker::HoldGradientsToStepEnd() {
+  for (size_t k = 0; k < result_.lives.size(); ++k) {
+    StorageLife& life = result_.lives[k];
+    const LifeFacts& f = facts_[k];
+    if (life.persistent || life.kind != MemoryKind::kGradient ||
+        life.optimizer_first == kNoNode || f.last_step < 0)
+      continue;
+    auto end = step_end_.find(f.last_step);
+    if (end != step_end_.end()) life.last = std::max(life.last, end->second);
+  }
+}
+
 StorageLivesResult Walker::Finish(int64_t steps) {
   result_.steps = steps;
   for (size_t k = 0; k < result_.lives.size(); ++k) {
@@ -244,6 +304,7 @@ StorageLivesResult Walker::Finish(int64_t steps) {
   }
   AssignOwners();
   StartHiddenActivations();
+  HoldGradientsToStepEnd();
   return std::move(result_);
 }
 
@@ -265,6 +326,8 @@ absl::string_view MemoryKindName(MemoryKind kind) {
       return "comm_buffers";
     case MemoryKind::kOther:
       return "other";
+    case MemoryKind::kWorkspace:
+      return "workspaces";
   }
   return "other";
 }
@@ -280,7 +343,10 @@ StorageLivesResult FindStorageLives(const NodeModel& model) {
     walker.SeeRole(i);
     walker.Node(i);
   }
-  return walker.Finish(static_cast<int64_t>(steps.size()));
+  StorageLivesResult result = walker.Finish(static_cast<int64_t>(steps.size()));
+  for (StorageLife& life : CublasWorkspaceLives(model))
+    result.lives.push_back(life);
+  return result;
 }
 
 }  // namespace et

@@ -25,10 +25,12 @@ enum class MemoryKind : uint8_t {
   kTemporary,       // anything else made and dropped within a step
   kCommBuffer,      // held across steps, what collectives move (DDP buckets)
   kOther,           // held across steps otherwise (inputs, module buffers)
+  kWorkspace,  // held by a library, no tensor of the trace (cuBLAS's workspace:
+               // step/library_workspaces.h)
 };
-inline constexpr int kMemoryKinds = 7;
+inline constexpr int kMemoryKinds = 8;
 // "parameters", "gradients", "optimizer_state", "activations", "temporaries",
-// "comm_buffers", "other": the JSON keys and report words.
+// "comm_buffers", "other", "workspaces": the JSON keys and report words.
 absl::string_view MemoryKindName(MemoryKind kind);
 
 using MemoryByKind = std::array<int64_t, kMemoryKinds>;
@@ -64,7 +66,9 @@ struct StorageLivesResult {
 
 // Reads every node's recorded tensors (NodeModel built with keep_tensors) in
 // id order, the order the ops started. Nodes on a GPU stream are skipped: the
-// host op that launched them records the same tensors when it ran.
+// host op that launched them records the same tensors when it ran. Adds the
+// libraries' workspaces the GEMMs imply (step/library_workspaces.h):
+// persistent lives without a storage id.
 StorageLivesResult FindStorageLives(const NodeModel& model);
 
 }  // namespace et

@@ -246,6 +246,9 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
   if (!kineto.device_name.empty())
     SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
+  if (kineto.device_compute_capability > 0)
+    SetInt64(metadata->mutable_attr(), attr::kDeviceComputeCapability,
+             kineto.device_compute_capability);
   if (kineto.unprofiled_peak_bytes > 0) {
     SetInt64(metadata->mutable_attr(), attr::kUnprofiledPeakBytes,
              kineto.unprofiled_peak_bytes);

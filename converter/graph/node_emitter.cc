@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converter/common/json_text.h"
+#include "converter/graph/folded_memory.h"
 #include "model/io_shapes.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
@@ -285,8 +286,11 @@ void NodeEmitter::SetOpAttrs(uint32_t i, uint32_t io_source,
   SetBool(attrs, attr::kIsCpuOp, !op.is_gpu());
   if (op.parent != 0) SetUint64(attrs, attr::kParentId, op.parent);
   if (plan_.step(i) >= 0) SetInt64(attrs, attr::kStep, plan_.step(i));
-  if (!op.is_gpu() && plan_.host_ops(i) > 1)
+  if (!op.is_gpu() && plan_.host_ops(i) > 1) {
     SetInt64(attrs, attr::kHostOps, plan_.host_ops(i));
+    if (const int64_t bytes = FoldedPeakBytes(table_, i); bytes > 0)
+      SetInt64(attrs, attr::kFoldedPeakBytes, bytes);
+  }
   if (op.is_gpu()) {
     SetBool(attrs, attr::kIsGpuOp, true);
     SetInt64(attrs, attr::kStream, op.stream);

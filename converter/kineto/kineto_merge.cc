@@ -124,6 +124,7 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   if (link.matched_step >= 0)
     info->measured_step_us = Micros(link.steps[link.matched_step].period_ns);
   info->device_name = trace.device_name();
+  info->device_compute_capability = trace.device_compute_capability();
   if (std::optional<QueuedGap> gap = MeasureQueuedGap(link.gpu_ops)) {
     info->gpu_queued_gap_us = Micros(gap->median_ns);
     info->gpu_queued_pairs = gap->pairs;

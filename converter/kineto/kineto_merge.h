@@ -42,7 +42,8 @@ struct KinetoMergeStats {
   // The trace's `unprofiled_peak_bytes` / `unprofiled_start_bytes`; -1 absent.
   int64_t unprofiled_peak_bytes = -1;
   int64_t unprofiled_start_bytes = -1;
-  std::string device_name;  // the recording GPU, "" unknown
+  std::string device_name;                // the recording GPU, "" unknown
+  int64_t device_compute_capability = 0;  // major * 10 + minor, 0 unknown
   // Median gap between queued ops of a stream (gpu_queued_gap.h); -1 unknown.
   double gpu_queued_gap_us = -1;
   int64_t gpu_queued_pairs = 0;

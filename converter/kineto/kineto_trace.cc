@@ -231,7 +231,8 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
       simdjson::error_message(code)));
 }
 
-// The first device's name; anything unexpected leaves it unknown.
+// The first device's name and compute capability; anything unexpected leaves
+// them unknown.
 void KinetoJsonParser::ReadDeviceName(od::value& value) {
   od::array devices;
   if (value.get_array().get(devices)) return;
@@ -241,6 +242,11 @@ void KinetoJsonParser::ReadDeviceName(od::value& value) {
     std::string_view name;
     if (!fields["name"].get_string().get(name))
       trace_->set_device_name(std::string(name));
+    int64_t major = 0, minor = 0;
+    if (!fields["computeMajor"].get_int64().get(major) &&
+        !fields["computeMinor"].get_int64().get(minor) && major > 0 &&
+        minor >= 0 && minor < 10)
+      trace_->set_device_compute_capability(major * 10 + minor);
     return;
   }
 }

@@ -135,6 +135,9 @@ class KinetoTrace {
   int64_t unprofiled_start_bytes() const { return unprofiled_start_bytes_; }
   // The first GPU's name (deviceProperties[0].name), "" when absent.
   const std::string& device_name() const { return device_name_; }
+  // Its compute capability, major * 10 + minor (computeMajor/computeMinor);
+  // 0 when absent.
+  int64_t device_compute_capability() const { return device_cc_; }
   bool is_legacy_array() const { return legacy_array_; }
   int64_t ignored_events() const {
     return ignored_events_;
@@ -161,6 +164,7 @@ class KinetoTrace {
     unprofiled_start_bytes_ = start_bytes;
   }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
+  void set_device_compute_capability(int64_t cc) { device_cc_ = cc; }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
   void CountIgnored() { ++ignored_events_; }
 
@@ -180,6 +184,7 @@ class KinetoTrace {
   int64_t unprofiled_peak_bytes_ = -1;
   int64_t unprofiled_start_bytes_ = -1;
   std::string device_name_;
+  int64_t device_cc_ = 0;
   bool legacy_array_ = false;
   int64_t ignored_events_ = 0;
 };

@@ -110,6 +110,60 @@ TEST(RankJobWriterTest, Mi300AtWorld8IsEightRanksOfTheWorldGroup) {
   }
 }
 
+// From the recorded rank's file, as et-sim --write-ranks writes a job: a
+// trace with no group to tile (one GPU's mlp1024) streams each rank from the
+// file, one tiled by its groups (the MI300 rank of 8 at world 16) is copied
+// from the graph loaded once; both give the ranks the graph source gives.
+TEST(RankJobWriterTest, FileSourceWritesWhatTheGraphSourceWrites) {
+  const std::string mlp = Scratch("mlp1024.et");
+  convert::ConvertOptions options;
+  options.kineto_path =
+      std::string(ET_TEST_DATA) + "/h100/mlp1024_kineto.json.gz";
+  ASSERT_TRUE(
+      convert::ConvertFile(
+          std::string(ET_TEST_DATA) + "/h100/mlp1024_et.json.gz", mlp, options)
+          .ok());
+  for (const auto& [trace, world] :
+       {std::pair<std::string, int64_t>{mlp, 4},
+        std::pair<std::string, int64_t>{ScratchPath("mi300.et"), 16}}) {
+    SCOPED_TRACE(trace);
+    Mi300();  // converts mi300.et once
+    auto graph = LoadGraph(trace);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto from_graph = ReplicatedRankSource(*graph, world);
+    auto from_file = ReplicatedFileSource(trace, world);
+    ASSERT_TRUE(from_graph.ok()) << from_graph.status();
+    ASSERT_TRUE(from_file.ok()) << from_file.status();
+    const std::string a = Scratch("by_graph"), b = Scratch("by_file");
+    auto job_a = WriteRankJob({a, "job", world}, *from_graph);
+    auto job_b = WriteRankJob({b, "job", world}, *from_file);
+    ASSERT_TRUE(job_a.ok()) << job_a.status();
+    ASSERT_TRUE(job_b.ok()) << job_b.status();
+    EXPECT_EQ(job_b->nodes, job_a->nodes);
+    EXPECT_EQ(job_b->nodes, world * static_cast<int64_t>(graph->size()));
+    EXPECT_EQ(job_b->collectives, job_a->collectives);
+    EXPECT_EQ(job_b->comm_groups, job_a->comm_groups);
+    for (int64_t r : {int64_t{0}, world - 1}) {
+      auto ma = NodeModel::Load(job_a->rank_paths[r]);
+      auto mb = NodeModel::Load(job_b->rank_paths[r]);
+      ASSERT_TRUE(ma.ok() && mb.ok());
+      EXPECT_EQ(mb->info().rank, r);
+      EXPECT_EQ(mb->info().world_size, world);
+      ASSERT_EQ(mb->size(), ma->size());
+      ASSERT_EQ(mb->groups().size(), ma->groups().size());
+      for (size_t g = 0; g < ma->groups().size(); ++g)
+        EXPECT_EQ(mb->groups()[g].ranks, ma->groups()[g].ranks);
+      for (NodeIndex i = 0; i < ma->size(); i += 97) {
+        EXPECT_EQ(mb->id(i), ma->id(i));
+        EXPECT_EQ(mb->name(i), ma->name(i));
+        EXPECT_EQ(mb->duration_ns(i), ma->duration_ns(i));
+      }
+    }
+    std::filesystem::remove_all(a);
+    std::filesystem::remove_all(b);
+  }
+}
+
 // The recorded 8 GPUs as one tensor-parallel group "5" of a 16-rank job: at
 // world 32 it tiles into four groups of 8, each rank in its own, named
 // uniquely, and listed in the comm-group file ASTRA-sim needs.
