@@ -2,8 +2,9 @@
 # Everything this project measures on a GPU machine, in one bounded run, for a session
 # lent a few minutes of one GPU (issue 35): the gpu tests, the CUDA-replay scoreboard of the
 # shared H100 models, two recordings the corpus lacks (a CNN and a mixture-of-experts
-# layer: ET, Kineto, light Kineto, unprofiled step, peak memory) converted, simulated and
-# replayed, one rank of NCCL, the GPU proof (tests/gpu/record_and_replay.sh), and
+# layer: ET, Kineto, light Kineto, unprofiled step, peak memory) converted with their light
+# profiles, simulated and replayed, one rank of NCCL, what each profiler costs per op
+# (profiler_overhead.py), the GPU proof (tests/gpu/record_and_replay.sh), and
 # torch 2.x CPU/gloo recordings (4-rank DDP, tp=2 x dp=2) with a quiet machine's truths.
 # Stages run in that order, each under its own time limit and never past DEADLINE_S: a
 # failed or skipped stage is said in OUT/summary.txt and the next one runs. Results are
@@ -81,7 +82,11 @@ gpu_model() {
       --et-out "${name}_et.json" --kineto-out "${name}_kineto.json" \
       --kineto-light-out "${name}_kineto_light.json" || return
   fi
-  "$convert" "${name}_et.json" "$name.et" --kineto "${name}_kineto.json" || return
+  # With its light profile the host costs are learned from the recording.
+  local light=()
+  [ -f "${name}_kineto_light.json" ] && light=(--host-profile "${name}_kineto_light.json")
+  "$convert" "${name}_et.json" "$name.et" --kineto "${name}_kineto.json" "${light[@]}" ||
+    return
   "$sim" "$name.et" --json >"$name.sim.json"
   "$sim" "$name.et" --json --host-profile "${name}_kineto_light.json" >"$name.sim_light.json"
   "$sim" "$name.et" --json --host-time recorded >"$name.sim_recorded.json"
@@ -153,6 +158,7 @@ stage conv 120 gpu_model conv --model conv --width 64 --batch 256
 stage gpt 120 gpu_model gpt --model gpt --width 1024 --heads 16 --seq 512 --batch 8
 stage nccl 60 nccl_one_rank
 stage replay_traces 60 replay_traces
+stage profiler_cost 90 python3 "$here/tests/gpu/profiler_overhead.py"
 stage proof 180 bash "$here/tests/gpu/record_and_replay.sh" "$BUILD" .
 stage cpu_ddp4 120 cpu_ranks ddp4 --model mlp --width 256 --batch 32 --port 29621
 stage cpu_tp2dp2 120 cpu_ranks tp2dp2 --model mlp --width 128 --batch 16 --tp 2 --port 29622
