@@ -16,12 +16,11 @@ namespace {
 constexpr absl::string_view kHead =
     R"({"displayTimeUnit":"ns","traceEvents":[)";
 constexpr absl::string_view kTail = "]}\n";
-// Buffered events a streamed trace writes at once.
-constexpr size_t kSpillBytes = size_t{16} << 20;
 
 }  // namespace
 
-ChromeTrace::ChromeTrace(const std::string& path) : stream_path_(path) {
+ChromeTrace::ChromeTrace(const std::string& path, size_t spill_bytes)
+    : stream_path_(path), spill_bytes_(spill_bytes) {
   stream_tmp_ = TempPathFor(path);
   stream_ = std::fopen(stream_tmp_.c_str(), "wb");
   if (stream_ == nullptr) {
@@ -55,7 +54,7 @@ void ChromeTrace::Append(const nlohmann::json& event) {
   any_event_ = true;
   events_ +=
       event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (events_.size() >= kSpillBytes) Spill();
+  if (stream_ != nullptr && events_.size() >= spill_bytes_) Spill();
 }
 
 void ChromeTrace::NameProcess(int64_t pid, absl::string_view name) {

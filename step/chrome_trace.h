@@ -9,6 +9,7 @@
 #ifndef STEP_CHROME_TRACE_H_
 #define STEP_CHROME_TRACE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -26,7 +27,9 @@ class ChromeTrace {
   // timeline of millions of ops: held whole, 4M events took 0.5 GB more);
   // Write(path) then finishes and publishes it. An error writing is kept and
   // returned by Write.
-  explicit ChromeTrace(const std::string& path);
+  // `spill_bytes`: the buffered text written at once (a test makes it small).
+  explicit ChromeTrace(const std::string& path,
+                       size_t spill_bytes = size_t{16} << 20);
   ~ChromeTrace();
   ChromeTrace(const ChromeTrace&) = delete;
   ChromeTrace& operator=(const ChromeTrace&) = delete;
@@ -56,6 +59,7 @@ class ChromeTrace {
   bool any_event_ = false;
   int64_t complete_events_ = 0;
   std::string stream_path_, stream_tmp_;  // empty: held in memory
+  size_t spill_bytes_ = 0;
   std::FILE* stream_ = nullptr;
   absl::Status stream_status_;
 };

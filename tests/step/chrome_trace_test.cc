@@ -34,11 +34,13 @@ std::string Read(const std::string& path) {
   return s.str();
 }
 
-// Enough events (~40 MB) that the streamed trace spills to disk twice.
+// 3,000 events (~400 KB): a streamed trace spilling every 4 KB writes them
+// in about a hundred pieces.
+constexpr size_t kSpillBytes = 4096;
 void Fill(ChromeTrace* trace) {
   trace->NameProcess(0, "rank 0 (predicted)");
   trace->NameThread(0, 1, "stream 7", 2);
-  for (int i = 0; i < 300000; ++i) {
+  for (int i = 0; i < 3000; ++i) {
     trace->AddComplete(0, 1, "aten::add \xff", "compute", 1000LL * i, 750,
                        {{"node", i}});
   }
@@ -50,16 +52,16 @@ TEST(ChromeTraceTest, StreamedTraceWritesWhatTheHeldOneWrites) {
   const std::string a = Scratch("held.json"), b = Scratch("streamed.json");
   ASSERT_TRUE(held.Write(a).ok());
   {
-    ChromeTrace streamed(b);
+    ChromeTrace streamed(b, kSpillBytes);
     Fill(&streamed);
     ASSERT_TRUE(streamed.Write(b).ok());
-    EXPECT_EQ(streamed.complete_events(), 300000);
+    EXPECT_EQ(streamed.complete_events(), 3000);
   }
   const std::string text = Read(a);
   EXPECT_EQ(Read(b), text);
   EXPECT_EQ(text, held.ToJson());
   const nlohmann::json doc = nlohmann::json::parse(text);
-  ASSERT_EQ(doc["traceEvents"].size(), 300003u);
+  ASSERT_EQ(doc["traceEvents"].size(), 3003u);
   // Invalid UTF-8 in a name is replaced, never rejected.
   EXPECT_EQ(doc["traceEvents"][3]["name"], "aten::add \xEF\xBF\xBD");
   EXPECT_DOUBLE_EQ(doc["traceEvents"][4]["ts"].get<double>(), 1.0);
@@ -68,12 +70,12 @@ TEST(ChromeTraceTest, StreamedTraceWritesWhatTheHeldOneWrites) {
 TEST(ChromeTraceTest, UnwrittenOrMisdirectedStreamPublishesNothing) {
   const std::string path = Scratch("never.json");
   {
-    ChromeTrace streamed(path);
+    ChromeTrace streamed(path, kSpillBytes);
     Fill(&streamed);
   }
   EXPECT_FALSE(fs::exists(path));
   {
-    ChromeTrace streamed(path);
+    ChromeTrace streamed(path, kSpillBytes);
     streamed.NameProcess(0, "x");
     EXPECT_FALSE(streamed.Write(Scratch("other.json")).ok());
   }
