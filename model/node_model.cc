@@ -57,6 +57,7 @@ enum class Attr : uint8_t {
   kCommRoot,
   kCommSeq,
   kCommOnHost,
+  kCommWorkNs,
   kOpKind,
   kIoOp,
   kInputStrides,
@@ -93,6 +94,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kCommRoot, Attr::kCommRoot},
       {attr::kCommSeq, Attr::kCommSeq},
       {attr::kCommOnHost, Attr::kCommOnHost},
+      {attr::kCommWorkNs, Attr::kCommWorkNs},
       {attr::kOpKind, Attr::kOpKind},
       {attr::kIoOp, Attr::kIoOp},
       {attr::kInputStrides, Attr::kInputStrides},
@@ -353,6 +355,7 @@ void NodeModelBuilder::DecodeComm(const Node& node, const NodeAttrs& attrs,
       std::clamp<int64_t>(attrs.Int(Attr::kCommTag).value_or(0), 0, INT32_MAX));
   c.seq = attrs.Int(Attr::kCommSeq).value_or(-1);
   c.on_host = attrs.Bool(Attr::kCommOnHost).value_or(false);
+  c.work_ns = std::max<int64_t>(0, attrs.Int(Attr::kCommWorkNs).value_or(0));
   if (absl::string_view pg = attrs.String(Attr::kPgName); !pg.empty()) {
     c.pg_name = Intern(pg);
     auto it = group_index_.find(pg);

@@ -86,6 +86,10 @@ struct CommSpec {
   // whose backend is gloo. Placement in et-sim is unchanged (a group channel);
   // this says what to call it.
   bool on_host = false;
+  // A host collective from its call to the end of its backend's worker record
+  // (comm_work_ns): when it completed, waits for peers included; 0 when not
+  // recorded. Its node's own duration is the call that queued it.
+  int64_t work_ns = 0;
 };
 
 // One input or output position of the IO table.

@@ -53,6 +53,9 @@ inline constexpr char kWaitSeq[] =
     "wait_seq";  // int64, seq of the collective waited on
 inline constexpr char kStep[] =
     "step";  // int64, N of the enclosing ProfilerStep#N
+inline constexpr char kCommWorkNs[] =
+    "comm_work_ns";  // int64, a host collective from its call to the end of
+                     // its backend's worker record (gloo:*): its completion
 inline constexpr char kCommRoot[] =
     "comm_root";  // int64, root rank of bcast/reduce/...
 inline constexpr char kCollectiveId[] =

@@ -1,7 +1,8 @@
 // --comm calibrated: the trace's own NCCL kernels as measurements for the
-// collective model's fit (simulator/comm_fit.h). Per (operation, group size,
-// size) the shortest recorded duration over every rank and call: it carries
-// the least waiting for late peers.
+// collective model's fit (simulator/comm_fit.h), or for host collectives
+// (gloo) their backend's work records (simulator/host_collective_fit.h). Per
+// (operation, group size, size) the shortest recorded duration over every
+// rank and call: it carries the least waiting for late peers.
 #ifndef SIMULATOR_COMM_CALIBRATION_H_
 #define SIMULATOR_COMM_CALIBRATION_H_
 
@@ -23,7 +24,8 @@ std::vector<NcclTestsLogRow> RecordedCollectives(
     const std::vector<const RankProgram*>& programs, int64_t world_size);
 
 // Fits `*platform` to RecordedCollectives; the report's line, or an error
-// when the trace recorded no collective durations.
+// when the trace recorded no collective durations. A host platform
+// (HOST-GLOO) gets the host model's fit.
 absl::StatusOr<std::string> CalibratePlatformToTrace(
     const std::vector<const RankProgram*>& programs, int64_t world_size,
     Platform* platform);

@@ -5,11 +5,9 @@
 #include <cmath>
 
 namespace et::sim {
-namespace {
 
-// Steps in gloo's algorithm: ring all-reduce 2(n-1), ring all-gather and
-// pairwise all-to-all n-1, binomial broadcast ceil(log2 n), a pair one.
-double Steps(NcclOp op, double n) {
+double HostCollectiveSteps(NcclOp op, int64_t ranks) {
+  const double n = static_cast<double>(std::max<int64_t>(ranks, 2));
   switch (op) {
     case NcclOp::kAllReduce:
       return 2 * (n - 1);
@@ -25,15 +23,13 @@ double Steps(NcclOp op, double n) {
   return 1;
 }
 
-}  // namespace
-
 double HostCollectiveUs(const Platform& platform, NcclOp op, int64_t ranks,
                         double bytes) {
-  const double n = static_cast<double>(std::max<int64_t>(ranks, 2));
   const double bus_bytes = bytes * BusBandwidthFactor(op, ranks);
   const double bytes_per_us =
       platform.intra_gbps * platform.intra_efficiency * 1e3;
-  return platform.launch_us + Steps(op, n) * platform.net_hop_us +
+  return platform.launch_us +
+         HostCollectiveSteps(op, ranks) * platform.net_hop_us +
          bus_bytes / bytes_per_us;
 }
 

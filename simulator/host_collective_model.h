@@ -14,6 +14,11 @@
 
 namespace et::sim {
 
+// Steps in gloo's algorithm over `ranks`: ring all-reduce 2(n-1), ring
+// all-gather and pairwise all-to-all n-1, binomial broadcast ceil(log2 n), a
+// pair one.
+double HostCollectiveSteps(NcclOp op, int64_t ranks);
+
 // Microseconds for `bytes` (nccl-tests convention) over `ranks` processes:
 // launch_us + steps x net_hop_us + bus bytes / (intra_gbps x
 // intra_efficiency).

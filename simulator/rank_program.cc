@@ -248,7 +248,9 @@ void CompileComm(const NodeModel& graph, NodeIndex i, const CommSpec& c,
       if (moved.ok()) p->peer[i] = static_cast<int32_t>(*moved);
     }
   }
-  p->recorded_ns[i] = graph.duration_ns(i);
+  // A host collective's node times the call that queued it; its run is the
+  // backend's work record, when one was recorded.
+  p->recorded_ns[i] = c.on_host ? c.work_ns : graph.duration_ns(i);
 }
 
 // Kind, time or communication, and resource of every node.

@@ -38,7 +38,9 @@ struct RankProgram {
   // A GPU op queued behind another on its stream starts this long after it
   // ends (the front end's spacing, measured in the recording; 0 unknown).
   int64_t gpu_queued_gap_ns = 0;
-  std::vector<int64_t> recorded_ns;  // comm ops' recorded durations (0 = none)
+  // Comm ops' recorded durations (0 = none): a GPU collective's kernel, a
+  // host one's backend work record (gloo's worker thread).
+  std::vector<int64_t> recorded_ns;
   std::vector<ChakraProtoMsg::CollectiveCommType> comm_type;
   std::vector<uint64_t> comm_bytes;
   std::vector<int32_t> group;          // index into groups.groups

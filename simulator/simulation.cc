@@ -481,9 +481,16 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
     ASSIGN_OR_RETURN(fit_note, FitPlatformToLogs(options.comm_from, &node));
     RefitNode(node, &network);
   }
-  if (options.comm_model == CommModel::kCalibrated) {
-    std::vector<const RankProgram*> programs;
-    for (const auto& p : sim->programs_) programs.push_back(p.get());
+  std::vector<const RankProgram*> programs;
+  for (const auto& p : sim->programs_) programs.push_back(p.get());
+  // gloo's speed is the host's: by default a host platform is learned from
+  // the recording's own gloo runs, when it has them (HOST-GLOO's figures were
+  // measured on another machine); --topology HOST-GLOO keeps the preset.
+  const bool learn_host =
+      options.comm_model == CommModel::kNccl && network.platform.host_backend &&
+      options.topology.empty() && options.comm_from.empty() &&
+      !RecordedCollectives(programs, sim->world_size_).empty();
+  if (options.comm_model == CommModel::kCalibrated || learn_host) {
     ASSIGN_OR_RETURN(std::string line,
                      CalibratePlatformToTrace(programs, sim->world_size_,
                                               &network.platform));

@@ -203,10 +203,25 @@ void StepModel::ReadMeasured(const NodeModel& graph) {
   }
 }
 
+// When a recorded node released a user: its end; for a host collective whose
+// completion was recorded (comm_work_ns), that completion, unless the edge is
+// only issue order to an op that does not wait (et-sim releases those at
+// issue: an async c10d call returns at once).
+int64_t StepModel::RecordedReadyNs(const NodeModel& graph, NodeIndex d,
+                                   NodeIndex user, bool data_dep) const {
+  const CommSpec* comm = graph.comm(d);
+  const bool completion = comm != nullptr && comm->on_host &&
+                          comm->work_ns > 0 && (data_dep || is_wait(user));
+  const int64_t ns =
+      completion ? std::max(comm->work_ns, recorded_ns_[d]) : recorded_ns_[d];
+  return std::min(kMaxNs, recorded_start_ns_[d] + ns);
+}
+
 // Each host op's recorded distance from when it could have started: the end
 // of the previous op on its thread or of its latest dependency, whichever is
-// later (nested or overlapping ops: 0). Time spent waiting for another thread
-// or a GPU op is not the thread's own.
+// later (nested or overlapping ops: 0). Time spent waiting for another thread,
+// a GPU op or a host collective's completion (DDP's wait for a bucket, no
+// op of its own) is not the thread's own.
 void StepModel::FillGaps(const NodeModel& graph) {
   const size_t n = is_host_.size();
   recorded_gap_ns_.assign(n, 0);
@@ -229,7 +244,8 @@ void StepModel::FillGaps(const NodeModel& graph) {
                                                         : graph.ctrl_deps(i)) {
         if (recorded_start_ns_[d] < 0) continue;
         ready = std::max(
-            ready, std::min(kMaxNs, recorded_start_ns_[d] + recorded_ns_[d]));
+            ready,
+            RecordedReadyNs(graph, d, i, sel == DepSelection::kDataOnly));
       }
     }
     if (end >= 0)

@@ -99,6 +99,8 @@ class StepModel {
  private:
   void ReadNodes(const NodeModel& graph);
   void ReadMeasured(const NodeModel& graph);
+  int64_t RecordedReadyNs(const NodeModel& graph, NodeIndex d, NodeIndex user,
+                          bool data_dep) const;
   void FillGaps(const NodeModel& graph);
   void LinkLaunchers(const NodeModel& graph);
   void ClassifyHostOps(const NodeModel& graph);

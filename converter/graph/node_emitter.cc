@@ -201,7 +201,26 @@ bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
   if (!rec.pg_name.empty()) SetString(attrs, attr::kPgName, rec.pg_name);
   if (rec.seq >= 0) SetInt64(attrs, attr::kCommSeq, rec.seq);
   if (rec.root >= 0) SetInt64(attrs, attr::kCommRoot, rec.root);
+  if (const int64_t work_ns = HostWorkNs(rec); work_ns > 0)
+    SetInt64(attrs, attr::kCommWorkNs, work_ns);
   return true;
+}
+
+// A host backend (gloo) runs the collective on a worker thread under its own
+// record (gloo:all_reduce), waits for peers included; the call record
+// (c10d::allreduce_) only queues it. The time from the call to the end of
+// that record is when the collective completed for this rank.
+int64_t NodeEmitter::HostWorkNs(const CommRecord& rec) const {
+  const HostOp& call = table_.op(rec.owner);
+  if (!rec.on_host || call.ts_us < 0) return 0;
+  for (uint32_t m : rec.members) {
+    const HostOp& op = table_.op(m);
+    if (!IsWorkRecordName(table_.name(m)) || op.inclusive_dur_us <= 0 ||
+        op.ts_us < call.ts_us)
+      continue;
+    return std::llround((op.ts_us + op.inclusive_dur_us - call.ts_us) * 1e3);
+  }
+  return 0;
 }
 
 void NodeEmitter::ResetNode(uint32_t i, Node* node) {

@@ -92,6 +92,8 @@ class NodeEmitter {
   // rank, which stay COMP nodes.
   bool SetCommAttrs(const CommRecord& rec, ChakraProtoMsg::Node* node,
                     ConvertReport* summary);
+  // How long a host collective's backend work record ran, in ns (0: none).
+  int64_t HostWorkNs(const CommRecord& rec) const;
   const OpCost& CostOf(uint32_t i, absl::string_view text);
   // The collective whose call (an ancestor) launched GPU op `i`, or nullptr.
   const CommRecord* LaunchingCollective(uint32_t i) const;

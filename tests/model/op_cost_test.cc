@@ -2,6 +2,7 @@
 // values computed by hand from their shapes (formulas in docs/op-cost.md).
 #include "model/op_cost.h"
 
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -19,18 +20,23 @@ const std::string kData = ET_TEST_DATA;
 
 class RealOpTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    nn_demo_ = new nlohmann::json(
-        LoadEtJson(kData + "/pytorch-1.13-cpu/nn_demo_et.json.gz"));
-    tfm_ = new nlohmann::json(
-        LoadEtJson(kData + "/pytorch-1.13-cpu/tfm_small_et.json.gz"));
-    resnet_ = new nlohmann::json(
-        LoadEtJson(kData + "/param/resnet_1gpu_et.1.1.1.json.gz"));
+  // Each trace is parsed when a test first asks for it: ctest runs every test
+  // in its own process, and the ResNet trace alone took ~100 s under ASan.
+  static const nlohmann::json& NnDemo() {
+    return Loaded("/pytorch-1.13-cpu/nn_demo_et.json.gz");
   }
-  static void TearDownTestSuite() {
-    delete nn_demo_;
-    delete tfm_;
-    delete resnet_;
+  static const nlohmann::json& Tfm() {
+    return Loaded("/pytorch-1.13-cpu/tfm_small_et.json.gz");
+  }
+  static const nlohmann::json& Resnet() {
+    return Loaded("/param/resnet_1gpu_et.1.1.1.json.gz");
+  }
+  static const nlohmann::json& Loaded(const std::string& path) {
+    static auto* traces = new std::map<std::string, nlohmann::json>();
+    auto it = traces->find(path);
+    if (it == traces->end())
+      it = traces->emplace(path, LoadEtJson(kData + path)).first;
+    return it->second;
   }
 
   // Cost of node `id`, checking that it is the op we expect.
@@ -43,18 +49,11 @@ class RealOpTest : public ::testing::Test {
     EXPECT_EQ(in.bad_values + out.bad_values, 0);
     return EstimateOpCost(io.name, in, out);
   }
-
-  static nlohmann::json* nn_demo_;
-  static nlohmann::json* tfm_;
-  static nlohmann::json* resnet_;
 };
-nlohmann::json* RealOpTest::nn_demo_ = nullptr;
-nlohmann::json* RealOpTest::tfm_ = nullptr;
-nlohmann::json* RealOpTest::resnet_ = nullptr;
 
 TEST_F(RealOpTest, AddmmOfNnDemo) {
   // addmm(bias[5], x[16,10], w^T[10,5]) -> [16,5]: 2*16*5*10 FLOPs.
-  OpCost c = CostOf(*nn_demo_, 22, "aten::addmm");
+  OpCost c = CostOf(NnDemo(), 22, "aten::addmm");
   EXPECT_EQ(c.kind, OpKind::kGemm);
   EXPECT_EQ(c.num_ops, 1600);
   EXPECT_EQ(c.tensor_size_bytes, (5 + 160 + 50 + 80) * 4);
@@ -63,8 +62,8 @@ TEST_F(RealOpTest, AddmmOfNnDemo) {
 
 TEST_F(RealOpTest, LinearAndItsTransposeOfNnDemo) {
   // linear(x[16,10], w[5,10], b[5]) is the same GEMM as its addmm child.
-  EXPECT_EQ(CostOf(*nn_demo_, 18, "aten::linear").num_ops, 1600);
-  OpCost t = CostOf(*nn_demo_, 19, "aten::t");
+  EXPECT_EQ(CostOf(NnDemo(), 18, "aten::linear").num_ops, 1600);
+  OpCost t = CostOf(NnDemo(), 19, "aten::t");
   EXPECT_EQ(t.kind, OpKind::kView);
   EXPECT_EQ(t.num_ops, 0);
   EXPECT_EQ(t.tensor_size_bytes, 0);
@@ -72,8 +71,8 @@ TEST_F(RealOpTest, LinearAndItsTransposeOfNnDemo) {
 
 TEST_F(RealOpTest, MmAndReluOfNnDemo) {
   // Backward mm [16,1] x [1,5]: K = 1.
-  EXPECT_EQ(CostOf(*nn_demo_, 109, "aten::mm").num_ops, 2 * 16 * 5 * 1);
-  OpCost relu = CostOf(*nn_demo_, 31, "aten::relu");
+  EXPECT_EQ(CostOf(NnDemo(), 109, "aten::mm").num_ops, 2 * 16 * 5 * 1);
+  OpCost relu = CostOf(NnDemo(), 31, "aten::relu");
   EXPECT_EQ(relu.kind, OpKind::kElementwise);
   EXPECT_EQ(relu.num_ops, 80);
   EXPECT_EQ(relu.tensor_size_bytes, 2 * 80 * 4);
@@ -83,7 +82,7 @@ TEST_F(RealOpTest, ConvolutionOfResnet) {
   // ResNet stem: x[32,3,224,224] * w[64,3,7,7] -> [32,64,112,112];
   // 2 * (32*64*112*112 outputs) * (3*7*7 MACs each).
   const int64_t expected = 2LL * 32 * 64 * 112 * 112 * 3 * 7 * 7;
-  OpCost conv = CostOf(*resnet_, 1448, "aten::convolution");
+  OpCost conv = CostOf(Resnet(), 1448, "aten::convolution");
   EXPECT_EQ(conv.kind, OpKind::kConv);
   EXPECT_EQ(conv.num_ops, expected);
   EXPECT_EQ(conv.num_ops, 7552892928LL);
@@ -92,66 +91,66 @@ TEST_F(RealOpTest, ConvolutionOfResnet) {
       (32LL * 3 * 224 * 224 + 64 * 3 * 7 * 7 + 32LL * 64 * 112 * 112) * 4);
   // Its cudnn_convolution child: same work (value 6 there is `benchmark`, not
   // transposed).
-  EXPECT_EQ(CostOf(*resnet_, 1450, "aten::cudnn_convolution").num_ops,
+  EXPECT_EQ(CostOf(Resnet(), 1450, "aten::cudnn_convolution").num_ops,
             expected);
 }
 
 TEST_F(RealOpTest, ConvolutionBackwardOfResnet) {
   // grad_out[32,2048,7,7], x[32,512,7,7], w[2048,512,1,1], mask [T,T,F]:
   // grad_input and grad_weight, each 2 * 32*2048*7*7 * 512*1*1.
-  OpCost c = CostOf(*resnet_, 3293, "aten::convolution_backward");
+  OpCost c = CostOf(Resnet(), 3293, "aten::convolution_backward");
   EXPECT_EQ(c.kind, OpKind::kConv);
   EXPECT_EQ(c.num_ops, 2 * (2LL * 32 * 2048 * 7 * 7 * 512));
 }
 
 TEST_F(RealOpTest, BackwardMmOfResnetFc) {
   // The fc layer's weight gradient: [1000,32] x [32,2048].
-  EXPECT_EQ(CostOf(*resnet_, 3211, "aten::mm").num_ops, 2LL * 1000 * 2048 * 32);
-  EXPECT_EQ(CostOf(*resnet_, 3141, "aten::addmm").num_ops,
+  EXPECT_EQ(CostOf(Resnet(), 3211, "aten::mm").num_ops, 2LL * 1000 * 2048 * 32);
+  EXPECT_EQ(CostOf(Resnet(), 3141, "aten::addmm").num_ops,
             2LL * 32 * 1000 * 2048);
 }
 
 TEST_F(RealOpTest, MaxPoolOfResnet) {
   // 3x3 window over a [32,64,56,56] output.
-  OpCost c = CostOf(*resnet_, 1474, "aten::max_pool2d_with_indices");
+  OpCost c = CostOf(Resnet(), 1474, "aten::max_pool2d_with_indices");
   EXPECT_EQ(c.kind, OpKind::kReduction);
   EXPECT_EQ(c.num_ops, 32LL * 64 * 56 * 56 * 9);
 }
 
 TEST_F(RealOpTest, AttentionBmmsOfTransformer) {
   // Q K^T per head: [32,64,32] x [32,32,64]; then P V: [32,64,64] x [32,64,32].
-  OpCost qk = CostOf(*tfm_, 99, "aten::bmm");
+  OpCost qk = CostOf(Tfm(), 99, "aten::bmm");
   EXPECT_EQ(qk.kind, OpKind::kBatchedGemm);
   EXPECT_EQ(qk.num_ops, 2LL * 32 * 64 * 64 * 32);
-  EXPECT_EQ(CostOf(*tfm_, 382, "aten::bmm").num_ops, 2LL * 32 * 64 * 32 * 64);
+  EXPECT_EQ(CostOf(Tfm(), 382, "aten::bmm").num_ops, 2LL * 32 * 64 * 32 * 64);
 }
 
 TEST_F(RealOpTest, InProjectionMatmulOfTransformer) {
   // matmul([64,8,128], [128,384]) is one GEMM of 512 rows; linear the same.
-  OpCost m = CostOf(*tfm_, 25, "aten::matmul");
+  OpCost m = CostOf(Tfm(), 25, "aten::matmul");
   EXPECT_EQ(m.kind, OpKind::kGemm);
   EXPECT_EQ(m.num_ops, 2LL * 512 * 384 * 128);
-  EXPECT_EQ(CostOf(*tfm_, 20, "aten::linear").num_ops, 2LL * 512 * 384 * 128);
+  EXPECT_EQ(CostOf(Tfm(), 20, "aten::linear").num_ops, 2LL * 512 * 384 * 128);
 }
 
 TEST_F(RealOpTest, NormSoftmaxCopyCatOfTransformer) {
-  OpCost ln = CostOf(*tfm_, 726, "aten::native_layer_norm");
+  OpCost ln = CostOf(Tfm(), 726, "aten::native_layer_norm");
   EXPECT_EQ(ln.kind, OpKind::kReduction);
   EXPECT_EQ(ln.num_ops, 5LL * 8 * 64 * 128);
-  EXPECT_EQ(CostOf(*tfm_, 364, "aten::_softmax").num_ops, 5LL * 32 * 64 * 64);
+  EXPECT_EQ(CostOf(Tfm(), 364, "aten::_softmax").num_ops, 5LL * 32 * 64 * 64);
 
-  OpCost copy = CostOf(*tfm_, 32, "aten::copy_");  // [64,8,128] -> [64,8,128]
+  OpCost copy = CostOf(Tfm(), 32, "aten::copy_");  // [64,8,128] -> [64,8,128]
   EXPECT_EQ(copy.kind, OpKind::kElementwise);
   EXPECT_EQ(copy.num_ops, 64 * 8 * 128);
   EXPECT_EQ(copy.tensor_size_bytes, 2 * 64 * 8 * 128 * 4);
 
   OpCost cat =
-      CostOf(*tfm_, 3119, "aten::cat");  // 3 x [64,8,128] -> [64,8,384]
+      CostOf(Tfm(), 3119, "aten::cat");  // 3 x [64,8,128] -> [64,8,384]
   EXPECT_EQ(cat.kind, OpKind::kMemory);
   EXPECT_EQ(cat.num_ops, 0);
   EXPECT_EQ(cat.tensor_size_bytes, 2 * 3 * 64 * 8 * 128 * 4);
 
-  OpCost fill = CostOf(*tfm_, 1708, "aten::fill_");  // writes [512,1000] only
+  OpCost fill = CostOf(Tfm(), 1708, "aten::fill_");  // writes [512,1000] only
   EXPECT_EQ(fill.num_ops, 512 * 1000);
   EXPECT_EQ(fill.tensor_size_bytes, 512 * 1000 * 4);
 }
@@ -160,7 +159,7 @@ TEST_F(RealOpTest, NormSoftmaxCopyCatOfTransformer) {
 // nothing.
 TEST_F(RealOpTest, EveryGemmOfTransformerIsUnderstood) {
   int64_t gemms = 0;
-  for (const nlohmann::json& node : (*tfm_)["nodes"]) {
+  for (const nlohmann::json& node : (Tfm())["nodes"]) {
     JsonNodeIo io = IoOf(node);
     OpCost c = EstimateOpCost(io.name, ParseIoInfo(io.in_shapes, io.in_types),
                               ParseIoInfo(io.out_shapes, io.out_types));

@@ -125,7 +125,7 @@ TEST(RankJobWriterTest, FileSourceWritesWhatTheGraphSourceWrites) {
           .ok());
   for (const auto& [trace, world] :
        {std::pair<std::string, int64_t>{mlp, 4},
-        std::pair<std::string, int64_t>{ScratchPath("mi300.et"), 16}}) {
+        std::pair<std::string, int64_t>{ScratchPath("mi300.et"), 2}}) {
     SCOPED_TRACE(trace);
     Mi300();  // converts mi300.et once
     auto graph = LoadGraph(trace);
@@ -165,8 +165,9 @@ TEST(RankJobWriterTest, FileSourceWritesWhatTheGraphSourceWrites) {
 }
 
 // The recorded 8 GPUs as one tensor-parallel group "5" of a 16-rank job: at
-// world 32 it tiles into four groups of 8, each rank in its own, named
-// uniquely, and listed in the comm-group file ASTRA-sim needs.
+// world 24 it tiles into three groups of 8, each rank in its own, named
+// uniquely, and listed in the comm-group file ASTRA-sim needs. (Not 32: each
+// rank rewrites the whole MI300 graph, 8 minutes under ASan.)
 TEST(RankJobWriterTest, SubWorldGroupIsTiledAndListedForAstraSim) {
   const Graph& mi300 = Mi300();
   ChakraProtoMsg::GlobalMetadata metadata = mi300.metadata();
@@ -185,20 +186,20 @@ TEST(RankJobWriterTest, SubWorldGroupIsTiledAndListedForAstraSim) {
       SetString(n.mutable_attr(), attr::kPgName, "5");
   const Graph tp = Graph::Build(metadata, std::move(nodes));
 
-  const std::string dir = Scratch("job32");
-  auto source = ReplicatedRankSource(tp, 32);
+  const std::string dir = Scratch("job24");
+  auto source = ReplicatedRankSource(tp, 24);
   ASSERT_TRUE(source.ok()) << source.status();
-  auto job = WriteRankJob({dir, "tp", 32}, *source);
+  auto job = WriteRankJob({dir, "tp", 24}, *source);
   ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_EQ(Listing(dir).size(), 33u);
+  EXPECT_EQ(Listing(dir).size(), 25u);
   EXPECT_EQ(job->comm_groups_path, dir + "/tp.comm_groups.json");
   auto file = ReadJsonFile(job->comm_groups_path);
   ASSERT_TRUE(file.ok()) << file.status();
-  ASSERT_EQ(file->size(), 4u);
+  ASSERT_EQ(file->size(), 3u);
   EXPECT_EQ((*file)["5"].get<std::vector<int64_t>>(), Range(0, 8));
   EXPECT_EQ((*file)["6"].get<std::vector<int64_t>>(), Range(8, 8));
-  EXPECT_EQ((*file)["8"].get<std::vector<int64_t>>(), Range(24, 8));
-  for (int r : {0, 9, 31}) {
+  EXPECT_EQ((*file)["7"].get<std::vector<int64_t>>(), Range(16, 8));
+  for (int r : {0, 9, 23}) {
     auto model = NodeModel::Load(job->rank_paths[r]);
     ASSERT_TRUE(model.ok()) << model.status();
     ASSERT_EQ(model->groups().size(), 1u);
