@@ -14,7 +14,9 @@ namespace et::sim {
 namespace {
 
 // Per protocol: the share of the bus a protocol carries as data, NCCL's hop
-// latency on NVLink and on the network, and its base latency (us).
+// latency on NVLink and on the network, its base latency (us), and the share
+// of the tree's bus bandwidth it keeps across nodes (tuning.cc: LL a 3.8th,
+// LL128 120/128).
 struct Protocol {
   absl::string_view name;
   unsigned bit;  // NCCL_PROTO
@@ -22,10 +24,12 @@ struct Protocol {
   double nvlink_hop_us;
   double net_hop_us;
   double base_us;
+  double tree_share;
 };
-constexpr Protocol kLl{"LL", kNcclLl, 0.5, 0.6, 2.7, 6.6};
-constexpr Protocol kLl128{"LL128", kNcclLl128, 0.92, 1.9, 4.0, 14.0};
-constexpr Protocol kSimple{"Simple", kNcclSimple, 1.0, 3.4, 14.0, 8.4};
+constexpr Protocol kLl{"LL", kNcclLl, 0.5, 0.6, 2.7, 6.6, 1 / 3.8};
+constexpr Protocol kLl128{"LL128", kNcclLl128, 0.92,       1.9,
+                          4.0,     14.0,       120.0 / 128};
+constexpr Protocol kSimple{"Simple", kNcclSimple, 1.0, 3.4, 14.0, 8.4, 1.0};
 constexpr const Protocol* kProtocols[] = {&kLl, &kLl128, &kSimple};
 
 // Shared constants fitted to the H100 logs (docs/collective-model.md).
@@ -45,8 +49,9 @@ constexpr double kP2pNetShare = 0.5;
 constexpr double kAllToAllPeerUs = 2.0;
 
 // LL's algorithm-bandwidth cap (GB/s), NCCL's llMaxBws: one node per GPU
-// generation, several nodes (Intel hosts).
+// generation, several nodes (Intel hosts: 39 on two, 20.4 on more).
 double LlCapGBps(const Platform& p, int64_t nodes) {
+  if (nodes > 2) return 20.4;
   if (nodes > 1) return 39.0;
   switch (p.arch) {
     case GpuArch::kVolta:
@@ -57,6 +62,26 @@ double LlCapGBps(const Platform& p, int64_t nodes) {
       return 141.0;
   }
   return 39.0;
+}
+
+// NCCL's correction of the tree's bandwidth for mid sizes (tuning.cc,
+// treeCorrectionFactor: "trees are not perfectly sticking to the model for
+// medium sizes"), per protocol (LL, LL128, Simple) and log2(bytes / 64),
+// 64 B to 256 MiB; 1 outside.
+constexpr double kTreeCorrection[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6, .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+double TreeCorrection(const Protocol* protocol, double bytes) {
+  if (bytes < 64) return 1.0;
+  const int log_size = static_cast<int>(std::floor(std::log2(bytes / 64)));
+  if (log_size >= 23) return 1.0;
+  const int row = protocol == &kLl ? 0 : protocol == &kLl128 ? 1 : 2;
+  return kTreeCorrection[row][log_size];
 }
 
 struct Candidate {
@@ -93,6 +118,7 @@ template <typename F>
 void ForProtocols(const Platform& p, const Shape& s, NcclOp op,
                   absl::string_view algorithm, double bus_gbps, F latency_of,
                   std::vector<Candidate>* out) {
+  const bool tree = algorithm == "tree";
   const double factor = BusBandwidthFactor(op, s.ranks);
   for (const Protocol* proto_ptr : kProtocols) {
     const Protocol& proto = *proto_ptr;
@@ -101,8 +127,12 @@ void ForProtocols(const Platform& p, const Shape& s, NcclOp op,
         (p.arch == GpuArch::kVolta || op == NcclOp::kSendRecv ||
          (s.nodes > 1 && !p.ll128_over_network)))
       continue;
-    double bus = bus_gbps * proto.data_share;
-    if (&proto == &kLl) bus = std::min(bus, LlCapGBps(p, s.nodes) * factor);
+    double bus = bus_gbps * (tree ? proto.tree_share : proto.data_share);
+    // llMaxBws caps LL: the ring's algorithm bandwidth, the tree's at half
+    // of it (NCCL caps the tree's bus bandwidth, of which its algorithm
+    // bandwidth is half, tuning.cc).
+    if (&proto == &kLl)
+      bus = std::min(bus, LlCapGBps(p, s.nodes) * factor / (tree ? 2 : 1));
     out->push_back({algorithm, AlgorithmBit(algorithm), &proto,
                     LaunchUs(p) + latency_of(proto), bus});
   }
@@ -296,7 +326,9 @@ NcclEstimate NcclCollective(const Platform& platform, NcclOp op, int64_t ranks,
   NcclEstimate best;
   best.time_us = std::numeric_limits<double>::infinity();
   for (const Candidate& c : candidates) {
-    const double bytes_per_us = c.bus_gbps * channel_share * 1e3;
+    double bytes_per_us = c.bus_gbps * channel_share * 1e3;
+    if (c.algorithm == "tree")
+      bytes_per_us *= TreeCorrection(c.protocol, bytes);
     double transfer_us = bus_bytes / bytes_per_us;
     if (c.protocol == &kSimple && platform.pipeline_ramp_us > 0) {
       // Simple moves large steps: until about ramp_us of data is in flight a

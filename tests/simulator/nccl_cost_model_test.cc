@@ -38,6 +38,31 @@ TEST(NcclCostModelTest, TunerPicksLlSmallAndNvlsLarge) {
   EXPECT_EQ(ring.algorithm, "ring");
 }
 
+// The tree across nodes priced with NCCL's own tree figures (tuning.cc): LL
+// keeps a 3.8th of the tree's bus bandwidth and at most half of llMaxBw
+// (20.4 GB/s beyond two nodes), LL128 120/128 of it, and mid sizes take
+// NCCL's tree correction. The choice then follows NCCL's TUNING lines on 3
+// nodes of 8 H100 (https://github.com/NVIDIA/nccl/issues/1453: tree/LL to
+// 64 KiB, tree/LL128 from 128 KiB); the LL-only tree held LL to 1 MiB.
+TEST(NcclCostModelTest, TreeAcrossNodesFollowsNcclsTuning) {
+  Platform h100 = *FindPlatformPreset("HGX-H100");
+  const NcclEstimate small =
+      NcclCollective(h100, NcclOp::kAllReduce, 24, 64 * 1024);
+  EXPECT_EQ(small.algorithm, "tree");
+  EXPECT_EQ(small.protocol, "LL");
+  const NcclEstimate mid =
+      NcclCollective(h100, NcclOp::kAllReduce, 24, 512 * 1024);
+  EXPECT_EQ(mid.algorithm, "tree");
+  EXPECT_EQ(mid.protocol, "LL128");
+  // The tree's LL on three nodes: half of llMaxBw's 20.4 GB/s.
+  h100.nccl.protocols = kNcclLl;
+  const double bytes = 1024 * kMiB;
+  const NcclEstimate ll =
+      NcclCollective(h100, NcclOp::kAllReduce, 24, bytes, kNcclTree);
+  EXPECT_EQ(ll.algorithm, "tree");
+  EXPECT_NEAR(bytes / ll.time_us / 1e3, 20.4 / 2, 0.1);
+}
+
 TEST(NcclCostModelTest, LargeSizesApproachTheLinkRate) {
   // 8xA100 ring all-reduce at 4 GiB: busbw near 300 GB/s x 0.76 efficiency.
   const double bytes = 4096 * kMiB;

@@ -46,8 +46,9 @@ Bounds BoundsFor(int64_t ranks_per_node, NcclOp op) {
   if (ranks_per_node == 8) {
     // 32-128 MiB take a flat 650-1250 us on this cluster with all 8 GPUs of
     // a node busy; all-gather and reduce-scatter also stay 10% under the
-    // ring's rate at 16 GiB.
-    if (op == NcclOp::kAllReduce) return {0.10, 0.60};
+    // ring's rate at 16 GiB. All-reduce: -47.5% at 32 MiB with NCCL's own
+    // tree figures (-50.8% without).
+    if (op == NcclOp::kAllReduce) return {0.10, 0.50};
     if (op == NcclOp::kAllGather || op == NcclOp::kReduceScatter)
       return {0.25, 0.60};
   }
