@@ -177,7 +177,7 @@ StepReport BuildStepReport(const std::vector<RankClass>& classes,
     steps = std::max(steps, p.steps.steps());
     mode = p.host_time;
     has_gpu_ops |= p.steps.has_gpu_ops();
-    if (p.host_time == HostTimeMode::kUnprofiled)
+    if (p.host_time == HostTimeMode::kUnprofiled && !p.astra_replay)
       left_out = std::max(left_out, p.steps.nodes_outside_steps());
   }
   StepReport report =
