@@ -51,9 +51,10 @@ ABSL_FLAG(std::optional<int64_t>, world, std::nullopt,
 ABSL_FLAG(std::optional<int64_t>, ranks, std::nullopt,
           "ranks for a pattern input 'out.%d.et'");
 ABSL_FLAG(std::string, schedule, "stream",
-          "stream (a queue per CPU thread and GPU stream) or astra (one CPU "
-          "op, one GPU op, "
-          "one collective at a time per rank)");
+          "stream (a queue per CPU thread and GPU stream) or astra "
+          "(ASTRA-sim's: one CPU op, one GPU op, one collective at a time per "
+          "rank; with recorded compute its node costs too: recorded durations "
+          "in whole us, every node, no host-time model)");
 ABSL_FLAG(std::string, compute, "recorded",
           "compute model: recorded, roofline, calibrated");
 ABSL_FLAG(std::string, host_time, "unprofiled",

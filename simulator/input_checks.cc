@@ -116,6 +116,13 @@ std::string DurationsNote(const InputFacts& rank0, const SimOptions& options,
   if (options.compute_model != ComputeModel::kRecorded) return "";
   const int64_t untimed = rank0.compute_nodes - rank0.compute_nodes_timed;
   if (untimed <= 0) return "";
+  if (AstraReplay(options)) {
+    return absl::StrFormat(
+        "%d of %d compute nodes of %s have no recorded duration: 1 ns each, "
+        "as ASTRA-sim gives them with its roofline off (--schedule astra; "
+        "--compute roofline for the roofline model)",
+        untimed, rank0.compute_nodes, rank0.path);
+  }
   // A CPU-only trace's host ops get a GPU's roofline too: say that it is one,
   // not the CPU that ran them.
   const std::string model = absl::StrFormat(

@@ -215,10 +215,31 @@ struct ComputeTiming {
   WhatIfStats what_if_counts;
 };
 
+// What ASTRA-sim (518bd51, Workload::issue_replay) gives a compute node when
+// its roofline is off: the recorded duration in whole microseconds (it reads
+// `duration_micros`, which et-convert rounds from the same time), 1 ns when
+// none is recorded; no host model, no gap.
+int64_t AstraReplayNs(int64_t recorded_ns) {
+  const int64_t us = (recorded_ns + 500) / 1000;
+  return us > 0 ? us * 1000 : 1;
+}
+
+// ASTRA-sim (518bd51, Workload::issue_coll_comm) replays a broadcast for its
+// recorded duration on the rank's collective slot ("TODO: implement
+// broadcast"), without its peers: the astra schedule does the same.
+bool AstraReplaysCollective(const NodeModel& graph, NodeIndex i,
+                            const RankProgram& p) {
+  return p.astra_replay && p.kind[i] == SimOpKind::kCollective &&
+         graph.comm(i) != nullptr &&
+         graph.comm(i)->type == ChakraProtoMsg::BROADCAST;
+}
+
 void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,
                     RankProgram* p) {
   const int64_t recorded = p->steps.recorded_duration_ns(i);
-  if (p->steps.is_host(i) && timing->host_time_model && recorded > 0) {
+  if (p->astra_replay) {  // ASTRA-sim's replay, no gap
+    p->compute_ns[i] = AstraReplayNs(recorded);
+  } else if (p->steps.is_host(i) && timing->host_time_model && recorded > 0) {
     p->compute_ns[i] = p->steps.HostDurationNs(i, p->host_time);
     p->gap_ns[i] = p->steps.HostGapNs(i, p->host_time);
   } else if (timing->what_if && recorded > 0) {
@@ -269,8 +290,11 @@ void CompileNodes(const NodeModel& graph, const SimOptions& options,
   p->dep_count.assign(n, 0);
   std::map<std::pair<int, int64_t>, uint32_t> resources;
   for (NodeIndex i = 0; i < n; ++i) {
-    p->kind[i] = p->steps.Runs(i, p->host_time) ? Classify(graph.kind(i))
-                                                : SimOpKind::kNoop;
+    // ASTRA-sim issues every node, the recorded steps or not.
+    p->kind[i] = p->astra_replay || p->steps.Runs(i, p->host_time)
+                     ? Classify(graph.kind(i))
+                     : SimOpKind::kNoop;
+    if (AstraReplaysCollective(graph, i, *p)) p->kind[i] = SimOpKind::kCompute;
     if (p->kind[i] == SimOpKind::kCompute) {
       CompileCompute(graph, i, timing, p);
     } else if (p->kind[i] != SimOpKind::kNoop && graph.comm(i) != nullptr) {
@@ -376,6 +400,19 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
         "measured on that machine)",
         other_machine);
   }
+  if (p->astra_replay) {
+    // Neither run is what ASTRA-sim's replay models: no host-time model,
+    // every node, gaps left out.
+    if (p->measured.us && options.measured_step_us <= 0) {
+      p->measured = {};
+      p->measured.withheld =
+          "no error reported: --schedule astra gives every node its recorded "
+          "duration in whole microseconds, with no gaps and no host-time "
+          "model, as ASTRA-sim does: a check of the graph ASTRA-sim runs, not "
+          "a prediction of the recorded step";
+    }
+    return;
+  }
   if (p->host_time == HostTimeMode::kUnprofiled) {
     const HostTimeModel& h = p->steps.model();
     p->notes.push_back(absl::StrFormat(
@@ -422,19 +459,20 @@ absl::StatusOr<RankProgram> CompileRankProgram(
                  ? options.host_model
                  : StoredHostCostsOr(graph, options.host_model));
   p.host_time = options.host_time;
-  p.gpu_queued_gap_ns = graph.info().gpu_queued_gap_ns;
-  if (p.gpu_queued_gap_ns > 0) {
-    p.notes.push_back(absl::StrFormat(
-        "GPU ops queued on a stream start %.2f us after the previous one ends "
-        "(median measured in the recording)",
-        p.gpu_queued_gap_ns / 1e3));
-  }
   ComputeTiming timing;
   timing.compute = &compute;
   timing.host_time_model =
       p.steps.has_gpu_ops() || options.compute_model == ComputeModel::kRecorded;
   if (options.compute_model == ComputeModel::kRecorded)
     timing.what_if = WhatIfFor(graph, options, &p.notes);
+  p.astra_replay = AstraReplay(options);
+  p.gpu_queued_gap_ns = p.astra_replay ? 0 : graph.info().gpu_queued_gap_ns;
+  if (p.gpu_queued_gap_ns > 0) {
+    p.notes.push_back(absl::StrFormat(
+        "GPU ops queued on a stream start %.2f us after the previous one ends "
+        "(median measured in the recording)",
+        p.gpu_queued_gap_ns / 1e3));
+  }
   CompileNodes(graph, options, &timing, &p);
   FillMeasured(graph, options, timing, &p);
   BuildUsers(graph, graph.followed_deps(), options.scheduling, &p);

@@ -60,6 +60,10 @@ struct RankProgram {
   ProgramGroups groups;
   StepModel steps;  // steps, measured step times, host-time model
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
+  // --schedule astra with recorded compute: ASTRA-sim's replay costs (every
+  // node its recorded duration in whole us, no gaps, nodes outside the
+  // steps run), not the host-time model.
+  bool astra_replay = false;
   // The step the prediction is compared with: the trace's for host_time, or
   // --measured-step-ms; none when GPU ops were scaled to another device.
   MeasuredStep measured;

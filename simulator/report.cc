@@ -175,9 +175,10 @@ StepReport BuildStepReport(const std::vector<RankClass>& classes,
     rows.push_back(MakeRankSteps(classes[c].ranks, ends, p.measured));
     rows.back().bounds = StepBounds(p, result.timelines[c], ends);
     steps = std::max(steps, p.steps.steps());
-    mode = p.host_time;
+    // ASTRA-sim's costs are the recorded durations (without their gaps).
+    mode = p.astra_replay ? HostTimeMode::kRecorded : p.host_time;
     has_gpu_ops |= p.steps.has_gpu_ops();
-    if (p.host_time == HostTimeMode::kUnprofiled)
+    if (p.host_time == HostTimeMode::kUnprofiled && !p.astra_replay)
       left_out = std::max(left_out, p.steps.nodes_outside_steps());
   }
   StepReport report =

@@ -126,6 +126,15 @@ struct SimOptions {
   bool keep_timeline = false;  // record per-op intervals for --timeline
 };
 
+// --schedule astra with the recorded compute model and no --device: node costs
+// are ASTRA-sim's (docs/et-sim.md): every node, its recorded duration in whole
+// us (1 ns without one), no gaps, no host-time model, broadcasts replayed.
+inline bool AstraReplay(const SimOptions& options) {
+  return options.scheduling == SchedulingMode::kAstraCompat &&
+         options.compute_model == ComputeModel::kRecorded &&
+         options.device.empty();
+}
+
 }  // namespace et::sim
 
 #endif  // SIMULATOR_SIM_OPTIONS_H_

@@ -11,6 +11,7 @@
 // `unprofiled_step_ms`).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "base/gzip_input.h"
 #include "collective_groups.h"
@@ -176,8 +178,10 @@ TEST(Torch2TpDpTest, WithoutMarksEveryRankIsWarnedThatGroupsAreLost) {
 
 // et-sim on the four converted files, in its own schedule and ASTRA-sim's:
 // every rank runs to the end, the tp all-reduces in groups of 2 (two groups),
-// the buckets in groups of 2 (two groups), DDP's on all 4; the step is compared
-// with the recorded truth and the error is the one the numbers give.
+// the buckets in groups of 2 (two groups), DDP's on all 4; in et-sim's own
+// schedule the step is compared with the recorded truth and the error is the
+// one the numbers give. ASTRA-sim's replays the recorded durations with no
+// host-time model: no truth, and it says so.
 TEST(Torch2TpDpTest, SimulatedStepIsComparedWithTheRecordedTruth) {
   ConvertRanks("tp2dp2", Data("tp2dp2_et_r%d.json.gz"), "sim_tp2dp2");
   ConvertRanks("ddp4", Data("ddp4_et_r%d.json.gz"), "sim_ddp4");
@@ -198,6 +202,18 @@ TEST(Torch2TpDpTest, SimulatedStepIsComparedWithTheRecordedTruth) {
       EXPECT_EQ(calls, tag == "ddp4" ? 2 * kSteps : 2 * 4 * kSteps);
       const et::StepReport& step = sim->report().step;
       EXPECT_EQ(step.steps, kSteps);
+      if (sim.get() != sims[0].get()) {  // --schedule astra
+        EXPECT_FALSE(step.measured_us.has_value());
+        EXPECT_FALSE(step.error_pct.has_value());
+        EXPECT_TRUE(std::any_of(step.notes.begin(), step.notes.end(),
+                                [](const std::string& note) {
+                                  return note.find(
+                                             "no error reported: "
+                                             "--schedule astra") == 0;
+                                }))
+            << absl::StrJoin(step.notes, "\n");
+        continue;
+      }
       ASSERT_TRUE(step.measured_us.has_value());
       EXPECT_EQ(step.measured_source, "unprofiled-run");
       EXPECT_NEAR(*step.measured_us, RecordedStepUs(tag), 0.01);

@@ -140,7 +140,8 @@ TEST(TpDpTest, RecordedRanksSimulateTheirGroups) {
 // Every multi-rank recording in tests/data, from its own per-rank files, runs
 // to the end under ASTRA-sim's issue rules (--schedule astra: lowest ready id,
 // one collective in flight per rank): no rank waits in a collective its peers
-// issue in another order (docs/astra-sim.md).
+// issue in another order (docs/astra-sim.md; tp2dp2 and tp4dp2 above). The
+// same files run to the end in ASTRA-sim itself (tests/astra/run_astra_sim.py).
 TEST(TpDpTest, EveryMultiRankRecordingRunsToTheEndUnderAstraSchedule) {
   struct Recording {
     std::string tag, et, kineto;  // under tests/data; kineto "" for none
@@ -151,7 +152,17 @@ TEST(TpDpTest, EveryMultiRankRecordingRunsToTheEndUnderAstraSchedule) {
        "pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz", 4},
       {"tp8", "tp8/tp8_et_r%d.json.gz", "tp8/tp8_kineto_r%d.json.gz", 8},
       {"pp", "pp/pp2_2r_et_r%d.json.gz", "pp/pp2_2r_kineto_r%d.json.gz", 2},
-      {"wide_ddp2", "dp-sync/wide_ddp2_et_r%d.json.gz", "", 2}};
+      {"wide_ddp2", "dp-sync/wide_ddp2_et_r%d.json.gz", "", 2},
+      {"torch2_tp2dp2", "torch2-cpu/tp2dp2_et_r%d.json.gz",
+       "torch2-cpu/tp2dp2_kineto_r%d.json.gz", 4},
+      {"torch2_ddp4", "torch2-cpu/ddp4_et_r%d.json.gz",
+       "torch2-cpu/ddp4_kineto_r%d.json.gz", 4},
+      {"ddp_gpt_2r", "recorded/ddp_gpt_2r_et_r%d.json.gz",
+       "recorded/ddp_gpt_2r_kineto_r%d.json.gz", 2},
+      {"ddp_gpt_4r", "recorded/ddp_gpt_4r_et_r%d.json.gz",
+       "recorded/ddp_gpt_4r_kineto_r%d.json.gz", 4},
+      {"tp_dp_4r", "recorded/tp_dp_4r_et_r%d.json.gz",
+       "recorded/tp_dp_4r_kineto_r%d.json.gz", 4}};
   const std::string data = std::string(ET_TEST_DATA) + "/";
   for (const Recording& r : recordings) {
     SCOPED_TRACE(r.tag);
