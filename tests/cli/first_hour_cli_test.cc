@@ -286,6 +286,28 @@ TEST(FirstHourTest, ExitCodesFollowTheReadme) {
   EXPECT_TRUE(absl::StrContains(out, "did you mean --output?")) << out;
 }
 
+// A new user gives the ranks of one job file by file, as et-viz takes them:
+// et-sim, et-replay and et-convert take one argument for them, and their usage
+// error says which ("expected one input, got extra argument" alone left the
+// user guessing).
+TEST(FirstHourTest, RankFilesGivenOneByOneAreNamedByTheirPattern) {
+  int code = -1;
+  std::string out = Sim("ddp.0.et ddp.1.et", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_TRUE(absl::StrContains(out, "'ddp.%d.et' --ranks 2, or their folder"))
+      << out;
+  out = RunTool(absl::StrCat(ET_REPLAY_BIN, " ddp.0.et ddp.1.et --device cpu"),
+                &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_TRUE(absl::StrContains(out, "'ddp.%d.et' --ranks 2")) << out;
+  out = RunTool(
+      absl::StrCat(ET_CONVERT_BIN, " et_r0.json et_r1.json et_r2.json out.et"),
+      &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_TRUE(absl::StrContains(out, "'et_r%d.json' 'OUT.%d.et' --ranks 3"))
+      << out;
+}
+
 // Item 13: words that fit what the trace is.
 TEST(FirstHourTest, SummariesSayWhatTheTraceIs) {
   int code = -1;
