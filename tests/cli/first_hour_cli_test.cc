@@ -308,6 +308,25 @@ TEST(FirstHourTest, RankFilesGivenOneByOneAreNamedByTheirPattern) {
       << out;
 }
 
+// The usual mistake of mismatched ranks: a folder holding rank 0 of the
+// tp=2 x dp=2 recording and rank 1 of the 2-rank DDP one simulated to a
+// deadlock report ("collective #0 on group '1' ... never issued by rank(s)
+// 0") that named no file; the files now say they are not one job.
+TEST(FirstHourTest, RankFilesOfTwoJobsAreRefusedByName) {
+  const std::string dir = Tmp("two_jobs");
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  Convert(Data("tp_dp_4r_et_r0.json.gz") + " " + dir + "/m.0.et");
+  Convert(Data("ddp_gpt_2r_et_r1.json.gz") + " " + dir + "/m.1.et");
+  int code = -1;
+  const std::string out = Sim(dir, &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_TRUE(absl::StrContains(out, "m.0.et: recorded in a job of 4 ranks"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "not one job's ranks")) << out;
+  EXPECT_FALSE(absl::StrContains(out, "deadlock")) << out;
+  EXPECT_EQ(Lines(out), 1) << out;
+}
+
 // Item 13: words that fit what the trace is.
 TEST(FirstHourTest, SummariesSayWhatTheTraceIs) {
   int code = -1;
