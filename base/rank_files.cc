@@ -132,8 +132,7 @@ absl::StatusOr<std::vector<std::string>> ListRankFiles(
           "%s: no file for rank %d (the files go up to rank %d)", dir,
           paths.size(), by_rank.back().first));
     }
-    paths.push_back(
-        absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", *name));
+    paths.push_back(JoinPath(dir, *name));
   }
   return paths;
 }

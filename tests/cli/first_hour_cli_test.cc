@@ -224,6 +224,23 @@ TEST(FirstHourTest, OutputsAndInputsAreCheckedBeforeTheWork) {
   EXPECT_FALSE(absl::StrContains(ranks, "rank 0:")) << ranks;
 }
 
+// Item 7: a folder typed with a trailing slash ("job/") is joined to the
+// names the tools make with one slash: --write-ranks printed
+// "--workload-configuration=job//mlp" for ASTRA-sim.
+TEST(FirstHourTest, FoldersEndingInASlashAreJoinedWithOne) {
+  const std::string job = Tmp("slash_job");
+  int code = -1;
+  const std::string out =
+      Sim(Mlp() + " --layout dp=2 --write-ranks " + job + "/", &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_TRUE(absl::StrContains(out, "--workload-configuration=" + job + "/"))
+      << out;
+  EXPECT_FALSE(absl::StrContains(out, "//")) << out;
+  const std::string again = Sim(job + "/", &code);
+  EXPECT_EQ(code, 0) << again;
+  EXPECT_FALSE(absl::StrContains(again, "//")) << again;
+}
+
 // Item 8: an error every MPI rank agrees on is printed once, not per rank.
 TEST(FirstHourTest, ReplayPrintsAnAgreedErrorOnce) {
   if (system("mpirun --version > /dev/null 2>&1") != 0) {
