@@ -276,10 +276,11 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
             : "",
         graph.repeats.empty()
             ? ""
-            : absl::StrFormat("; %d repeated nodes folded into %d runs "
+            : absl::StrFormat("; %d repeated nodes folded into %d run%s "
                               "drawn once, marked x N; --repeats keep "
                               "draws them all",
-                              graph.repeat_folded_nodes, graph.repeats.size()),
+                              graph.repeat_folded_nodes, graph.repeats.size(),
+                              graph.repeats.size() == 1 ? "" : "s"),
         drawn_note.empty() ? "" : absl::StrCat("; ", drawn_note));
   }
   if (!o.timeline_output.empty()) {
