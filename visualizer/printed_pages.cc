@@ -152,8 +152,18 @@ bool Refine(const PagePlan& plan, const std::vector<PageRender>& pages,
         static_cast<double>(plan.folding.layers_per_column.at(span.rank));
     const double column_in =
         r.width_in / (span.last_column - span.first_column + 1);
-    if (r.height_in > kMaxPageLongIn && layer_in > m->layer_height_in * 1.01) {
-      m->layer_height_in = layer_in;
+    // One column wider than a portrait page but not than a landscape one
+    // (two threads and a stream side by side): a page short enough turns.
+    const bool landscape =
+        span.first_column == span.last_column && r.width_in > kMaxPageShortIn &&
+        r.width_in <= kMaxPageLongIn && r.height_in > kMaxPageShortIn;
+    const double wanted_in = landscape
+                                 ? layer_in * (kMaxPageLongIn - kTitleIn) /
+                                       (kMaxPageShortIn - kTitleIn)
+                                 : layer_in;
+    if ((r.height_in > kMaxPageLongIn || landscape) &&
+        wanted_in > m->layer_height_in * 1.01) {
+      m->layer_height_in = wanted_in;
       grew = true;
     }
     if (r.width_in > kMaxPageShortIn && column_in > m->column_width_in * 1.01 &&
