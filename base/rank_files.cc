@@ -132,8 +132,7 @@ absl::StatusOr<std::vector<std::string>> ListRankFiles(
           "%s: no file for rank %d (the files go up to rank %d)", dir,
           paths.size(), by_rank.back().first));
     }
-    paths.push_back(
-        absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", *name));
+    paths.push_back(JoinPath(dir, *name));
   }
   return paths;
 }
@@ -150,6 +149,48 @@ absl::StatusOr<std::vector<std::string>> ResolveRankPaths(
   }
   if (IsDirectory(path)) return ListRankFiles(path, extension);
   return std::vector<std::string>{path};
+}
+
+std::optional<std::string> RankPatternOf(
+    const std::vector<std::string>& paths) {
+  if (paths.size() < 2) return std::nullopt;
+  const std::optional<int> first = RankFromFileName(paths[0]);
+  if (!first) return std::nullopt;
+  // The rank's digits are the last ones in the first file's name.
+  const std::string digits = std::to_string(*first);
+  const size_t at = paths[0].rfind(digits);
+  const size_t slash = paths[0].rfind('/');
+  if (at == std::string::npos || (slash != std::string::npos && at < slash))
+    return std::nullopt;
+  std::string pattern = paths[0];
+  pattern.replace(at, digits.size(), kRankPlaceholder);
+  std::vector<bool> seen(paths.size(), false);
+  for (const std::string& path : paths) {
+    const std::optional<int> rank = RankFromFileName(path);
+    if (!rank || *rank < 0 || static_cast<size_t>(*rank) >= paths.size() ||
+        seen[*rank] || ExpandRankPattern(pattern, *rank) != path)
+      return std::nullopt;
+    seen[*rank] = true;
+  }
+  return pattern;
+}
+
+std::string RanksAsOneInputHint(const std::vector<std::string>& paths,
+                                absl::string_view output_hint) {
+  std::optional<std::string> pattern = RankPatternOf(paths);
+  size_t ranks = paths.size();
+  std::string output;
+  if (!pattern && !output_hint.empty() && paths.size() > 2) {
+    const std::vector<std::string> inputs(paths.begin(), paths.end() - 1);
+    pattern = RankPatternOf(inputs);
+    ranks = inputs.size();
+    output = absl::StrCat(" ", output_hint);
+  }
+  if (!pattern) return "";
+  return absl::StrFormat(
+      "; the ranks of one job are one argument: '%s'%s --ranks %d, or their "
+      "folder",
+      *pattern, output, ranks);
 }
 
 }  // namespace et

@@ -52,6 +52,19 @@ std::optional<int> RankFromFileName(absl::string_view path);
 absl::StatusOr<std::vector<std::string>> ListRankFiles(
     const std::string& dir, absl::string_view extension);
 
+// The pattern that names `paths` with --ranks paths.size(), when they are
+// the files of ranks 0..N-1 named alike ("ddp.0.et", "ddp.1.et" ->
+// "ddp.%d.et"); nullopt otherwise.
+std::optional<std::string> RankPatternOf(const std::vector<std::string>& paths);
+
+// For a usage error with several positional arguments: when `paths` (or all
+// but the last, an output) are per-rank files of one job, how to name them as
+// one input, e.g. "; the ranks of one job are one argument: 'ddp.%d.et'
+// --ranks 2, or their folder"; "" otherwise. `output_hint` stands in for the
+// output when the last argument is one ("'OUT.%d.et'" for et-convert).
+std::string RanksAsOneInputHint(const std::vector<std::string>& paths,
+                                absl::string_view output_hint = "");
+
 // What a tool's trace argument names, as paths in rank order: a pattern
 // (expanded for `pattern_ranks`, which must then be positive), a directory
 // (ListRankFiles with `extension`), else the one file itself.

@@ -104,8 +104,14 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   if (args.size() != 3) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "expected an input and an output path, got %d arguments (try --help)",
-        args.size() - 1));
+        "expected an input and an output path, got %d arguments%s (try "
+        "--help)",
+        args.size() - 1,
+        args.size() > 3
+            ? et::RanksAsOneInputHint(
+                  std::vector<std::string>(args.begin() + 1, args.end()),
+                  "'OUT.%d.et'")
+            : ""));
   }
   o.input = args[1];
   o.output = args[2];

@@ -694,9 +694,12 @@ def parse_args(argv):
     p.add_argument("--zero", action="store_true",
                    help="with several ranks: torch's ZeroRedundancyOptimizer (ZeRO stage 1: "
                         "each rank keeps the AdamW state of its share of the parameters)")
+    # "%(default).0s" prints nothing: "(default: True)" on a flag that turns
+    # the measurement off read as if it were off by default.
     p.add_argument("--no-memory-truth", dest="memory_truth", action="store_false",
-                   help="do not measure the step's peak memory (on a CPU that re-executes "
-                        "the script with cpu_alloc_counter.so preloaded)")
+                   help="do not measure the step's peak memory (measured by default; on a "
+                        "CPU that re-executes the script with cpu_alloc_counter.so "
+                        "preloaded)%(default).0s")
     p.add_argument("--port", type=int, default=29533, help="rendezvous port for --spawn")
     p.add_argument("--et-out", default="et_rank{rank}.json",
                    help="execution trace path; {rank} or %%d becomes the rank")

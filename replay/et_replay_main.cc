@@ -10,9 +10,11 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/input_limits.h"
 #include "base/path.h"
+#include "base/rank_files.h"
 #include "base/status_macros.h"
 #include "base/text_escape.h"
 #include "cli/cli_args.h"
@@ -63,7 +65,9 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
     return absl::InvalidArgumentError(
         positional.size() < 2
             ? "no trace given (try --help)"
-            : absl::StrFormat("unexpected argument '%s'", positional[2]));
+            : absl::StrCat("unexpected argument '", positional[2], "'",
+                           et::RanksAsOneInputHint(std::vector<std::string>(
+                               positional.begin() + 1, positional.end()))));
   }
   o.trace = positional[1];
   o.device = absl::GetFlag(FLAGS_device);

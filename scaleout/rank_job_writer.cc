@@ -19,6 +19,7 @@
 #include "base/atomic_output_file.h"
 #include "base/checked_math.h"
 #include "base/input_limits.h"
+#include "base/path.h"
 #include "base/status_macros.h"
 #include "model/comm_type.h"
 #include "model/process_group.h"
@@ -53,8 +54,7 @@ absl::Status CheckSpec(const RankJobSpec& spec) {
   }
   // ASTRA-sim ignores a --comm-group-configuration whose path contains
   // "empty" (its "no file" default): the groups would silently be lost.
-  if (absl::StrCat(spec.dir, "/", spec.stem).find("empty") !=
-      std::string::npos) {
+  if (JoinPath(spec.dir, spec.stem).find("empty") != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
         spec.dir, "/", spec.stem,
         ": ASTRA-sim ignores a comm-group file whose path contains 'empty'"));
@@ -237,7 +237,7 @@ std::string CommGroupsJson(
 }  // namespace
 
 std::string WorkloadConfiguration(const RankJobSpec& spec) {
-  return absl::StrCat(spec.dir, "/", spec.stem);
+  return JoinPath(spec.dir, spec.stem);
 }
 
 absl::Status StreamGraph(const Graph& graph, RankSink* sink) {
@@ -294,7 +294,7 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
       }
     }
     result.nodes += sink.nodes();
-    result.rank_paths.push_back(absl::StrCat(spec.dir, "/", name));
+    result.rank_paths.push_back(JoinPath(spec.dir, name));
   }
   result.collectives = groups.collectives();
   result.astra_teardown_abort = groups.double_free();
@@ -303,8 +303,7 @@ absl::StatusOr<RankJobResult> WriteRankJob(const RankJobSpec& spec,
     RETURN_IF_ERROR(
         WriteFileAtomically(folder->StagingFile(CommGroupsFileName(spec)),
                             CommGroupsJson(result.comm_groups)));
-    result.comm_groups_path =
-        absl::StrCat(spec.dir, "/", CommGroupsFileName(spec));
+    result.comm_groups_path = JoinPath(spec.dir, CommGroupsFileName(spec));
   }
   RETURN_IF_ERROR(folder->Commit());
   return result;

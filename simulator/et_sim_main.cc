@@ -336,9 +336,12 @@ Flags ParseFlags(const std::vector<std::string>& positional) {
   Flags f;
   et::sim::SimOptions& o = f.options;
   if (positional.size() != 2) {
-    Fail(positional.size() < 2 ? "no input given (try --help)"
-                               : "expected one input, got extra argument '" +
-                                     std::string(positional[2]) + "'");
+    Fail(positional.size() < 2
+             ? "no input given (try --help)"
+             : absl::StrCat("expected one input, got extra argument '",
+                            positional[2], "'",
+                            et::RanksAsOneInputHint(std::vector<std::string>(
+                                positional.begin() + 1, positional.end()))));
   }
   f.input.path = positional[1];
   // Optional flags: unset means the default, but an explicit 0 or less is a

@@ -80,6 +80,42 @@ absl::StatusOr<ComputeCostModel> ComputeModelFor(const NodeModel& model,
   return ComputeCostModel::Create(on_own);
 }
 
+// The per-rank files of one job each say so: the world they were recorded
+// in is as many ranks as there are files, and the rank they record is their
+// place. Files of two jobs together (a DDP run's rank 0 beside a
+// tensor-parallel run's rank 1) otherwise simulate to a deadlock report
+// about collectives "never issued", which names no file.
+absl::Status CheckOneJob(const std::vector<std::string>& files, size_t index,
+                         const TraceInfo& info, const TraceInfo& first,
+                         bool groups_given) {
+  const std::string& file = files[index];
+  // One recorder writes the same facts for every rank: a world recorded in
+  // one file and another world, or none, in the other is two recordings.
+  if (info.world_size != first.world_size) {
+    auto world = [](int64_t w) {
+      return w > 0 ? absl::StrFormat("a world of %d ranks", w)
+                   : std::string("no world size");
+    };
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s records %s, %s %s: not one job's ranks", file,
+        world(info.world_size), files.front(), world(first.world_size)));
+  }
+  if (info.world_size > 0 && !groups_given &&
+      info.world_size != static_cast<int64_t>(files.size())) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: recorded in a job of %d ranks (its world_size), but %d per-rank "
+        "files were given (%s ... %s): not one job's ranks",
+        file, info.world_size, files.size(), files.front(), files.back()));
+  }
+  if (info.rank >= 0 && info.rank != static_cast<int64_t>(index)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: recorded as rank %d, but it is the file of rank %d here (by its "
+        "name or place): not one job's ranks, or misnamed",
+        file, info.rank, index));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ResolveRankFiles(
@@ -136,6 +172,11 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
       return absl::Status(g.status().code(),
                           PrefixPath(f, g.status().message()));
     models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
+    if (files.size() > 1) {
+      RETURN_IF_ERROR(CheckOneJob(files, files_.size(), models_.back()->info(),
+                                  models_.front()->info(),
+                                  !options.groups_override.empty()));
+    }
     if (!compute) {
       ASSIGN_OR_RETURN(compute, ComputeModelFor(*models_.back(), options));
       compute_device_ = compute->device().name;

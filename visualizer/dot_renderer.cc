@@ -108,44 +108,106 @@ absl::StatusOr<std::string> FindProgram(const std::string& program) {
                       program));
 }
 
-absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
-                       const std::string& output_path,
-                       const std::string& dot_program, bool* straight_lines) {
+namespace {
+
+// The layout's size from Graphviz's plain output, whose first line is
+// "graph SCALE WIDTH HEIGHT" in inches; 0 x 0 when absent.
+void ReadPlainSize(const std::string& plain_path, Rendered* out) {
+  std::ifstream in(plain_path);
+  std::string word;
+  double scale = 0;
+  if (in >> word && word == "graph" &&
+      in >> scale >> out->width_in >> out->height_in)
+    return;
+  out->width_in = out->height_in = 0;
+}
+
+}  // namespace
+
+absl::StatusOr<Rendered> RenderDotToTemp(absl::string_view dot_text,
+                                         absl::string_view format,
+                                         const std::string& tmp_out,
+                                         const std::string& shown_path,
+                                         const std::string& dot_program) {
   ASSIGN_OR_RETURN(std::string dot, FindProgram(dot_program));
-  const std::string tmp_out = TempPathFor(output_path);
   const std::string tmp_dot = tmp_out + ".dot";
   const std::string tmp_err = tmp_out + ".stderr";
+  const std::string tmp_plain = tmp_out + ".plain";
   // Errors name the output asked for, never the temporary files beside it.
   if (absl::Status s = WriteFileAtomically(tmp_dot, dot_text); !s.ok()) {
-    DiscardTempFile(tmp_out);
     return absl::Status(
-        s.code(), absl::StrReplaceAll(s.message(), {{tmp_dot, output_path}}));
+        s.code(), absl::StrReplaceAll(s.message(), {{tmp_dot, shown_path}}));
   }
-  auto exit_code = RunProcess(
-      {dot, absl::StrCat("-T", format), "-o", tmp_out, tmp_dot}, tmp_err);
+  // One layout, two outputs: the drawing and its size.
+  std::vector<std::string> argv = {
+      dot,  "-Tplain", "-o",   tmp_plain, absl::StrCat("-T", format),
+      "-o", tmp_out,   tmp_dot};
+  auto exit_code = RunProcess(argv, tmp_err);
   std::string err_text = FirstLines(tmp_err, 3);
-  if (straight_lines != nullptr) *straight_lines = false;
+  Rendered rendered;
   if (exit_code.ok() && *exit_code != 0 && SplineRouterFailed(err_text)) {
     // Graphviz's spline router loses an edge it cannot fit between clusters
     // (2.43: "Pshortestpath failed", seen on a 4-rank tensor-parallel step's
     // collective links) and exits 1; straight lines need no routing.
-    exit_code = RunProcess({dot, absl::StrCat("-T", format), "-Gsplines=line",
-                            "-o", tmp_out, tmp_dot},
-                           tmp_err);
+    argv.insert(argv.begin() + 1, "-Gsplines=line");
+    exit_code = RunProcess(argv, tmp_err);
     err_text = FirstLines(tmp_err, 3);
-    if (straight_lines != nullptr) *straight_lines = true;
+    rendered.straight_lines = true;
   }
-  std::remove(tmp_dot.c_str());
-  std::remove(tmp_err.c_str());
+  ReadPlainSize(tmp_plain, &rendered);
+  for (const std::string& path : {tmp_dot, tmp_err, tmp_plain})
+    std::remove(path.c_str());
   if (!exit_code.ok() || *exit_code != 0) {
     DiscardTempFile(tmp_out);
     return absl::InternalError(absl::StrFormat(
-        "%s: %s failed (%s)%s", output_path, dot,
+        "%s: %s failed (%s)%s", shown_path, dot,
         exit_code.ok() ? absl::StrCat("exit status ", *exit_code)
                        : std::string(exit_code.status().message()),
         err_text.empty() ? "" : absl::StrCat(": ", err_text)));
   }
+  return rendered;
+}
+
+absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
+                       const std::string& output_path,
+                       const std::string& dot_program, bool* straight_lines) {
+  const std::string tmp_out = TempPathFor(output_path);
+  auto rendered =
+      RenderDotToTemp(dot_text, format, tmp_out, output_path, dot_program);
+  if (!rendered.ok()) {
+    DiscardTempFile(tmp_out);
+    return rendered.status();
+  }
+  if (straight_lines != nullptr) *straight_lines = rendered->straight_lines;
   return CommitTempFile(tmp_out, output_path);
+}
+
+absl::Status JoinPdfPages(const std::vector<std::string>& pages,
+                          const std::string& tmp_out,
+                          const std::string& shown_path) {
+  auto pdfunite = FindProgram("pdfunite");
+  if (!pdfunite.ok()) {
+    return absl::NotFoundError(
+        "pdfunite not found on PATH (Debian/Ubuntu: apt-get install "
+        "poppler-utils)");
+  }
+  std::vector<std::string> argv = {*pdfunite};
+  argv.insert(argv.end(), pages.begin(), pages.end());
+  argv.push_back(tmp_out);
+  const std::string tmp_err = tmp_out + ".stderr";
+  auto exit_code = RunProcess(argv, tmp_err);
+  const std::string err_text = FirstLines(tmp_err, 3);
+  std::remove(tmp_err.c_str());
+  if (!exit_code.ok() || *exit_code != 0) {
+    DiscardTempFile(tmp_out);
+    return absl::InternalError(absl::StrFormat(
+        "%s: joining its %d pages with %s failed (%s)%s", shown_path,
+        pages.size(), *pdfunite,
+        exit_code.ok() ? absl::StrCat("exit status ", *exit_code)
+                       : std::string(exit_code.status().message()),
+        err_text.empty() ? "" : absl::StrCat(": ", err_text)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace et::viz

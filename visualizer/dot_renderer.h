@@ -10,6 +10,7 @@
 #define VISUALIZER_DOT_RENDERER_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,6 +30,29 @@ absl::Status RenderDot(absl::string_view dot_text, absl::string_view format,
                        const std::string& output_path,
                        const std::string& dot_program = "dot",
                        bool* straight_lines = nullptr);
+
+// What a drawing came out as: its size (the layout's bounding box, from the
+// same dot run's `-Tplain`; 0 when dot wrote none) and whether its edges are
+// straight lines.
+struct Rendered {
+  bool straight_lines = false;
+  double width_in = 0;
+  double height_in = 0;
+};
+
+// RenderDot into `tmp_out`, a temporary file (base/atomic_output_file.h) the
+// caller commits or discards; errors name `shown_path`, never a temporary.
+absl::StatusOr<Rendered> RenderDotToTemp(absl::string_view dot_text,
+                                         absl::string_view format,
+                                         const std::string& tmp_out,
+                                         const std::string& shown_path,
+                                         const std::string& dot_program);
+
+// Joins PDF files, in order, into one at `tmp_out` with poppler's `pdfunite`
+// (on PATH; NotFound when absent: Graphviz's PDF has one page per graph).
+absl::Status JoinPdfPages(const std::vector<std::string>& pages,
+                          const std::string& tmp_out,
+                          const std::string& shown_path);
 
 }  // namespace et::viz
 

@@ -1,6 +1,7 @@
 // DOT output for et-viz; see dot_writer.h.
 #include "visualizer/dot_writer.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "visualizer/page_layout.h"
 #include "visualizer/repeat_folding.h"
 #include "visualizer/text_escape.h"
@@ -97,9 +99,21 @@ std::string EdgeAttrs(EdgeKind kind, bool crosses_columns) {
   return "";
 }
 
+// One bold table row per title line: lines, not one long one, so that the
+// title is no wider than a page column.
+std::string TitleRows(const std::vector<std::string>& lines) {
+  std::string rows;
+  for (const std::string& line : lines) {
+    if (!line.empty())
+      absl::StrAppend(&rows, "<tr><td><b>", XmlEscape(line), "</b></td></tr>");
+  }
+  return rows;
+}
+
 // A legend row per kind/device combination present, as an HTML-like table
 // label.
-std::string LegendLabel(const VizGraph& graph, const std::string& title) {
+std::string LegendLabel(const VizGraph& graph,
+                        const std::vector<std::string>& title_lines) {
   std::set<std::pair<DrawKind, Device>> present;
   for (const VizNode& n : graph.nodes) present.insert({n.kind, n.device});
   std::string cells;
@@ -119,17 +133,17 @@ std::string LegendLabel(const VizGraph& graph, const std::string& title) {
   // own width.
   return absl::StrFormat(
       "<<table border=\"0\" "
-      "cellspacing=\"0\"><tr><td><b>%s</b></td></tr><tr><td>"
+      "cellspacing=\"0\">%s<tr><td>"
       "<table border=\"0\" cellspacing=\"2\" "
       "cellpadding=\"3\"><tr>%s</tr></table>"
       "</td></tr></table>>",
-      XmlEscape(title), cells);
+      TitleRows(title_lines), cells);
 }
 
 // One page column of a rank: its tracks as clusters, inside a borderless
 // cluster of its own when the rank is folded into several columns.
 void AppendColumn(const VizGraph& graph, int rank, int32_t column,
-                  size_t columns,
+                  int32_t columns,
                   const std::map<Queue, std::vector<uint32_t>>& tracks,
                   const std::vector<std::string>& connectors,
                   std::string indent, std::string* out) {
@@ -178,18 +192,47 @@ void AppendColumn(const VizGraph& graph, int rank, int32_t column,
   if (folded) absl::StrAppend(out, indent.substr(2), "}\n");
 }
 
+// What one DOT graph draws: the page columns of `folding`, and of a drawing
+// split over printed pages (`plan`), the nodes on page `page` only.
+struct DrawScope {
+  const PageFolding& folding;
+  const PagePlan* plan = nullptr;
+  int32_t page = 0;
+  bool On(uint32_t k) const { return plan == nullptr || plan->page[k] == page; }
+  bool Split(uint32_t a, uint32_t b) const {
+    return plan != nullptr && plan->page[a] != plan->page[b];
+  }
+};
+
 // The edges from other page columns into a node are drawn as one off-page
 // connector, as in a flowchart: a small box above the node naming the sources
 // ("from #5204 (part 1), #5230 (part 2)") with one short edge into it. Drawn as
 // lines instead, dot routes each as a chain of virtual nodes beside the
 // columns: the forward-to-backward edges of a training step (activations used
 // again in its backward pass) once took more than half the page's width (the
-// gpt step of tests/data/recorded: 44.3 in wide, 20.8 without them).
-bool ViaConnector(const VizGraph& graph, const PageFolding& folding, size_t k) {
+// gpt step of tests/data/recorded: 44.3 in wide, 20.8 without them). Every
+// edge between two printed pages, of any kind, comes in the same way, on its
+// target's page.
+bool ViaConnector(const VizGraph& graph, const DrawScope& scope, size_t k) {
   const VizEdge& e = graph.edges[k];
+  if (scope.Split(e.from, e.to)) return true;
   return (e.kind == EdgeKind::kData || e.kind == EdgeKind::kCtrl) &&
          graph.nodes[e.from].rank == graph.nodes[e.to].rank &&
-         folding.column[e.from] != folding.column[e.to];
+         scope.folding.column[e.from] != scope.folding.column[e.to];
+}
+
+// Where a connector's source is: its part (page column) on this page, else
+// its page (and rank, when another).
+std::string SourceName(const VizGraph& graph, const DrawScope& scope,
+                       uint32_t from, uint32_t to) {
+  const VizNode& n = graph.nodes[from];
+  const int32_t part = scope.folding.column[from] + 1;
+  if (!scope.Split(from, to))
+    return absl::StrFormat("#%d (part %d)", n.id, part);
+  const int32_t page = scope.plan->page[from] + 1;
+  if (n.rank != graph.nodes[to].rank)
+    return absl::StrFormat("#%d (rank %d, page %d)", n.id, n.rank, page);
+  return absl::StrFormat("#%d (page %d, part %d)", n.id, page, part);
 }
 
 std::string ConnectorKey(const VizNode& to) {
@@ -202,30 +245,34 @@ constexpr size_t kMaxConnectorSources = 6;
 struct Connectors {
   // Per (rank, column): the connector nodes' DOT lines.
   std::map<std::pair<int, int32_t>, std::vector<std::string>> nodes;
-  // Per target node: the kind of its connector's edge (data if any is).
+  // Per target node: the kind of its connector's edge (the first in
+  // EdgeKind's order among its edges: data if any is).
   std::map<uint32_t, EdgeKind> edge_kind;
+  // The edges the connectors stand for.
+  size_t edges = 0;
 };
 
-Connectors MakeConnectors(const VizGraph& graph, const PageFolding& folding) {
+Connectors MakeConnectors(const VizGraph& graph, const DrawScope& scope) {
   std::map<uint32_t, std::vector<uint32_t>> sources;  // target -> sources
   Connectors out;
   for (size_t k = 0; k < graph.edges.size(); ++k) {
-    if (!IsDrawnEdge(graph, k) || !ViaConnector(graph, folding, k)) continue;
     const VizEdge& e = graph.edges[k];
+    if (!IsDrawnEdge(graph, k) || !scope.On(e.to) ||
+        !ViaConnector(graph, scope, k))
+      continue;
     sources[e.to].push_back(e.from);
+    ++out.edges;
     auto [it, added] = out.edge_kind.try_emplace(e.to, e.kind);
-    if (e.kind == EdgeKind::kData) it->second = EdgeKind::kData;
+    it->second = std::min(it->second, e.kind);
   }
   for (const auto& [to, from] : sources) {
     std::vector<std::string> names;
-    for (size_t i = 0; i < from.size() && i < kMaxConnectorSources; ++i) {
-      names.push_back(absl::StrFormat("#%d (part %d)", graph.nodes[from[i]].id,
-                                      folding.column[from[i]] + 1));
-    }
+    for (size_t i = 0; i < from.size() && i < kMaxConnectorSources; ++i)
+      names.push_back(SourceName(graph, scope, from[i], to));
     if (from.size() > kMaxConnectorSources)
       names.push_back(absl::StrCat("+", from.size() - kMaxConnectorSources));
     const VizNode& n = graph.nodes[to];
-    out.nodes[{n.rank, folding.column[to]}].push_back(absl::StrFormat(
+    out.nodes[{n.rank, scope.folding.column[to]}].push_back(absl::StrFormat(
         "\"%s\" [label=\"from %s\", shape=box, style=\"rounded,dashed\", "
         "fontsize=8, height=0.2, margin=\"0.04,0.01\", color=\"#8c8c8c\"];\n",
         ConnectorKey(n), absl::StrJoin(names, ",\\n")));
@@ -245,14 +292,14 @@ Connectors MakeConnectors(const VizGraph& graph, const PageFolding& folding) {
 // connector, which sits above it (pointing at the node under its connector
 // laid the tensor-parallel ranks' columns out as 4, 3, 2, 1).
 void AppendColumnAnchors(const VizGraph& graph, int rank,
-                         const PageFolding& folding, const NodeLayers& layers,
+                         const DrawScope& scope, const NodeLayers& layers,
                          const Connectors& connectors,
                          const std::string& indent, std::string* out) {
   std::map<int32_t, std::pair<int64_t, std::vector<uint32_t>>> heads;
   for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
-    if (graph.nodes[k].rank != rank) continue;
-    auto [it, added] = heads.try_emplace(folding.column[k], layers.layer[k],
-                                         std::vector<uint32_t>{});
+    if (graph.nodes[k].rank != rank || !scope.On(k)) continue;
+    auto [it, added] = heads.try_emplace(
+        scope.folding.column[k], layers.layer[k], std::vector<uint32_t>{});
     auto& [first_layer, nodes] = it->second;
     if (layers.layer[k] < first_layer) {
       first_layer = layers.layer[k];
@@ -299,33 +346,68 @@ size_t DrawnEdgeCount(const VizGraph& graph) {
   return count;
 }
 
-DrawnSize DrawnSizeOf(const VizGraph& graph) {
-  const PageFolding folding = FoldForPage(graph, LayerNodes(graph));
-  const Connectors connectors = MakeConnectors(graph, folding);
-  DrawnSize out{graph.nodes.size() + connectors.edge_kind.size(),
-                connectors.edge_kind.size()};
+DrawnSize DrawnSizeOf(const VizGraph& graph, const PagePlan* plan,
+                      int32_t page) {
+  const PageFolding folding =
+      plan == nullptr ? FoldForPage(graph, LayerNodes(graph)) : PageFolding{};
+  const DrawScope scope{plan == nullptr ? folding : plan->folding, plan, page};
+  const Connectors connectors = MakeConnectors(graph, scope);
+  DrawnSize out{connectors.edge_kind.size(), connectors.edge_kind.size()};
+  out.connector_edges = connectors.edges;
+  for (uint32_t k = 0; k < graph.nodes.size(); ++k) out.nodes += scope.On(k);
   for (size_t k = 0; k < graph.edges.size(); ++k) {
-    if (IsDrawnEdge(graph, k) && !ViaConnector(graph, folding, k)) ++out.edges;
+    const VizEdge& e = graph.edges[k];
+    if (IsDrawnEdge(graph, k) && scope.On(e.from) && scope.On(e.to) &&
+        !ViaConnector(graph, scope, k))
+      ++out.edges;
   }
   return out;
 }
 
+namespace {
+
+// On a printed page: which page, rank and columns it is.
+std::string PageLine(const VizGraph& graph, const DotOptions& options) {
+  if (options.plan == nullptr) return "";
+  const PagePlan::Span& span = options.plan->spans[options.page];
+  const int32_t columns = options.plan->folding.rank_columns.at(span.rank);
+  const auto nodes = std::count(options.plan->page.begin(),
+                                options.plan->page.end(), options.page);
+  return absl::StrFormat(
+      "page %d of %d (%d nodes): %s%s", options.page + 1, options.plan->pages,
+      nodes,
+      graph.ranks.size() > 1 ? absl::StrCat("rank ", span.rank, ", ") : "",
+      span.first_column == span.last_column
+          ? absl::StrFormat("part %d of %d", span.first_column + 1, columns)
+          : absl::StrFormat("parts %d-%d of %d", span.first_column + 1,
+                            span.last_column + 1, columns));
+}
+
+// The title's lines: the input and what the drawing holds.
+std::vector<std::string> DrawingTitle(const VizGraph& graph,
+                                      const DotOptions& options) {
+  std::vector<std::string> lines(1);
+  std::string& title = lines[0];
+  title = absl::StrFormat("%s%s%d of %d nodes, %d edges", options.title,
+                          options.title.empty() ? "" : ": ", graph.nodes.size(),
+                          graph.input_nodes, graph.edges.size());
+  if (!graph.repeats.empty()) {
+    lines.push_back(absl::StrFormat(
+        "%d more nodes in %d repeated runs folded (boxes marked x N)",
+        graph.repeat_folded_nodes, graph.repeats.size()));
+  }
+  lines.push_back(PageLine(graph, options));
+  return lines;
+}
+
+}  // namespace
+
 std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
   std::string out = "digraph et {\n";
-  std::string title =
-      absl::StrFormat("%s%s%d of %d nodes, %d edges", options.title,
-                      options.title.empty() ? "" : ": ", graph.nodes.size(),
-                      graph.input_nodes, graph.edges.size());
-  if (!graph.repeats.empty()) {
-    absl::StrAppendFormat(&title,
-                          "; %d more nodes in %d repeated runs folded (boxes "
-                          "marked x N)",
-                          graph.repeat_folded_nodes, graph.repeats.size());
-  }
   absl::StrAppend(&out,
                   "  graph [rankdir=TB, newrank=true, fontname=\"Helvetica\", ",
                   "fontsize=10, nodesep=0.18, ranksep=0.3, labelloc=t, label=",
-                  LegendLabel(graph, title), "];\n");
+                  LegendLabel(graph, DrawingTitle(graph, options)), "];\n");
   absl::StrAppend(
       &out,
       "  node [fontname=\"Helvetica\", fontsize=9, style=\"rounded,filled\", ",
@@ -334,14 +416,20 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
   // Group node indices: rank -> page column -> track -> nodes (maps keep the
   // output deterministic).
   const NodeLayers layers = LayerNodes(graph);
-  const PageFolding folding = FoldForPage(graph, layers);
+  const PageFolding own_folding =
+      options.plan == nullptr ? FoldForPage(graph, layers) : PageFolding{};
+  const DrawScope scope{
+      options.plan == nullptr ? own_folding : options.plan->folding,
+      options.plan, options.page};
+  const PageFolding& folding = scope.folding;
   std::map<int, std::map<int32_t, std::map<Queue, std::vector<uint32_t>>>>
       groups;
   for (uint32_t k = 0; k < graph.nodes.size(); ++k) {
+    if (!scope.On(k)) continue;
     groups[graph.nodes[k].rank][folding.column[k]][graph.nodes[k].queue]
         .push_back(k);
   }
-  const Connectors connectors = MakeConnectors(graph, folding);
+  const Connectors connectors = MakeConnectors(graph, scope);
   const std::vector<std::string> no_connectors;
   const bool multi_rank = groups.size() > 1;
   for (const auto& [rank, columns] : groups) {
@@ -356,21 +444,26 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options) {
     }
     for (const auto& [column, tracks] : columns) {
       auto it = connectors.nodes.find({rank, column});
-      AppendColumn(graph, rank, column, columns.size(), tracks,
+      AppendColumn(graph, rank, column, folding.rank_columns.at(rank), tracks,
                    it == connectors.nodes.end() ? no_connectors : it->second,
                    indent, &out);
     }
-    AppendColumnAnchors(graph, rank, folding, layers, connectors, indent, &out);
+    AppendColumnAnchors(graph, rank, scope, layers, connectors, indent, &out);
     if (multi_rank) absl::StrAppend(&out, "  }\n");
   }
   for (const auto& [to, kind] : connectors.edge_kind) {
-    absl::StrAppendFormat(
-        &out, "  \"%s\" -> \"%s\" [%s];\n", ConnectorKey(graph.nodes[to]),
-        VizGraph::NodeKey(graph.nodes[to]), EdgeAttrs(kind, false));
+    // The connector sits above its node: its edge ranks them, whatever kind.
+    absl::StrAppendFormat(&out, "  \"%s\" -> \"%s\" [%s];\n",
+                          ConnectorKey(graph.nodes[to]),
+                          VizGraph::NodeKey(graph.nodes[to]),
+                          absl::StrReplaceAll(EdgeAttrs(kind, false),
+                                              {{", constraint=false", ""}}));
   }
   for (size_t k = 0; k < graph.edges.size(); ++k) {
-    if (!IsDrawnEdge(graph, k) || ViaConnector(graph, folding, k)) continue;
     const VizEdge& e = graph.edges[k];
+    if (!IsDrawnEdge(graph, k) || !scope.On(e.from) || !scope.On(e.to) ||
+        ViaConnector(graph, scope, k))
+      continue;
     absl::StrAppendFormat(
         &out, "  \"%s\" -> \"%s\" [%s];\n",
         VizGraph::NodeKey(graph.nodes[e.from]),

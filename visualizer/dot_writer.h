@@ -14,14 +14,21 @@
 #ifndef VISUALIZER_DOT_WRITER_H_
 #define VISUALIZER_DOT_WRITER_H_
 
+#include <cstdint>
 #include <string>
 
+#include "visualizer/page_layout.h"
 #include "visualizer/viz_graph.h"
 
 namespace et::viz {
 
 struct DotOptions {
   std::string title;  // first line of the graph label, e.g. the input file
+  // A drawing split over printed pages: draw page `page` of `plan` (its nodes,
+  // the edges between them, and every edge into them from another page as an
+  // off-page connector). Null: the whole graph, folded by FoldForPage.
+  const PagePlan* plan = nullptr;
+  int32_t page = 0;
 };
 
 std::string WriteDot(const VizGraph& graph, const DotOptions& options);
@@ -31,14 +38,17 @@ std::string WriteDot(const VizGraph& graph, const DotOptions& options);
 bool IsDrawnEdge(const VizGraph& graph, size_t k);
 size_t DrawnEdgeCount(const VizGraph& graph);
 
-// The nodes and edges of WriteDot's drawing: the graph's nodes and its drawn
-// edges, where each node with edges from other page columns has one connector
-// node more and one edge from it instead of theirs.
+// The nodes and edges of WriteDot's drawing (of page `page` of `plan`, when
+// given): the graph's nodes and its drawn edges, where each node with edges
+// from other page columns or pages has one connector node more and one edge
+// from it instead of theirs (`connector_edges` counts theirs).
 struct DrawnSize {
   size_t nodes = 0;
   size_t edges = 0;
+  size_t connector_edges = 0;
 };
-DrawnSize DrawnSizeOf(const VizGraph& graph);
+DrawnSize DrawnSizeOf(const VizGraph& graph, const PagePlan* plan = nullptr,
+                      int32_t page = 0);
 
 }  // namespace et::viz
 

@@ -65,6 +65,10 @@ ABSL_FLAG(std::string, repeats, "auto",
           "repeated runs of ops (layers, optimizer steps): fold = draw one "
           "instance marked x N, keep = draw all, auto = fold .pdf/.svg/.png "
           "drawings that do not fit a page as they are");
+ABSL_FLAG(std::string, pages, "auto",
+          "drawings (.pdf/.svg/.png): auto = split one that would not print "
+          "readably on a Letter/A4 page over several (a PDF of N pages; "
+          "NAME-p1.svg, ... for SVG/PNG), one = a single page of any size");
 ABSL_FLAG(std::string, dot, "",
           "the Graphviz program (default: `dot` on PATH)");
 ABSL_FLAG(bool, by_shape, false,
@@ -164,6 +168,12 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
                            &o.export_options.max_nodes));
   ASSIGN_OR_RETURN(o.repeats,
                    et::viz::ParseRepeatMode(absl::GetFlag(FLAGS_repeats)));
+  if (const std::string pages = absl::GetFlag(FLAGS_pages); pages == "one") {
+    o.export_options.split_pages = false;
+  } else if (pages != "auto") {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--pages '%s': expected auto or one", pages));
+  }
   if (const std::string dot = absl::GetFlag(FLAGS_dot); !dot.empty()) {
     o.export_options.dot_program = dot;
   }
@@ -188,6 +198,7 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
       {"repeats", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"max_nodes", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"dot", drawing, "-o FILE.pdf, .svg or .png (drawn by Graphviz)"},
+      {"pages", drawing, "-o FILE.pdf, .svg or .png (a drawing on pages)"},
   };
   et::RefuseUnusedFlags("et-viz", uses);
   return o;
@@ -246,23 +257,30 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
     }
     et::viz::ExportOptions export_options = o.export_options;
     export_options.title = DrawingTitle(o.inputs);
-    std::string drawn_note;
-    RETURN_IF_ERROR(et::viz::ExportGraph(graph, o.graph_output, export_options,
-                                         &drawn_note));
-    written->push_back(o.graph_output);
+    ASSIGN_OR_RETURN(
+        et::viz::Exported exported,
+        et::viz::ExportGraph(graph, o.graph_output, export_options));
+    written->insert(written->end(), exported.files.begin(),
+                    exported.files.end());
+    const std::string& drawn_note = exported.note;
     absl::StrAppendFormat(
         notes, "et-viz: wrote %s (%zu nodes, %zu edges%s%s%s)\n",
-        o.graph_output, graph.nodes.size(), graph.edges.size(),
+        exported.files.size() == 1
+            ? exported.files.front()
+            : absl::StrFormat("%s .. %s", exported.files.front(),
+                              exported.files.back()),
+        graph.nodes.size(), graph.edges.size(),
         et::viz::IsDrawing(format)
             ? absl::StrFormat(", layout size %d",
                               et::viz::EstimateLayoutSize(graph))
             : "",
         graph.repeats.empty()
             ? ""
-            : absl::StrFormat("; %d repeated nodes folded into %d runs "
+            : absl::StrFormat("; %d repeated nodes folded into %d run%s "
                               "drawn once, marked x N; --repeats keep "
                               "draws them all",
-                              graph.repeat_folded_nodes, graph.repeats.size()),
+                              graph.repeat_folded_nodes, graph.repeats.size(),
+                              graph.repeats.size() == 1 ? "" : "s"),
         drawn_note.empty() ? "" : absl::StrCat("; ", drawn_note));
   }
   if (!o.timeline_output.empty()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -18,6 +19,7 @@
 #include "visualizer/graphml_writer.h"
 #include "visualizer/node_link_json_writer.h"
 #include "visualizer/page_layout.h"
+#include "visualizer/printed_pages.h"
 #include "visualizer/repeat_folding.h"
 
 namespace et::viz {
@@ -294,15 +296,17 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
       problem, absl::StrJoin(hints, ", ")));
 }
 
-absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
-                         const ExportOptions& options, std::string* note) {
-  if (note != nullptr) note->clear();
+absl::StatusOr<Exported> ExportGraph(const VizGraph& graph,
+                                     const std::string& path,
+                                     const ExportOptions& options) {
   ASSIGN_OR_RETURN(GraphFormat format, GraphFormatFromPath(path));
   switch (format) {
     case GraphFormat::kGraphMl:
-      return WriteFileAtomically(path, WriteGraphMl(graph));
+      RETURN_IF_ERROR(WriteFileAtomically(path, WriteGraphMl(graph)));
+      return Exported{{path}, ""};
     case GraphFormat::kJson:
-      return WriteFileAtomically(path, WriteNodeLinkJson(graph));
+      RETURN_IF_ERROR(WriteFileAtomically(path, WriteNodeLinkJson(graph)));
+      return Exported{{path}, ""};
     default:
       break;
   }
@@ -312,32 +316,24 @@ absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
         absl::StrFormat("%s: %d nodes is above the drawing limit of %d", path,
                         graph.nodes.size(), options.max_nodes));
   }
-  const std::string dot = WriteDot(graph, DotOptions{options.title});
-  const char* renderer = nullptr;
-  switch (format) {
-    case GraphFormat::kDot:
-      return WriteFileAtomically(path, dot);
-    case GraphFormat::kPdf:
-      renderer = "pdf";
-      break;
-    case GraphFormat::kSvg:
-      renderer = "svg";
-      break;
-    case GraphFormat::kPng:
-      renderer = "png";
-      break;
-    default:
-      return absl::InternalError("unreachable graph format");
+  const DotOptions dot_options{options.title};
+  if (format == GraphFormat::kDot) {
+    RETURN_IF_ERROR(WriteFileAtomically(path, WriteDot(graph, dot_options)));
+    return Exported{{path}, ""};
   }
-  bool straight_lines = false;
-  RETURN_IF_ERROR(
-      RenderDot(dot, renderer, path, options.dot_program, &straight_lines));
-  if (straight_lines && note != nullptr) {
-    *note =
-        "edges drawn as straight lines: Graphviz could not route one as a "
-        "curve";
+  const char* renderer = format == GraphFormat::kPdf   ? "pdf"
+                         : format == GraphFormat::kSvg ? "svg"
+                                                       : "png";
+  ASSIGN_OR_RETURN(DrawnPages drawn,
+                   DrawOnPages(graph, renderer, path, dot_options,
+                               options.dot_program, options.split_pages));
+  Exported out{std::move(drawn.files), std::move(drawn.note)};
+  if (drawn.straight_lines) {
+    absl::StrAppend(&out.note, out.note.empty() ? "" : "; ",
+                    "edges drawn as straight lines: Graphviz could not route "
+                    "one as a curve");
   }
-  return absl::OkStatus();
+  return out;
 }
 
 }  // namespace et::viz

@@ -36,6 +36,9 @@ struct ExportOptions {
   int64_t max_nodes = kDefaultMaxDrawnNodes;  // drawings only; 0 = no limit
   std::string dot_program = "dot";
   std::string title;
+  // .pdf/.svg/.png: split a drawing that would not print readably on one
+  // page over several (printed_pages.h).
+  bool split_pages = true;
 };
 
 // Graphviz's dot cost grows with the nodes plus the "virtual nodes" it inserts
@@ -77,11 +80,16 @@ absl::StatusOr<RepeatMode> ParseRepeatMode(absl::string_view text);
 bool ShouldFoldRepeats(const VizGraph& graph, GraphFormat format,
                        RepeatMode mode, int64_t max_nodes);
 
-// Writes `graph` to `path` in the format its extension names. `note` (when
-// given) says how a drawing differs from the usual one ("" when it does not).
-absl::Status ExportGraph(const VizGraph& graph, const std::string& path,
-                         const ExportOptions& options,
-                         std::string* note = nullptr);
+// Writes `graph` to `path` in the format its extension names: the files
+// written (a drawing on several pages may be one file per page) and a note
+// saying how a drawing differs from the usual one ("" when it does not).
+struct Exported {
+  std::vector<std::string> files;
+  std::string note;
+};
+absl::StatusOr<Exported> ExportGraph(const VizGraph& graph,
+                                     const std::string& path,
+                                     const ExportOptions& options);
 
 }  // namespace et::viz
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <utility>
 
 #include "visualizer/dot_writer.h"
 
@@ -34,6 +35,22 @@ bool Constrains(const VizGraph& graph, size_t k) {
   const EdgeKind kind = graph.edges[k].kind;
   return IsDrawnEdge(graph, k) && kind != EdgeKind::kCollective &&
          kind != EdgeKind::kPeer;
+}
+
+// Each node's column: its layer over its rank's layers per column.
+void AssignColumns(const VizGraph& graph, const NodeLayers& layers,
+                   const std::map<int, int64_t>& layers_per_column,
+                   PageFolding* out) {
+  out->column.assign(graph.nodes.size(), 0);
+  out->layers_per_column = layers_per_column;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const int rank = graph.nodes[i].rank;
+    out->column[i] =
+        static_cast<int32_t>(layers.layer[i] / layers_per_column.at(rank));
+    int32_t& columns = out->rank_columns[rank];
+    columns = std::max(columns, out->column[i] + 1);
+    out->max_columns = std::max(out->max_columns, columns);
+  }
 }
 
 }  // namespace
@@ -67,7 +84,6 @@ NodeLayers LayerNodes(const VizGraph& graph) {
 
 PageFolding FoldForPage(const VizGraph& graph, const NodeLayers& layers) {
   PageFolding out;
-  out.column.assign(graph.nodes.size(), 0);
   // Per rank: nodes per layer, to find its height and widest layer.
   std::map<int, std::map<int64_t, int64_t>> width_of_layer;
   std::map<int, std::vector<size_t>> name_chars;
@@ -103,13 +119,51 @@ PageFolding FoldForPage(const VizGraph& graph, const NodeLayers& layers) {
             : std::clamp<int64_t>(static_cast<int64_t>(std::lround(ideal)), 1,
                                   kMaxPageColumns);
     layers_per_column[rank] = (height + columns - 1) / columns;
-    out.max_columns = std::max(out.max_columns, static_cast<int32_t>(columns));
   }
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    out.column[i] = static_cast<int32_t>(
-        layers.layer[i] / layers_per_column[graph.nodes[i].rank]);
-  }
+  AssignColumns(graph, layers, layers_per_column, &out);
   return out;
+}
+
+PageFolding FoldToLayers(const VizGraph& graph, const NodeLayers& layers,
+                         int64_t layers_per_column) {
+  PageFolding out;
+  std::map<int, int64_t> per_rank;
+  for (const VizNode& n : graph.nodes)
+    per_rank[n.rank] = std::max<int64_t>(layers_per_column, 1);
+  AssignColumns(graph, layers, per_rank, &out);
+  return out;
+}
+
+PagePlan PlanPages(const VizGraph& graph, PageFolding folding,
+                   int32_t columns_per_page) {
+  columns_per_page = std::max(columns_per_page, 1);
+  return PlanPages(graph, std::move(folding),
+                   [columns_per_page](int, int32_t first, int32_t last) {
+                     return last - first < columns_per_page;
+                   });
+}
+
+PagePlan PlanPages(const VizGraph& graph, PageFolding folding,
+                   const std::function<bool(int, int32_t, int32_t)>& fits) {
+  PagePlan plan;
+  // Page of each (rank, column), numbered in rank then column order.
+  std::map<std::pair<int, int32_t>, int32_t> page_of_column;
+  for (const auto& [rank, columns] : folding.rank_columns) {
+    for (int32_t first = 0; first < columns;) {
+      int32_t last = first;
+      while (last + 1 < columns && fits(rank, first, last + 1)) ++last;
+      for (int32_t c = first; c <= last; ++c)
+        page_of_column[{rank, c}] = static_cast<int32_t>(plan.spans.size());
+      plan.spans.push_back({rank, first, last});
+      first = last + 1;
+    }
+  }
+  plan.pages = static_cast<int32_t>(plan.spans.size());
+  plan.page.resize(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    plan.page[i] = page_of_column[{graph.nodes[i].rank, folding.column[i]}];
+  plan.folding = std::move(folding);
+  return plan;
 }
 
 }  // namespace et::viz

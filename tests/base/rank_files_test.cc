@@ -56,6 +56,26 @@ TEST(RankPatternTest, RefusesAPathWithoutPlaceholderOrABadRankCount) {
 // et-convert the last number anywhere in the name. The rule: the last piece
 // after '.',
 // '_' or '-', bare digits or after "r"/"rank".
+// Per-rank files typed one by one (`et-sim ddp.0.et ddp.1.et`) are one
+// job's input: the usage error says the pattern that names them.
+TEST(RankPatternTest, FilesOfRanksZeroToNAreNamedByTheirPattern) {
+  EXPECT_EQ(RankPatternOf({"out/ddp.1.et", "out/ddp.0.et"}), "out/ddp.%d.et");
+  EXPECT_EQ(RankPatternOf({"r0/et_r0.json", "r0/et_r1.json"}),
+            "r0/et_r%d.json");
+  EXPECT_EQ(RankPatternOf({"a.0.et", "b.1.et"}), std::nullopt);
+  EXPECT_EQ(RankPatternOf({"a.0.et", "a.2.et"}), std::nullopt);  // no rank 1
+  EXPECT_EQ(RankPatternOf({"a.0.et"}), std::nullopt);
+  EXPECT_EQ(RankPatternOf({"gpt2.et", "gpt3.et"}), std::nullopt);
+  EXPECT_EQ(RanksAsOneInputHint({"ddp.0.et", "ddp.1.et"}),
+            "; the ranks of one job are one argument: 'ddp.%d.et' --ranks 2, "
+            "or their folder");
+  EXPECT_EQ(RanksAsOneInputHint({"et_r0.json", "et_r1.json", "out.et"},
+                                "'OUT.%d.et'"),
+            "; the ranks of one job are one argument: 'et_r%d.json' "
+            "'OUT.%d.et' --ranks 2, or their folder");
+  EXPECT_EQ(RanksAsOneInputHint({"a.et", "b.et"}), "");
+}
+
 TEST(RankFromFileNameTest, TheLastPieceOfTheStemIsTheRank) {
   EXPECT_EQ(RankFromFileName("dir/all_reduce.3.et"), 3);
   EXPECT_EQ(RankFromFileName("trace.12.et.gz"), 12);

@@ -224,6 +224,23 @@ TEST(FirstHourTest, OutputsAndInputsAreCheckedBeforeTheWork) {
   EXPECT_FALSE(absl::StrContains(ranks, "rank 0:")) << ranks;
 }
 
+// Item 7: a folder typed with a trailing slash ("job/") is joined to the
+// names the tools make with one slash: --write-ranks printed
+// "--workload-configuration=job//mlp" for ASTRA-sim.
+TEST(FirstHourTest, FoldersEndingInASlashAreJoinedWithOne) {
+  const std::string job = Tmp("slash_job");
+  int code = -1;
+  const std::string out =
+      Sim(Mlp() + " --layout dp=2 --write-ranks " + job + "/", &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_TRUE(absl::StrContains(out, "--workload-configuration=" + job + "/"))
+      << out;
+  EXPECT_FALSE(absl::StrContains(out, "//")) << out;
+  const std::string again = Sim(job + "/", &code);
+  EXPECT_EQ(code, 0) << again;
+  EXPECT_FALSE(absl::StrContains(again, "//")) << again;
+}
+
 // Item 8: an error every MPI rank agrees on is printed once, not per rank.
 TEST(FirstHourTest, ReplayPrintsAnAgreedErrorOnce) {
   if (system("mpirun --version > /dev/null 2>&1") != 0) {
@@ -284,6 +301,47 @@ TEST(FirstHourTest, ExitCodesFollowTheReadme) {
   out = RunTool(absl::StrCat(ET_VIZ_BIN, " ", Mlp(), " --out x.pdf"), &code);
   EXPECT_EQ(code, 2) << out;
   EXPECT_TRUE(absl::StrContains(out, "did you mean --output?")) << out;
+}
+
+// A new user gives the ranks of one job file by file, as et-viz takes them:
+// et-sim, et-replay and et-convert take one argument for them, and their usage
+// error says which ("expected one input, got extra argument" alone left the
+// user guessing).
+TEST(FirstHourTest, RankFilesGivenOneByOneAreNamedByTheirPattern) {
+  int code = -1;
+  std::string out = Sim("ddp.0.et ddp.1.et", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_TRUE(absl::StrContains(out, "'ddp.%d.et' --ranks 2, or their folder"))
+      << out;
+  out = RunTool(absl::StrCat(ET_REPLAY_BIN, " ddp.0.et ddp.1.et --device cpu"),
+                &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_TRUE(absl::StrContains(out, "'ddp.%d.et' --ranks 2")) << out;
+  out = RunTool(
+      absl::StrCat(ET_CONVERT_BIN, " et_r0.json et_r1.json et_r2.json out.et"),
+      &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_TRUE(absl::StrContains(out, "'et_r%d.json' 'OUT.%d.et' --ranks 3"))
+      << out;
+}
+
+// The usual mistake of mismatched ranks: a folder holding rank 0 of the
+// tp=2 x dp=2 recording and rank 1 of the 2-rank DDP one simulated to a
+// deadlock report ("collective #0 on group '1' ... never issued by rank(s)
+// 0") that named no file; the files now say they are not one job.
+TEST(FirstHourTest, RankFilesOfTwoJobsAreRefusedByName) {
+  const std::string dir = Tmp("two_jobs");
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  Convert(Data("tp_dp_4r_et_r0.json.gz") + " " + dir + "/m.0.et");
+  Convert(Data("ddp_gpt_2r_et_r1.json.gz") + " " + dir + "/m.1.et");
+  int code = -1;
+  const std::string out = Sim(dir, &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_TRUE(absl::StrContains(out, "m.0.et: recorded in a job of 4 ranks"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "not one job's ranks")) << out;
+  EXPECT_FALSE(absl::StrContains(out, "deadlock")) << out;
+  EXPECT_EQ(Lines(out), 1) << out;
 }
 
 // Item 13: words that fit what the trace is.

@@ -17,6 +17,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/gzip_input.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
@@ -28,6 +30,8 @@
 #include "visualizer/dot_writer.h"
 #include "visualizer/graph_export.h"
 #include "visualizer/graph_filter.h"
+#include "visualizer/page_layout.h"
+#include "visualizer/printed_pages.h"
 #include "visualizer/rank_traces.h"
 #include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
@@ -418,6 +422,121 @@ TEST_F(RealTraceTest, PageColumnsRunLeftToRight) {
       EXPECT_TRUE(std::is_sorted(order.begin(), order.end()))
           << inputs << " rank " << rank << ": columns left to right "
           << absl::StrJoin(order, ", ");
+    }
+  }
+}
+
+// Every node of a drawing split over pages is on one page, and every drawn
+// edge is drawn once: as a line on its page, or in the off-page connector on
+// its target's page.
+void ExpectPagesKeepEverything(const VizGraph& g, const PagePlan& plan) {
+  size_t nodes = 0, edges = 0, connectors = 0;
+  for (int32_t p = 0; p < plan.pages; ++p) {
+    const DrawnSize page = DrawnSizeOf(g, &plan, p);
+    // Each connector is one node and one edge more on its page.
+    const std::string dot = WriteDot(g, {"t", &plan, p});
+    size_t boxes = 0;
+    for (size_t at = dot.find("[label=\"from #"); at != std::string::npos;
+         at = dot.find("[label=\"from #", at + 1))
+      ++boxes;
+    nodes += page.nodes - boxes;
+    edges += page.edges - boxes + page.connector_edges;
+    connectors += boxes;
+  }
+  EXPECT_EQ(nodes, g.nodes.size());
+  EXPECT_EQ(edges, DrawnEdgeCount(g));
+  EXPECT_GT(connectors, 0u);
+}
+
+// A step too large for a printed page is drawn on several: the gpt step was
+// one sheet of 26.4 x 37.8 in (9 pt labels at 2 pt on Letter), the 4 ranks of
+// the 2.11 tp=2 x dp=2 step one of 123.5 x 18.4 in. Each page now prints on
+// Letter/A4 with its labels at 6 pt or more, and nothing is dropped.
+TEST_F(RealTraceTest, ALargeStepIsDrawnOnPrintedPages) {
+  if (!HaveTool("dot") || !HaveTool("pdfinfo") || !HaveTool("pdfunite"))
+    GTEST_SKIP() << "Graphviz dot or poppler-utils not installed";
+  const std::string gpt = dir_ + "/gpt_pages_r0.et";
+  ASSERT_TRUE(ConvertGptRank0(gpt).ok());
+  const std::string tp_dp_ranks =
+      ConvertRanks("torch2-cpu/tp2dp2", 4, dir_ + "/tp2dp2_pages");
+  for (const std::string& inputs : {" " + gpt, tp_dp_ranks}) {
+    const std::string pdf = dir_ + "/pages.pdf";
+    CommandResult drawn =
+        RunCommand(std::string(ET_VIZ_BINARY) + inputs + " --step 1 -o " + pdf);
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    EXPECT_NE(drawn.output.find("edges between pages as off-page connectors"),
+              std::string::npos)
+        << drawn.output;
+    CommandResult info = RunCommand("pdfinfo -f 1 -l 999 " + pdf);
+    ASSERT_EQ(info.exit_code, 0) << info.output;
+    int pages = 0, sized = 0;
+    std::sscanf(info.output.substr(info.output.find("Pages:")).c_str(),
+                "Pages: %d", &pages);
+    EXPECT_GE(pages, 2) << inputs;
+    // Graphviz's PDF adds 4 pt of pad and 36 pt of margin on each side.
+    for (absl::string_view line : absl::StrSplit(info.output, '\n')) {
+      double w = 0, h = 0;
+      int page = 0;
+      if (std::sscanf(std::string(line).c_str(), "Page %d size: %lf x %lf",
+                      &page, &w, &h) != 3)
+        continue;
+      EXPECT_TRUE(FitsPrintedPage((w - 80) / 72, (h - 80) / 72))
+          << inputs << ": page " << sized + 1 << " " << w << " x " << h
+          << " pt";
+      ++sized;
+    }
+    EXPECT_EQ(sized, pages);
+    // One page when asked, of the old size.
+    CommandResult one = RunCommand(std::string(ET_VIZ_BINARY) + inputs +
+                                   " --step 1 --pages one -o " + pdf);
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+    EXPECT_NE(RunCommand("pdfinfo " + pdf).output.find("Pages:           1"),
+              std::string::npos);
+  }
+  // SVG: one file per page, named after the output.
+  const std::string svg = dir_ + "/gpt_pages.svg";
+  std::remove(svg.c_str());
+  CommandResult drawn = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+                                   " --step 1 -o " + svg);
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+  EXPECT_NE(drawn.output.find(dir_ + "/gpt_pages-p1.svg .. "),
+            std::string::npos)
+      << drawn.output;
+  EXPECT_EQ(std::fopen(svg.c_str(), "r"), nullptr);
+  std::string page;
+  EXPECT_TRUE(ReadFileMaybeGzip(dir_ + "/gpt_pages-p2.svg", &page).ok());
+  EXPECT_NE(page.find("page 2 of "), std::string::npos);
+  // --pages means something only for a drawing.
+  CommandResult dot = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+                                 " --pages one -o " + dir_ + "/x.graphml");
+  EXPECT_EQ(dot.exit_code, 2) << dot.output;
+}
+
+// The same, through the library: each node on one page, each edge once.
+TEST_F(RealTraceTest, PagesKeepEveryNodeAndEdge) {
+  const std::string gpt = dir_ + "/gpt_pages_lib_r0.et";
+  ASSERT_TRUE(ConvertGptRank0(gpt).ok());
+  const std::string tp_dp_ranks =
+      ConvertRanks("torch2-cpu/tp2dp2", 4, dir_ + "/tp2dp2_pages_lib");
+  std::vector<std::string> tp_dp =
+      absl::StrSplit(absl::StripLeadingAsciiWhitespace(tp_dp_ranks), ' ');
+  for (const std::vector<std::string>& inputs :
+       {std::vector<std::string>{gpt}, tp_dp}) {
+    auto traces = LoadRankTraces(inputs);
+    ASSERT_TRUE(traces.ok()) << traces.status();
+    NodeFilter filter;
+    filter.step = 1;
+    auto sel = SelectNodes(*traces, filter);
+    ASSERT_TRUE(sel.ok()) << sel.status();
+    const VizGraph g = FoldRepeats(BuildVizGraph(*traces, *sel));
+    const NodeLayers layers = LayerNodes(g);
+    for (int64_t layers_per_column : {4, 20}) {
+      for (int32_t columns_per_page : {1, 2}) {
+        const PagePlan plan = PlanPages(
+            g, FoldToLayers(g, layers, layers_per_column), columns_per_page);
+        ASSERT_GE(plan.pages, 2);
+        ExpectPagesKeepEverything(g, plan);
+      }
     }
   }
 }

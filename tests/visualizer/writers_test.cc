@@ -21,6 +21,7 @@
 #include "visualizer/graphml_writer.h"
 #include "visualizer/node_link_json_writer.h"
 #include "visualizer/page_layout.h"
+#include "visualizer/printed_pages.h"
 #include "visualizer/text_escape.h"
 #include "visualizer/viz_graph.h"
 
@@ -247,6 +248,39 @@ TEST(PageLayoutTest, AShortGraphIsNotFolded) {
   const std::string dot = WriteDot(g, {"short"});
   EXPECT_EQ(Count(dot, "label=\"part "), 0u);
   EXPECT_EQ(Count(dot, "constraint=false"), 0u);
+}
+
+// A page holds consecutive columns of one rank, as many as fit; the page
+// and its columns are named on it, and an edge from another page comes in
+// through a connector naming that page.
+TEST(PrintedPagesTest, PagesHoldWholeColumnsInOrder) {
+  VizGraph g = Chain(53);
+  const PageFolding folding = FoldToLayers(g, LayerNodes(g), 10);
+  EXPECT_EQ(folding.rank_columns.at(0), 6);  // 53 layers: 10, ..., 10, 3
+  // Columns 0-2 of widths 4, 4, 4 in on an 11 in page: two per page.
+  const PagePlan plan =
+      PlanPages(g, folding, [](int, int32_t first, int32_t last) {
+        return (last - first + 1) * 4.0 <= 11.0;
+      });
+  ASSERT_EQ(plan.pages, 3);
+  EXPECT_EQ(plan.spans[1].first_column, 2);
+  EXPECT_EQ(plan.spans[1].last_column, 3);
+  EXPECT_EQ(plan.page[19], 0);
+  EXPECT_EQ(plan.page[20], 1);
+  EXPECT_EQ(plan.page[52], 2);
+  const std::string dot = WriteDot(g, {"chain", &plan, 1});
+  EXPECT_NE(dot.find("page 2 of 3 (20 nodes): parts 3-4 of 6"),
+            std::string::npos);
+  EXPECT_EQ(Count(dot, "label=\"from #19 (page 1, part 2)\""), 1u);
+  EXPECT_EQ(Count(dot, "label=\"from #29 (part 3)\""), 1u);
+  EXPECT_EQ(Count(dot, "\"r0_40\""), 0u);  // on page 3
+  EXPECT_EQ(DrawnSizeOf(g, &plan, 1).nodes, 20u + 2u);
+  EXPECT_EQ(DrawnSizeOf(g, &plan, 1).connector_edges, 2u);
+  EXPECT_EQ(PageFilePath("out/graph.svg", 0), "out/graph-p1.svg");
+  EXPECT_EQ(PageFilePath("a.b/graph", 2), "a.b/graph-p3");
+  EXPECT_TRUE(FitsPrintedPage(10.9, 15.0));
+  EXPECT_TRUE(FitsPrintedPage(15.0, 10.9));  // landscape
+  EXPECT_FALSE(FitsPrintedPage(11.5, 11.5));
 }
 
 TEST(DotRendererTest, MissingGraphvizIsAClearError) {
