@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -25,6 +26,17 @@ int64_t RecordedGroupSize(const RankProgram& p, int32_t group,
   return static_cast<int64_t>(g.ranks.size());
 }
 
+// Ranks a host collective ran on when recorded, from the graph itself: under
+// --layout the program's groups are the simulated job's. A graph that does
+// not name its world (torch 1.13) is one of `job_world` rank files when each
+// rank has its own (0: unknown).
+int64_t RecordedHostGroupSize(const NodeModel& graph, const CommSpec& c,
+                              int64_t job_world) {
+  if (c.group >= 0)
+    return static_cast<int64_t>(graph.groups()[c.group].ranks.size());
+  return graph.info().world_size > 0 ? graph.info().world_size : job_world;
+}
+
 }  // namespace
 
 std::vector<NcclTestsLogRow> RecordedCollectives(
@@ -35,13 +47,25 @@ std::vector<NcclTestsLogRow> RecordedCollectives(
   // ranks' programs) the fastest member's time, the one that waited least.
   std::map<std::tuple<std::string, int64_t>, std::pair<RowKey, double>> calls;
   std::map<RowKey, int> members;
+  // A rank's program stands for other ranks too (--layout, --world): each
+  // recorded graph counts once, so the fit does not move with the job.
+  std::set<const NodeModel*> seen;
+  for (const RankProgram* p : programs) seen.insert(p->graph);
+  const int64_t job_world =
+      static_cast<int64_t>(seen.size()) == world_size ? world_size : 0;
+  seen.clear();
   for (const RankProgram* p : programs) {
+    if (!seen.insert(p->graph).second) continue;
     std::map<std::string, int64_t> issued;
     for (size_t i = 0; i < p->kind.size(); ++i) {
       if (p->kind[i] != SimOpKind::kCollective || p->recorded_ns[i] <= 0)
         continue;
       const std::optional<NcclOp> op = NcclOpForChakra(p->comm_type[i]);
-      const int64_t ranks = RecordedGroupSize(*p, p->group[i], world_size);
+      const CommSpec* host = p->graph->comm(i);
+      if (host != nullptr && !host->on_host) host = nullptr;
+      const int64_t ranks =
+          host != nullptr ? RecordedHostGroupSize(*p->graph, *host, job_world)
+                          : RecordedGroupSize(*p, p->group[i], world_size);
       if (!op || ranks < 2) continue;
       // nccl-tests sizes an all-gather by its output; Chakra by the shard.
       const int64_t bytes = static_cast<int64_t>(p->comm_bytes[i]) *
@@ -50,7 +74,7 @@ std::vector<NcclTestsLogRow> RecordedCollectives(
       const RowKey key(static_cast<int>(*op), ranks, bytes);
       auto [it, inserted] = shortest_us.emplace(key, us);
       if (!inserted) it->second = std::min(it->second, us);
-      if (const CommSpec* c = p->graph->comm(i); c != nullptr && c->on_host) {
+      if (host != nullptr) {
         const std::string& group = p->groups.groups[p->group[i]].name;
         auto [call, fresh] =
             calls.try_emplace(std::make_tuple(group, issued[group]++), key, us);

@@ -65,6 +65,7 @@ class Engine {
   void OnFinish(const SimEvent& e);
   void IssueDirty(int64_t t);
   void Issue(uint32_t c, uint32_t node, int64_t t);
+  int64_t HostOpStart(uint32_t c, uint32_t node, int64_t t) const;
   void IssueComm(uint32_t c, uint32_t node, int64_t t);
   void StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
                  bool p2p, int64_t group_size);
@@ -223,7 +224,7 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
 
   if (p.kind[node] == SimOpKind::kCompute) {
     // A host op's thread is busy for its gap first (Python, the dispatcher).
-    int64_t start = SaturatingAdd(t, p.gap_ns[node]);
+    int64_t start = HostOpStart(c, node, t);
     // A GPU op queued behind the stream's previous op starts a front-end gap
     // after it; one launched onto an idle stream starts when ready.
     const int32_t prev = s.last_on[p.resource[node]];
@@ -245,6 +246,38 @@ void Engine::Issue(uint32_t c, uint32_t node, int64_t t) {
     if (--state_[c].deps_left[u] == 0) MarkReady(c, u, t);
   }
   IssueComm(c, node, t);
+}
+
+// Issue time plus the recorded gap; but when the recorded gap held a wait for
+// a host collective (DDP's bucket, StepModel::HostCollectiveWaitNs) and that
+// collective is what the op waited for here too, the wait counts once: the gap
+// after the thread and the other deps were ready, or the gap less the recorded
+// wait after the simulated completion, whichever is later.
+int64_t Engine::HostOpStart(uint32_t c, uint32_t node, int64_t t) const {
+  const RankProgram& p = *classes_[c].program;
+  const int64_t gap = p.gap_ns[node];
+  const int64_t wait = p.collective_wait_ns[node];
+  if (wait <= 0) return SaturatingAdd(t, gap);
+  const ClassTimeline& tl = result_.timelines[c];
+  const ClassState& s = state_[c];
+  const int32_t prev = s.last_on[p.resource[node]];
+  int64_t other = prev >= 0 ? tl.finish_ns[prev] : 0;
+  int64_t completed = -1;
+  for (NodeIndex d : p.graph->data_deps(node)) {
+    const CommSpec* comm = p.graph->comm(d);
+    const bool host_comm =
+        p.kind[d] == SimOpKind::kCollective && comm != nullptr && comm->on_host;
+    (host_comm ? completed : other) =
+        std::max(host_comm ? completed : other, tl.finish_ns[d]);
+  }
+  for (NodeIndex d : p.graph->ctrl_deps(node)) {
+    other =
+        std::max(other, p.kind[d] == SimOpKind::kCollective ? tl.issue_ns[d]
+                                                            : tl.finish_ns[d]);
+  }
+  if (completed < 0) return SaturatingAdd(t, gap);
+  return std::max(t, std::max(SaturatingAdd(other, gap),
+                              SaturatingAdd(completed, gap - wait)));
 }
 
 int64_t Engine::GroupGlobalId(const RankProgram& p, int32_t group) {

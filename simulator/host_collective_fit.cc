@@ -18,6 +18,7 @@ constexpr double kMaxHopUs = 10000;
 
 struct Point {
   double steps, bus_bytes, us;  // us: less the per-call launch cost
+  double weight;                // 1 / measured^2: relative error counts
 };
 
 double MedianError(const Platform& p,
@@ -39,8 +40,8 @@ double MedianError(const Platform& p,
 double FitInverseRate(const std::vector<Point>& pts, double hop_us) {
   double num = 0, den = 0;
   for (const Point& q : pts) {
-    num += q.bus_bytes * (q.us - q.steps * hop_us);
-    den += q.bus_bytes * q.bus_bytes;
+    num += q.weight * q.bus_bytes * (q.us - q.steps * hop_us);
+    den += q.weight * q.bus_bytes * q.bus_bytes;
   }
   return den > 0 ? num / den : 0;
 }
@@ -53,18 +54,22 @@ HostCollectiveFit FitHostCollectives(const Platform& start,
   fit.platform = start;
   std::vector<Point> pts;
   for (const NcclTestsLogRow& r : rows) {
+    if (r.time_us <= 0) continue;
     pts.push_back({HostCollectiveSteps(r.op, r.ranks),
                    r.bytes * BusBandwidthFactor(r.op, r.ranks),
-                   std::max(0.0, r.time_us - start.launch_us)});
+                   std::max(0.0, r.time_us - start.launch_us),
+                   1 / (r.time_us * r.time_us)});
   }
-  // Two unknowns: the normal equations of us = steps x hop + bus x inv.
+  // Two unknowns: the weighted normal equations of us = steps x hop + bus x
+  // inv, each row's error relative to its time (a 4-byte broadcast and a
+  // 5 MiB all-reduce count alike).
   double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
   for (const Point& q : pts) {
-    ss += q.steps * q.steps;
-    sb += q.steps * q.bus_bytes;
-    bb += q.bus_bytes * q.bus_bytes;
-    st += q.steps * q.us;
-    bt += q.bus_bytes * q.us;
+    ss += q.weight * q.steps * q.steps;
+    sb += q.weight * q.steps * q.bus_bytes;
+    bb += q.weight * q.bus_bytes * q.bus_bytes;
+    st += q.weight * q.steps * q.us;
+    bt += q.weight * q.bus_bytes * q.us;
   }
   const double det = ss * bb - sb * sb;
   double hop_us = start.net_hop_us;

@@ -21,8 +21,9 @@ struct HostCollectiveFit {
   bool hop_fitted = false;  // false: one size only, the step latency kept
 };
 
-// Least squares of `rows` on launch_us + steps x net_hop_us + bus bytes /
-// bandwidth, both figures non-negative and bounded (docs/collective-model.md).
+// Least squares of `rows` (relative errors) on launch_us + steps x net_hop_us
+// + bus bytes / bandwidth, both figures non-negative and bounded
+// (docs/collective-model.md).
 HostCollectiveFit FitHostCollectives(const Platform& start,
                                      const std::vector<NcclTestsLogRow>& rows);
 

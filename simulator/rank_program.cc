@@ -242,6 +242,7 @@ void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,
   } else if (p->steps.is_host(i) && timing->host_time_model && recorded > 0) {
     p->compute_ns[i] = p->steps.HostDurationNs(i, p->host_time);
     p->gap_ns[i] = p->steps.HostGapNs(i, p->host_time);
+    p->collective_wait_ns[i] = p->steps.HostCollectiveWaitNs(i, p->host_time);
   } else if (timing->what_if && recorded > 0) {
     p->compute_ns[i] =
         timing->what_if->ScaleNs(recorded, p->steps.flops(i), p->steps.bytes(i),
@@ -282,6 +283,7 @@ void CompileNodes(const NodeModel& graph, const SimOptions& options,
   p->resource.resize(n);
   p->compute_ns.assign(n, 0);
   p->gap_ns.assign(n, 0);
+  p->collective_wait_ns.assign(n, 0);
   p->recorded_ns.assign(n, 0);
   p->comm_type.assign(n, ChakraProtoMsg::ALL_REDUCE);
   p->comm_bytes.assign(n, 0);

@@ -35,6 +35,9 @@ struct RankProgram {
   std::vector<int64_t> compute_ns;  // compute ops (before slow-down)
   // Host ops: time their thread spends before them (Python, dispatcher).
   std::vector<int64_t> gap_ns;
+  // Host ops: the part of gap_ns spent waiting for a host collective they
+  // consume (recorded host time only; StepModel::HostCollectiveWaitNs).
+  std::vector<int64_t> collective_wait_ns;
   // A GPU op queued behind another on its stream starts this long after it
   // ends (the front end's spacing, measured in the recording; 0 unknown).
   int64_t gpu_queued_gap_ns = 0;

@@ -203,28 +203,14 @@ void StepModel::ReadMeasured(const NodeModel& graph) {
   }
 }
 
-// When a recorded node released a user: its end; for a host collective whose
-// completion was recorded (comm_work_ns), that completion, unless the edge is
-// only issue order to an op that does not wait (et-sim releases those at
-// issue: an async c10d call returns at once).
-int64_t StepModel::RecordedReadyNs(const NodeModel& graph, NodeIndex d,
-                                   NodeIndex user, bool data_dep) const {
-  const CommSpec* comm = graph.comm(d);
-  const bool completion = comm != nullptr && comm->on_host &&
-                          comm->work_ns > 0 && (data_dep || is_wait(user));
-  const int64_t ns =
-      completion ? std::max(comm->work_ns, recorded_ns_[d]) : recorded_ns_[d];
-  return std::min(kMaxNs, recorded_start_ns_[d] + ns);
-}
-
 // Each host op's recorded distance from when it could have started: the end
 // of the previous op on its thread or of its latest dependency, whichever is
-// later (nested or overlapping ops: 0). Time spent waiting for another thread,
-// a GPU op or a host collective's completion (DDP's wait for a bucket, no
-// op of its own) is not the thread's own.
+// later (nested or overlapping ops: 0). Time spent waiting for another thread
+// or a GPU op is not the thread's own.
 void StepModel::FillGaps(const NodeModel& graph) {
   const size_t n = is_host_.size();
   recorded_gap_ns_.assign(n, 0);
+  collective_wait_ns_.assign(n, 0);
   std::vector<NodeIndex> order;
   for (NodeIndex i = 0; i < n; ++i) {
     if (is_host_[i] && recorded_start_ns_[i] >= 0) order.push_back(i);
@@ -244,15 +230,35 @@ void StepModel::FillGaps(const NodeModel& graph) {
                                                         : graph.ctrl_deps(i)) {
         if (recorded_start_ns_[d] < 0) continue;
         ready = std::max(
-            ready,
-            RecordedReadyNs(graph, d, i, sel == DepSelection::kDataOnly));
+            ready, std::min(kMaxNs, recorded_start_ns_[d] + recorded_ns_[d]));
       }
     }
-    if (end >= 0)
+    if (end >= 0) {
       recorded_gap_ns_[i] = std::max<int64_t>(0, recorded_start_ns_[i] - ready);
+      const int64_t done = HostCollectiveCompletionNs(graph, i);
+      collective_wait_ns_[i] =
+          std::clamp<int64_t>(std::min(done, recorded_start_ns_[i]) - ready, 0,
+                              recorded_gap_ns_[i]);
+    }
     end = std::max(end,
                    std::min(kMaxNs, recorded_start_ns_[i] + recorded_ns_[i]));
   }
+}
+
+// When the latest host collective whose tensors op i consumes completed, as
+// recorded (its call's start + comm_work_ns); -1 when none.
+int64_t StepModel::HostCollectiveCompletionNs(const NodeModel& graph,
+                                              NodeIndex i) const {
+  int64_t done = -1;
+  for (NodeIndex d : graph.data_deps(i)) {
+    const CommSpec* comm = graph.comm(d);
+    if (comm == nullptr || !comm->on_host || comm->work_ns <= 0 ||
+        recorded_start_ns_[d] < 0)
+      continue;
+    done =
+        std::max(done, std::min(kMaxNs, recorded_start_ns_[d] + comm->work_ns));
+  }
+  return done;
 }
 
 // The profiler's cost per op, from the trace itself: the median recorded time

@@ -71,6 +71,13 @@ class StepModel {
   // spends before them (since the previous op on it ended).
   int64_t HostDurationNs(NodeIndex i, HostTimeMode mode) const;
   int64_t HostGapNs(NodeIndex i, HostTimeMode mode) const;
+  // The part of host op i's recorded gap its thread spent waiting for a host
+  // collective it consumes to complete (comm_work_ns; DDP's wait for a bucket
+  // has no op of its own), in kRecorded mode; 0 otherwise. A simulator that
+  // makes the op wait for that collective itself keeps only the rest.
+  int64_t HostCollectiveWaitNs(NodeIndex i, HostTimeMode mode) const {
+    return mode == HostTimeMode::kRecorded ? collective_wait_ns_[i] : 0;
+  }
   int64_t recorded_duration_ns(NodeIndex i) const { return recorded_ns_[i]; }
   int64_t recorded_start_ns(NodeIndex i) const { return recorded_start_ns_[i]; }
   // What host op i is and which role its thread plays (step/host_cost.h).
@@ -99,9 +106,8 @@ class StepModel {
  private:
   void ReadNodes(const NodeModel& graph);
   void ReadMeasured(const NodeModel& graph);
-  int64_t RecordedReadyNs(const NodeModel& graph, NodeIndex d, NodeIndex user,
-                          bool data_dep) const;
   void FillGaps(const NodeModel& graph);
+  int64_t HostCollectiveCompletionNs(const NodeModel& graph, NodeIndex i) const;
   void LinkLaunchers(const NodeModel& graph);
   void ClassifyHostOps(const NodeModel& graph);
   void FillUnprofiled();
@@ -125,6 +131,7 @@ class StepModel {
   std::vector<int64_t> tid_;
   std::vector<int64_t> recorded_start_ns_;  // -1 unknown
   std::vector<int64_t> recorded_ns_;
+  std::vector<int64_t> collective_wait_ns_;  // see HostCollectiveWaitNs
   std::vector<int64_t> recorded_gap_ns_;
   std::vector<int64_t> unprofiled_ns_;
   std::vector<int64_t> unprofiled_gap_ns_;

@@ -175,8 +175,10 @@ TEST(StepBoundTest, CpuDdpReportsItsCommunicationShare) {
                 0.05 * mean.step_us)
         << RanksLabel(row.ranks);
   }
-  EXPECT_GT(most_comm, 0.3);  // a fast rank waits a third of its step
-  EXPECT_LT(least_comm, 0.3);
+  // A fast rank waits for the slowest: a tenth of its step more than it. (How
+  // much every rank waits follows gloo's speed, learned from the recording.)
+  EXPECT_GT(most_comm, least_comm + 0.1);
+  EXPECT_GT(least_comm, 0);
   const nlohmann::json j = StepReportJson(r);
   EXPECT_TRUE(j["ranks"][0]["bounds"][0].contains("exposed_comm_us"));
 }

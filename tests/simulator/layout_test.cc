@@ -16,7 +16,11 @@
 #include "base/rank_files.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
 #include "model/node_model.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "proto/et_writer.h"
 #include "scaleout/recorded_layout.h"
 #include "simulator/simulation.h"
 
@@ -159,12 +163,19 @@ TEST(LayoutTest, OneRankAtTheRecordedLayoutPredictsTheAllRankStep) {
     SCOPED_TRACE(c.layout);
     const std::string rank0 = et::ExpandRankPattern(c.pattern, 0);
     const std::string copies = Out(c.layout + ".copy.%d.et");
-    for (int r = 0; r < 4; ++r) {
-      std::ifstream in(rank0, std::ios::binary);
-      std::ofstream out(et::ExpandRankPattern(copies, r), std::ios::binary);
-      out << in.rdbuf();
+    auto graph = et::LoadGraph(rank0);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    for (int r = 0; r < 4; ++r) {  // rank 0's program, named as rank r's file
+      ChakraProtoMsg::GlobalMetadata metadata = graph->metadata();
+      et::SetInt64(metadata.mutable_attr(), et::attr::kRank, r);
+      ASSERT_TRUE(et::WriteEtFile(et::ExpandRankPattern(copies, r), metadata,
+                                  graph->nodes())
+                      .ok());
     }
     et::sim::SimOptions options;
+    // The preset's gloo: learned from the files, the copies' calls would be
+    // rank 0's (waits included) four times over, one rank's its shortest.
+    options.topology = "HOST-GLOO";
     auto all = et::sim::Simulation::Run({copies, 4}, options);
     ASSERT_TRUE(all.ok()) << all.status();
     options.layout = *et::scaleout::ParseLayout(c.layout);
