@@ -87,9 +87,11 @@ ABSL_FLAG(std::vector<std::string>, slow_rank, {},
           "R:F[,R:F...]: rank R computes F times slower (stragglers)");
 ABSL_FLAG(std::string, comm, "nccl",
           "communication model: nccl (NCCL's algorithms and protocols on the "
-          "platform), alpha-beta (closed-form formulas on the topology; "
-          "'model' is an alias), calibrated (nccl fitted to the trace's "
-          "recorded kernels), recorded, astra, astra-aware");
+          "platform; gloo collectives: the host model fitted to the trace's "
+          "own gloo runs unless --topology names a platform), alpha-beta "
+          "(closed-form formulas on the topology; 'model' is an alias), "
+          "calibrated (nccl fitted to the trace's recorded kernels), "
+          "recorded, astra, astra-aware");
 ABSL_FLAG(std::string, algorithm, "auto",
           "auto, ring, tree, direct, hierarchical");
 ABSL_FLAG(bool, nccl_efficiency, false,
