@@ -114,6 +114,9 @@ struct TraceInfo {
   // Median spacing of queued ops on a GPU stream, from the recording; 0 when
   // not measured (no Kineto trace, or too few queued ops).
   int64_t gpu_queued_gap_ns = 0;
+  // Median gap between consecutive ops nested in one CPU op, from the
+  // recording (the profiler's cost outside an op's span); 0 when not measured.
+  int64_t nested_op_gap_ns = 0;
 };
 
 // Counts of what the decoding met and could not use (never silently dropped).

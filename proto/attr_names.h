@@ -126,6 +126,10 @@ inline constexpr char kFoldedPeakBytes[] = "folded_peak_bytes";
 // double, median gap between consecutive queued ops of a GPU stream (the
 // front end's spacing), measured from the Kineto trace
 inline constexpr char kGpuQueuedGapUs[] = "gpu_queued_gap_us";
+// double, median gap between consecutive ops nested in one CPU op, measured
+// from the Kineto trace: the profiler's cost outside an op's own span
+// (converter/kineto/nested_op_gap.h)
+inline constexpr char kNestedOpGapUs[] = "nested_op_gap_us";
 // The unprofiled host costs learned at conversion from a light profile of the
 // same program (et-convert --host-profile, step/host_profile.h), used by
 // et-sim by default: int64 list ns per op by kind (dispatch, launch,

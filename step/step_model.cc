@@ -60,6 +60,7 @@ StepModel StepModel::Build(const NodeModel& graph, const HostTimeModel& model) {
   StepModel m;
   m.model_ = model;
 
+  m.nested_op_gap_ns_ = graph.info().nested_op_gap_ns;
   m.ReadNodes(graph);
   m.ReadMeasured(graph);
   m.FillGaps(graph);
@@ -281,7 +282,9 @@ int64_t StepModel::ProfilerNsPerOp() const {
 
 // In a GPU trace the host dispatches: an op costs its dispatch and launches.
 // In a CPU-only trace the host computes: an op keeps its recorded time less
-// the profiler's per-op cost. Neither exceeds the recorded time.
+// the profiler's per-op cost, and the gap before it less the profiler's cost
+// outside the two ops' spans (the recording's nested-op gap). Neither exceeds
+// the recorded time.
 void StepModel::FillUnprofiled() {
   const size_t n = is_host_.size();
   unprofiled_ns_.assign(n, 0);
@@ -296,7 +299,9 @@ void StepModel::FillUnprofiled() {
     if (!has_gpu_ops_)
       ns = std::max(ns, recorded_ns_[i] - ops * profiler_ns_per_op_);
     ns = std::min(recorded_ns_[i], ns);
-    int64_t gap = std::min(recorded_gap_ns_[i], model_.GapNs(thread_role_[i]));
+    int64_t gap = recorded_gap_ns_[i];
+    if (!has_gpu_ops_) gap = std::max<int64_t>(0, gap - nested_op_gap_ns_);
+    gap = std::min(gap, model_.GapNs(thread_role_[i]));
     // Another host (--host-speed): its ops and gaps take 1/speed the time.
     if (model_.host_speed > 0 && model_.host_speed != 1.0) {
       ns = std::llround(static_cast<double>(ns) / model_.host_speed);

@@ -101,6 +101,10 @@ class StepModel {
   const HostTimeModel& model() const { return model_; }
   // The profiler's cost per op estimated from this trace (CPU-only traces).
   int64_t profiler_ns_per_op() const { return profiler_ns_per_op_; }
+  // The profiler's cost outside an op's span, measured by the converter as
+  // the median gap between ops nested in one op (TraceInfo); taken out of
+  // each gap of a CPU-only trace; 0 when not measured.
+  int64_t nested_op_gap_ns() const { return nested_op_gap_ns_; }
   bool has_gpu_ops() const { return has_gpu_ops_; }
 
  private:
@@ -128,6 +132,7 @@ class StepModel {
   std::vector<uint8_t> computes_;  // host op with FLOPs or bytes
   bool has_gpu_ops_ = false;
   int64_t profiler_ns_per_op_ = 0;
+  int64_t nested_op_gap_ns_ = 0;
   std::vector<int64_t> tid_;
   std::vector<int64_t> recorded_start_ns_;  // -1 unknown
   std::vector<int64_t> recorded_ns_;

@@ -259,6 +259,9 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
   if (kineto.gpu_queued_gap_us >= 0)
     SetDouble(metadata->mutable_attr(), attr::kGpuQueuedGapUs,
               kineto.gpu_queued_gap_us);
+  if (kineto.nested_op_gap_us >= 0)
+    SetDouble(metadata->mutable_attr(), attr::kNestedOpGapUs,
+              kineto.nested_op_gap_us);
   if (options.host_costs)
     SetHostTimeModel(*options.host_costs, metadata->mutable_attr());
 }

@@ -13,6 +13,7 @@
 #include "converter/kineto/cpu_op_nesting.h"
 #include "converter/kineto/gpu_op_linker.h"
 #include "converter/kineto/host_op_matcher.h"
+#include "converter/kineto/nested_op_gap.h"
 #include "converter/kineto/sync_edges.h"
 #include "step/step_model.h"
 
@@ -130,6 +131,10 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
                      window_end, &result.unresolved_syncs);
   result.gpu_ops = std::move(link.gpu_ops);
   CollectSteps(trace, &result);
+  if (std::optional<NestedOpGap> gap = MeasureNestedOpGap(trace, nesting)) {
+    result.nested_op_gap_ns = gap->median_ns;
+    result.nested_op_pairs = gap->pairs;
+  }
   return result;
 }
 

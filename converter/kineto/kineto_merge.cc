@@ -129,6 +129,10 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
     info->gpu_queued_gap_us = Micros(gap->median_ns);
     info->gpu_queued_pairs = gap->pairs;
   }
+  if (link.nested_op_gap_ns >= 0) {
+    info->nested_op_gap_us = Micros(link.nested_op_gap_ns);
+    info->nested_op_pairs = link.nested_op_pairs;
+  }
   if (trace.unprofiled_step_ms() > 0)
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
   info->unprofiled_peak_bytes = trace.unprofiled_peak_bytes();

@@ -47,6 +47,10 @@ struct KinetoMergeStats {
   // Median gap between queued ops of a stream (gpu_queued_gap.h); -1 unknown.
   double gpu_queued_gap_us = -1;
   int64_t gpu_queued_pairs = 0;
+  // Median gap between consecutive ops nested in one CPU op, the profiler's
+  // cost outside an op's span (nested_op_gap.h); -1 unknown.
+  double nested_op_gap_us = -1;
+  int64_t nested_op_pairs = 0;
   struct ThreadMatch {
     int64_t tid = 0;
     int64_t host_ops = 0;

@@ -155,6 +155,10 @@ struct LinkResult {
   int64_t unresolved_syncs = 0;  // sync calls with no GPU op or host op to tie
   int64_t window_start_ns = 0;   // span of the matched Kineto ops
   int64_t window_end_ns = 0;
+  // Median gap between consecutive ops nested in one CPU op
+  // (nested_op_gap.h) and the pairs it is the median of; -1 when too few.
+  int64_t nested_op_gap_ns = -1;
+  int64_t nested_op_pairs = 0;
 };
 
 }  // namespace et::kineto

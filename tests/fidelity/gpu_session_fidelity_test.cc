@@ -10,14 +10,15 @@
 // -22.8% and -11.2% (docs/benchmarks.md, "Our own recordings"). The same
 // session's torch 2.11 CPU recordings (tests/data/torch2-cpu, one rank each):
 // recorded host time within 1% of the profiled step; the unprofiled step
-// high (+6% to +45%: the profiler's cost on ops nested in others is not all
-// taken out, docs/step-model.md), asserted above the truth and within 50% so
-// that a change that moves them is seen.
+// high (+3% to +42%: the profiler's cost on ops nested in others is not all
+// taken out, docs/step-model.md), asserted above the truth and below a bound
+// per model so that a change that moves them is seen.
 #include <cmath>
 #include <string>
 
 #include "converter/converter.h"
 #include "gtest/gtest.h"
+#include "model/node_model.h"
 #include "simulator/simulation.h"
 #include "step/host_profile.h"
 
@@ -131,23 +132,39 @@ TEST_P(HeldOutLightProfileFidelity, WithinTenPercentWithItsOwnCosts) {
 INSTANTIATE_TEST_SUITE_P(H100SessionHeldOut, HeldOutLightProfileFidelity,
                          testing::Values("moe_b", "conv_b"));
 
-class Torch2CpuFidelity : public testing::TestWithParam<std::string> {};
+struct Torch2Cpu {
+  const char* name;
+  double max_error_pct;  // unprofiled: before the nested-op gap, in brackets
+};
 
+class Torch2CpuFidelity : public testing::TestWithParam<Torch2Cpu> {};
+
+// Each gap of a CPU-only trace loses the profiler's cost outside the two ops'
+// spans, measured as the recording's median gap between ops nested in one op
+// (nested_op_gap_us, 5.6-10.0 us here): every prediction moves toward its
+// truth and stays above it.
 TEST_P(Torch2CpuFidelity, RecordedExactUnprofiledHighByTheNestedOpsCost) {
-  const std::string name = GetParam();
-  const std::string et = Convert(name, false, "torch2-cpu");
+  const Torch2Cpu p = GetParam();
+  const std::string et = Convert(p.name, false, "torch2-cpu");
+  auto model = NodeModel::Load(et);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_GT(model->info().nested_op_gap_ns, 5000) << p.name;
+  EXPECT_LT(model->info().nested_op_gap_ns, 11000) << p.name;
   const StepReport unprofiled = Simulate(et, HostTimeMode::kUnprofiled);
   ASSERT_TRUE(unprofiled.error_pct.has_value());
-  EXPECT_GT(*unprofiled.error_pct, 0.0) << name;
-  EXPECT_LT(*unprofiled.error_pct, 50.0) << name;
+  EXPECT_GT(*unprofiled.error_pct, 0.0) << p.name;
+  EXPECT_LT(*unprofiled.error_pct, p.max_error_pct) << p.name;
   const StepReport recorded = Simulate(et, HostTimeMode::kRecorded);
   ASSERT_TRUE(recorded.error_pct.has_value());
-  EXPECT_LE(std::abs(*recorded.error_pct), 1.0) << name;
+  EXPECT_LE(std::abs(*recorded.error_pct), 1.0) << p.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(SingleRank, Torch2CpuFidelity,
-                         testing::Values("cpu_mlp_w256", "cpu_gpt_w256",
-                                         "cpu_conv_w16", "cpu_moe_w128"));
+INSTANTIATE_TEST_SUITE_P(
+    SingleRank, Torch2CpuFidelity,
+    testing::Values(Torch2Cpu{"cpu_mlp_w256", 6.0},    // +5.5% (+6.5%)
+                    Torch2Cpu{"cpu_gpt_w256", 19.0},   // +17.8% (+20.3%)
+                    Torch2Cpu{"cpu_conv_w16", 43.0},   // +41.9% (+44.9%)
+                    Torch2Cpu{"cpu_moe_w128", 5.0}));  // +3.4% (+21.6%)
 
 }  // namespace
 }  // namespace et::sim

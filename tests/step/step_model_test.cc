@@ -317,6 +317,31 @@ TEST(StepModelTest, UnprofiledHostTimeInACpuTraceTakesOutTheProfilerCost) {
   EXPECT_EQ(m.HostDurationNs(Index(g, 1), HostTimeMode::kUnprofiled), 100);
 }
 
+// The converter's nested-op gap (the profiler's cost outside two ops' spans)
+// comes out of every gap of a CPU-only trace, before the cap on gaps; a GPU
+// trace's gaps keep the cap alone.
+TEST(StepModelTest, CpuTraceGapsLoseTheNestedOpGap) {
+  GlobalMetadata meta;
+  SetDouble(meta.mutable_attr(), attr::kNestedOpGapUs, 6);
+  // Gaps before ops 2, 3, 4: 4000, 9000, 30000 ns.
+  Graph g = MakeGraph({HostOp(1, 0, 1000), HostOp(2, 5000, 1000),
+                       HostOp(3, 15000, 1000), HostOp(4, 46000, 1000)},
+                      meta);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g));
+  ASSERT_FALSE(m.has_gpu_ops());
+  EXPECT_EQ(m.nested_op_gap_ns(), 6000);
+  EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kRecorded), 4000);
+  EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kUnprofiled), 0);
+  EXPECT_EQ(m.HostGapNs(Index(g, 3), HostTimeMode::kUnprofiled), 3000);
+  EXPECT_EQ(m.HostGapNs(Index(g, 4), HostTimeMode::kUnprofiled), 10000);
+  // Without the measure the gaps keep the cap alone.
+  Graph b = MakeGraph(
+      {HostOp(1, 0, 1000), HostOp(2, 5000, 1000), HostOp(3, 15000, 1000)});
+  StepModel bare = StepModel::Build(NodeModel::FromGraph(b));
+  EXPECT_EQ(bare.HostGapNs(Index(b, 2), HostTimeMode::kUnprofiled), 4000);
+  EXPECT_EQ(bare.HostGapNs(Index(b, 3), HostTimeMode::kUnprofiled), 9000);
+}
+
 TEST(StepModelTest, UnprofiledMeasuredStepComesFromMetadata) {
   GlobalMetadata meta;
   SetDouble(meta.mutable_attr(), attr::kUnprofiledStepUs, 1860);

@@ -1,0 +1,89 @@
+// MeasureNestedOpGap on a real torch 2.11 CPU recording, checked against the
+// same median computed here independently from the raw Kineto events: the
+// gap between consecutive cpu_op events whose innermost enclosing event is
+// one cpu_op (children of a record_function range are left out: Python runs
+// between them).
+#include "converter/kineto/nested_op_gap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "converter/kineto/cpu_op_nesting.h"
+#include "converter/kineto/kineto_trace.h"
+#include "gtest/gtest.h"
+#include "tests/converter/kineto/kineto_test_loader.h"
+
+namespace et::kineto {
+namespace {
+
+struct Span {
+  int64_t start_ns, end_ns;
+  bool cpu_op;
+};
+
+// The median sibling gap and the pair count, from the trace's JSON.
+std::pair<int64_t, int64_t> IndependentMedian(const std::string& path) {
+  const nlohmann::json doc = testing::ReadJson(path);
+  std::map<std::pair<int64_t, int64_t>, std::vector<Span>> by_thread;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (e.value("ph", "") != "X" ||
+        (cat != "cpu_op" && cat != "user_annotation"))
+      continue;
+    const int64_t start = std::llround(e["ts"].get<double>() * 1000);
+    const int64_t dur = std::llround(e["dur"].get<double>() * 1000);
+    by_thread[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}].push_back(
+        {start, start + dur, cat == "cpu_op"});
+  }
+  std::vector<int64_t> gaps;
+  for (auto& [thread, spans] : by_thread) {
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+      return std::make_tuple(a.start_ns, -a.end_ns) <
+             std::make_tuple(b.start_ns, -b.end_ns);
+    });
+    std::vector<size_t> stack;
+    std::map<size_t, int64_t> last_child_end;
+    for (size_t k = 0; k < spans.size(); ++k) {
+      while (!stack.empty() && spans[k].end_ns > spans[stack.back()].end_ns)
+        stack.pop_back();
+      if (!stack.empty() && spans[k].cpu_op && spans[stack.back()].cpu_op) {
+        auto [it, first] =
+            last_child_end.try_emplace(stack.back(), spans[k].end_ns);
+        if (!first) {
+          if (spans[k].start_ns >= it->second)
+            gaps.push_back(spans[k].start_ns - it->second);
+          it->second = std::max(it->second, spans[k].end_ns);
+        }
+      }
+      stack.push_back(k);
+    }
+  }
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return {gaps[gaps.size() / 2], static_cast<int64_t>(gaps.size())};
+}
+
+TEST(NestedOpGapTest, MedianGapBetweenOpsNestedInOneCpuOp) {
+  for (const char* name : {"cpu_mlp_w256", "cpu_moe_w128"}) {
+    SCOPED_TRACE(name);
+    const std::string path = testing::DataPath(std::string("torch2-cpu/") +
+                                               name + "_kineto.json.gz");
+    auto trace = KinetoTrace::Load(path);
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    const CpuOpNesting nesting(*trace);
+    std::optional<NestedOpGap> gap = MeasureNestedOpGap(*trace, nesting);
+    ASSERT_TRUE(gap.has_value());
+    const auto [median_ns, pairs] = IndependentMedian(path);
+    EXPECT_GE(pairs, 200);
+    EXPECT_NEAR(gap->pairs, pairs, pairs / 100);  // nesting ties may differ
+    EXPECT_NEAR(gap->median_ns, median_ns, 5);    // microsecond rounding
+    EXPECT_GT(gap->median_ns, 5000);              // the full profiler: 5-10 us
+  }
+}
+
+}  // namespace
+}  // namespace et::kineto
