@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -145,9 +146,14 @@ void RenderAndCheckEveryFormat(const std::vector<RankTrace>& traces,
   }
 
   if (!HaveTool("dot")) GTEST_SKIP() << "Graphviz dot not installed";
-  ASSERT_TRUE(ExportGraph(g, stem + ".svg", {}).ok());
-  ASSERT_TRUE(ExportGraph(g, stem + ".pdf", {}).ok());
-  ASSERT_TRUE(ExportGraph(g, stem + ".png", {}).ok());
+  // Every format on one sheet (printed pages: ALargeStepIsDrawnOnPrintedPages);
+  // files of an earlier run are removed so that none stands in for the output.
+  ExportOptions one_sheet;
+  one_sheet.split_pages = false;
+  for (const char* ext : {".svg", ".pdf", ".png"}) {
+    std::filesystem::remove(stem + ext);
+    ASSERT_TRUE(ExportGraph(g, stem + ext, one_sheet).ok()) << ext;
+  }
   if (HaveTool("xmllint")) {
     EXPECT_EQ(RunCommand("xmllint --noout " + stem + ".svg").exit_code, 0);
     // Each node with edges from another page column gains a connector box.
