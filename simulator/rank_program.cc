@@ -431,6 +431,21 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
                               h.host_speed)
             : std::string("the recorded host CPU kept (no target host "
                           "known; --host-speed scales it)")));
+  } else if (p->host_time == HostTimeMode::kUnprofiled &&
+             !p->steps.has_gpu_ops()) {
+    // The trace-alone estimate misses the CPU corpus by 3-72% (median 30%,
+    // docs/step-model.md): say what it rests on and how to do better.
+    p->notes.push_back(absl::StrFormat(
+        "host cost (estimated from the trace): a CPU-only trace; each op less "
+        "the profiler's %.2f us, the median of its %d one-op nodes that "
+        "compute nothing less a %.2f us dispatch; each gap less the nested-op "
+        "gap %.2f us, then capped at %.2f us; uncertain (3-72%% on the CPU "
+        "corpus): a light profile (record_trace.py --kineto-light-out, "
+        "et-convert --host-profile) learns the cost from the recording",
+        p->steps.profiler_ns_per_op() / 1e3, p->steps.profiler_samples(),
+        p->steps.model().OpNs(HostOpKind::kDispatch) / 1e3,
+        p->steps.nested_op_gap_ns() / 1e3,
+        p->steps.model().GapNs(HostThreadRole::kPython) / 1e3));
   } else if (p->host_time == HostTimeMode::kUnprofiled) {
     const HostTimeModel& h = p->steps.model();
     p->notes.push_back(absl::StrFormat(

@@ -265,7 +265,7 @@ int64_t StepModel::HostCollectiveCompletionNs(const NodeModel& graph,
 // The profiler's cost per op, from the trace itself: the median recorded time
 // of host ops that stand for one op, launch nothing and compute nothing (view,
 // empty, detach, ...), less their real dispatch cost.
-int64_t StepModel::ProfilerNsPerOp() const {
+int64_t StepModel::ProfilerNsPerOp(int64_t* samples) const {
   std::vector<int64_t> trivial;
   for (size_t i = 0; i < is_host_.size(); ++i) {
     if (is_host_[i] && host_ops_[i] == 1 && launches_[i] == 0 &&
@@ -273,6 +273,7 @@ int64_t StepModel::ProfilerNsPerOp() const {
       trivial.push_back(recorded_ns_[i]);
     }
   }
+  *samples = static_cast<int64_t>(trivial.size());
   if (trivial.empty()) return 0;
   std::nth_element(trivial.begin(), trivial.begin() + trivial.size() / 2,
                    trivial.end());
@@ -312,7 +313,7 @@ void StepModel::FillUnprofiled() {
     FillUnprofiledFromLightStep();
     return;
   }
-  profiler_ns_per_op_ = ProfilerNsPerOp();
+  profiler_ns_per_op_ = ProfilerNsPerOp(&profiler_samples_);
   for (NodeIndex i = 0; i < n; ++i) {
     unprofiled_ns_[i] = recorded_ns_[i];  // device ops run as recorded
     if (!is_host_[i]) continue;

@@ -101,6 +101,8 @@ class StepModel {
   const HostTimeModel& model() const { return model_; }
   // The profiler's cost per op estimated from this trace (CPU-only traces).
   int64_t profiler_ns_per_op() const { return profiler_ns_per_op_; }
+  // The one-op nodes that compute nothing it is the median of.
+  int64_t profiler_samples() const { return profiler_samples_; }
   // A CPU-only trace with a light profile: the full profiler's cost per op
   // learned from the two steps; 0 when that rule is not used.
   int64_t full_profiler_ns_per_op() const { return full_profiler_ns_per_op_; }
@@ -118,7 +120,7 @@ class StepModel {
   void LinkLaunchers(const NodeModel& graph);
   void ClassifyHostOps(const NodeModel& graph);
   void FillUnprofiled();
-  int64_t ProfilerNsPerOp() const;
+  int64_t ProfilerNsPerOp(int64_t* samples) const;
   int64_t FullProfilerNsPerOpFromLightStep() const;
   void FillUnprofiledFromLightStep();
   int64_t RecordedSpanNs() const;
@@ -137,6 +139,7 @@ class StepModel {
   std::vector<uint8_t> computes_;  // host op with FLOPs or bytes
   bool has_gpu_ops_ = false;
   int64_t profiler_ns_per_op_ = 0;
+  int64_t profiler_samples_ = 0;
   int64_t full_profiler_ns_per_op_ = 0;  // FullProfilerNsPerOpFromLightStep
   int64_t nested_op_gap_ns_ = 0;
   std::vector<int64_t> tid_;
