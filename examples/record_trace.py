@@ -108,6 +108,21 @@ class TinyGpt(nn.Module):
         return self.head(self.norm(self.block(self.tokens(idx) + self.positions(pos))))
 
 
+class RnnLm(nn.Module):
+    """An embedding / recurrent language model: token embedding, a one-layer LSTM over
+    --seq steps and a linear head (embedding, lstm, embedding_dense_backward in the
+    trace). On the CPU the LSTM is one op with many nested ones per time step."""
+
+    def __init__(self, vocab, width):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, width)
+        self.lstm = nn.LSTM(width, width, batch_first=True)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, idx):
+        return self.head(self.lstm(self.tokens(idx))[0])
+
+
 # ---- Process-group markers -------------------------------------------------------------
 #
 # PyTorch 1.13 records no process group per collective (its c10d calls take the group as an
@@ -262,7 +277,10 @@ def make_model_and_batch(args, device, tp_group=None):
         y = torch.randint(0, 10, (args.batch,))
         return model.to(device), x.to(device), y.to(device), nn.CrossEntropyLoss()
     vocab, context = 512, args.seq
-    model = TinyGpt(vocab, args.width, args.heads, context)
+    if args.model == "rnn":
+        model = RnnLm(vocab, args.width)
+    else:
+        model = TinyGpt(vocab, args.width, args.heads, context)
     idx = torch.randint(0, vocab, (args.batch, context))
     targets = torch.randint(0, vocab, (args.batch, context))
 
@@ -383,15 +401,24 @@ def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, devic
     """The light profile (et-sim --host-profile): the same steps under torch.profiler
     with no shapes and no ET observer, so that the host's ops cost what the lightest
     profiler adds, not what shape recording adds."""
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if device.type == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities, record_shapes=False) as prof:
-        for step in range(args.steps):
-            with torch.profiler.record_function("ProfilerStep#%d" % step):
-                train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
-            if device.type == "cuda":
-                torch.cuda.synchronize()
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+    if args.profiler_warmup > 0 and _profiler_takes_observer():
+        schedule = torch.profiler.schedule(wait=0, warmup=args.profiler_warmup,
+                                           active=args.steps, repeat=1)
+        with torch.profiler.profile(activities=_activities(device), record_shapes=False,
+                                    schedule=schedule) as prof:
+            for _ in range(args.profiler_warmup + args.steps):
+                step()
+                sync()
+                prof.step()
+    else:
+        with torch.profiler.profile(activities=_activities(device),
+                                    record_shapes=False) as prof:
+            for n in range(args.steps):
+                with torch.profiler.record_function("ProfilerStep#%d" % n):
+                    step()
+                sync()
     prof.export_chrome_trace(path)
 
 
@@ -481,6 +508,76 @@ def store_memory_truth(kineto_path, memory):
     os.replace(tmp, kineto_path)
 
 
+# ---- What the profiler costs per op (docs/step-model.md) --------------------------------
+
+# Probe ops: a leaf that computes nothing (one tensor input), a leaf with tiny compute (two),
+# a leaf with a list of 8 tensors (what the observer serialises grows), and an op with
+# nested ops (linear: t, transpose, as_strided, addmm). Tiny tensors: the time is the op's
+# dispatch and what the instruments add, not compute.
+CALIBRATION_CALLS = 400
+CALIBRATION_REPEATS = 3
+
+
+def calibration_probes():
+    x, w = torch.randn(8, 8), torch.randn(8, 8)
+    parts = [torch.randn(4) for _ in range(8)]
+    return [("view", lambda: x.view(-1)), ("add", lambda: torch.add(x, x)),
+            ("cat8", lambda: torch.cat(parts)),
+            ("linear", lambda: nn.functional.linear(x, w))]
+
+
+def _time_probes(probes):
+    """Best of CALIBRATION_REPEATS loops of CALIBRATION_CALLS calls, in us per call."""
+    times = {}
+    for name, call in probes:
+        best = float("inf")
+        for _ in range(CALIBRATION_REPEATS):
+            start = time.perf_counter()
+            for _ in range(CALIBRATION_CALLS):
+                call()
+            best = min(best, time.perf_counter() - start)
+        times[name] = best * 1e6 / CALIBRATION_CALLS
+    return times
+
+
+def measure_profiler_cost():
+    """Per probe op, the time of one call with no instrument, under the light profiler
+    (CPU, no shapes), under the ET observer alone and under both with shapes (what a
+    recording pays), on this host and thread count: stored as `profiler_calibration` in
+    the Kineto trace. Also the ops the profiler saw per call (nesting)."""
+    probes = calibration_probes()
+    _time_probes(probes)  # warm the dispatcher and allocator
+    result = {"calls": CALIBRATION_CALLS, "repeats": CALIBRATION_REPEATS,
+              "threads": torch.get_num_threads(), "torch": torch.__version__,
+              "none_us": _time_probes(probes)}
+    cpu = [torch.profiler.ProfilerActivity.CPU]
+    with torch.profiler.profile(activities=cpu, record_shapes=False):
+        result["light_us"] = _time_probes(probes)
+    with tempfile.TemporaryDirectory() as tmp:
+        observer = make_et_observer()
+        observer.register_callback(os.path.join(tmp, "observer.json"))
+        observer.start()
+        result["observer_us"] = _time_probes(probes)
+        observer.stop()
+        observer.unregister_callback()
+        observer = make_et_observer()
+        observer.register_callback(os.path.join(tmp, "full.json"))
+        with torch.profiler.profile(activities=cpu, record_shapes=True):
+            observer.start()
+            result["full_us"] = _time_probes(probes)
+            observer.stop()
+        observer.unregister_callback()
+    per_probe_ops = {}
+    for name, call in probes:
+        with torch.profiler.profile(activities=cpu, record_shapes=False) as prof:
+            call()
+        per_probe_ops[name] = len(prof.events())
+    result["ops_per_call"] = per_probe_ops
+    for key in ("none_us", "light_us", "observer_us", "full_us"):
+        result[key] = {k: round(v, 3) for k, v in result[key].items()}
+    return result
+
+
 def host_cpu():
     """The host CPU's model name and clock (MHz, 0 unknown), stored as
     `host_cpu_model` / `host_cpu_mhz` in the Kineto trace: et-sim's host model
@@ -500,7 +597,7 @@ def host_cpu():
     return name, mhz
 
 
-def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size):
+def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata):
     """Puts `unprofiled_step_ms` at the top level of the Kineto trace, where
     et-convert reads it: through add_metadata_json when the profiler has it (Kineto
     builds), else by rewriting the exported file (legacy profiler: a bare array).
@@ -517,6 +614,9 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size):
     if step_ms is not None:
         doc["unprofiled_step_ms"] = step_ms
     doc["host_cpu_model"], doc["host_cpu_mhz"] = host_cpu()
+    for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration"):
+        if key in metadata:
+            doc[key] = json.loads(metadata[key])
     doc["pid"] = os.getpid()
     doc["distributedInfo"] = {"rank": rank, "world_size": world_size}
     tmp = kineto_path + ".tmp"
@@ -544,6 +644,62 @@ def spawned_rank(local_rank, args):
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", str(args.port))
     record(args)
+
+
+def _profiler_takes_observer():
+    """Whether torch.profiler.profile starts and stops an ET observer with its own
+    schedule (PyTorch 2.x on Kineto); Debian's torch 1.13 records unscheduled."""
+    import inspect
+    return (_has_kineto() and "execution_trace_observer" in
+            inspect.signature(torch.profiler.profile.__init__).parameters)
+
+
+def _activities(device):
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    return activities
+
+
+def record_scheduled(args, device, step, observer, metadata):
+    """--steps recorded steps after --profiler-warmup steps under the profiler whose
+    events are dropped: a session's first step pays one-time costs (Kineto's set-up,
+    first calls into the observer) that the program does not. The profiler names the
+    steps ProfilerStep#N (N from --profiler-warmup) and runs the observer over the
+    recorded ones only."""
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    schedule = torch.profiler.schedule(wait=0, warmup=args.profiler_warmup,
+                                       active=args.steps, repeat=1)
+    total = args.profiler_warmup + args.steps
+    with torch.profiler.profile(activities=_activities(device), record_shapes=True,
+                                schedule=schedule,
+                                execution_trace_observer=observer) as prof:
+        for i in range(total):
+            step()
+            sync()
+            if i + 1 < total:  # the last step stays open for the metadata below
+                prof.step()
+        for key, value in metadata.items():
+            prof.add_metadata_json(key, value)
+    return prof
+
+
+def record_unscheduled(args, device, step, observer, metadata):
+    """--steps steps, each in a ProfilerStep#N annotation, with the profiler and the
+    observer started together (no warm-up: the legacy profiler has no schedule)."""
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    with torch.profiler.profile(activities=_activities(device), record_shapes=True) as prof:
+        observer.start()
+        for n in range(args.steps):
+            # The name torch.profiler's schedule uses: consumers read step times from it.
+            with torch.profiler.record_function("ProfilerStep#%d" % n):
+                step()
+            sync()
+        observer.stop()
+        if _has_kineto():
+            for key, value in metadata.items():
+                prof.add_metadata_json(key, value)
+    return prof
 
 
 def record(args):
@@ -591,35 +747,34 @@ def record(args):
     memory = measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
                                  dp_marker)
 
+    calibration = measure_profiler_cost() if args.calibrate else None
+
     et_path = rank_path(args.et_out, rank)
     kineto_path = rank_path(args.kineto_out, rank)
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if device.type == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
+    scheduled = args.profiler_warmup > 0 and _profiler_takes_observer()
+    metadata = {"host_threads": "%d" % torch.get_num_threads(),
+                "profiler_warmup_steps": "%d" % (args.profiler_warmup if scheduled else 0)}
+    if step_ms is not None:
+        metadata["unprofiled_step_ms"] = "%.6f" % step_ms
+    if memory is not None:
+        metadata["unprofiled_peak_bytes"] = "%d" % memory[0]
+        metadata["unprofiled_start_bytes"] = "%d" % memory[1]
+    if calibration is not None:
+        metadata["profiler_calibration"] = json.dumps(calibration, sort_keys=True)
+    cpu_name, cpu_mhz = host_cpu()
+    metadata["host_cpu_model"] = json.dumps(cpu_name)
+    metadata["host_cpu_mhz"] = "%.1f" % cpu_mhz
+    start = time.time()
     observer = make_et_observer()
     observer.register_callback(et_path)
-    start = time.time()
-    with torch.profiler.profile(activities=activities, record_shapes=True) as prof:
-        observer.start()
-        for step in range(args.steps):
-            # The name torch.profiler's schedule uses: consumers read step times from it.
-            with torch.profiler.record_function("ProfilerStep#%d" % step):
-                train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-        observer.stop()
-        if step_ms is not None and _has_kineto():
-            prof.add_metadata_json("unprofiled_step_ms", "%.6f" % step_ms)
-        if memory is not None and _has_kineto():
-            prof.add_metadata_json("unprofiled_peak_bytes", "%d" % memory[0])
-            prof.add_metadata_json("unprofiled_start_bytes", "%d" % memory[1])
-        if _has_kineto():
-            cpu_name, cpu_mhz = host_cpu()
-            prof.add_metadata_json("host_cpu_model", json.dumps(cpu_name))
-            prof.add_metadata_json("host_cpu_mhz", "%.1f" % cpu_mhz)
+    if scheduled:
+        prof = record_scheduled(args, device, step, observer, metadata)
+    else:
+        prof = record_unscheduled(args, device, step, observer, metadata)
     observer.unregister_callback()
     prof.export_chrome_trace(kineto_path)
-    store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size)
+    store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata)
     store_memory_truth(kineto_path, memory)
     if group_table is not None:
         add_group_table(et_path, group_table)
@@ -667,12 +822,19 @@ def check_et(path):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--model", choices=["mlp", "gpt", "conv", "moe"], default="mlp",
-                   help="a 3-layer MLP, a one-block GPT, a small CNN (32x32 images) or a "
-                        "top-2 mixture-of-experts layer over --batch x --seq tokens")
+    p.add_argument("--model", choices=["mlp", "gpt", "conv", "moe", "rnn"], default="mlp",
+                   help="a 3-layer MLP, a one-block GPT, a small CNN (32x32 images), a "
+                        "top-2 mixture-of-experts layer over --batch x --seq tokens, or an "
+                        "embedding + LSTM language model over --seq tokens")
     p.add_argument("--experts", type=int, default=8, help="experts (moe)")
     p.add_argument("--steps", type=int, default=2, help="recorded training steps")
     p.add_argument("--warmup", type=int, default=1, help="unrecorded steps before")
+    p.add_argument("--profiler-warmup", type=int, default=1,
+                   help="steps run under the profiler, not recorded, before the recorded "
+                        "ones: a profiler session's first step pays one-time costs")
+    p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                   help="do not measure what the profiler and the ET observer add per op "
+                        "(stored as profiler_calibration; measured by default)%(default).0s")
     p.add_argument("--time-steps", type=int, default=20,
                    help="unprofiled steps per timed block for the true step time (0: none)")
     p.add_argument("--time-blocks", type=int, default=5,
@@ -711,6 +873,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.steps < 1:
         p.error("--steps must be at least 1")
+    if args.profiler_warmup < 0:
+        p.error("--profiler-warmup must be at least 0")
     if args.tp < 1 or args.tp_layers < 1:
         p.error("--tp and --tp-layers must be at least 1")
     if args.tp > 1 and args.model != "mlp":
@@ -726,6 +890,8 @@ def parse_args(argv):
         p.error("--tp %d does not divide the world of %d ranks" % (args.tp, world))
     if args.model == "moe" and args.experts < 2:
         p.error("--experts must be at least 2 (the router picks the top 2)")
+    if args.model in ("gpt", "rnn") and args.seq < 1:
+        p.error("--seq must be at least 1")
     if args.model == "gpt" and args.width % args.heads:
         p.error("--width must be a multiple of --heads")
     if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):

@@ -40,6 +40,10 @@ constexpr double kTreeNetShare = 0.625 / 0.94;
 constexpr double kAllToAllShare = 0.97;  // all-to-all / ring busbw, one node
 constexpr double kRampExponent = 0.78;   // Simple pipeline ramp
 constexpr double kNvlsLatencyUs = 25;    // NCCL's NVLS hop (NVLink)
+// NCCL's network post overhead per ring step (tuning.cc, getNetOverhead: 1
+// us on Intel x86 hosts and by default, 2 on AMD; Simple pays it three
+// times): "inter-node rings still have to launch nsteps * net overhead".
+constexpr double kNetOverheadUs = 1.0;
 // Send/recv across nodes: the share of the sending GPU's NIC line rate one
 // peer's p2p channels reach (10-node H100 logs, 1-4 GPUs per node: 24.9-26.2
 // of 50 GB/s; docs/collective-model.md).
@@ -188,10 +192,17 @@ std::vector<Candidate> Candidates(const Platform& p, NcclOp op, const Shape& s,
       op == NcclOp::kAllReduce ? 2 * (s.ranks - 1) : s.ranks - 1;
   const int64_t net_steps =
       !multi ? 0 : (op == NcclOp::kAllReduce ? 2 : 1) * (s.nodes - 1);
+  // A ring across nodes still posts every step to the network: each of its
+  // NVLink steps costs at least NCCL's network overhead (tuning.cc).
+  auto ring_nvlink_hop = [&](const Protocol& q) {
+    if (!multi) return nvlink_hop(q);
+    return std::max(nvlink_hop(q),
+                    kNetOverheadUs * (&q == &kSimple ? 3.0 : 1.0));
+  };
   ForProtocols(
       p, s, op, "ring", ring_bus,
       [&](const Protocol& q) {
-        return q.base_us + (steps - net_steps) * nvlink_hop(q) +
+        return q.base_us + (steps - net_steps) * ring_nvlink_hop(q) +
                net_steps * net_hop(q);
       },
       &out);

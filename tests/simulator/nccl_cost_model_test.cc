@@ -63,6 +63,23 @@ TEST(NcclCostModelTest, TreeAcrossNodesFollowsNcclsTuning) {
   EXPECT_NEAR(bytes / ll.time_us / 1e3, 20.4 / 2, 0.1);
 }
 
+// A ring across nodes posts every step to the network, so each NVLink step
+// costs at least NCCL's network overhead (tuning.cc: 1 us, 3 for Simple);
+// inside one node the NVLink hop alone (LL 0.6 us).
+TEST(NcclCostModelTest, RingAcrossNodesPaysTheNetworkOverheadPerStep) {
+  Platform h100 = *FindPlatformPreset("HGX-H100");
+  h100.nccl.protocols = kNcclLl;
+  // 2 x 8: 30 steps, 2 on the network (NCCL's 2.7 us + the preset's 5).
+  const double two_nodes =
+      NcclCollective(h100, NcclOp::kAllReduce, 16, 8, kNcclRing).time_us;
+  EXPECT_NEAR(two_nodes, h100.launch_us + 6.6 + 28 * 1.0 + 2 * (2.7 + 5.0),
+              0.1);
+  // One node: 14 NVLink steps at 0.6 us.
+  const double one_node =
+      NcclCollective(h100, NcclOp::kAllReduce, 8, 8, kNcclRing).time_us;
+  EXPECT_NEAR(one_node, h100.launch_us + 6.6 + 14 * 0.6, 0.1);
+}
+
 TEST(NcclCostModelTest, LargeSizesApproachTheLinkRate) {
   // 8xA100 ring all-reduce at 4 GiB: busbw near 300 GB/s x 0.76 efficiency.
   const double bytes = 4096 * kMiB;

@@ -1,0 +1,138 @@
+// The CPU corpus (tests/data/cpu-corpus, issue 36): twelve single-rank
+// torch 2.11 recordings of five models (MLP, GPT block, CNN, mixture of
+// experts, embedding + LSTM) at widths 64-1024, one at a time on one pinned
+// core of a quiet 16-core host, and five 2- and 4-rank gloo runs. Each Kineto
+// trace carries its truth, the recorder's thread count and profiler warm-up,
+// and what the profiler costs per op measured at record time.
+//
+// Asserted: the recording replays its profiled step (recorded host time,
+// within 1% on one rank); the unprofiled prediction is compared with the
+// truth, and its misses stay inside today's bounds. Today the unprofiled
+// step misses by -59% to +72% (median 30%): the profiler's cost per op that
+// a step needs taken out, 15-19 us, is not what the trace or a calibration
+// loop shows (docs/step-model.md, "The CPU corpus"). The bounds are gates
+// on that state, so that a change that moves any recording is seen; the
+// issue's goal (10% each) is not met.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/gzip_input.h"
+#include "converter/converter.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "simulator/simulation.h"
+
+namespace et::sim {
+namespace {
+
+const char* const kSingles[] = {"cpu_mlp_w64",  "cpu_mlp_w256", "cpu_mlp_w1024",
+                                "cpu_gpt_w64",  "cpu_gpt_w256", "cpu_gpt_w512",
+                                "cpu_conv_w16", "cpu_conv_w32", "cpu_moe_w64",
+                                "cpu_moe_w128", "cpu_rnn_w128", "cpu_rnn_w512"};
+
+std::string Data(const std::string& name) {
+  return std::string(ET_TEST_DATA) + "/cpu-corpus/" + name;
+}
+
+// Converts rank `rank` of `name` (-1: a single-rank recording); returns the
+// .et path.
+std::string Convert(const std::string& name, int rank = -1) {
+  const std::string suffix = rank < 0 ? "" : "_r" + std::to_string(rank);
+  const std::string out = std::string(ET_BINARY_DIR) + "/cpu_corpus_" + name +
+                          (rank < 0 ? "" : "." + std::to_string(rank)) + ".et";
+  convert::ConvertOptions options;
+  options.kineto_path = Data(name + "_kineto" + suffix + ".json.gz");
+  auto s = convert::ConvertFile(Data(name + "_et" + suffix + ".json.gz"), out,
+                                options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return out;
+}
+
+StepReport Simulate(const std::string& path, int ranks, HostTimeMode mode) {
+  SimOptions options;
+  options.host_time = mode;
+  auto sim = Simulation::Run({path, ranks}, options);
+  EXPECT_TRUE(sim.ok()) << sim.status();
+  return sim.ok() ? (*sim)->report().step : StepReport{};
+}
+
+TEST(CpuCorpus, EveryRecordingReplaysItsProfiledStep) {
+  for (const char* name : kSingles) {
+    const StepReport step = Simulate(Convert(name), 0, HostTimeMode::kRecorded);
+    EXPECT_EQ(step.steps, 4) << name;
+    EXPECT_EQ(step.measured_source, "profiled-run") << name;
+    ASSERT_TRUE(step.error_pct.has_value()) << name;
+    EXPECT_LE(std::abs(*step.error_pct), 1.0) << name;
+  }
+}
+
+TEST(CpuCorpus, UnprofiledStepsAreComparedWithTheirTruths) {
+  std::vector<double> misses;
+  for (const char* name : kSingles) {
+    const StepReport step =
+        Simulate(Convert(name), 0, HostTimeMode::kUnprofiled);
+    EXPECT_EQ(step.measured_source, "unprofiled-run") << name;
+    ASSERT_TRUE(step.error_pct.has_value()) << name;
+    EXPECT_LE(std::abs(*step.error_pct), 80.0) << name;
+    misses.push_back(std::abs(*step.error_pct));
+  }
+  std::sort(misses.begin(), misses.end());
+  const double median = (misses[5] + misses[6]) / 2;
+  EXPECT_LE(median, 35.0);
+}
+
+TEST(CpuCorpus, RankRecordingsReplayNearTheirProfiledSteps) {
+  const struct {
+    const char* name;
+    int ranks;
+  } runs[] = {{"ddp_gpt_2r", 2},
+              {"ddp_gpt_4r", 4},
+              {"ddp_rnn_2r", 2},
+              {"tp2_mlp", 2},
+              {"ddp_conv_4r", 4}};
+  for (const auto& run : runs) {
+    for (int r = 0; r < run.ranks; ++r) Convert(run.name, r);
+    const std::string pattern =
+        std::string(ET_BINARY_DIR) + "/cpu_corpus_" + run.name + ".%d.et";
+    const StepReport recorded =
+        Simulate(pattern, run.ranks, HostTimeMode::kRecorded);
+    ASSERT_TRUE(recorded.error_pct.has_value()) << run.name;
+    EXPECT_LE(std::abs(*recorded.error_pct), 25.0) << run.name;
+    const StepReport unprofiled =
+        Simulate(pattern, run.ranks, HostTimeMode::kUnprofiled);
+    EXPECT_EQ(unprofiled.measured_source, "unprofiled-run") << run.name;
+    EXPECT_TRUE(unprofiled.error_pct.has_value()) << run.name;
+  }
+}
+
+// What the recorder stores beside the truth: its thread count, the profiler
+// warm-up step it left out, and per probe op the time of a call with no
+// instrument, the light profiler, the ET observer, and both (what a
+// recording pays).
+TEST(CpuCorpus, RecorderStoresItsProfilerCalibration) {
+  for (const char* name : kSingles) {
+    std::string text;
+    ASSERT_TRUE(
+        ReadFileMaybeGzip(Data(std::string(name) + "_kineto.json.gz"), &text)
+            .ok());
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc.value("host_threads", 0), 1) << name;
+    EXPECT_EQ(doc.value("profiler_warmup_steps", 0), 1) << name;
+    ASSERT_TRUE(doc.contains("profiler_calibration")) << name;
+    const nlohmann::json& cal = doc["profiler_calibration"];
+    for (const char* probe : {"view", "add", "cat8", "linear"}) {
+      const double none = cal["none_us"][probe].get<double>();
+      const double light = cal["light_us"][probe].get<double>();
+      const double full = cal["full_us"][probe].get<double>();
+      EXPECT_GT(none, 0) << name << " " << probe;
+      EXPECT_GT(full, light) << name << " " << probe;
+      EXPECT_GT(full, 2 * none) << name << " " << probe;
+    }
+    EXPECT_GT(cal["ops_per_call"]["linear"].get<int>(), 1) << name;
+  }
+}
+
+}  // namespace
+}  // namespace et::sim
