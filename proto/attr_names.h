@@ -139,6 +139,16 @@ inline constexpr char kHostCostOpNs[] = "host_cost_op_ns";
 inline constexpr char kHostCostLaunchNs[] = "host_cost_launch_ns";
 inline constexpr char kHostCostGapNs[] = "host_cost_gap_ns";
 inline constexpr char kHostCostSource[] = "host_cost_source";
+// int64 ns, double, int64 ns, string: the light profile's median step, its
+// cpu_ops per step, the light profiler's cost per op and where that came from
+// (HostTimeModel; absent when not learned)
+inline constexpr char kHostCostLightStepNs[] = "host_cost_light_step_ns";
+inline constexpr char kHostCostLightOpsPerStep[] =
+    "host_cost_light_ops_per_step";
+inline constexpr char kHostCostLightProfilerNs[] =
+    "host_cost_light_profiler_ns";
+inline constexpr char kHostCostLightProfilerSource[] =
+    "host_cost_light_profiler_source";
 
 }  // namespace et::attr
 

@@ -415,7 +415,23 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
     }
     return;
   }
-  if (p->host_time == HostTimeMode::kUnprofiled) {
+  if (p->host_time == HostTimeMode::kUnprofiled &&
+      p->steps.full_profiler_ns_per_op() > 0) {
+    const HostTimeModel& h = p->steps.model();
+    p->notes.push_back(absl::StrFormat(
+        "host cost (%s): a CPU-only trace; each op less the full profiler's "
+        "%.2f us, learned from the profiled step and the light profile's "
+        "(%.3f ms, %.0f ops a step) with the light profiler's %.2f us per op "
+        "(%s); %s",
+        h.source, p->steps.full_profiler_ns_per_op() / 1e3,
+        h.light_step_ns / 1e6, h.light_ops_per_step,
+        h.light_profiler_ns_per_op / 1e3, h.light_profiler_source,
+        h.host_speed != 1.0
+            ? absl::StrFormat("host %.2fx the recorded one (--host-speed)",
+                              h.host_speed)
+            : std::string("the recorded host CPU kept (no target host "
+                          "known; --host-speed scales it)")));
+  } else if (p->host_time == HostTimeMode::kUnprofiled) {
     const HostTimeModel& h = p->steps.model();
     p->notes.push_back(absl::StrFormat(
         "host cost (%s): per op dispatch %.2f, launch %.2f, autograd %.2f, "

@@ -55,6 +55,14 @@ void SetHostTimeModel(const HostTimeModel& model, AttrList* attrs) {
   SetInt64List(attrs, attr::kHostCostGapNs,
                std::vector<int64_t>(model.gap_ns.begin(), model.gap_ns.end()));
   SetString(attrs, attr::kHostCostSource, model.source);
+  if (model.light_step_ns > 0 && model.light_ops_per_step > 0) {
+    SetInt64(attrs, attr::kHostCostLightStepNs, model.light_step_ns);
+    SetDouble(attrs, attr::kHostCostLightOpsPerStep, model.light_ops_per_step);
+    SetInt64(attrs, attr::kHostCostLightProfilerNs,
+             model.light_profiler_ns_per_op);
+    SetString(attrs, attr::kHostCostLightProfilerSource,
+              model.light_profiler_source);
+  }
 }
 
 std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
@@ -77,6 +85,22 @@ std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
     m.gap_ns[r] = (*gaps)[r];
   }
   m.launch_ns = *launch;
+  // The light step is optional (.et files written before it have none); a
+  // negative or absurd value is a hostile file, read as absent.
+  const int64_t light_step =
+      GetInt(attrs, attr::kHostCostLightStepNs).value_or(0);
+  const double light_ops =
+      GetDouble(attrs, attr::kHostCostLightOpsPerStep).value_or(0);
+  const int64_t light_cost =
+      GetInt(attrs, attr::kHostCostLightProfilerNs).value_or(-1);
+  if (light_step > 0 && light_ops > 0 && light_ops < 1e9 && light_cost >= 0 &&
+      light_cost < 1000000) {
+    m.light_step_ns = light_step;
+    m.light_ops_per_step = light_ops;
+    m.light_profiler_ns_per_op = light_cost;
+    m.light_profiler_source =
+        GetString(attrs, attr::kHostCostLightProfilerSource).value_or("stored");
+  }
   m.source =
       absl::StrCat(GetString(attrs, attr::kHostCostSource).value_or("learned"),
                    ", stored in the .et by et-convert");

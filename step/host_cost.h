@@ -45,6 +45,13 @@ bool IsAutogradEngineName(absl::string_view name);
 HostOpKind ClassifyHostOp(absl::string_view name, HostThreadRole role,
                           int64_t launches);
 
+// The light profiler's own cost per recorded op (RecordFunction callbacks and
+// Kineto's event), and CUPTI's per launch call: what a light profile's times
+// hold beyond the program's (docs/step-model.md: microbenchmark and
+// documentation, not the truths).
+inline constexpr int64_t kLightProfilerNsPerOp = 3050;
+inline constexpr int64_t kCuptiNsPerLaunch = 2300;
+
 // The cost of host work without a profiler. The defaults are documented
 // values (docs/step-model.md: the Kineto-only H100 traces' medians); a light
 // profile (--host-profile) or the profiled trace itself replace them.
@@ -61,6 +68,16 @@ struct HostTimeModel {
   std::array<int64_t, kHostThreadRoles> gap_ns = {10000, 10000};
   // Where the numbers came from, printed in the report.
   std::string source = "documented defaults";
+  // The light profile's own step (its median ProfilerStep) and cpu_ops per
+  // step; 0 when not learned. A CPU-only trace with them learns the full
+  // profiler's cost per op from the two recordings of one program
+  // (StepModel, docs/step-model.md "The CPU corpus").
+  int64_t light_step_ns = 0;
+  double light_ops_per_step = 0;
+  // What the light profiler adds per op: measured at record time
+  // (profiler_calibration) where the recording has it.
+  int64_t light_profiler_ns_per_op = kLightProfilerNsPerOp;
+  std::string light_profiler_source = "documented, H100 host";
   // The host this prediction is for runs this many times faster than the
   // recorded one (--host-speed): host ops and gaps divide by it.
   double host_speed = 1.0;
@@ -77,13 +94,6 @@ struct HostTimeModel {
 // not stored (it is a what-if of the reader's).
 void SetHostTimeModel(const HostTimeModel& model, AttrList* attrs);
 std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs);
-
-// The light profiler's own cost per recorded op (RecordFunction callbacks and
-// Kineto's event), and CUPTI's per launch call: what a light profile's times
-// hold beyond the program's (docs/step-model.md: microbenchmark and
-// documentation, not the truths).
-inline constexpr int64_t kLightProfilerNsPerOp = 3050;
-inline constexpr int64_t kCuptiNsPerLaunch = 2300;
 
 }  // namespace et
 

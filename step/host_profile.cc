@@ -198,6 +198,11 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
     if (const int64_t gap = Median(sums.gaps_ns[role]); gap >= 0)
       m.gap_ns[role] = gap;
   }
+  std::vector<int64_t> step_ns;
+  for (const auto& [begin, end] : steps) step_ns.push_back(end - begin);
+  m.light_step_ns = LowerMedian(step_ns);
+  m.light_ops_per_step =
+      static_cast<double>(r.ops) / static_cast<double>(r.steps);
   m.source = absl::StrCat("light profile ", path);
   return r;
 }

@@ -285,10 +285,33 @@ int64_t StepModel::ProfilerNsPerOp() const {
 // the profiler's per-op cost, and the gap before it less the profiler's cost
 // outside the two ops' spans (the recording's nested-op gap). Neither exceeds
 // the recorded time.
+// The full profiler's cost per op, from two recordings of one program: the
+// profiled step and the light profile's step differ by what the full
+// profiler adds beyond the light one, per op; the light profiler's own cost
+// adds to it. 0 without a light step (or for a GPU trace).
+int64_t StepModel::FullProfilerNsPerOpFromLightStep() const {
+  if (has_gpu_ops_ || model_.light_step_ns <= 0 ||
+      model_.light_ops_per_step <= 0 || profiled_step_us_.empty())
+    return 0;
+  std::vector<double> steps_us = profiled_step_us_;
+  std::sort(steps_us.begin(), steps_us.end());
+  const double profiled_ns = steps_us[(steps_us.size() - 1) / 2] * 1000.0;
+  const double per_op_ns =
+      (profiled_ns - static_cast<double>(model_.light_step_ns)) /
+          model_.light_ops_per_step +
+      static_cast<double>(model_.light_profiler_ns_per_op);
+  return per_op_ns > 0 ? std::llround(per_op_ns) : 0;
+}
+
 void StepModel::FillUnprofiled() {
   const size_t n = is_host_.size();
   unprofiled_ns_.assign(n, 0);
   unprofiled_gap_ns_.assign(n, 0);
+  full_profiler_ns_per_op_ = FullProfilerNsPerOpFromLightStep();
+  if (full_profiler_ns_per_op_ > 0) {
+    FillUnprofiledFromLightStep();
+    return;
+  }
   profiler_ns_per_op_ = ProfilerNsPerOp();
   for (NodeIndex i = 0; i < n; ++i) {
     unprofiled_ns_[i] = recorded_ns_[i];  // device ops run as recorded
@@ -303,6 +326,44 @@ void StepModel::FillUnprofiled() {
     if (!has_gpu_ops_) gap = std::max<int64_t>(0, gap - nested_op_gap_ns_);
     gap = std::min(gap, model_.GapNs(thread_role_[i]));
     // Another host (--host-speed): its ops and gaps take 1/speed the time.
+    if (model_.host_speed > 0 && model_.host_speed != 1.0) {
+      ns = std::llround(static_cast<double>(ns) / model_.host_speed);
+      gap = std::llround(static_cast<double>(gap) / model_.host_speed);
+    }
+    unprofiled_ns_[i] = ns;
+    unprofiled_gap_ns_[i] = gap;
+  }
+}
+
+// A CPU-only trace with a light profile: each op loses the full profiler's
+// cost per op (FullProfilerNsPerOpFromLightStep), from its own span (down to
+// its dispatch) and the gap before it. The cost is not paid evenly (the
+// observer's buffers flush between some ops, not others): what a node's span
+// and gap cannot give is owed by the next nodes of its thread, in recorded
+// order. No cap: the cost is measured.
+void StepModel::FillUnprofiledFromLightStep() {
+  const int64_t dispatch_ns = model_.OpNs(HostOpKind::kDispatch);
+  std::vector<NodeIndex> host;
+  for (NodeIndex i = 0; i < is_host_.size(); ++i) {
+    unprofiled_ns_[i] = recorded_ns_[i];
+    if (is_host_[i]) host.push_back(i);
+  }
+  std::stable_sort(host.begin(), host.end(), [&](NodeIndex a, NodeIndex b) {
+    return tid_[a] != tid_[b] ? tid_[a] < tid_[b]
+                              : recorded_start_ns_[a] < recorded_start_ns_[b];
+  });
+  absl::flat_hash_map<int64_t, int64_t> owed_ns;  // by thread
+  for (NodeIndex i : host) {
+    const int64_t ops = static_cast<int64_t>(host_ops_[i]);
+    int64_t& owed = owed_ns[tid_[i]];
+    owed += ops * full_profiler_ns_per_op_;
+    const int64_t floor_ns = std::min(recorded_ns_[i], ops * dispatch_ns);
+    const int64_t from_gap = std::min(owed, recorded_gap_ns_[i]);
+    owed -= from_gap;
+    const int64_t from_span = std::min(owed, recorded_ns_[i] - floor_ns);
+    owed -= from_span;
+    int64_t ns = recorded_ns_[i] - from_span;
+    int64_t gap = recorded_gap_ns_[i] - from_gap;
     if (model_.host_speed > 0 && model_.host_speed != 1.0) {
       ns = std::llround(static_cast<double>(ns) / model_.host_speed);
       gap = std::llround(static_cast<double>(gap) / model_.host_speed);

@@ -101,6 +101,9 @@ class StepModel {
   const HostTimeModel& model() const { return model_; }
   // The profiler's cost per op estimated from this trace (CPU-only traces).
   int64_t profiler_ns_per_op() const { return profiler_ns_per_op_; }
+  // A CPU-only trace with a light profile: the full profiler's cost per op
+  // learned from the two steps; 0 when that rule is not used.
+  int64_t full_profiler_ns_per_op() const { return full_profiler_ns_per_op_; }
   // The profiler's cost outside an op's span, measured by the converter as
   // the median gap between ops nested in one op (TraceInfo); taken out of
   // each gap of a CPU-only trace; 0 when not measured.
@@ -116,6 +119,8 @@ class StepModel {
   void ClassifyHostOps(const NodeModel& graph);
   void FillUnprofiled();
   int64_t ProfilerNsPerOp() const;
+  int64_t FullProfilerNsPerOpFromLightStep() const;
+  void FillUnprofiledFromLightStep();
   int64_t RecordedSpanNs() const;
 
   HostTimeModel model_;
@@ -132,6 +137,7 @@ class StepModel {
   std::vector<uint8_t> computes_;  // host op with FLOPs or bytes
   bool has_gpu_ops_ = false;
   int64_t profiler_ns_per_op_ = 0;
+  int64_t full_profiler_ns_per_op_ = 0;  // FullProfilerNsPerOpFromLightStep
   int64_t nested_op_gap_ns_ = 0;
   std::vector<int64_t> tid_;
   std::vector<int64_t> recorded_start_ns_;  // -1 unknown

@@ -262,8 +262,15 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
   if (kineto.nested_op_gap_us >= 0)
     SetDouble(metadata->mutable_attr(), attr::kNestedOpGapUs,
               kineto.nested_op_gap_us);
-  if (options.host_costs)
-    SetHostTimeModel(*options.host_costs, metadata->mutable_attr());
+  if (options.host_costs) {
+    HostTimeModel costs = *options.host_costs;
+    if (kineto.light_profiler_ns_per_op >= 0) {
+      costs.light_profiler_ns_per_op = kineto.light_profiler_ns_per_op;
+      costs.light_profiler_source =
+          "measured at record time (profiler_calibration)";
+    }
+    SetHostTimeModel(costs, metadata->mutable_attr());
+  }
 }
 
 // Step 4: the metadata, then the nodes in ascending id order; the writer

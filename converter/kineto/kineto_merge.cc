@@ -137,6 +137,7 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
   info->unprofiled_peak_bytes = trace.unprofiled_peak_bytes();
   info->unprofiled_start_bytes = trace.unprofiled_start_bytes();
+  info->light_profiler_ns_per_op = trace.light_profiler_ns_per_op();
 }
 
 // Per-thread match rates, and warnings where the link is weak enough to

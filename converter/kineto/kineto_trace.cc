@@ -6,10 +6,14 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -200,6 +204,7 @@ class KinetoJsonParser {
                         absl::string_view want) const;
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
   absl::Status ReadUnprofiledStep(od::value& value);
+  void ReadProfilerCalibration(od::value& value);
   void ReadDeviceName(od::value& value);
   absl::Status JsonError(simdjson::error_code code,
                          absl::string_view where) const;
@@ -265,6 +270,52 @@ absl::Status KinetoJsonParser::ReadUnprofiledStep(od::value& value) {
   }
   trace_->set_unprofiled_step_ms(ms);
   return absl::OkStatus();
+}
+
+namespace {
+
+// A calibration's per-probe times ({"view": 1.3, ...}, us per call).
+absl::flat_hash_map<std::string, double> ReadProbeTimes(od::value& value) {
+  absl::flat_hash_map<std::string, double> times;
+  od::object object;
+  if (value.get_object().get(object)) return times;
+  for (auto field : object) {
+    std::string_view key;
+    double us = 0;
+    if (field.unescaped_key().get(key) || field.value().get_double().get(us))
+      return times;
+    if (std::isfinite(us) && us >= 0) times[std::string(key)] = us;
+  }
+  return times;
+}
+
+}  // namespace
+
+// examples/record_trace.py's `profiler_calibration`: per probe op, us per
+// call with no instrument and under the light profiler. The light profiler's
+// cost per op is the median over the one-op probes of the difference; a
+// malformed or partial calibration is read as absent (it only refines a
+// documented figure).
+void KinetoJsonParser::ReadProfilerCalibration(od::value& value) {
+  od::object object;
+  if (value.get_object().get(object)) return;
+  absl::flat_hash_map<std::string, double> none, light;
+  for (auto field : object) {
+    std::string_view key;
+    od::value inner;
+    if (field.unescaped_key().get(key) || field.value().get(inner)) return;
+    if (key == "none_us") none = ReadProbeTimes(inner);
+    if (key == "light_us") light = ReadProbeTimes(inner);
+  }
+  std::vector<double> added_us;
+  for (const char* probe : {"view", "add", "cat8"}) {
+    auto n = none.find(probe), l = light.find(probe);
+    if (n != none.end() && l != light.end())
+      added_us.push_back(std::max(0.0, l->second - n->second));
+  }
+  if (added_us.size() != 3) return;
+  std::sort(added_us.begin(), added_us.end());
+  trace_->set_light_profiler_ns_per_op(std::llround(added_us[1] * 1000.0));
 }
 
 absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
@@ -514,6 +565,8 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       ReadDeviceName(value);
     } else if (key == "unprofiled_step_ms") {
       RETURN_IF_ERROR(ReadUnprofiledStep(value));
+    } else if (key == "profiler_calibration") {
+      ReadProfilerCalibration(value);
     } else if (key == "unprofiled_peak_bytes") {
       trace_->set_unprofiled_memory(ReadInt(value).value_or(-1),
                                     trace_->unprofiled_start_bytes());

@@ -133,6 +133,9 @@ class KinetoTrace {
   // `unprofiled_start_bytes`, docs/memory-model.md); -1 absent.
   int64_t unprofiled_peak_bytes() const { return unprofiled_peak_bytes_; }
   int64_t unprofiled_start_bytes() const { return unprofiled_start_bytes_; }
+  // What the light profiler adds per op, in ns, from the recorder's
+  // `profiler_calibration` (measured in the recording process); -1 absent.
+  int64_t light_profiler_ns_per_op() const { return light_profiler_ns_; }
   // The first GPU's name (deviceProperties[0].name), "" when absent.
   const std::string& device_name() const { return device_name_; }
   // Its compute capability, major * 10 + minor (computeMajor/computeMinor);
@@ -163,6 +166,7 @@ class KinetoTrace {
     unprofiled_peak_bytes_ = peak_bytes;
     unprofiled_start_bytes_ = start_bytes;
   }
+  void set_light_profiler_ns_per_op(int64_t ns) { light_profiler_ns_ = ns; }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
   void set_device_compute_capability(int64_t cc) { device_cc_ = cc; }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
@@ -183,6 +187,7 @@ class KinetoTrace {
   double unprofiled_step_ms_ = -1;
   int64_t unprofiled_peak_bytes_ = -1;
   int64_t unprofiled_start_bytes_ = -1;
+  int64_t light_profiler_ns_ = -1;
   std::string device_name_;
   int64_t device_cc_ = 0;
   bool legacy_array_ = false;

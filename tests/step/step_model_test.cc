@@ -527,6 +527,26 @@ TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
   EXPECT_EQ(back->gap_ns, m.gap_ns);
   EXPECT_EQ(back->source, m.source + ", stored in the .et by et-convert");
   EXPECT_EQ(back->host_speed, 1.0);
+  EXPECT_EQ(back->light_step_ns, 0);  // none learned: none stored
+  // The light step a CPU-only trace learns the full profiler's cost from
+  // (docs/step-model.md, "The CPU corpus") travels with the costs; a hostile
+  // value reads as absent, the costs stay.
+  m.light_step_ns = 1696000;
+  m.light_ops_per_step = 347;
+  m.light_profiler_ns_per_op = 1020;
+  m.light_profiler_source = "measured at record time";
+  SetHostTimeModel(m, &attrs);
+  back = GetHostTimeModel(attrs);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->light_step_ns, 1696000);
+  EXPECT_EQ(back->light_ops_per_step, 347);
+  EXPECT_EQ(back->light_profiler_ns_per_op, 1020);
+  EXPECT_EQ(back->light_profiler_source, "measured at record time");
+  SetInt64(&attrs, attr::kHostCostLightProfilerNs, -5);
+  back = GetHostTimeModel(attrs);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->light_step_ns, 0);
+  EXPECT_EQ(back->op_ns, m.op_ns);
   SetInt64List(&attrs, attr::kHostCostOpNs, {1, 2, 3});  // a kind missing
   EXPECT_FALSE(GetHostTimeModel(attrs).has_value());
   SetInt64List(&attrs, attr::kHostCostOpNs, {1, 2, 3, -4});
