@@ -205,7 +205,7 @@ class KinetoJsonParser {
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
   absl::Status ReadUnprofiledStep(od::value& value);
   void ReadProfilerCalibration(od::value& value);
-  void ReadDeviceName(od::value& value);
+  absl::Status ReadDeviceName(od::value& value);
   absl::Status JsonError(simdjson::error_code code,
                          absl::string_view where) const;
   void Emit(RawEvent& raw);
@@ -238,22 +238,38 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
 
 // The first device's name and compute capability; anything unexpected leaves
 // them unknown.
-void KinetoJsonParser::ReadDeviceName(od::value& value) {
+// One pass over the first device's fields, each checked: after a malformed
+// field (a fuzzed trace: an object without its key) simdjson's iterator must
+// not be used again, and looking fields up by name after one failed did
+// (UBSan: a member access through a null parser). A list that is not devices
+// is no device name; a device that is not JSON is an error.
+absl::Status KinetoJsonParser::ReadDeviceName(od::value& value) {
   od::array devices;
-  if (value.get_array().get(devices)) return;
+  if (value.get_array().get(devices)) return absl::OkStatus();
   for (auto device : devices) {
     od::object fields;
-    if (device.get_object().get(fields)) return;
-    std::string_view name;
-    if (!fields["name"].get_string().get(name))
-      trace_->set_device_name(std::string(name));
-    int64_t major = 0, minor = 0;
-    if (!fields["computeMajor"].get_int64().get(major) &&
-        !fields["computeMinor"].get_int64().get(minor) && major > 0 &&
-        minor >= 0 && minor < 10)
+    if (device.get_object().get(fields)) return absl::OkStatus();
+    int64_t major = -1, minor = -1;
+    for (auto field : fields) {
+      std::string_view key;
+      od::value field_value;
+      simdjson::error_code err = field.unescaped_key().get(key);
+      if (!err) err = field.value().get(field_value);
+      if (err) return JsonError(err, "in 'deviceProperties'");
+      std::string_view name;
+      if (key == "name" && !field_value.get_string().get(name)) {
+        trace_->set_device_name(std::string(name));
+      } else if (key == "computeMajor") {
+        if (field_value.get_int64().get(major)) major = -1;
+      } else if (key == "computeMinor") {
+        if (field_value.get_int64().get(minor)) minor = -1;
+      }
+    }
+    if (major > 0 && minor >= 0 && minor < 10)
       trace_->set_device_compute_capability(major * 10 + minor);
-    return;
+    return absl::OkStatus();
   }
+  return absl::OkStatus();
 }
 
 // A number, or a numeric string (profile.add_metadata stores strings).
@@ -562,7 +578,7 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       RETURN_IF_ERROR(ParseEvents(events));
       saw_events = true;
     } else if (key == "deviceProperties") {
-      ReadDeviceName(value);
+      RETURN_IF_ERROR(ReadDeviceName(value));
     } else if (key == "unprofiled_step_ms") {
       RETURN_IF_ERROR(ReadUnprofiledStep(value));
     } else if (key == "profiler_calibration") {

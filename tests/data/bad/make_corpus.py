@@ -186,6 +186,11 @@ def main():
     write("kineto_ts_huge_int.json",
           with_event(lambda e: e.update(ts="__TS__")).replace(b'"__TS__"', b"9" * 30))
     write("kineto_events_not_array.json", b'{"traceEvents": 5}')
+    # A device object holding an object without a key: found by fuzz_kineto
+    # (UBSan: simdjson used after a failed field lookup).
+    write("kineto_device_field_without_key.json",
+          b'{"schemaVersion": 1, "deviceProperties": [{"id": {"name": "a", '
+          b'"ph": "M"}, {"name": "b"}], "traceEvents": []}')
     write("kineto_no_gzip_trailer.json.gz", gz(kin)[:-8])
     write("kineto_bomb.json.gz", gz(b'{"traceEvents": [' + b" " * (80 << 20)))
 
