@@ -23,8 +23,9 @@ namespace {
 using ChakraProtoMsg::Node;
 
 std::string TempDir() {
-  std::string dir = std::string(ET_BINARY_DIR) + "/astra_text_test." +
-                    std::to_string(getpid());
+  // Under the build tree's test-tmp (TEST_TMPDIR), one folder per process.
+  std::string dir =
+      ::testing::TempDir() + "astra_text_test." + std::to_string(getpid());
   std::string cmd = "mkdir -p '" + dir + "'";
   EXPECT_EQ(system(cmd.c_str()), 0);
   return dir;
