@@ -39,6 +39,7 @@ import gzip
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -381,11 +382,14 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
     attached. --time-blocks blocks of --time-steps steps, the GPU synchronised at each
     block's ends (steps pipeline inside a block as they do in training); the truth is the
     median of the blocks' mean steps, so one slow block (a neighbour's burst, a clock
-    change) does not move it. Returns (median ms, fastest block ms, slowest block ms)."""
+    change) does not move it. Returns (median ms, fastest block ms, slowest block ms,
+    minor page faults per step): the faults say whether the step pays for fresh pages
+    (docs/step-model.md, "Two truths")."""
     if args.time_steps <= 0:
         return None
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     blocks = []
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(max(args.time_blocks, 1)):
         sync()
         start = time.perf_counter()
@@ -393,7 +397,9 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
             train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
         sync()
         blocks.append((time.perf_counter() - start) * 1e3 / args.time_steps)
-    return statistics.median(blocks), min(blocks), max(blocks)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    return (statistics.median(blocks), min(blocks), max(blocks),
+            faults / (len(blocks) * args.time_steps))
 
 
 def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, device,
@@ -497,15 +503,8 @@ def store_memory_truth(kineto_path, memory):
     build gets them through add_metadata_json before export, see record())."""
     if memory is None or (_has_kineto() and not _is_legacy_trace(kineto_path)):
         return
-    with open(kineto_path) as f:
-        doc = json.load(f)
-    if isinstance(doc, list):
-        doc = {"traceEvents": doc}
-    doc["unprofiled_peak_bytes"], doc["unprofiled_start_bytes"] = memory
-    tmp = kineto_path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f)
-    os.replace(tmp, kineto_path)
+    add_to_trace(kineto_path, {"unprofiled_peak_bytes": memory[0],
+                               "unprofiled_start_bytes": memory[1]})
 
 
 # ---- What the profiler costs per op (docs/step-model.md) --------------------------------
@@ -607,18 +606,29 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata
     legacy = _is_legacy_trace(kineto_path)
     if _has_kineto() and not legacy:
         return  # added before export, see record()
+    keys = {}
+    if step_ms is not None:
+        keys["unprofiled_step_ms"] = step_ms
+        keys["unprofiled_page_faults_per_step"] = float(
+            metadata["unprofiled_page_faults_per_step"])
+    keys["host_cpu_model"], keys["host_cpu_mhz"] = host_cpu()
+    for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration"):
+        if key in metadata:
+            keys[key] = json.loads(metadata[key])
+    keys["pid"] = os.getpid()
+    keys["distributedInfo"] = {"rank": rank, "world_size": world_size}
+    add_to_trace(kineto_path, keys)
+
+
+def add_to_trace(kineto_path, keys):
+    """Adds top-level `keys` to an exported Kineto trace (a legacy trace, a bare
+    array, becomes an object), through a temporary file so that a failure leaves
+    the export whole."""
     with open(kineto_path) as f:
         doc = json.load(f)
     if isinstance(doc, list):
         doc = {"traceEvents": doc}
-    if step_ms is not None:
-        doc["unprofiled_step_ms"] = step_ms
-    doc["host_cpu_model"], doc["host_cpu_mhz"] = host_cpu()
-    for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration"):
-        if key in metadata:
-            doc[key] = json.loads(metadata[key])
-    doc["pid"] = os.getpid()
-    doc["distributedInfo"] = {"rank": rank, "world_size": world_size}
+    doc.update(keys)
     tmp = kineto_path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f)
@@ -757,6 +767,7 @@ def record(args):
                 "profiler_warmup_steps": "%d" % (args.profiler_warmup if scheduled else 0)}
     if step_ms is not None:
         metadata["unprofiled_step_ms"] = "%.6f" % step_ms
+        metadata["unprofiled_page_faults_per_step"] = "%.1f" % truth[3]
     if memory is not None:
         metadata["unprofiled_peak_bytes"] = "%d" % memory[0]
         metadata["unprofiled_start_bytes"] = "%d" % memory[1]
@@ -794,9 +805,26 @@ def record(args):
                              dp_marker, light_path)
         print("  light profile:   %s (no shapes, no ET observer)" % light_path)
     if truth is not None:
-        print("  unprofiled step: %.3f ms (median of %d blocks of %d steps, %.3f-%.3f ms; "
-              "stored as unprofiled_step_ms)" %
-              (truth[0], args.time_blocks, args.time_steps, truth[1], truth[2]))
+        print("  unprofiled step: %.3f ms (median of %d blocks of %d steps, %.3f-%.3f ms, "
+              "%.0f page faults a step; stored as unprofiled_step_ms)" %
+              (truth[0], args.time_blocks, args.time_steps, truth[1], truth[2], truth[3]))
+        # The truth again, after the profiling session: it can leave the process
+        # faster or slower (allocator state), or the machine may have got busy.
+        after = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
+                                      device, dp_marker)
+        add_to_trace(kineto_path, {"unprofiled_step_after_ms": after[0],
+                                   "unprofiled_page_faults_per_step_after": after[3]})
+        drift = (after[0] / truth[0] - 1) * 100
+        print("  unprofiled step after the recording: %.3f ms (%.3f-%.3f ms, %.0f page "
+              "faults a step; %+.1f%% against before; stored as "
+              "unprofiled_step_after_ms)" % (after[0], after[1], after[2], after[3], drift))
+        if abs(drift) > 5:
+            print("record_trace.py: warning: rank %d: the unprofiled step moved %+.1f%% "
+                  "during the recording (%.3f -> %.3f ms; page faults a step %.0f -> "
+                  "%.0f): the truth is uncertain by that much. Fewer faults after: the "
+                  "profiler's allocations kept the heap from shrinking between steps "
+                  "(docs/step-model.md, \"Two truths\"); else record on a quiet machine" %
+                  (rank, drift, truth[0], after[0], truth[3], after[3]), file=sys.stderr)
     if memory is not None:
         print("  step memory:     peak %d bytes, %d at its start (stored as "
               "unprofiled_peak_bytes)" % memory)

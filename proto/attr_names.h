@@ -109,6 +109,9 @@ inline constexpr char kStepTimesUs[] =
     "step_times_us";  // double list, profiled steps (ProfilerStep#N periods)
 inline constexpr char kUnprofiledStepUs[] =
     "unprofiled_step_us";  // double, the step without a profiler (the truth)
+// double, the same program's step without a profiler timed again after the
+// recording (a profiling session can leave the process faster or slower)
+inline constexpr char kUnprofiledStepAfterUs[] = "unprofiled_step_after_us";
 inline constexpr char kUnprofiledPeakBytes[] =
     "unprofiled_peak_bytes";  // int64, the most bytes the allocator held during
                               // a step without a profiler (the memory truth)

@@ -81,7 +81,8 @@ RankSteps LocalSteps(const ReplayPlan& plan,
 
 std::vector<double> StepValues(const RankSteps& steps) {
   std::vector<double> v = {steps.ranks.empty() ? 0.0 : steps.ranks[0],
-                           steps.measured.us.value_or(-1)};
+                           steps.measured.us.value_or(-1),
+                           steps.measured.after_recording_us.value_or(-1)};
   v.insert(v.end(), steps.step_us.begin(), steps.step_us.end());
   return v;
 }
@@ -91,10 +92,10 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
   std::vector<RankSteps> rows;
   const MeasuredStep local = plan.steps.Measured(plan.host_time);
   for (const std::vector<double>& v : by_rank) {
-    if (v.size() < 2) continue;
+    if (v.size() < 3) continue;
     RankSteps r;
     r.ranks = {static_cast<int64_t>(v[0])};
-    r.step_us.assign(v.begin() + 2, v.end());
+    r.step_us.assign(v.begin() + 3, v.end());
     double sum = 0;
     for (double us : r.step_us) sum += us;
     r.mean_us = r.step_us.empty() ? 0 : sum / r.step_us.size();
@@ -106,6 +107,7 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
                                                              : "profiled-run")
               : local.source;
       r.error_pct = (r.mean_us - v[1]) / v[1] * 100.0;
+      if (v[2] > 0) r.measured.after_recording_us = v[2];
     }
     rows.push_back(std::move(r));
   }

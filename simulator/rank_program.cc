@@ -383,10 +383,12 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
   const std::string other_machine =
       other_job.empty() ? OtherMachine(graph, options, timing, *p) : "";
   if (options.measured_step_us > 0) {
-    p->measured = {options.measured_step_us,
-                   p->host_time == HostTimeMode::kUnprofiled ? "unprofiled-run"
-                                                             : "profiled-run",
-                   ""};
+    // The user's truth replaces the trace's, both of them.
+    p->measured = {};
+    p->measured.us = options.measured_step_us;
+    p->measured.source = p->host_time == HostTimeMode::kUnprofiled
+                             ? "unprofiled-run"
+                             : "profiled-run";
   } else if (!other_job.empty() && p->measured.us) {
     p->measured = {};
     p->measured.withheld = absl::StrFormat(

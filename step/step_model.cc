@@ -174,6 +174,10 @@ void StepModel::ReadMeasured(const NodeModel& graph) {
       us && *us > 0) {
     unprofiled_step_us_ = *us;
   }
+  if (std::optional<double> us = GetDouble(meta, attr::kUnprofiledStepAfterUs);
+      us && *us > 0) {
+    unprofiled_step_after_us_ = *us;
+  }
   // A graph of one iteration inside a longer profile carries no step: its
   // profiled step is the one the converter matched it to, else the span of
   // its recorded times.
@@ -405,6 +409,7 @@ MeasuredStep StepModel::Measured(HostTimeMode mode) const {
     if (unprofiled_step_us_) {
       m.us = unprofiled_step_us_;
       m.source = "unprofiled-run";
+      m.after_recording_us = unprofiled_step_after_us_;
     }
     return m;
   }

@@ -38,6 +38,9 @@ absl::StatusOr<HostTimeMode> ParseHostTimeMode(absl::string_view text);
 struct MeasuredStep {
   std::optional<double> us;  // mean per step; nullopt: the trace has no truth
   std::string source;  // "unprofiled-run" or "profiled-run"; empty when none
+  // The unprofiled step timed again after the recording, when the recorder
+  // did (a second truth: the first says how far it can be trusted).
+  std::optional<double> after_recording_us;
   // Why the trace's step is not compared although it has one (a prediction
   // for another job: et-sim --layout, --world); empty otherwise.
   std::string withheld;
@@ -152,6 +155,7 @@ class StepModel {
   int64_t nodes_outside_steps_ = 0;
   std::vector<double> profiled_step_us_;
   std::optional<double> unprofiled_step_us_;
+  std::optional<double> unprofiled_step_after_us_;
 };
 
 // The host costs et-convert stored in `graph`'s metadata (learned from the

@@ -2,6 +2,7 @@
 #include "step/step_report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +14,25 @@ namespace {
 std::optional<double> ErrorPct(double got_us, std::optional<double> truth_us) {
   if (!truth_us || !(*truth_us > 0)) return std::nullopt;
   return (got_us - *truth_us) / *truth_us * 100.0;
+}
+
+// Two truths of one program that disagree bound how well any prediction can
+// be judged. 5%: above the spread of the recorder's timing blocks on a quiet
+// machine (±3%, tests/data/cpu-corpus/README.md).
+constexpr double kTruthDriftPct = 5.0;
+
+void AddTruthDriftNote(double before_us, double after_us,
+                       std::vector<std::string>* notes) {
+  const double drift_pct = (after_us - before_us) / before_us * 100.0;
+  if (std::abs(drift_pct) <= kTruthDriftPct) return;
+  notes->push_back(absl::StrFormat(
+      "the unprofiled step timed after the recording (%.3f ms) is %.1f%% %s "
+      "than before it (%.3f ms): the profiling session changed the "
+      "process's speed (allocator state, clocks) or the machine was busy, so "
+      "the truth itself is uncertain by that much (docs/step-model.md, "
+      "\"Two truths\")",
+      after_us / 1e3, std::abs(drift_pct), drift_pct < 0 ? "faster" : "slower",
+      before_us / 1e3));
 }
 
 }  // namespace
@@ -61,8 +81,8 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
   StepReport s;
   s.steps = steps;
   s.host_time = mode;
-  double measured_sum = 0;
-  int64_t measured_n = 0;
+  double measured_sum = 0, after_sum = 0;
+  int64_t measured_n = 0, after_n = 0;
   for (const RankSteps& r : ranks) {
     if (r.mean_us > s.predicted_us || (!s.bound && r.mean_us == s.predicted_us))
       s.bound = r.bounds.empty()
@@ -73,9 +93,18 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
     measured_sum += *r.measured.us * static_cast<double>(r.ranks.size());
     measured_n += static_cast<int64_t>(r.ranks.size());
     s.measured_source = r.measured.source;
+    if (!r.measured.after_recording_us) continue;
+    after_sum +=
+        *r.measured.after_recording_us * static_cast<double>(r.ranks.size());
+    after_n += static_cast<int64_t>(r.ranks.size());
   }
   if (measured_n > 0) s.measured_us = measured_sum / measured_n;
   s.error_pct = ErrorPct(s.predicted_us, s.measured_us);
+  if (after_n > 0 && s.measured_us) {
+    s.measured_after_us = after_sum / after_n;
+    s.error_after_pct = ErrorPct(s.predicted_us, s.measured_after_us);
+    AddTruthDriftNote(*s.measured_us, *s.measured_after_us, &s.notes);
+  }
   s.ranks = std::move(ranks);
   std::string withheld;
   for (const RankSteps& r : s.ranks) {
@@ -133,6 +162,8 @@ nlohmann::json StepReportJson(const StepReport& s) {
       {"measured_us", opt(s.measured_us)},
       {"measured_source", source(s.measured_source)},
       {"error_pct", opt(s.error_pct)},
+      {"measured_after_recording_us", opt(s.measured_after_us)},
+      {"error_after_recording_pct", opt(s.error_after_pct)},
       {"notes", s.notes},
       {"bound", s.bound ? StepBoundJson(*s.bound) : nlohmann::json(nullptr)},
   };
@@ -157,9 +188,17 @@ std::string FormatStepReport(const StepReport& s, const char* verb,
       "step (host time %s): %s %.3f ms per step (slowest rank, mean of %d)",
       HostTimeModeName(s.host_time), verb, s.predicted_us / 1e3, s.steps);
   if (s.measured_us) {
-    absl::StrAppendFormat(&out, " vs measured %.3f ms (%s): error %+.1f%%\n",
+    absl::StrAppendFormat(&out, " vs measured %.3f ms (%s): error %+.1f%%",
                           *s.measured_us / 1e3, s.measured_source,
                           s.error_pct.value_or(0));
+    if (s.measured_after_us) {
+      absl::StrAppendFormat(&out,
+                            "; timed again after the recording %.3f ms: "
+                            "error %+.1f%%",
+                            *s.measured_after_us / 1e3,
+                            s.error_after_pct.value_or(0));
+    }
+    absl::StrAppend(&out, "\n");
   } else {
     absl::StrAppend(&out, "; no measured step to compare with\n");
   }

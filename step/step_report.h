@@ -35,6 +35,10 @@ struct StepReport {
   std::optional<double> measured_us;  // mean over ranks with a truth
   std::string measured_source;        // "" when none
   std::optional<double> error_pct;
+  // The truth timed again after the recording (mean over the ranks that have
+  // it), and the error against it.
+  std::optional<double> measured_after_us;
+  std::optional<double> error_after_pct;
   std::vector<RankSteps> ranks;
   std::vector<std::string> notes;  // what was left out, missing truths
   // The slowest rank's steps together (MeanBound), when its row has bounds.

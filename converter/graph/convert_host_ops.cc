@@ -244,6 +244,11 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
                                    : kineto.unprofiled_step_us;
   if (unprofiled_us > 0)
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
+  // A truth given on the command line replaces both of the recording's.
+  if (options.measured_step_ms <= 0 && kineto.unprofiled_step_after_us > 0) {
+    SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepAfterUs,
+              kineto.unprofiled_step_after_us);
+  }
   if (!kineto.device_name.empty())
     SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
   if (kineto.device_compute_capability > 0)

@@ -39,6 +39,7 @@ struct KinetoMergeStats {
   std::vector<std::string> step_names;
   double measured_step_us = -1;    // the step the ET was recorded in, if found
   double unprofiled_step_us = -1;  // the trace's `unprofiled_step_ms`, if any
+  double unprofiled_step_after_us = -1;  // `unprofiled_step_after_ms`, if any
   // The trace's `unprofiled_peak_bytes` / `unprofiled_start_bytes`; -1 absent.
   int64_t unprofiled_peak_bytes = -1;
   // The light profiler's cost per op measured at record time; -1 absent.

@@ -203,7 +203,8 @@ class KinetoJsonParser {
   absl::Status BadField(absl::string_view field, od::value& value,
                         absl::string_view want) const;
   absl::Status ReadPidOrTid(od::value& value, int64_t* out);
-  absl::Status ReadUnprofiledStep(od::value& value);
+  // `key`'s value: a positive number of ms, or a numeric string.
+  absl::StatusOr<double> ReadStepMs(od::value& value, std::string_view key);
   void ReadProfilerCalibration(od::value& value);
   absl::Status ReadDeviceName(od::value& value);
   absl::Status JsonError(simdjson::error_code code,
@@ -273,7 +274,8 @@ absl::Status KinetoJsonParser::ReadDeviceName(od::value& value) {
 }
 
 // A number, or a numeric string (profile.add_metadata stores strings).
-absl::Status KinetoJsonParser::ReadUnprofiledStep(od::value& value) {
+absl::StatusOr<double> KinetoJsonParser::ReadStepMs(od::value& value,
+                                                    std::string_view key) {
   double ms = 0;
   std::string_view text;
   bool ok = !value.get_double().get(ms);
@@ -281,11 +283,9 @@ absl::Status KinetoJsonParser::ReadUnprofiledStep(od::value& value) {
     ok = absl::SimpleAtod(absl::string_view(text.data(), text.size()), &ms);
   if (!ok || !(ms > 0) || !std::isfinite(ms)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "kineto: %s: 'unprofiled_step_ms' must be a positive number of ms",
-        source_));
+        "kineto: %s: '%s' must be a positive number of ms", source_, key));
   }
-  trace_->set_unprofiled_step_ms(ms);
-  return absl::OkStatus();
+  return ms;
 }
 
 namespace {
@@ -580,7 +580,11 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
     } else if (key == "deviceProperties") {
       RETURN_IF_ERROR(ReadDeviceName(value));
     } else if (key == "unprofiled_step_ms") {
-      RETURN_IF_ERROR(ReadUnprofiledStep(value));
+      ASSIGN_OR_RETURN(const double ms, ReadStepMs(value, key));
+      trace_->set_unprofiled_step_ms(ms);
+    } else if (key == "unprofiled_step_after_ms") {
+      ASSIGN_OR_RETURN(const double ms, ReadStepMs(value, key));
+      trace_->set_unprofiled_step_after_ms(ms);
     } else if (key == "profiler_calibration") {
       ReadProfilerCalibration(value);
     } else if (key == "unprofiled_peak_bytes") {

@@ -129,6 +129,9 @@ class KinetoTrace {
   // recorder stored it (top-level `unprofiled_step_ms`, examples/
   // record_trace.py); -1 absent.
   double unprofiled_step_ms() const { return unprofiled_step_ms_; }
+  // The same, timed again after the recording (`unprofiled_step_after_ms`);
+  // -1 absent.
+  double unprofiled_step_after_ms() const { return unprofiled_step_after_ms_; }
   // The memory truth beside it (top-level `unprofiled_peak_bytes` and
   // `unprofiled_start_bytes`, docs/memory-model.md); -1 absent.
   int64_t unprofiled_peak_bytes() const { return unprofiled_peak_bytes_; }
@@ -162,6 +165,9 @@ class KinetoTrace {
   void set_base_time_ns(int64_t ns) { base_time_ns_ = ns; }
   void set_process_id(int64_t pid) { process_id_ = pid; }
   void set_unprofiled_step_ms(double ms) { unprofiled_step_ms_ = ms; }
+  void set_unprofiled_step_after_ms(double ms) {
+    unprofiled_step_after_ms_ = ms;
+  }
   void set_unprofiled_memory(int64_t peak_bytes, int64_t start_bytes) {
     unprofiled_peak_bytes_ = peak_bytes;
     unprofiled_start_bytes_ = start_bytes;
@@ -185,6 +191,7 @@ class KinetoTrace {
   int64_t base_time_ns_ = 0;
   int64_t process_id_ = -1;
   double unprofiled_step_ms_ = -1;
+  double unprofiled_step_after_ms_ = -1;
   int64_t unprofiled_peak_bytes_ = -1;
   int64_t unprofiled_start_bytes_ = -1;
   int64_t light_profiler_ns_ = -1;

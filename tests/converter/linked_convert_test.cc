@@ -317,17 +317,18 @@ namespace {
 // The recorder's truth (`unprofiled_step_ms` at the Kineto trace's top level,
 // examples/record_trace.py) reaches the graph; --measured-step-ms overrides
 // it; a value that is not a positive number is an error naming the file.
-std::string KinetoWithTruth(const std::string& value) {
+std::string KinetoWithTruth(const std::string& value,
+                            const std::string& key = "unprofiled_step_ms") {
   std::string text;
   EXPECT_TRUE(
       ReadFileMaybeGzip(
           std::string(ET_TEST_DATA) + "/hta/simple_add_kineto.json.gz", &text)
           .ok());
   nlohmann::json doc = nlohmann::json::parse(text);
-  doc["unprofiled_step_ms"] = nlohmann::json::parse(value);
-  const std::string path = ::testing::TempDir() + "/truth_" +
-                           std::to_string(std::hash<std::string>()(value)) +
-                           "_kineto.json";
+  doc[key] = nlohmann::json::parse(value);
+  const std::string path =
+      ::testing::TempDir() + "/truth_" +
+      std::to_string(std::hash<std::string>()(key + value)) + "_kineto.json";
   std::ofstream(path) << doc.dump();
   return path;
 }
@@ -365,6 +366,16 @@ TEST(UnprofiledStepTest, NonPositiveTruthIsAnErrorNamingTheFile) {
   EXPECT_NE(std::string(us.status().message()).find(kineto), std::string::npos);
   EXPECT_NE(std::string(us.status().message()).find("unprofiled_step_ms"),
             std::string::npos);
+  // The truth timed after the recording is checked the same way.
+  const std::string after =
+      KinetoWithTruth("\"x\"", "unprofiled_step_after_ms");
+  us = UnprofiledStepUs(after, 0);
+  ASSERT_FALSE(us.ok());
+  EXPECT_NE(std::string(us.status().message()).find(after), std::string::npos);
+  EXPECT_NE(
+      std::string(us.status().message()).find("'unprofiled_step_after_ms'"),
+      std::string::npos)
+      << us.status();
 }
 
 }  // namespace

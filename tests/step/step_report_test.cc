@@ -150,6 +150,32 @@ TEST(StepReportTest, ReportNotesAMissingTruth) {
   EXPECT_EQ(both.notes.size(), 2u);
 }
 
+// The truth timed again after the recording: its own error, and a note only
+// when the two truths differ by more than 5%.
+TEST(StepReportTest, ATruthTimedAfterTheRecordingHasItsErrorAndItsDrift) {
+  MeasuredStep drifted = Truth(1000, "unprofiled-run");
+  drifted.after_recording_us = 800;
+  StepReport d =
+      MakeStepReport({Row({0}, 900, drifted)}, 1, HostTimeMode::kUnprofiled, 0);
+  ASSERT_TRUE(d.measured_after_us && d.error_after_pct);
+  EXPECT_DOUBLE_EQ(*d.measured_after_us, 800);
+  EXPECT_DOUBLE_EQ(*d.error_after_pct, 12.5);
+  EXPECT_DOUBLE_EQ(d.error_pct.value_or(0), -10);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("20.0% faster than before it"), std::string::npos)
+      << d.notes[0];
+  EXPECT_NE(FormatStepReport(d, "predicted", 1)
+                .find("timed again after the recording 0.800 ms: error +12.5%"),
+            std::string::npos);
+
+  MeasuredStep steady = Truth(1000, "unprofiled-run");
+  steady.after_recording_us = 960;
+  StepReport s =
+      MakeStepReport({Row({0}, 900, steady)}, 1, HostTimeMode::kUnprofiled, 0);
+  EXPECT_TRUE(s.measured_after_us);
+  EXPECT_TRUE(s.notes.empty());
+}
+
 std::set<std::string> Keys(const nlohmann::json& j) {
   std::set<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.insert(k);
@@ -161,9 +187,11 @@ TEST(StepReportTest, JsonCarriesExactlyTheDocumentedKeys) {
                                 HostTimeMode::kRecorded, 0);
   nlohmann::json j = StepReportJson(s);
   EXPECT_EQ(Keys(j),
-            (std::set<std::string>{"steps", "host_time", "predicted_us",
-                                   "measured_us", "measured_source",
-                                   "error_pct", "notes", "ranks", "bound"}));
+            (std::set<std::string>{
+                "steps", "host_time", "predicted_us", "measured_us",
+                "measured_source", "error_pct", "measured_after_recording_us",
+                "error_after_recording_pct", "notes", "ranks", "bound"}));
+  EXPECT_TRUE(j["measured_after_recording_us"].is_null());
   EXPECT_TRUE(j["bound"].is_null());  // no bounds given: et-replay's case
   EXPECT_EQ(j["steps"], 1);
   EXPECT_EQ(j["host_time"], "recorded");
