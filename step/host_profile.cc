@@ -123,18 +123,24 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
   std::string text;
   if (absl::Status s = ReadFileMaybeGzip(path, &text); !s.ok()) return s;
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") ||
-      !j["traceEvents"].is_array()) {
+  // The legacy profiler (PyTorch built without Kineto) writes a bare array of
+  // host ops without categories: each of its complete events is a CPU op.
+  const bool legacy = j.is_array();
+  if (j.is_discarded() ||
+      (!legacy && (!j.is_object() || !j.contains("traceEvents") ||
+                   !j["traceEvents"].is_array()))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": --host-profile: not a Kineto trace (no traceEvents array)"));
+        path,
+        ": --host-profile: not a Kineto trace (no traceEvents array) nor a "
+        "legacy profiler's array"));
   }
   HostProfileResult r;
-  ReadHostInfo(j, &r);
+  if (!legacy) ReadHostInfo(j, &r);
   std::map<std::string, std::vector<Event>> threads;
   std::vector<std::pair<int64_t, int64_t>> steps;  // [begin, end) per step
-  for (const nlohmann::json& e : j["traceEvents"]) {
+  for (const nlohmann::json& e : legacy ? j : j["traceEvents"]) {
     if (!e.is_object() || e.value("ph", "") != "X") continue;
-    const std::string cat = e.value("cat", "");
+    const std::string cat = e.value("cat", legacy ? "cpu_op" : "");
     if (cat != "cpu_op" && cat != "cuda_runtime" && cat != "cuda_driver" &&
         cat != "user_annotation") {
       continue;

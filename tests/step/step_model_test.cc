@@ -9,14 +9,17 @@
 // how --host-time values are parsed.
 #include "step/step_model.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/gzip_input.h"
 #include "gtest/gtest.h"
 #include "model/graph.h"
+#include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "proto/et_def.pb.h"
@@ -508,6 +511,44 @@ TEST(HostProfileTest, TheFirstStepsOneTimeCostsAreLeftOut) {
   // Never below the documented cost of an op that only dispatches.
   EXPECT_GE(r->model.OpNs(HostOpKind::kDispatch),
             HostTimeModel().OpNs(HostOpKind::kDispatch));
+}
+
+// The legacy profiler's light trace (Debian's torch 1.13, a bare array of
+// host ops without categories, tests/data/two-truths): every complete event
+// inside a ProfilerStep is a host op; the light step is the lower median step.
+TEST(HostProfileTest, ALegacyProfilersLightTraceIsRead) {
+  const std::string path = std::string(ET_TEST_DATA) +
+                           "/two-truths/cpu_mlp_w64_kineto_light.json.gz";
+  std::string text;
+  ASSERT_TRUE(ReadFileMaybeGzip(path, &text).ok());
+  const nlohmann::json events = nlohmann::json::parse(text);
+  ASSERT_TRUE(events.is_array());
+  std::vector<std::pair<int64_t, int64_t>> steps;
+  for (const auto& e : events) {
+    if (e.value("name", "").rfind("ProfilerStep#", 0) == 0)
+      steps.emplace_back(e["ts"].get<int64_t>(),
+                         e["ts"].get<int64_t>() + e["dur"].get<int64_t>());
+  }
+  int64_t ops = 0;
+  std::vector<int64_t> step_us;
+  for (const auto& [begin, end] : steps) {
+    step_us.push_back(end - begin);
+    for (const auto& e : events) {
+      const int64_t ts = e.value("ts", int64_t{-1});
+      if (e.value("ph", "") == "X" && ts >= begin && ts < end &&
+          e.value("name", "").rfind("ProfilerStep#", 0) != 0)
+        ++ops;
+    }
+  }
+  std::sort(step_us.begin(), step_us.end());
+
+  absl::StatusOr<HostProfileResult> r = LearnHostProfile(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->steps, static_cast<int64_t>(steps.size()));
+  EXPECT_EQ(r->ops, ops);
+  EXPECT_EQ(r->model.light_step_ns, step_us[(step_us.size() - 1) / 2] * 1000);
+  EXPECT_DOUBLE_EQ(r->model.light_ops_per_step,
+                   static_cast<double>(ops) / steps.size());
 }
 
 TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
