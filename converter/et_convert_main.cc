@@ -16,6 +16,7 @@
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/rank_files.h"
+#include "base/status_macros.h"
 #include "base/text_escape.h"
 #include "cli/cli_args.h"
 #include "cli/flag_use.h"
@@ -34,7 +35,8 @@ ABSL_FLAG(std::string, host_profile, "",
           "a light Kineto trace of the same program (record_trace.py "
           "--kineto-light-out: no shapes, no ET observer): the unprofiled host "
           "costs learned from it are stored in the .et, where et-sim uses them "
-          "by default (docs/step-model.md); one rank's trace only");
+          "by default (docs/step-model.md); with --ranks, a %d pattern: each "
+          "rank's own");
 ABSL_FLAG(std::string, keep, "simulation",
           "operator granularity: 'simulation' (no time counted twice) or 'all' "
           "(every node)");
@@ -282,6 +284,23 @@ int FinishRanks(const Options& o,
   return 0;
 }
 
+// --host-profile with --ranks: a %d pattern, each rank's light profile for its
+// own graph (ranks of one job differ: a rank that also runs the gloo work or
+// the logging pays more host time per step).
+absl::Status LearnRankHostProfiles(const Options& o,
+                                   std::vector<et::convert::RankJob>* jobs) {
+  const std::string pattern = absl::GetFlag(FLAGS_host_profile);
+  if (pattern.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<std::string> paths,
+                   et::ExpandRankPatternForRanks(pattern, o.ranks));
+  for (et::convert::RankJob& job : *jobs) {
+    ASSIGN_OR_RETURN(et::HostProfileResult learned,
+                     et::LearnHostProfile(paths[job.rank]));
+    job.host_costs = learned.model;
+  }
+  return absl::OkStatus();
+}
+
 int RunRanks(const Options& o) {
   auto jobs = o.ranks > 0
                   ? et::convert::JobsFromPattern(o.input, o.output,
@@ -290,6 +309,8 @@ int RunRanks(const Options& o) {
                                                    o.convert.kineto_path);
   if (!jobs.ok()) return Fail(std::string(jobs.status().message()));
   if (absl::Status s = et::convert::CheckJobInputs(*jobs); !s.ok())
+    return Fail(std::string(s.message()));
+  if (absl::Status s = LearnRankHostProfiles(o, &*jobs); !s.ok())
     return Fail(std::string(s.message()));
   return FinishRanks(o, et::convert::ConvertRanks(*jobs, o.convert, o.jobs));
 }
@@ -332,9 +353,9 @@ void RefuseUnusedFlags(const Options& o) {
        "--astra-text)"},
       {"measured_step_ms", converts_trace,
        "a trace to convert (not --to-json or --astra-text)"},
-      {"host_profile", converts_trace && !several,
-       "one rank's trace to convert (its light profile; not --ranks, a "
-       "directory, --to-json or --astra-text)"},
+      {"host_profile", converts_trace && !et::IsDirectory(o.input),
+       "a trace to convert (its light profile; with --ranks a %d pattern, "
+       "not a directory, --to-json or --astra-text)"},
       {"keep", converts_trace,
        "a trace to convert (not --to-json or --astra-text)"},
       {"jobs", several && converts_trace,
@@ -380,7 +401,13 @@ int main(int argc, char** argv) {
     return Fail(std::string(s.message()));
   }
   if (const std::string light = absl::GetFlag(FLAGS_host_profile);
-      !light.empty()) {
+      !light.empty() && o.ranks > 0 && !et::IsRankPattern(light)) {
+    return Fail(absl::StrFormat("--host-profile %s: with --ranks %d, name each "
+                                "rank's light profile with a %%d pattern "
+                                "('light_r%%d.json')",
+                                light, o.ranks),
+                et::kUsageExitCode);
+  } else if (!light.empty() && o.ranks == 0) {
     absl::StatusOr<et::HostProfileResult> learned = et::LearnHostProfile(light);
     if (!learned.ok()) return Fail(std::string(learned.status().message()));
     options->convert.host_costs = learned->model;

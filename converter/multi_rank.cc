@@ -28,8 +28,11 @@ absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
   std::vector<RankJob> jobs;
   jobs.reserve(inputs.size());
   for (size_t r = 0; r < inputs.size(); ++r) {
-    jobs.push_back({static_cast<int>(r), std::move(inputs[r]),
-                    std::move(outputs[r]), std::move(kinetos[r])});
+    jobs.push_back({static_cast<int>(r),
+                    std::move(inputs[r]),
+                    std::move(outputs[r]),
+                    std::move(kinetos[r]),
+                    {}});
   }
   return jobs;
 }
@@ -65,8 +68,11 @@ absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string name =
         slash == std::string::npos ? input : input.substr(slash + 1);
     const std::string stem = name.substr(0, name.rfind(".json"));
-    jobs.push_back({static_cast<int>(r), input,
-                    JoinPath(output_dir, stem + ".et"), std::move(kinetos[r])});
+    jobs.push_back({static_cast<int>(r),
+                    input,
+                    JoinPath(output_dir, stem + ".et"),
+                    std::move(kinetos[r]),
+                    {}});
   }
   return jobs;
 }
@@ -110,6 +116,7 @@ std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
       ConvertOptions o = options;
       o.rank = jobs[k].rank;
       o.kineto_path = jobs[k].kineto;
+      if (jobs[k].host_costs) o.host_costs = jobs[k].host_costs;
       o.show_progress = false;
       results[k].summary = ConvertFile(jobs[k].input, results[k].staged, o);
       if (results[k].summary.ok())

@@ -819,12 +819,16 @@ def record(args):
               "faults a step; %+.1f%% against before; stored as "
               "unprofiled_step_after_ms)" % (after[0], after[1], after[2], after[3], drift))
         if abs(drift) > 5:
+            faster_by_faults = drift < 0 and after[3] < truth[3] / 2
+            why = ("the profiler's allocations kept the heap from shrinking between "
+                   "steps, so the steps after it stop faulting (docs/step-model.md, "
+                   "\"Two truths\")" if faster_by_faults else
+                   "the machine was not quiet: record with nothing else running")
             print("record_trace.py: warning: rank %d: the unprofiled step moved %+.1f%% "
                   "during the recording (%.3f -> %.3f ms; page faults a step %.0f -> "
-                  "%.0f): the truth is uncertain by that much. Fewer faults after: the "
-                  "profiler's allocations kept the heap from shrinking between steps "
-                  "(docs/step-model.md, \"Two truths\"); else record on a quiet machine" %
-                  (rank, drift, truth[0], after[0], truth[3], after[3]), file=sys.stderr)
+                  "%.0f): the truth is uncertain by that much; likely %s" %
+                  (rank, drift, truth[0], after[0], truth[3], after[3], why),
+                  file=sys.stderr)
     if memory is not None:
         print("  step memory:     peak %d bytes, %d at its start (stored as "
               "unprofiled_peak_bytes)" % memory)

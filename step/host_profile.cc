@@ -117,6 +117,21 @@ void ReadHostInfo(const nlohmann::json& j, HostProfileResult* r) {
     r->cpu_mhz = it->get<double>();
 }
 
+// What Kineto would call a legacy profiler's event, which has no category:
+// ops are namespaced (`aten::mm`, `autograd::engine::...`) or autograd nodes
+// (`AddmmBackward0`); anything else is a record_function range
+// (`DistributedDataParallel.forward`, `Optimizer.step#AdamW.step`, the gloo
+// thread's `gloo:all_reduce`), which Kineto files as user_annotation.
+std::string LegacyCategory(const std::string& name) {
+  if (absl::StrContains(name, "::")) return "cpu_op";
+  const size_t end = name.find_last_not_of("0123456789");
+  if (end != std::string::npos &&
+      absl::EndsWith(absl::string_view(name).substr(0, end + 1), "Backward")) {
+    return "cpu_op";
+  }
+  return "user_annotation";
+}
+
 }  // namespace
 
 absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
@@ -140,7 +155,8 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
   std::vector<std::pair<int64_t, int64_t>> steps;  // [begin, end) per step
   for (const nlohmann::json& e : legacy ? j : j["traceEvents"]) {
     if (!e.is_object() || e.value("ph", "") != "X") continue;
-    const std::string cat = e.value("cat", legacy ? "cpu_op" : "");
+    const std::string cat =
+        legacy ? LegacyCategory(e.value("name", "")) : e.value("cat", "");
     if (cat != "cpu_op" && cat != "cuda_runtime" && cat != "cuda_driver" &&
         cat != "user_annotation") {
       continue;

@@ -6,11 +6,13 @@
 #ifndef CONVERTER_GRAPH_RANK_OUTPUTS_H_
 #define CONVERTER_GRAPH_RANK_OUTPUTS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "converter/common/convert_report.h"
+#include "step/host_cost.h"
 
 namespace et::convert {
 
@@ -19,6 +21,9 @@ struct RankJob {
   std::string input;
   std::string output;
   std::string kineto;  // empty: none
+  // Its light profile's costs (et-convert --host-profile with a %d pattern);
+  // empty: the options' own.
+  std::optional<HostTimeModel> host_costs;
 };
 
 // A hidden file beside `output` where a rank's graph waits for

@@ -81,7 +81,7 @@ absl::StatusOr<std::vector<RankResult>> ConvertNsysExport(
   std::vector<RankResult> results;
   for (const nsys::NsysGraphKey& key : graphs) {
     nsys::NsysGraph g = nsys::BuildNsysGraph(tables, key);
-    RankJob job{g.rank, input, ExpandRankPattern(output, g.rank), ""};
+    RankJob job{g.rank, input, ExpandRankPattern(output, g.rank), "", {}};
     RankResult r{job, StagingPath(job.output), absl::UnknownError("not run")};
     ConvertOptions o = options;
     o.rank = g.rank;
