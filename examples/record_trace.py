@@ -624,14 +624,16 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata
 def add_to_trace(kineto_path, keys):
     """Adds top-level `keys` to an exported Kineto trace (a legacy trace, a bare
     array, becomes an object), through a temporary file so that a failure leaves
-    the export whole."""
-    with open(kineto_path) as f:
+    the export whole. A path ending in .gz (torch.profiler then exports gzip) stays
+    gzip."""
+    opener = gzip.open if kineto_path.endswith(".gz") else open
+    with opener(kineto_path, "rt") as f:
         doc = json.load(f)
     if isinstance(doc, list):
         doc = {"traceEvents": doc}
     doc.update(keys)
     tmp = kineto_path + ".tmp"
-    with open(tmp, "w") as f:
+    with opener(tmp, "wt") as f:
         json.dump(doc, f)
     os.replace(tmp, kineto_path)
 
