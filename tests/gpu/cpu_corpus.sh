@@ -3,8 +3,10 @@
 # (the GPU machine's host): single-rank recordings of every model the recorder has, one
 # thread, one at a time on one pinned core, then 2- and 4-rank gloo runs, each alone on the
 # machine. Every recording has its ET, Kineto trace, unprofiled truth, peak memory, the
-# profiler's measured cost (profiler_calibration) and its recipe (recipes.txt); single ranks
-# also a light profile. Recordings run side by side on a cloud VM's vCPUs disagreed with
+# profiler's measured cost (profiler_calibration) and its recipe (recipes.txt), the truth
+# timed again after the recording (unprofiled_step_after_ms, docs/step-model.md "Two
+# truths"), and a light profile (multi-rank: one per rank, for et-convert --ranks N
+# --host-profile 'X_kineto_light_r%d.json.gz'). Recordings run side by side on a cloud VM's vCPUs disagreed with
 # their own truths by up to 3x (docs/step-model.md), so nothing runs beside a recording.
 # Results are packed after every recording into OUT/corpus.tgz: a run cut short keeps
 # what it finished.
@@ -47,7 +49,8 @@ recording() {
     echo "$name: --device cpu --spawn $ranks --steps 4 --warmup 3 $* (OMP_NUM_THREADS=2)" >>recipes.txt
     OMP_NUM_THREADS=2 timeout -k 5 "$limit" python3 "$record" --device cpu --spawn "$ranks" \
       --steps 4 --warmup 3 "$@" --et-out "${name}_et_r{rank}.json" \
-      --kineto-out "${name}_kineto_r{rank}.json" >"$name.log" 2>&1
+      --kineto-out "${name}_kineto_r{rank}.json" \
+      --kineto-light-out "${name}_kineto_light_r{rank}.json" >"$name.log" 2>&1
   fi
   echo "$name: exit $? at $(($(date +%s) - start)) s" >>summary.txt
   pack
