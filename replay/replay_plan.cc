@@ -181,6 +181,13 @@ std::vector<int64_t> IssueKeys(const NodeModel& graph) {
 
 }  // namespace
 
+MeasuredStep ReplayPlan::Truth() const {
+  if (truth_withheld.empty()) return steps.Measured(host_time);
+  MeasuredStep none;
+  none.withheld = truth_withheld;
+  return none;
+}
+
 int ReplayPlan::RequiredRanks() const {
   int needed = std::max(recorded_world_size, 1);
   for (const ProcessGroup& g : groups) {

@@ -53,6 +53,9 @@ struct ReplayPlan {
   // (the recording's front-end spacing, step-model.md); 0 unknown.
   int64_t gpu_queued_gap_ns = 0;
   StepModel steps;  // steps, measured steps, host-time model
+  // Why the trace's measured step is no truth for this replay (one trace run
+  // on --world N ranks it was not recorded on); empty: it is.
+  std::string truth_withheld;
   HostTimeMode host_time = HostTimeMode::kUnprofiled;
   bool used_data_deps_only = false;  // ctrl deps were cyclic and were ignored
   std::vector<std::string> notes;    // what loading repaired or counted
@@ -82,6 +85,9 @@ struct ReplayPlan {
   // Ranks a launch needs: recorded_world_size, or 1 + the largest rank named by
   // a group or a send/recv peer.
   int RequiredRanks() const;
+  // The truth the replay's steps are compared with, for its host-time mode:
+  // the trace's measured step, or none with the reason (truth_withheld).
+  MeasuredStep Truth() const;
 };
 
 struct PlanOptions {

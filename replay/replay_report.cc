@@ -74,7 +74,7 @@ RankSteps LocalSteps(const ReplayPlan& plan,
     for (size_t k = 0; k < ends.size(); ++k)
       mean[k] += ends[k] / static_cast<int64_t>(timed.size());
   }
-  return MakeRankSteps({rank}, mean, plan.steps.Measured(plan.host_time));
+  return MakeRankSteps({rank}, mean, plan.Truth());
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ std::vector<double> StepValues(const RankSteps& steps) {
 StepReport StepReportOfRanks(const ReplayPlan& plan,
                              const std::vector<std::vector<double>>& by_rank) {
   std::vector<RankSteps> rows;
-  const MeasuredStep local = plan.steps.Measured(plan.host_time);
+  const MeasuredStep local = plan.Truth();
   for (const std::vector<double>& v : by_rank) {
     if (v.size() < 3) continue;
     RankSteps r;
@@ -108,6 +108,8 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
               : local.source;
       r.error_pct = (r.mean_us - v[1]) / v[1] * 100.0;
       if (v[2] > 0) r.measured.after_recording_us = v[2];
+    } else {
+      r.measured.withheld = local.withheld;  // the same reason on every rank
     }
     rows.push_back(std::move(r));
   }

@@ -60,6 +60,19 @@ absl::StatusOr<Loaded> LoadAndPlan(const ReplayOptions& options, int rank,
         "--world %d but the launch has %d ranks (mpirun -np %d)", options.world,
         ranks, options.world));
   }
+  // One trace on --world N ranks is another job than the recorded one
+  // unless the recording had N ranks: its step is no truth for the replay.
+  const int64_t recorded_world =
+      graph.info().measured_world_size > 0
+          ? graph.info().measured_world_size
+          : std::max<int64_t>(plan->recorded_world_size, 1);
+  if (options.world > 0 && options.world != recorded_world) {
+    plan->truth_withheld = absl::StrFormat(
+        "no error reported: the trace's measured step is of %d %s, not the %d "
+        "replayed (--world %d), so it is no truth for this replay",
+        recorded_world, recorded_world == 1 ? "rank" : "ranks", options.world,
+        options.world);
+  }
   return Loaded{std::move(graph), *std::move(plan)};
 }
 

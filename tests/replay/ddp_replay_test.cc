@@ -74,3 +74,40 @@ TEST_F(DdpReplayTest, FourRanksRunTheRecordedAllReducesAndBroadcasts) {
 
 }  // namespace
 }  // namespace et::replay
+
+namespace et::replay {
+namespace {
+
+// One rank's recording run on --world 2 is another job: its measured step is
+// no truth for the replay, which says so (issue 36: a prediction for another
+// scale says it has no truth); run as recorded, the same trace is compared.
+TEST(WorldReplayTest, AnotherWorldHasNoTruth) {
+  const std::string data = std::string(ET_TEST_DATA) + "/two-truths/";
+  const std::string et = testing::TempEtPath("mlp_w64_one_rank.et");
+  et::convert::ConvertOptions options;
+  options.kineto_path = data + "cpu_mlp_w64_kineto.json.gz";
+  auto summary =
+      et::convert::ConvertFile(data + "cpu_mlp_w64_et.json.gz", et, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+
+  const std::string json = testing::TempEtPath("mlp_w64_world2.%d.json");
+  auto run = testing::LaunchReplay(
+      2, "'" + et + "' --world 2 --device cpu --iters 1 --json '" + json + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("the trace's measured step is of 1 rank, not the "
+                            "2 replayed (--world 2)"),
+            std::string::npos)
+      << run.output;
+  nlohmann::json report =
+      testing::ReadJsonFile(testing::TempEtPath("mlp_w64_world2.0.json"));
+  ASSERT_FALSE(report.is_discarded());
+  EXPECT_TRUE(report["step"]["measured_us"].is_null());
+
+  auto alone = testing::LaunchReplay(1, "'" + et + "' --device cpu --iters 1");
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_NE(alone.output.find("(unprofiled-run): error"), std::string::npos)
+      << alone.output;
+}
+
+}  // namespace
+}  // namespace et::replay
