@@ -69,6 +69,7 @@ class CudaBackend : public DeviceBackend {
   ~CudaBackend() override;
 
   std::string Describe() const override { return description_; }
+  std::string DeviceName() const override { return device_name_; }
   absl::Status Prepare(const ReplayPlan& plan,
                        const StoragePlan& storage) override;
   absl::Status BeginIteration(IterationTimingMode mode) override;
@@ -125,6 +126,7 @@ class CudaBackend : public DeviceBackend {
   CudaBackendOptions options_;
   int device_;
   std::string description_;
+  std::string device_name_;
   const ReplayPlan* plan_ = nullptr;
   const StoragePlan* storage_ = nullptr;
   std::vector<cudaStream_t> streams_;  // by queue; nullptr for host queues
@@ -215,6 +217,7 @@ absl::Status CudaBackend::PrepareLocal(const ReplayPlan& plan,
       pool, cudaMemPoolAttrReleaseThreshold, &keep_bytes));
   cudaDeviceProp prop;
   RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, device_));
+  device_name_ = prop.name;
   description_ =
       absl::StrFormat("cuda:%d %s (%.1f GiB), %d ranks", device_, prop.name,
                       prop.totalGlobalMem / 1073741824.0, world_->size());

@@ -51,6 +51,10 @@ class DeviceBackend {
   // One line for the report: "cpu: host timers + Open MPI, 4 ranks", "NVIDIA
   // H100 ...".
   virtual std::string Describe() const = 0;
+  // The GPU the replay runs on, as CUDA names it ("NVIDIA H100 80GB HBM3",
+  // what Kineto's deviceProperties record); empty on the host, which replays
+  // the recorded machine's times.
+  virtual std::string DeviceName() const { return ""; }
 
   // Called once before the first iteration: queues, communicators, buffers.
   // Fails with a clear message when the device is missing or the trace does not

@@ -181,6 +181,16 @@ std::vector<int64_t> IssueKeys(const NodeModel& graph) {
 
 }  // namespace
 
+std::string TruthWithheldForDevice(const std::string& recorded_gpu,
+                                   const std::string& replay_gpu) {
+  if (recorded_gpu.empty() || replay_gpu.empty() || recorded_gpu == replay_gpu)
+    return "";
+  return absl::StrFormat(
+      "no error reported: the trace's measured step ran on %s, not the %s "
+      "this replay ran on, so it is no truth for this replay",
+      recorded_gpu, replay_gpu);
+}
+
 MeasuredStep ReplayPlan::Truth() const {
   if (truth_withheld.empty()) return steps.Measured(host_time);
   MeasuredStep none;

@@ -102,6 +102,12 @@ struct PlanOptions {
 absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
                                            const PlanOptions& options);
 
+// Why a trace's measured step is no truth for a replay on another GPU than
+// the one it was recorded on (names as CUDA gives them); "" when it is the
+// same GPU, or either name is unknown.
+std::string TruthWithheldForDevice(const std::string& recorded_gpu,
+                                   const std::string& replay_gpu);
+
 }  // namespace et::replay
 
 #endif  // REPLAY_REPLAY_PLAN_H_

@@ -193,13 +193,17 @@ absl::StatusOr<ReplayReport> RunReplaySession(const ReplayOptions& options,
                                               std::string* text_report) {
   auto loaded = LoadAndPlan(options, world->rank(), world->size());
   RETURN_IF_ERROR(world->Agree(loaded.status()));
-  const ReplayPlan& plan = loaded->plan;
+  ReplayPlan& plan = loaded->plan;
   RETURN_IF_ERROR(world->FormGroups(plan.groups));
   const StoragePlan storage = StoragePlan::Build(loaded->graph, plan);
 
   auto backend = MakeBackend(options, world);
   RETURN_IF_ERROR(world->Agree(backend.status()));
   RETURN_IF_ERROR(world->Agree((*backend)->Prepare(plan, storage)));
+  if (plan.truth_withheld.empty()) {
+    plan.truth_withheld = TruthWithheldForDevice(
+        loaded->graph.info().device_name, (*backend)->DeviceName());
+  }
 
   RunOptions run;
   run.warmup_iterations = options.warmup_iterations;

@@ -291,5 +291,21 @@ TEST(ReplayPlanTest, AbsurdDurationsSizesAndPeersAreRefused) {
   expect_refused(send, "peer");
 }
 
+// A replay on another GPU than the recording's compares with no truth (a
+// prediction for another machine has none); the same GPU, or a GPU the trace
+// does not name, keeps it.
+TEST(TruthWithheldForDeviceTest, AnotherGpuIsAnotherMachine) {
+  EXPECT_EQ(
+      TruthWithheldForDevice("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"),
+      "");
+  EXPECT_EQ(TruthWithheldForDevice("", "NVIDIA H200"), "");
+  EXPECT_EQ(TruthWithheldForDevice("NVIDIA H100 80GB HBM3", ""), "");
+  const std::string why =
+      TruthWithheldForDevice("NVIDIA H100 80GB HBM3", "NVIDIA H200");
+  EXPECT_NE(why.find("ran on NVIDIA H100 80GB HBM3, not the NVIDIA H200"),
+            std::string::npos)
+      << why;
+}
+
 }  // namespace
 }  // namespace et::replay
