@@ -406,7 +406,8 @@ def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, devic
                          dp_group, path):
     """The light profile (et-sim --host-profile): the same steps under torch.profiler
     with no shapes and no ET observer, so that the host's ops cost what the lightest
-    profiler adds, not what shape recording adds."""
+    profiler adds, not what shape recording adds. Its steps' minor page faults are
+    stored in it (`light_page_faults_per_step`)."""
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
     if args.profiler_warmup > 0 and _profiler_takes_observer():
@@ -414,19 +415,26 @@ def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, devic
                                            active=args.steps, repeat=1)
         with torch.profiler.profile(activities=_activities(device), record_shapes=False,
                                     schedule=schedule) as prof:
-            for _ in range(args.profiler_warmup + args.steps):
+            for i in range(args.profiler_warmup + args.steps):
+                if i == args.profiler_warmup:
+                    faults = minor_faults()
                 step()
                 sync()
                 prof.step()
+            faults = minor_faults() - faults
     else:
         warm_unscheduled_profiler(args, device, step, record_shapes=False)
         with torch.profiler.profile(activities=_activities(device),
                                     record_shapes=False) as prof:
+            faults = minor_faults()
             for n in range(args.steps):
                 with torch.profiler.record_function("ProfilerStep#%d" % n):
                     step()
                 sync()
+            faults = minor_faults() - faults
     prof.export_chrome_trace(path)
+    add_to_trace(path, {"light_page_faults_per_step": faults / args.steps})
+    return faults / args.steps
 
 
 # ---- Memory truth (docs/memory-model.md) ----------------------------------------------
@@ -578,6 +586,51 @@ def measure_profiler_cost():
     return result
 
 
+def minor_faults():
+    """This process's minor page faults so far (every thread)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+PAGE_FAULT_BYTES = 64 << 20
+PAGE_FAULT_REPEATS = 5
+
+
+def measure_page_fault_cost():
+    """What one minor page fault costs on this host: a fresh anonymous mapping of 4 KiB
+    pages is written twice; the first pass pays a fault per page, the second does not,
+    so their difference over the faults counted is the cost of one (median of
+    PAGE_FAULT_REPEATS). et-sim adds the unprofiled run's extra faults at this cost
+    (docs/step-model.md, "Page faults"). Huge pages are refused for the mapping: a
+    program's heap faults 4 KiB pages unless the host forces huge pages, which is
+    stored beside the cost."""
+    import mmap
+    costs, faults = [], 0
+    for _ in range(PAGE_FAULT_REPEATS):
+        region = mmap.mmap(-1, PAGE_FAULT_BYTES)
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+            region.madvise(mmap.MADV_NOHUGEPAGE)
+        view = torch.frombuffer(region, dtype=torch.uint8)
+        before = minor_faults()
+        start = time.perf_counter()
+        view.fill_(1)
+        first = time.perf_counter()
+        faults = minor_faults() - before
+        view.fill_(2)
+        second = time.perf_counter()
+        del view
+        region.close()
+        if faults > 0:
+            costs.append(((first - start) - (second - first)) * 1e9 / faults)
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            thp = f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        thp = "unknown"
+    return {"ns_per_fault": round(statistics.median(costs), 1) if costs else 0.0,
+            "faults": faults, "bytes": PAGE_FAULT_BYTES, "repeats": PAGE_FAULT_REPEATS,
+            "transparent_hugepage": thp}
+
+
 def host_cpu():
     """The host CPU's model name and clock (MHz, 0 unknown), stored as
     `host_cpu_model` / `host_cpu_mhz` in the Kineto trace: et-sim's host model
@@ -613,7 +666,8 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata
         keys["unprofiled_page_faults_per_step"] = float(
             metadata["unprofiled_page_faults_per_step"])
     keys["host_cpu_model"], keys["host_cpu_mhz"] = host_cpu()
-    for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration"):
+    for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration",
+                "page_fault_calibration", "profiled_page_faults_per_step"):
         if key in metadata:
             keys[key] = json.loads(metadata[key])
     keys["pid"] = os.getpid()
@@ -688,10 +742,14 @@ def record_scheduled(args, device, step, observer, metadata):
                                 schedule=schedule,
                                 execution_trace_observer=observer) as prof:
         for i in range(total):
+            if i == args.profiler_warmup:
+                faults = minor_faults()
             step()
             sync()
             if i + 1 < total:  # the last step stays open for the metadata below
                 prof.step()
+        metadata["profiled_page_faults_per_step"] = "%.1f" % (
+            (minor_faults() - faults) / args.steps)
         for key, value in metadata.items():
             prof.add_metadata_json(key, value)
     return prof
@@ -719,11 +777,14 @@ def record_unscheduled(args, device, step, observer, metadata):
     warm_unscheduled_profiler(args, device, step, record_shapes=True)
     with torch.profiler.profile(activities=_activities(device), record_shapes=True) as prof:
         observer.start()
+        faults = minor_faults()
         for n in range(args.steps):
             # The name torch.profiler's schedule uses: consumers read step times from it.
             with torch.profiler.record_function("ProfilerStep#%d" % n):
                 step()
             sync()
+        metadata["profiled_page_faults_per_step"] = "%.1f" % (
+            (minor_faults() - faults) / args.steps)
         observer.stop()
         if _has_kineto():
             for key, value in metadata.items():
@@ -777,6 +838,7 @@ def record(args):
                                  dp_marker)
 
     calibration = measure_profiler_cost() if args.calibrate else None
+    fault_cost = measure_page_fault_cost() if args.calibrate else None
 
     et_path = rank_path(args.et_out, rank)
     kineto_path = rank_path(args.kineto_out, rank)
@@ -792,6 +854,8 @@ def record(args):
         metadata["unprofiled_start_bytes"] = "%d" % memory[1]
     if calibration is not None:
         metadata["profiler_calibration"] = json.dumps(calibration, sort_keys=True)
+    if fault_cost is not None:
+        metadata["page_fault_calibration"] = json.dumps(fault_cost, sort_keys=True)
     cpu_name, cpu_mhz = host_cpu()
     metadata["host_cpu_model"] = json.dumps(cpu_name)
     metadata["host_cpu_mhz"] = "%.1f" % cpu_mhz
@@ -820,9 +884,15 @@ def record(args):
     print("  kineto trace:    %s" % kineto_path)
     if args.kineto_light_out:
         light_path = rank_path(args.kineto_light_out, rank)
-        record_light_profile(args, model, optimizer, inputs, targets, loss_fn, device,
-                             dp_marker, light_path)
-        print("  light profile:   %s (no shapes, no ET observer)" % light_path)
+        light_faults = record_light_profile(args, model, optimizer, inputs, targets,
+                                            loss_fn, device, dp_marker, light_path)
+        print("  light profile:   %s (no shapes, no ET observer; %.0f page faults a step)" %
+              (light_path, light_faults))
+    if fault_cost is not None:
+        print("  page faults:     %s a step under the profiler; one costs %.2f us here "
+              "(stored as page_fault_calibration)" %
+              (metadata["profiled_page_faults_per_step"],
+               fault_cost["ns_per_fault"] / 1e3))
     if truth is not None:
         print("  unprofiled step: %.3f ms (median of %d blocks of %d steps, %.3f-%.3f ms, "
               "%.0f page faults a step; stored as unprofiled_step_ms)" %

@@ -112,6 +112,14 @@ inline constexpr char kUnprofiledStepUs[] =
 // double, the same program's step without a profiler timed again after the
 // recording (a profiling session can leave the process faster or slower)
 inline constexpr char kUnprofiledStepAfterUs[] = "unprofiled_step_after_us";
+// double, minor page faults a step in the run the truth comes from, and in the
+// recorded (profiled) steps; int64, what one costs on the recording host
+// (examples/record_trace.py, docs/step-model.md "Page faults")
+inline constexpr char kUnprofiledPageFaultsPerStep[] =
+    "unprofiled_page_faults_per_step";
+inline constexpr char kProfiledPageFaultsPerStep[] =
+    "profiled_page_faults_per_step";
+inline constexpr char kPageFaultNs[] = "page_fault_ns";
 inline constexpr char kUnprofiledPeakBytes[] =
     "unprofiled_peak_bytes";  // int64, the most bytes the allocator held during
                               // a step without a profiler (the memory truth)
@@ -152,6 +160,8 @@ inline constexpr char kHostCostLightProfilerNs[] =
     "host_cost_light_profiler_ns";
 inline constexpr char kHostCostLightProfilerSource[] =
     "host_cost_light_profiler_source";
+inline constexpr char kHostCostLightPageFaultsPerStep[] =
+    "host_cost_light_page_faults_per_step";  // double, its steps' minor faults
 
 }  // namespace et::attr
 

@@ -3,6 +3,7 @@
 #include "simulator/rank_program.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -464,6 +465,17 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
                               h.host_speed)
             : std::string("the recorded host CPU kept (no target host "
                           "known; --host-speed scales it)")));
+  }
+  if (p->host_time == HostTimeMode::kUnprofiled &&
+      p->steps.page_faults().known()) {
+    const PageFaultCorrection& pf = p->steps.page_faults();
+    p->notes.push_back(absl::StrFormat(
+        "page faults: the unprofiled run paid %.0f a step, the %s %.0f; at "
+        "%.2f us each (measured on the recording host) the step %s %.3f ms "
+        "(docs/step-model.md, \"Page faults\")",
+        pf.unprofiled_per_step, pf.base, pf.base_per_step,
+        pf.ns_per_fault / 1e3, pf.ns_per_step >= 0 ? "gains" : "loses",
+        std::abs(pf.ns_per_step) / 1e6));
   }
   if (what_if) {
     p->device_target = what_if->target().name;

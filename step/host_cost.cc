@@ -1,6 +1,7 @@
 // Host op kinds and thread roles; see host_cost.h.
 #include "step/host_cost.h"
 
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -62,6 +63,9 @@ void SetHostTimeModel(const HostTimeModel& model, AttrList* attrs) {
              model.light_profiler_ns_per_op);
     SetString(attrs, attr::kHostCostLightProfilerSource,
               model.light_profiler_source);
+    if (model.light_page_faults_per_step >= 0)
+      SetDouble(attrs, attr::kHostCostLightPageFaultsPerStep,
+                model.light_page_faults_per_step);
   }
 }
 
@@ -100,6 +104,10 @@ std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
     m.light_profiler_ns_per_op = light_cost;
     m.light_profiler_source =
         GetString(attrs, attr::kHostCostLightProfilerSource).value_or("stored");
+    const double faults =
+        GetDouble(attrs, attr::kHostCostLightPageFaultsPerStep).value_or(-1);
+    if (std::isfinite(faults) && faults >= 0 && faults < 1e12)
+      m.light_page_faults_per_step = faults;
   }
   m.source =
       absl::StrCat(GetString(attrs, attr::kHostCostSource).value_or("learned"),

@@ -78,6 +78,9 @@ struct HostTimeModel {
   // (profiler_calibration) where the recording has it.
   int64_t light_profiler_ns_per_op = kLightProfilerNsPerOp;
   std::string light_profiler_source = "documented, H100 host";
+  // Minor page faults a light step paid; -1 unknown (docs/step-model.md,
+  // "Page faults").
+  double light_page_faults_per_step = -1;
   // The host this prediction is for runs this many times faster than the
   // recorded one (--host-speed): host ops and gaps divide by it.
   double host_speed = 1.0;

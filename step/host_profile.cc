@@ -117,6 +117,16 @@ void ReadHostInfo(const nlohmann::json& j, HostProfileResult* r) {
     r->cpu_mhz = it->get<double>();
 }
 
+// The minor page faults a light step paid (examples/record_trace.py's
+// `light_page_faults_per_step`); absent or malformed: unknown.
+void ReadPageFaults(const nlohmann::json& j, HostTimeModel* m) {
+  auto it = j.find("light_page_faults_per_step");
+  if (it == j.end() || !it->is_number()) return;
+  const double faults = it->get<double>();
+  if (std::isfinite(faults) && faults >= 0 && faults < 1e12)
+    m->light_page_faults_per_step = faults;
+}
+
 // What Kineto would call a legacy profiler's event, which has no category:
 // ops are namespaced (`aten::mm`, `autograd::engine::...`) or autograd nodes
 // (`AddmmBackward0`); anything else is a record_function range
@@ -139,7 +149,8 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
   if (absl::Status s = ReadFileMaybeGzip(path, &text); !s.ok()) return s;
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   // The legacy profiler (PyTorch built without Kineto) writes a bare array of
-  // host ops without categories: each of its complete events is a CPU op.
+  // host ops without categories (examples/record_trace.py may wrap it in an
+  // object to add its own keys): each of its complete events is a CPU op.
   const bool legacy = j.is_array();
   if (j.is_discarded() ||
       (!legacy && (!j.is_object() || !j.contains("traceEvents") ||
@@ -151,12 +162,14 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
   }
   HostProfileResult r;
   if (!legacy) ReadHostInfo(j, &r);
+  if (!legacy) ReadPageFaults(j, &r.model);
   std::map<std::string, std::vector<Event>> threads;
   std::vector<std::pair<int64_t, int64_t>> steps;  // [begin, end) per step
   for (const nlohmann::json& e : legacy ? j : j["traceEvents"]) {
     if (!e.is_object() || e.value("ph", "") != "X") continue;
-    const std::string cat =
-        legacy ? LegacyCategory(e.value("name", "")) : e.value("cat", "");
+    const std::string cat = e.contains("cat")
+                                ? e.value("cat", "")
+                                : LegacyCategory(e.value("name", ""));
     if (cat != "cpu_op" && cat != "cuda_runtime" && cat != "cuda_driver" &&
         cat != "user_annotation") {
       continue;

@@ -63,8 +63,10 @@ StepModel StepModel::Build(const NodeModel& graph, const HostTimeModel& model) {
   m.nested_op_gap_ns_ = graph.info().nested_op_gap_ns;
   m.ReadNodes(graph);
   m.ReadMeasured(graph);
+  m.ReadPageFaults(graph);
   m.FillGaps(graph);
   m.FillUnprofiled();
+  m.AddPageFaults();
   return m;
 }
 
@@ -206,6 +208,56 @@ void StepModel::ReadMeasured(const NodeModel& graph) {
     }
     profiled_step_us_.push_back(times[k]);
   }
+}
+
+void StepModel::ReadPageFaults(const NodeModel& graph) {
+  const auto& meta = graph.metadata().attr();
+  auto count = [&](absl::string_view key) {
+    const double n = GetDouble(meta, key).value_or(-1);
+    return std::isfinite(n) && n >= 0 && n < 1e12 ? n : -1.0;
+  };
+  page_faults_.unprofiled_per_step = count(attr::kUnprofiledPageFaultsPerStep);
+  profiled_page_faults_per_step_ = count(attr::kProfiledPageFaultsPerStep);
+  const int64_t ns = GetInt(meta, attr::kPageFaultNs).value_or(0);
+  if (ns > 0 && ns < 1000000000) page_faults_.ns_per_fault = ns;
+}
+
+// The unprofiled run's faults beyond those of the steps the prediction is
+// read from, each at the recording host's measured cost, shared by the
+// step's host ops in proportion to the ATen ops each stands for (which op
+// faults is not recorded). Fewer faults than the base take time off, down
+// to each op's dispatch.
+void StepModel::AddPageFaults() {
+  PageFaultCorrection& pf = page_faults_;
+  const bool light = full_profiler_ns_per_op_ > 0;
+  pf.base = light ? "light profile" : "recorded steps";
+  pf.base_per_step = light ? model_.light_page_faults_per_step
+                           : profiled_page_faults_per_step_;
+  if (pf.unprofiled_per_step < 0 || pf.base_per_step < 0 ||
+      pf.ns_per_fault <= 0) {
+    pf.base_per_step = -1;
+    return;
+  }
+  const double add_ns = (pf.unprofiled_per_step - pf.base_per_step) *
+                        static_cast<double>(pf.ns_per_fault);
+  double ops = 0;
+  for (NodeIndex i = 0; i < is_host_.size(); ++i) {
+    if (is_host_[i] && Runs(i, HostTimeMode::kUnprofiled)) ops += host_ops_[i];
+  }
+  if (ops <= 0) return;
+  // Another host (--host-speed) faults 1/speed the time, as its ops run.
+  const double speed = model_.host_speed > 0 ? model_.host_speed : 1.0;
+  const double per_op_ns = add_ns * static_cast<double>(steps()) / ops / speed;
+  const int64_t dispatch_ns = model_.OpNs(HostOpKind::kDispatch);
+  for (NodeIndex i = 0; i < is_host_.size(); ++i) {
+    if (!is_host_[i] || !Runs(i, HostTimeMode::kUnprofiled)) continue;
+    const int64_t floor_ns =
+        std::min(unprofiled_ns_[i], host_ops_[i] * dispatch_ns);
+    const int64_t add =
+        static_cast<int64_t>(std::llround(per_op_ns * host_ops_[i]));
+    unprofiled_ns_[i] = std::max(floor_ns, unprofiled_ns_[i] + add);
+  }
+  pf.ns_per_step = std::llround(add_ns / speed);
 }
 
 // Each host op's recorded distance from when it could have started: the end

@@ -7,8 +7,9 @@
 //                the gaps between them take their recorded time. Compare with
 //                the profiled step.
 //   kUnprofiled  the real program: the profiler's cost per op and per gap is
-//                taken out (HostTimeModel, docs/step-model.md). Compare with
-//                the unprofiled step. Nodes outside every recorded step (GPU
+//                taken out (HostTimeModel, docs/step-model.md), and the page
+//                faults the truth's run paid beyond the recording's are added
+//                (PageFaultCorrection). Compare with the unprofiled step. Nodes outside every recorded step (GPU
 //                work the profiler's warm-up step left running) are left out.
 //
 // Built once from a NodeModel; columns by NodeIndex. Immutable; thread-safe
@@ -44,6 +45,20 @@ struct MeasuredStep {
   // Why the trace's step is not compared although it has one (a prediction
   // for another job: et-sim --layout, --world); empty otherwise.
   std::string withheld;
+};
+
+// The minor page faults the unprofiled run paid a step beyond the steps the
+// prediction is read from (the recorded ones, or the light profile's when it
+// sets the profiler's cost), at the recording host's measured cost per fault:
+// added to the unprofiled step (docs/step-model.md, "Page faults").
+struct PageFaultCorrection {
+  double unprofiled_per_step = -1;
+  double base_per_step = -1;
+  std::string base;  // "recorded steps" or "light profile"
+  int64_t ns_per_fault = 0;
+  int64_t ns_per_step =
+      0;  // (unprofiled - base) * ns_per_fault; 0 when unknown
+  bool known() const { return ns_per_fault > 0 && base_per_step >= 0; }
 };
 
 class StepModel {
@@ -114,6 +129,8 @@ class StepModel {
   // each gap of a CPU-only trace; 0 when not measured.
   int64_t nested_op_gap_ns() const { return nested_op_gap_ns_; }
   bool has_gpu_ops() const { return has_gpu_ops_; }
+  // In kUnprofiled mode; known() is false when the trace lacks the counts.
+  const PageFaultCorrection& page_faults() const { return page_faults_; }
 
  private:
   void ReadNodes(const NodeModel& graph);
@@ -127,6 +144,8 @@ class StepModel {
   int64_t FullProfilerNsPerOpFromLightStep() const;
   void FillUnprofiledFromLightStep();
   int64_t RecordedSpanNs() const;
+  void ReadPageFaults(const NodeModel& graph);
+  void AddPageFaults();
 
   HostTimeModel model_;
   std::vector<int64_t> step_ids_;
@@ -156,6 +175,8 @@ class StepModel {
   std::vector<double> profiled_step_us_;
   std::optional<double> unprofiled_step_us_;
   std::optional<double> unprofiled_step_after_us_;
+  PageFaultCorrection page_faults_;
+  double profiled_page_faults_per_step_ = -1;
 };
 
 // The host costs et-convert stored in `graph`'s metadata (learned from the

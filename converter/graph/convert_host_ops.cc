@@ -4,6 +4,7 @@
 #include "converter/graph/convert_host_ops.h"
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "absl/strings/numbers.h"
@@ -227,6 +228,24 @@ absl::Status BuildStructure(const std::string& input_path,
   return absl::OkStatus();
 }
 
+// The recorder's page-fault counts and cost (StepModel adds the faults the
+// unprofiled run paid beyond the recording's). Without the truth's run
+// (`with_unprofiled` false: a truth from the command line) its count is left
+// out.
+void SetPageFaults(const kineto::RecordedPageFaults& faults,
+                   bool with_unprofiled,
+                   ChakraProtoMsg::GlobalMetadata* metadata) {
+  auto* attrs = metadata->mutable_attr();
+  if (with_unprofiled && faults.unprofiled_per_step >= 0)
+    SetDouble(attrs, attr::kUnprofiledPageFaultsPerStep,
+              faults.unprofiled_per_step);
+  if (faults.profiled_per_step >= 0)
+    SetDouble(attrs, attr::kProfiledPageFaultsPerStep,
+              faults.profiled_per_step);
+  if (faults.ns_per_fault > 0 && faults.ns_per_fault < 1e9)
+    SetInt64(attrs, attr::kPageFaultNs, std::llround(faults.ns_per_fault));
+}
+
 // What Kineto measured (step times, device) and the unprofiled time of a step,
 // for the simulator to compare its prediction with.
 void AddMeasuredMetadata(const KinetoMergeStats& kineto,
@@ -244,11 +263,13 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
                                    : kineto.unprofiled_step_us;
   if (unprofiled_us > 0)
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
-  // A truth given on the command line replaces both of the recording's.
+  // A truth given on the command line replaces both of the recording's, and
+  // the faults its run paid are not known.
   if (options.measured_step_ms <= 0 && kineto.unprofiled_step_after_us > 0) {
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepAfterUs,
               kineto.unprofiled_step_after_us);
   }
+  SetPageFaults(kineto.page_faults, options.measured_step_ms <= 0, metadata);
   if (!kineto.device_name.empty())
     SetString(metadata->mutable_attr(), attr::kDeviceName, kineto.device_name);
   if (kineto.device_compute_capability > 0)

@@ -140,6 +140,7 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   info->unprofiled_peak_bytes = trace.unprofiled_peak_bytes();
   info->unprofiled_start_bytes = trace.unprofiled_start_bytes();
   info->light_profiler_ns_per_op = trace.light_profiler_ns_per_op();
+  info->page_faults = trace.page_faults();
 }
 
 // Per-thread match rates, and warnings where the link is weak enough to

@@ -206,6 +206,7 @@ class KinetoJsonParser {
   // `key`'s value: a positive number of ms, or a numeric string.
   absl::StatusOr<double> ReadStepMs(od::value& value, std::string_view key);
   void ReadProfilerCalibration(od::value& value);
+  void ReadPageFaultCalibration(od::value& value);
   absl::Status ReadDeviceName(od::value& value);
   absl::Status JsonError(simdjson::error_code code,
                          absl::string_view where) const;
@@ -273,6 +274,22 @@ absl::Status KinetoJsonParser::ReadDeviceName(od::value& value) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// A finite number >= 0, or a numeric string (profile.add_metadata stores
+// strings); nullopt otherwise.
+std::optional<double> ReadCount(od::value& value) {
+  double x = 0;
+  std::string_view text;
+  bool ok = !value.get_double().get(x);
+  if (!ok && !value.get_string().get(text))
+    ok = absl::SimpleAtod(absl::string_view(text.data(), text.size()), &x);
+  if (!ok || !std::isfinite(x) || x < 0) return std::nullopt;
+  return x;
+}
+
+}  // namespace
+
 // A number, or a numeric string (profile.add_metadata stores strings).
 absl::StatusOr<double> KinetoJsonParser::ReadStepMs(od::value& value,
                                                     std::string_view key) {
@@ -332,6 +349,23 @@ void KinetoJsonParser::ReadProfilerCalibration(od::value& value) {
   if (added_us.size() != 3) return;
   std::sort(added_us.begin(), added_us.end());
   trace_->set_light_profiler_ns_per_op(std::llround(added_us[1] * 1000.0));
+}
+
+// examples/record_trace.py's `page_fault_calibration`: what one minor fault
+// costs on the recording host. Like the profiler's calibration it only
+// refines the model, so a malformed one is read as absent.
+void KinetoJsonParser::ReadPageFaultCalibration(od::value& value) {
+  od::object object;
+  if (value.get_object().get(object)) return;
+  for (auto field : object) {
+    std::string_view key;
+    od::value inner;
+    if (field.unescaped_key().get(key) || field.value().get(inner)) return;
+    if (key != "ns_per_fault") continue;
+    if (std::optional<double> ns = ReadCount(inner); ns && *ns > 0)
+      trace_->mutable_page_faults()->ns_per_fault = *ns;
+    return;
+  }
 }
 
 absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
@@ -587,6 +621,14 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       trace_->set_unprofiled_step_after_ms(ms);
     } else if (key == "profiler_calibration") {
       ReadProfilerCalibration(value);
+    } else if (key == "page_fault_calibration") {
+      ReadPageFaultCalibration(value);
+    } else if (key == "unprofiled_page_faults_per_step") {
+      trace_->mutable_page_faults()->unprofiled_per_step =
+          ReadCount(value).value_or(-1);
+    } else if (key == "profiled_page_faults_per_step") {
+      trace_->mutable_page_faults()->profiled_per_step =
+          ReadCount(value).value_or(-1);
     } else if (key == "unprofiled_peak_bytes") {
       trace_->set_unprofiled_memory(ReadInt(value).value_or(-1),
                                     trace_->unprofiled_start_bytes());

@@ -98,6 +98,16 @@ struct LaunchDims {
   std::array<int64_t, 3> block;
 };
 
+// Minor page faults a step, as examples/record_trace.py counts them: in the
+// unprofiled run the truth comes from (`unprofiled_page_faults_per_step`), in
+// the recorded steps (`profiled_page_faults_per_step`), and what one costs on
+// the recording host (`page_fault_calibration.ns_per_fault`); -1 absent.
+struct RecordedPageFaults {
+  double unprofiled_per_step = -1;
+  double profiled_per_step = -1;
+  double ns_per_fault = -1;
+};
+
 class KinetoTrace {
  public:
   // Parses a whole JSON text. `source` names it in error messages (usually the
@@ -139,6 +149,9 @@ class KinetoTrace {
   // What the light profiler adds per op, in ns, from the recorder's
   // `profiler_calibration` (measured in the recording process); -1 absent.
   int64_t light_profiler_ns_per_op() const { return light_profiler_ns_; }
+  // The minor page faults the recorder counted (docs/step-model.md, "Page
+  // faults").
+  const RecordedPageFaults& page_faults() const { return page_faults_; }
   // The first GPU's name (deviceProperties[0].name), "" when absent.
   const std::string& device_name() const { return device_name_; }
   // Its compute capability, major * 10 + minor (computeMajor/computeMinor);
@@ -173,6 +186,7 @@ class KinetoTrace {
     unprofiled_start_bytes_ = start_bytes;
   }
   void set_light_profiler_ns_per_op(int64_t ns) { light_profiler_ns_ = ns; }
+  RecordedPageFaults* mutable_page_faults() { return &page_faults_; }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
   void set_device_compute_capability(int64_t cc) { device_cc_ = cc; }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
@@ -195,6 +209,7 @@ class KinetoTrace {
   int64_t unprofiled_peak_bytes_ = -1;
   int64_t unprofiled_start_bytes_ = -1;
   int64_t light_profiler_ns_ = -1;
+  RecordedPageFaults page_faults_;
   std::string device_name_;
   int64_t device_cc_ = 0;
   bool legacy_array_ = false;

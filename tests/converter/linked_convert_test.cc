@@ -378,5 +378,52 @@ TEST(UnprofiledStepTest, NonPositiveTruthIsAnErrorNamingTheFile) {
       << us.status();
 }
 
+// The recorder's page-fault counts and cost reach the graph (a number or
+// add_metadata's text); a malformed one is read as absent (it refines the
+// model), and a truth from the command line drops its run's count.
+TEST(UnprofiledStepTest, PageFaultCountsAndCostReachTheGraph) {
+  std::string text;
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(
+          std::string(ET_TEST_DATA) + "/hta/simple_add_kineto.json.gz", &text)
+          .ok());
+  auto convert = [&](const nlohmann::json& keys, double override_ms) {
+    nlohmann::json doc = nlohmann::json::parse(text);
+    doc.update(keys);
+    const std::string path = ::testing::TempDir() + "/faults_kineto.json";
+    std::ofstream(path) << doc.dump();
+    ConvertOptions options;
+    options.kineto_path = path;
+    options.measured_step_ms = override_ms;
+    const std::string out = ::testing::TempDir() + "/faults.et";
+    EXPECT_TRUE(
+        ConvertFile(std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz",
+                    out, options)
+            .ok());
+    auto g = LoadGraph(out);
+    EXPECT_TRUE(g.ok());
+    return g.ok() ? g->metadata() : ChakraProtoMsg::GlobalMetadata();
+  };
+  const nlohmann::json recorded = {
+      {"unprofiled_page_faults_per_step", "2018.0"},
+      {"profiled_page_faults_per_step", 40.5},
+      {"page_fault_calibration",
+       {{"ns_per_fault", 2181.6}, {"faults", 16384}}}};
+  auto meta = convert(recorded, 0);
+  EXPECT_EQ(GetDouble(meta.attr(), attr::kUnprofiledPageFaultsPerStep), 2018);
+  EXPECT_EQ(GetDouble(meta.attr(), attr::kProfiledPageFaultsPerStep), 40.5);
+  EXPECT_EQ(GetInt(meta.attr(), attr::kPageFaultNs), 2182);
+  meta = convert(recorded, 3.0);
+  EXPECT_FALSE(GetDouble(meta.attr(), attr::kUnprofiledPageFaultsPerStep));
+  EXPECT_EQ(GetDouble(meta.attr(), attr::kProfiledPageFaultsPerStep), 40.5);
+  meta = convert({{"unprofiled_page_faults_per_step", -3},
+                  {"profiled_page_faults_per_step", "many"},
+                  {"page_fault_calibration", {{"ns_per_fault", "x"}}}},
+                 0);
+  EXPECT_FALSE(GetDouble(meta.attr(), attr::kUnprofiledPageFaultsPerStep));
+  EXPECT_FALSE(GetDouble(meta.attr(), attr::kProfiledPageFaultsPerStep));
+  EXPECT_FALSE(GetInt(meta.attr(), attr::kPageFaultNs));
+}
+
 }  // namespace
 }  // namespace et::convert

@@ -24,14 +24,10 @@
 #include "nlohmann/json.hpp"
 #include "simulator/simulation.h"
 #include "step/host_profile.h"
+#include "tests/fidelity/cpu_corpus_recipes.h"
 
 namespace et::sim {
 namespace {
-
-const char* const kSingles[] = {"cpu_mlp_w64",  "cpu_mlp_w256", "cpu_mlp_w1024",
-                                "cpu_gpt_w64",  "cpu_gpt_w256", "cpu_gpt_w512",
-                                "cpu_conv_w16", "cpu_conv_w32", "cpu_moe_w64",
-                                "cpu_moe_w128", "cpu_rnn_w128", "cpu_rnn_w512"};
 
 std::string Data(const std::string& name) {
   return std::string(ET_TEST_DATA) + "/cpu-corpus/" + name;
@@ -77,7 +73,7 @@ double Median(std::vector<double> v) {
 }
 
 TEST(CpuCorpus, EveryRecordingReplaysItsProfiledStep) {
-  for (const char* name : kSingles) {
+  for (const char* name : kCpuCorpusSingles) {
     const StepReport step = Simulate(Convert(name), 0, HostTimeMode::kRecorded);
     EXPECT_EQ(step.steps, 4) << name;
     EXPECT_EQ(step.measured_source, "profiled-run") << name;
@@ -88,7 +84,7 @@ TEST(CpuCorpus, EveryRecordingReplaysItsProfiledStep) {
 
 TEST(CpuCorpus, UnprofiledStepsAreComparedWithTheirTruths) {
   std::vector<double> misses;
-  for (const char* name : kSingles) {
+  for (const char* name : kCpuCorpusSingles) {
     const Report report = RunSim(Convert(name), 0, HostTimeMode::kUnprofiled);
     const StepReport& step = report.step;
     EXPECT_EQ(step.measured_source, "unprofiled-run") << name;
@@ -114,7 +110,7 @@ TEST(CpuCorpus, UnprofiledStepsAreComparedWithTheirTruths) {
 // (median 29.6%).
 TEST(CpuCorpus, LightProfileTeachesTheFullProfilersCost) {
   std::vector<double> misses;
-  for (const char* name : kSingles) {
+  for (const char* name : kCpuCorpusSingles) {
     const Report report =
         RunSim(Convert(name, -1, /*light=*/true), 0, HostTimeMode::kUnprofiled);
     ASSERT_TRUE(report.step.error_pct.has_value()) << name;
@@ -160,7 +156,7 @@ TEST(CpuCorpus, RankRecordingsReplayNearTheirProfiledSteps) {
 // instrument, the light profiler, the ET observer, and both (what a
 // recording pays).
 TEST(CpuCorpus, RecorderStoresItsProfilerCalibration) {
-  for (const char* name : kSingles) {
+  for (const char* name : kCpuCorpusSingles) {
     std::string text;
     ASSERT_TRUE(
         ReadFileMaybeGzip(Data(std::string(name) + "_kineto.json.gz"), &text)

@@ -5,16 +5,18 @@
 # machine. Every recording has its ET, Kineto trace, unprofiled truth, peak memory, the
 # profiler's measured cost (profiler_calibration) and its recipe (recipes.txt), the truth
 # timed again after the recording (unprofiled_step_after_ms, docs/step-model.md "Two
-# truths"), and a light profile (multi-rank: one per rank, for et-convert --ranks N
-# --host-profile 'X_kineto_light_r%d.json.gz'). Recordings run side by side on a cloud VM's vCPUs disagreed with
+# truths"), the minor page faults a step of every run and what one costs on this host
+# (docs/step-model.md, "Page faults"), and a light profile (multi-rank: one per rank, for
+# et-convert --ranks N --host-profile 'X_kineto_light_r%d.json.gz'). 6-8 minutes in
+# all on the H100 machine's host. Recordings run side by side on a cloud VM's vCPUs disagreed with
 # their own truths by up to 3x (docs/step-model.md), so nothing runs beside a recording.
 # Results are packed after every recording into OUT/corpus.tgz: a run cut short keeps
 # what it finished.
 #
-#   tests/gpu/cpu_corpus.sh OUT         (DEADLINE_S, default 420; CORE, default 3)
+#   tests/gpu/cpu_corpus.sh OUT         (DEADLINE_S, default 540; CORE, default 3)
 set -uo pipefail
 OUT=$(mkdir -p "${1:?OUT}" && cd "$1" && pwd)
-DEADLINE_S=${DEADLINE_S:-420}
+DEADLINE_S=${DEADLINE_S:-540}
 CORE=${CORE:-3}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 record="$here/examples/record_trace.py"
@@ -40,15 +42,15 @@ recording() {
   limit=$(($(left) - 10))
   [ "$limit" -gt 20 ] || { echo "$name: skipped" >>summary.txt; return; }
   if [ "$ranks" = 1 ]; then
-    echo "$name: --device cpu --steps 4 --warmup 3 $* (OMP_NUM_THREADS=1, core $CORE)" >>recipes.txt
+    echo "$name: --device cpu --steps 5 --warmup 3 $* (OMP_NUM_THREADS=1, core $CORE)" >>recipes.txt
     OMP_NUM_THREADS=1 timeout -k 5 "$limit" taskset -c "$CORE" python3 "$record" \
-      --device cpu --steps 4 --warmup 3 "$@" --et-out "${name}_et.json" \
+      --device cpu --steps 5 --warmup 3 "$@" --et-out "${name}_et.json" \
       --kineto-out "${name}_kineto.json" --kineto-light-out "${name}_kineto_light.json" \
       >"$name.log" 2>&1
   else
-    echo "$name: --device cpu --spawn $ranks --steps 4 --warmup 3 $* (OMP_NUM_THREADS=2)" >>recipes.txt
+    echo "$name: --device cpu --spawn $ranks --steps 5 --warmup 3 $* (OMP_NUM_THREADS=2)" >>recipes.txt
     OMP_NUM_THREADS=2 timeout -k 5 "$limit" python3 "$record" --device cpu --spawn "$ranks" \
-      --steps 4 --warmup 3 "$@" --et-out "${name}_et_r{rank}.json" \
+      --steps 5 --warmup 3 "$@" --et-out "${name}_et_r{rank}.json" \
       --kineto-out "${name}_kineto_r{rank}.json" \
       --kineto-light-out "${name}_kineto_light_r{rank}.json" >"$name.log" 2>&1
   fi

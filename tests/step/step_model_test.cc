@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -345,6 +346,59 @@ TEST(StepModelTest, CpuTraceGapsLoseTheNestedOpGap) {
   EXPECT_EQ(bare.HostGapNs(Index(b, 3), HostTimeMode::kUnprofiled), 9000);
 }
 
+// The unprofiled run's page faults beyond the recorded steps', at the
+// measured cost per fault, are shared by each step's host ops in proportion
+// to the ops they stand for; fewer faults take time off, down to dispatch.
+TEST(StepModelTest, PageFaultsTheTruthsRunPaidAreAdded) {
+  auto graph = [](double unprofiled, double profiled, int64_t ns) {
+    GlobalMetadata meta;
+    SetDouble(meta.mutable_attr(), attr::kUnprofiledPageFaultsPerStep,
+              unprofiled);
+    SetDouble(meta.mutable_attr(), attr::kProfiledPageFaultsPerStep, profiled);
+    if (ns > 0) SetInt64(meta.mutable_attr(), attr::kPageFaultNs, ns);
+    return MakeGraph({WithStep(HostOp(1, 0, 10000), 0),
+                      WithStep(WithHostOps(HostOp(2, 10000, 20000), 3), 0),
+                      WithStep(HostOp(3, 30000, 10000), 1),
+                      WithStep(WithHostOps(HostOp(4, 40000, 20000), 3), 1)},
+                     meta);
+  };
+  HostTimeModel model;
+  model.op_ns[static_cast<int>(HostOpKind::kDispatch)] = 100;
+  const Graph plain = graph(0, 0, 0);
+  const StepModel base = StepModel::Build(NodeModel::FromGraph(plain), model);
+  EXPECT_FALSE(base.page_faults().known());
+
+  // 1000 faults a step more than recorded, 2 us each: 2 ms a step, 0.5 ms
+  // per op (4 ops a step).
+  const Graph more = graph(1500, 500, 2000);
+  const StepModel m = StepModel::Build(NodeModel::FromGraph(more), model);
+  ASSERT_TRUE(m.page_faults().known());
+  EXPECT_EQ(m.page_faults().base, "recorded steps");
+  EXPECT_EQ(m.page_faults().ns_per_step, 2000000);
+  for (uint64_t id : {1, 2, 3, 4}) {
+    const int64_t ops = id % 2 == 0 ? 3 : 1;
+    EXPECT_EQ(m.HostDurationNs(Index(more, id), HostTimeMode::kUnprofiled),
+              base.HostDurationNs(Index(plain, id), HostTimeMode::kUnprofiled) +
+                  ops * 500000)
+        << id;
+    // The recorded run is the recorded run.
+    EXPECT_EQ(m.HostDurationNs(Index(more, id), HostTimeMode::kRecorded),
+              base.HostDurationNs(Index(plain, id), HostTimeMode::kRecorded));
+  }
+  // The recorded steps faulted more than the truth's run: time off, down to
+  // each op's dispatch.
+  const Graph fewer = graph(0, 1000000, 2000);
+  const StepModel f = StepModel::Build(NodeModel::FromGraph(fewer), model);
+  EXPECT_LT(f.page_faults().ns_per_step, 0);
+  EXPECT_EQ(f.HostDurationNs(Index(fewer, 2), HostTimeMode::kUnprofiled), 300);
+  // No measured cost: nothing added.
+  const Graph uncosted = graph(1500, 500, 0);
+  const StepModel u = StepModel::Build(NodeModel::FromGraph(uncosted), model);
+  EXPECT_FALSE(u.page_faults().known());
+  EXPECT_EQ(u.HostDurationNs(Index(uncosted, 2), HostTimeMode::kUnprofiled),
+            base.HostDurationNs(Index(plain, 2), HostTimeMode::kUnprofiled));
+}
+
 TEST(StepModelTest, UnprofiledMeasuredStepComesFromMetadata) {
   GlobalMetadata meta;
   SetDouble(meta.mutable_attr(), attr::kUnprofiledStepUs, 1860);
@@ -554,6 +608,41 @@ TEST(HostProfileTest, ALegacyProfilersLightTraceIsRead) {
                    static_cast<double>(ops) / steps.size());
 }
 
+// The recorder wraps a legacy light trace in an object to add the faults its
+// steps paid: the events keep their legacy reading (no category), the count
+// is read. A Kineto light profile's count is read too.
+TEST(HostProfileTest, ALightProfilesPageFaultsAreRead) {
+  const std::string legacy = std::string(ET_TEST_DATA) +
+                             "/two-truths/cpu_mlp_w64_kineto_light.json.gz";
+  std::string text;
+  ASSERT_TRUE(ReadFileMaybeGzip(legacy, &text).ok());
+  nlohmann::json wrapped = {{"traceEvents", nlohmann::json::parse(text)},
+                            {"light_page_faults_per_step", 55.25}};
+  const std::string path =
+      std::string(ET_BINARY_DIR) + "/wrapped_legacy_light.json";
+  {
+    std::ofstream out(path);
+    out << wrapped.dump();
+  }
+  absl::StatusOr<HostProfileResult> bare = LearnHostProfile(legacy);
+  absl::StatusOr<HostProfileResult> r = LearnHostProfile(path);
+  ASSERT_TRUE(bare.ok() && r.ok()) << r.status();
+  EXPECT_EQ(r->ops, bare->ops);
+  EXPECT_EQ(r->model.light_step_ns, bare->model.light_step_ns);
+  EXPECT_EQ(bare->model.light_page_faults_per_step, -1);
+  EXPECT_EQ(r->model.light_page_faults_per_step, 55.25);
+
+  const std::string kineto = std::string(ET_TEST_DATA) +
+                             "/cpu-faults/cpu_rnn_w512_kineto_light.json.gz";
+  ASSERT_TRUE(ReadFileMaybeGzip(kineto, &text).ok());
+  const double counted =
+      nlohmann::json::parse(text)["light_page_faults_per_step"].get<double>();
+  absl::StatusOr<HostProfileResult> k = LearnHostProfile(kineto);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->model.light_page_faults_per_step, counted);
+  EXPECT_GT(counted, 0);
+}
+
 TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
   HostTimeModel m;
   m.op_ns = {1600, 11200, 4900, 6500};
@@ -586,6 +675,10 @@ TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
   EXPECT_EQ(back->light_ops_per_step, 347);
   EXPECT_EQ(back->light_profiler_ns_per_op, 1020);
   EXPECT_EQ(back->light_profiler_source, "measured at record time");
+  EXPECT_EQ(back->light_page_faults_per_step, -1);  // none counted
+  m.light_page_faults_per_step = 232.5;
+  SetHostTimeModel(m, &attrs);
+  EXPECT_EQ(GetHostTimeModel(attrs)->light_page_faults_per_step, 232.5);
   SetInt64(&attrs, attr::kHostCostLightProfilerNs, -5);
   back = GetHostTimeModel(attrs);
   ASSERT_TRUE(back.has_value());

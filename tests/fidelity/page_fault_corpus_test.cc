@@ -1,0 +1,138 @@
+// Page faults beside the truth (tests/data/cpu-faults, issue 36): twelve
+// single-rank torch 2.11 CPU recordings whose recorder counted the minor
+// page faults a step in the run the truth comes from, in the recorded
+// steps and in the light profile's, and measured what one fault costs on
+// the recording host (docs/step-model.md, "Page faults").
+//
+// Asserted: the counts and the cost reach the prediction, which adds the
+// truth's run's faults beyond its base's at that cost and says so; with
+// the light profile the misses shrink (median 20.3% without the faults,
+// 14.3% with). The bounds are today's: the host of this run was noisy
+// (two truths of one recording differ by up to 39%), so 10% is not the
+// gate here.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/gzip_input.h"
+#include "converter/converter.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "simulator/simulation.h"
+#include "step/host_profile.h"
+#include "tests/fidelity/cpu_corpus_recipes.h"
+
+namespace et::sim {
+namespace {
+
+std::string Data(const std::string& name) {
+  return std::string(ET_TEST_DATA) + "/cpu-faults/" + name;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::string text;
+  EXPECT_TRUE(ReadFileMaybeGzip(path, &text).ok()) << path;
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+// Converts `name`, with its light profile when `light`; returns the .et.
+std::string Convert(const std::string& name, bool light) {
+  const std::string out = std::string(ET_BINARY_DIR) + "/cpu_faults_" + name +
+                          (light ? "_light" : "") + ".et";
+  convert::ConvertOptions options;
+  options.kineto_path = Data(name + "_kineto.json.gz");
+  if (light) {
+    auto learned = LearnHostProfile(Data(name + "_kineto_light.json.gz"));
+    EXPECT_TRUE(learned.ok()) << learned.status();
+    if (learned.ok()) options.host_costs = learned->model;
+  }
+  auto s = convert::ConvertFile(Data(name + "_et.json.gz"), out, options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return out;
+}
+
+Report Simulate(const std::string& path) {
+  SimOptions options;
+  options.host_time = HostTimeMode::kUnprofiled;
+  auto sim = Simulation::Run({path, 0}, options);
+  EXPECT_TRUE(sim.ok()) << sim.status();
+  return sim.ok() ? (*sim)->report() : Report{};
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+}
+
+bool SaysPageFaults(const Report& report, const std::string& base) {
+  for (const std::string& note : report.notes) {
+    if (note.find("page faults: the unprofiled run paid") !=
+            std::string::npos &&
+        note.find(base) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+TEST(PageFaultCorpus, RecorderCountsFaultsAndTheirCost) {
+  for (const char* name : kCpuCorpusSingles) {
+    const nlohmann::json trace =
+        ReadJson(Data(std::string(name) + "_kineto.json.gz"));
+    const nlohmann::json light =
+        ReadJson(Data(std::string(name) + "_kineto_light.json.gz"));
+    EXPECT_GE(trace.value("unprofiled_page_faults_per_step", -1.0), 0) << name;
+    EXPECT_GE(trace.value("profiled_page_faults_per_step", -1.0), 0) << name;
+    EXPECT_GE(light.value("light_page_faults_per_step", -1.0), 0) << name;
+    const nlohmann::json& cal = trace["page_fault_calibration"];
+    // A 4 KiB fault on a server CPU: zeroing the page and the trap, 0.5-5 us.
+    EXPECT_GT(cal.value("ns_per_fault", 0.0), 500) << name;
+    EXPECT_LT(cal.value("ns_per_fault", 0.0), 5000) << name;
+    EXPECT_EQ(cal.value("faults", 0), 16384)
+        << name << ": 64 MiB in 4 KiB pages";
+  }
+}
+
+// The step gains the truth's run's faults beyond the light profile's, at the
+// measured cost: the prediction moves by exactly that, and the misses shrink.
+TEST(PageFaultCorpus, TheTruthsFaultsAreAddedAtTheirMeasuredCost) {
+  std::vector<double> with_faults, without_faults;
+  for (const char* name : kCpuCorpusSingles) {
+    const nlohmann::json trace =
+        ReadJson(Data(std::string(name) + "_kineto.json.gz"));
+    const nlohmann::json light =
+        ReadJson(Data(std::string(name) + "_kineto_light.json.gz"));
+    const double added_us =
+        (trace["unprofiled_page_faults_per_step"].get<double>() -
+         light["light_page_faults_per_step"].get<double>()) *
+        std::round(
+            trace["page_fault_calibration"]["ns_per_fault"].get<double>()) /
+        1e3;
+    const Report report = Simulate(Convert(name, /*light=*/true));
+    EXPECT_TRUE(SaysPageFaults(report, "the light profile")) << name;
+    ASSERT_TRUE(report.step.measured_us.has_value()) << name;
+    const double truth = *report.step.measured_us;
+    const double predicted = report.step.predicted_us;
+    with_faults.push_back(std::abs(predicted / truth - 1) * 100);
+    without_faults.push_back(std::abs((predicted - added_us) / truth - 1) *
+                             100);
+    EXPECT_LE(with_faults.back(), 42.0) << name;
+  }
+  EXPECT_LE(Median(with_faults), 15.0);
+  EXPECT_GT(Median(without_faults), Median(with_faults) + 4.0);
+}
+
+// Without a light profile the base is the recorded steps' faults.
+TEST(PageFaultCorpus, TheTraceAloneCountsTheRecordedStepsFaults) {
+  std::vector<double> misses;
+  for (const char* name : kCpuCorpusSingles) {
+    const Report report = Simulate(Convert(name, /*light=*/false));
+    EXPECT_TRUE(SaysPageFaults(report, "the recorded steps")) << name;
+    ASSERT_TRUE(report.step.error_pct.has_value()) << name;
+    misses.push_back(std::abs(*report.step.error_pct));
+  }
+  EXPECT_LE(Median(misses), 25.0);
+}
+
+}  // namespace
+}  // namespace et::sim
