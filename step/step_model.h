@@ -9,8 +9,9 @@
 //   kUnprofiled  the real program: the profiler's cost per op and per gap is
 //                taken out (HostTimeModel, docs/step-model.md), and the page
 //                faults the truth's run paid beyond the recording's are added
-//                (PageFaultCorrection). Compare with the unprofiled step. Nodes outside every recorded step (GPU
-//                work the profiler's warm-up step left running) are left out.
+//                (PageFaultCorrection). Compare with the unprofiled step.
+//                Nodes outside every recorded step (GPU work the profiler's
+//                warm-up step left running) are left out.
 //
 // Built once from a NodeModel; columns by NodeIndex. Immutable; thread-safe
 // reads.
