@@ -134,6 +134,21 @@ TEST(PageFaultCorpus, TheTraceAloneCountsTheRecordedStepsFaults) {
   EXPECT_LE(Median(misses), 25.0);
 }
 
+// Recorded steps far apart are the machine's, and the report says so:
+// cpu_moe_w128's five took 57-87 ms (51% apart), cpu_mlp_w256's 29.7-30.8.
+TEST(PageFaultCorpus, UnsteadyRecordedStepsAreNoted) {
+  auto noted = [](const Report& report) {
+    for (const std::string& note : report.notes) {
+      if (note.find("the recording machine was not steady") !=
+          std::string::npos)
+        return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(noted(Simulate(Convert("cpu_moe_w128", /*light=*/false))));
+  EXPECT_FALSE(noted(Simulate(Convert("cpu_mlp_w256", /*light=*/false))));
+}
+
 // A 2-rank DDP recording with a light profile per rank: each rank learns
 // from its own (the notes name each file), the faults of each rank are its
 // own, and the light profiles take the trace-alone +90.7% to +35.6%: the
