@@ -9,6 +9,7 @@
 #include "base/input_limits.h"
 #include "base/status_macros.h"
 #include "replay/op_classifier.h"
+#include "step/step_report.h"
 
 namespace et::replay {
 namespace {
@@ -266,6 +267,11 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
   }
   plan.unknown_group_ops = graph.counts().unknown_groups;
   plan.notes = graph.notes();
+  if (options.host_time == HostTimeMode::kUnprofiled) {
+    for (std::string& note : UnprofiledRecordingNotes(
+             plan.steps, plan.steps.Measured(options.host_time).us.has_value()))
+      plan.notes.push_back(std::move(note));
+  }
   FillHostTimes(options, &plan);
 
   plan.wait_offsets.reserve(plan.ops.size() + 1);

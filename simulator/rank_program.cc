@@ -12,13 +12,10 @@
 #include "base/status_macros.h"
 #include "scaleout/peer_remap.h"
 #include "simulator/device_what_if.h"
+#include "step/step_report.h"
 
 namespace et::sim {
 namespace {
-
-// Recorded steps further apart than this are noted (quiet CPU recordings:
-// within 20%; a stretched step: about 2x, docs/step-model.md).
-constexpr double kUnsteadyStepsPct = 25;
 
 // The simulator's view of the model's kinds: every kind that takes time on
 // its queue computes (memory nodes move their bytes, node-model.md).
@@ -377,32 +374,6 @@ std::string OtherMachine(const NodeModel& graph, const SimOptions& options,
                                          : graph.info().device_name);
 }
 
-// What the recording itself says about an unprofiled prediction: the page
-// faults added, and recorded steps so unequal that the machine, not the
-// program, set some of them (a step stretched by a neighbour stays stretched
-// in the prediction; the truth, a median of blocks, leaves it out).
-void AddRecordingNotes(RankProgram* p) {
-  if (const PageFaultCorrection& pf = p->steps.page_faults(); pf.known()) {
-    p->notes.push_back(absl::StrFormat(
-        "page faults: the unprofiled run paid %.0f a step, the %s %.0f; at "
-        "%.2f us each (measured on the recording host) the step %s %.3f ms "
-        "(docs/step-model.md, \"Page faults\")",
-        pf.unprofiled_per_step, pf.base, pf.base_per_step,
-        pf.ns_per_fault / 1e3, pf.ns_per_step >= 0 ? "gains" : "loses",
-        std::abs(pf.ns_per_step) / 1e6));
-  }
-  const std::vector<double>& steps_us = p->steps.profiled_step_us();
-  if (steps_us.size() < 2 || !p->measured.us) return;
-  const auto [lo, hi] = std::minmax_element(steps_us.begin(), steps_us.end());
-  if (*lo <= 0 || *hi / *lo - 1 <= kUnsteadyStepsPct / 100) return;
-  p->notes.push_back(absl::StrFormat(
-      "the recorded steps took %.3f to %.3f ms (the slowest %.0f%% over the "
-      "fastest): the recording machine was not steady or the steps differ, "
-      "and the prediction keeps the slow steps where the truth, a median of "
-      "blocks, may not (docs/step-model.md, \"Page faults\")",
-      *lo / 1e3, *hi / 1e3, (*hi / *lo - 1) * 100));
-}
-
 // The step the prediction is compared with: the trace's only when it is a
 // truth of the same job, machine and scale as the prediction. One rule for
 // every way a prediction leaves the recorded run (docs/step-model.md).
@@ -496,7 +467,11 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
             : std::string("the recorded host CPU kept (no target host "
                           "known; --host-speed scales it)")));
   }
-  if (p->host_time == HostTimeMode::kUnprofiled) AddRecordingNotes(p);
+  if (p->host_time == HostTimeMode::kUnprofiled) {
+    for (std::string& note :
+         UnprofiledRecordingNotes(p->steps, p->measured.us.has_value()))
+      p->notes.push_back(std::move(note));
+  }
   if (what_if) {
     p->device_target = what_if->target().name;
     p->notes.push_back(absl::StrFormat(

@@ -20,6 +20,9 @@ std::optional<double> ErrorPct(double got_us, std::optional<double> truth_us) {
 // be judged. 5%: above the spread of the recorder's timing blocks on a quiet
 // machine (±3%, tests/data/cpu-corpus/README.md).
 constexpr double kTruthDriftPct = 5.0;
+// Recorded steps further apart than this are noted (quiet CPU recordings:
+// within 20%; a stretched step: about 2x, docs/step-model.md).
+constexpr double kUnsteadyStepsPct = 25;
 
 void AddTruthDriftNote(double before_us, double after_us,
                        std::vector<std::string>* notes) {
@@ -226,6 +229,31 @@ std::string FormatStepReport(const StepReport& s, const char* verb,
   }
   for (const std::string& n : s.notes) absl::StrAppend(&out, "note: ", n, "\n");
   return out;
+}
+
+std::vector<std::string> UnprofiledRecordingNotes(const StepModel& steps,
+                                                  bool has_truth) {
+  std::vector<std::string> notes;
+  if (const PageFaultCorrection& pf = steps.page_faults(); pf.known()) {
+    notes.push_back(absl::StrFormat(
+        "page faults: the unprofiled run paid %.0f a step, the %s %.0f; at "
+        "%.2f us each (measured on the recording host) the step %s %.3f ms "
+        "(docs/step-model.md, \"Page faults\")",
+        pf.unprofiled_per_step, pf.base, pf.base_per_step,
+        pf.ns_per_fault / 1e3, pf.ns_per_step >= 0 ? "gains" : "loses",
+        std::abs(pf.ns_per_step) / 1e6));
+  }
+  const std::vector<double>& steps_us = steps.profiled_step_us();
+  if (steps_us.size() < 2 || !has_truth) return notes;
+  const auto [lo, hi] = std::minmax_element(steps_us.begin(), steps_us.end());
+  if (*lo <= 0 || *hi / *lo - 1 <= kUnsteadyStepsPct / 100) return notes;
+  notes.push_back(absl::StrFormat(
+      "the recorded steps took %.3f to %.3f ms (the slowest %.0f%% over the "
+      "fastest): the recording machine was not steady or the steps differ, "
+      "and the prediction keeps the slow steps where the truth, a median of "
+      "blocks, may not (docs/step-model.md, \"Page faults\")",
+      *lo / 1e3, *hi / 1e3, (*hi / *lo - 1) * 100));
+  return notes;
 }
 
 }  // namespace et

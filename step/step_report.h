@@ -72,6 +72,14 @@ std::string RanksLabel(const std::vector<int64_t>& ranks);
 std::string FormatStepReport(const StepReport& report, const char* verb,
                              size_t max_ranks);
 
+// What a recording says about an unprofiled prediction from it, one note
+// each: the page faults StepModel added (PageFaultCorrection), and recorded
+// steps so unequal that the machine, not the program, set some of them (a
+// step stretched by a neighbour stays stretched in the prediction; a truth,
+// a median of blocks, leaves it out), said only when `has_truth`.
+std::vector<std::string> UnprofiledRecordingNotes(const StepModel& steps,
+                                                  bool has_truth);
+
 }  // namespace et
 
 #endif  // STEP_STEP_REPORT_H_
