@@ -16,40 +16,20 @@
 #include <cmath>
 #include <string>
 
-#include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "model/node_model.h"
-#include "simulator/simulation.h"
-#include "step/host_profile.h"
+#include "tests/fidelity/own_recording.h"
 
 namespace et::sim {
 namespace {
 
-// Converts `model` of `folder` (tests/data) with its Kineto trace and, with
-// `light`, the host costs learned from its light profile stored in the .et.
 std::string Convert(const std::string& model, bool light = false,
                     const std::string& folder = "h100-gpu-session") {
-  const std::string dir = std::string(ET_TEST_DATA) + "/" + folder + "/";
-  const std::string out = std::string(ET_BINARY_DIR) + "/gpu_session_" + model +
-                          (light ? "_light" : "") + ".et";
-  convert::ConvertOptions options;
-  options.kineto_path = dir + model + "_kineto.json.gz";
-  if (light) {
-    auto learned = LearnHostProfile(dir + model + "_kineto_light.json.gz");
-    EXPECT_TRUE(learned.ok()) << learned.status();
-    if (learned.ok()) options.host_costs = learned->model;
-  }
-  auto s = convert::ConvertFile(dir + model + "_et.json.gz", out, options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return out;
+  return ConvertOwnRecording(folder, model, light);
 }
 
 Report RunSim(const std::string& path, HostTimeMode mode) {
-  SimOptions options;
-  options.host_time = mode;
-  auto sim = Simulation::Run({path, 0}, options);
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? (*sim)->report() : Report{};
+  return SimulateOwnRecording(path, mode);
 }
 
 StepReport Simulate(const std::string& path, HostTimeMode mode) {

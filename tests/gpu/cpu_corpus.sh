@@ -15,19 +15,9 @@
 #
 #   tests/gpu/cpu_corpus.sh OUT         (DEADLINE_S, default 540; CORE, default 3)
 set -uo pipefail
-OUT=$(mkdir -p "${1:?OUT}" && cd "$1" && pwd)
-DEADLINE_S=${DEADLINE_S:-540}
 CORE=${CORE:-3}
-here=$(cd "$(dirname "$0")/../.." && pwd)
-record="$here/examples/record_trace.py"
-work=$(mktemp -d /tmp/cpu_corpus.XXXX)
-start=$(date +%s)
-cd "$work" || exit 1
-left() { echo $((DEADLINE_S - ($(date +%s) - start))); }
-pack() {
-  gzip -9 -n -f ./*.json 2>/dev/null
-  tar -czf "$OUT/corpus.tgz.tmp" . && mv "$OUT/corpus.tgz.tmp" "$OUT/corpus.tgz"
-}
+source "$(dirname "$0")/recording_run.sh"
+recording_run "${1:-}" corpus.tgz 540
 {
   lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket)'
   python3 -c 'import torch; print("torch", torch.__version__)'
