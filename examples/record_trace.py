@@ -383,8 +383,9 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
     block's ends (steps pipeline inside a block as they do in training); the truth is the
     median of the blocks' mean steps, so one slow block (a neighbour's burst, a clock
     change) does not move it. Returns (median ms, fastest block ms, slowest block ms,
-    minor page faults per step): the faults say whether the step pays for fresh pages
-    (docs/step-model.md, "Two truths")."""
+    minor page faults per step, every block's mean ms): the faults say whether the step
+    pays for fresh pages (docs/step-model.md, "Two truths"); the blocks how far the
+    truth itself moves (stored as `unprofiled_step_blocks_ms`)."""
     if args.time_steps <= 0:
         return None
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
@@ -399,7 +400,7 @@ def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, devi
         blocks.append((time.perf_counter() - start) * 1e3 / args.time_steps)
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
     return (statistics.median(blocks), min(blocks), max(blocks),
-            faults / (len(blocks) * args.time_steps))
+            faults / (len(blocks) * args.time_steps), blocks)
 
 
 def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, device,
@@ -667,7 +668,8 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata
             metadata["unprofiled_page_faults_per_step"])
     keys["host_cpu_model"], keys["host_cpu_mhz"] = host_cpu()
     for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration",
-                "page_fault_calibration", "profiled_page_faults_per_step"):
+                "page_fault_calibration", "profiled_page_faults_per_step",
+                "unprofiled_step_blocks_ms"):
         if key in metadata:
             keys[key] = json.loads(metadata[key])
     keys["pid"] = os.getpid()
@@ -849,6 +851,7 @@ def record(args):
     if step_ms is not None:
         metadata["unprofiled_step_ms"] = "%.6f" % step_ms
         metadata["unprofiled_page_faults_per_step"] = "%.1f" % truth[3]
+        metadata["unprofiled_step_blocks_ms"] = json.dumps([round(b, 6) for b in truth[4]])
     if memory is not None:
         metadata["unprofiled_peak_bytes"] = "%d" % memory[0]
         metadata["unprofiled_start_bytes"] = "%d" % memory[1]
@@ -895,7 +898,8 @@ def record(args):
                fault_cost["ns_per_fault"] / 1e3))
     if truth is not None:
         print("  unprofiled step: %.3f ms (median of %d blocks of %d steps, %.3f-%.3f ms, "
-              "%.0f page faults a step; stored as unprofiled_step_ms)" %
+              "%.0f page faults a step; stored as unprofiled_step_ms, each block in "
+              "unprofiled_step_blocks_ms)" %
               (truth[0], args.time_blocks, args.time_steps, truth[1], truth[2], truth[3]))
         # The truth again, after the profiling session: it can leave the process
         # faster or slower (allocator state), or the machine may have got busy.

@@ -112,6 +112,9 @@ inline constexpr char kUnprofiledStepUs[] =
 // double, the same program's step without a profiler timed again after the
 // recording (a profiling session can leave the process faster or slower)
 inline constexpr char kUnprofiledStepAfterUs[] = "unprofiled_step_after_us";
+// double list, the mean step of each timing block whose median is the truth
+// (how far the truth itself moves; examples/record_trace.py)
+inline constexpr char kUnprofiledStepBlocksUs[] = "unprofiled_step_blocks_us";
 // double, minor page faults a step in the run the truth comes from, and in the
 // recorded (profiled) steps; int64, what one costs on the recording host
 // (examples/record_trace.py, docs/step-model.md "Page faults")

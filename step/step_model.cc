@@ -180,6 +180,9 @@ void StepModel::ReadMeasured(const NodeModel& graph) {
       us && *us > 0) {
     unprofiled_step_after_us_ = *us;
   }
+  unprofiled_step_blocks_us_ =
+      GetDoubleList(meta, attr::kUnprofiledStepBlocksUs)
+          .value_or(std::vector<double>{});
   // A graph of one iteration inside a longer profile carries no step: its
   // profiled step is the one the converter matched it to, else the span of
   // its recorded times.
@@ -462,6 +465,7 @@ MeasuredStep StepModel::Measured(HostTimeMode mode) const {
       m.us = unprofiled_step_us_;
       m.source = "unprofiled-run";
       m.after_recording_us = unprofiled_step_after_us_;
+      m.blocks_us = unprofiled_step_blocks_us_;
     }
     return m;
   }

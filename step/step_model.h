@@ -43,6 +43,9 @@ struct MeasuredStep {
   // The unprofiled step timed again after the recording, when the recorder
   // did (a second truth: the first says how far it can be trusted).
   std::optional<double> after_recording_us;
+  // The mean step of each timing block whose median `us` is, when the
+  // recorder stored them: how far the truth itself moves.
+  std::vector<double> blocks_us;
   // Why the trace's step is not compared although it has one (a prediction
   // for another job: et-sim --layout, --world); empty otherwise.
   std::string withheld;
@@ -176,6 +179,7 @@ class StepModel {
   std::vector<double> profiled_step_us_;
   std::optional<double> unprofiled_step_us_;
   std::optional<double> unprofiled_step_after_us_;
+  std::vector<double> unprofiled_step_blocks_us_;
   PageFaultCorrection page_faults_;
   double profiled_page_faults_per_step_ = -1;
 };

@@ -38,6 +38,20 @@ void AddTruthDriftNote(double before_us, double after_us,
       before_us / 1e3));
 }
 
+// A truth whose own timing blocks are further apart than a miss cannot tell
+// that miss from noise: say how far apart they are.
+void AddTruthSpreadNote(double truth_us, double fastest_us, double slowest_us,
+                        std::vector<std::string>* notes) {
+  const double spread_pct = (slowest_us - fastest_us) / truth_us * 100.0;
+  if (spread_pct <= kTruthDriftPct) return;
+  notes->push_back(absl::StrFormat(
+      "the unprofiled run's timing blocks took %.3f to %.3f ms a step (%.1f%% "
+      "of the truth apart; the truth is their median): a miss within that "
+      "cannot be told from the truth's own noise (docs/step-model.md, \"Two "
+      "truths\")",
+      fastest_us / 1e3, slowest_us / 1e3, spread_pct));
+}
+
 }  // namespace
 
 std::string RanksLabel(const std::vector<int64_t>& ranks) {
@@ -96,6 +110,14 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
     measured_sum += *r.measured.us * static_cast<double>(r.ranks.size());
     measured_n += static_cast<int64_t>(r.ranks.size());
     s.measured_source = r.measured.source;
+    if (!r.measured.blocks_us.empty()) {
+      const auto [lo, hi] = std::minmax_element(r.measured.blocks_us.begin(),
+                                                r.measured.blocks_us.end());
+      s.measured_fastest_block_us =
+          std::min(*lo, s.measured_fastest_block_us.value_or(*lo));
+      s.measured_slowest_block_us =
+          std::max(*hi, s.measured_slowest_block_us.value_or(*hi));
+    }
     if (!r.measured.after_recording_us) continue;
     after_sum +=
         *r.measured.after_recording_us * static_cast<double>(r.ranks.size());
@@ -103,6 +125,10 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
   }
   if (measured_n > 0) s.measured_us = measured_sum / measured_n;
   s.error_pct = ErrorPct(s.predicted_us, s.measured_us);
+  if (s.measured_us && s.measured_fastest_block_us) {
+    AddTruthSpreadNote(*s.measured_us, *s.measured_fastest_block_us,
+                       *s.measured_slowest_block_us, &s.notes);
+  }
   if (after_n > 0 && s.measured_us) {
     s.measured_after_us = after_sum / after_n;
     s.error_after_pct = ErrorPct(s.predicted_us, s.measured_after_us);
@@ -167,6 +193,8 @@ nlohmann::json StepReportJson(const StepReport& s) {
       {"error_pct", opt(s.error_pct)},
       {"measured_after_recording_us", opt(s.measured_after_us)},
       {"error_after_recording_pct", opt(s.error_after_pct)},
+      {"measured_fastest_block_us", opt(s.measured_fastest_block_us)},
+      {"measured_slowest_block_us", opt(s.measured_slowest_block_us)},
       {"notes", s.notes},
       {"bound", s.bound ? StepBoundJson(*s.bound) : nlohmann::json(nullptr)},
   };
@@ -191,9 +219,14 @@ std::string FormatStepReport(const StepReport& s, const char* verb,
       "step (host time %s): %s %.3f ms per step (slowest rank, mean of %d)",
       HostTimeModeName(s.host_time), verb, s.predicted_us / 1e3, s.steps);
   if (s.measured_us) {
-    absl::StrAppendFormat(&out, " vs measured %.3f ms (%s): error %+.1f%%",
-                          *s.measured_us / 1e3, s.measured_source,
-                          s.error_pct.value_or(0));
+    absl::StrAppendFormat(&out, " vs measured %.3f ms (%s",
+                          *s.measured_us / 1e3, s.measured_source);
+    if (s.measured_fastest_block_us) {
+      absl::StrAppendFormat(&out, "; timing blocks %.3f-%.3f ms",
+                            *s.measured_fastest_block_us / 1e3,
+                            *s.measured_slowest_block_us / 1e3);
+    }
+    absl::StrAppendFormat(&out, "): error %+.1f%%", s.error_pct.value_or(0));
     if (s.measured_after_us) {
       absl::StrAppendFormat(&out,
                             "; timed again after the recording %.3f ms: "

@@ -39,6 +39,10 @@ struct StepReport {
   // it), and the error against it.
   std::optional<double> measured_after_us;
   std::optional<double> error_after_pct;
+  // The fastest and slowest timing block behind the truth (over the ranks
+  // that have them): how far the truth itself moves.
+  std::optional<double> measured_fastest_block_us;
+  std::optional<double> measured_slowest_block_us;
   std::vector<RankSteps> ranks;
   std::vector<std::string> notes;  // what was left out, missing truths
   // The slowest rank's steps together (MeanBound), when its row has bounds.

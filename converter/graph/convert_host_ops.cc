@@ -263,11 +263,16 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
                                    : kineto.unprofiled_step_us;
   if (unprofiled_us > 0)
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepUs, unprofiled_us);
-  // A truth given on the command line replaces both of the recording's, and
-  // the faults its run paid are not known.
+  // A truth given on the command line replaces the recording's (both, and
+  // the blocks behind the first), and the faults its run paid are not known.
   if (options.measured_step_ms <= 0 && kineto.unprofiled_step_after_us > 0) {
     SetDouble(metadata->mutable_attr(), attr::kUnprofiledStepAfterUs,
               kineto.unprofiled_step_after_us);
+  }
+  if (options.measured_step_ms <= 0 &&
+      !kineto.unprofiled_step_blocks_us.empty()) {
+    SetDoubleList(metadata->mutable_attr(), attr::kUnprofiledStepBlocksUs,
+                  kineto.unprofiled_step_blocks_us);
   }
   SetPageFaults(kineto.page_faults, options.measured_step_ms <= 0, metadata);
   if (!kineto.device_name.empty())

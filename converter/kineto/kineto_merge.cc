@@ -137,6 +137,8 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
   if (trace.unprofiled_step_after_ms() > 0)
     info->unprofiled_step_after_us = trace.unprofiled_step_after_ms() * 1000.0;
+  for (double ms : trace.unprofiled_step_blocks_ms())
+    info->unprofiled_step_blocks_us.push_back(ms * 1000.0);
   info->unprofiled_peak_bytes = trace.unprofiled_peak_bytes();
   info->unprofiled_start_bytes = trace.unprofiled_start_bytes();
   info->light_profiler_ns_per_op = trace.light_profiler_ns_per_op();

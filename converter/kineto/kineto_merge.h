@@ -40,6 +40,8 @@ struct KinetoMergeStats {
   double measured_step_us = -1;    // the step the ET was recorded in, if found
   double unprofiled_step_us = -1;  // the trace's `unprofiled_step_ms`, if any
   double unprofiled_step_after_us = -1;  // `unprofiled_step_after_ms`, if any
+  // `unprofiled_step_blocks_ms` in us: the truth's timing blocks; empty absent.
+  std::vector<double> unprofiled_step_blocks_us;
   // The trace's `unprofiled_peak_bytes` / `unprofiled_start_bytes`; -1 absent.
   int64_t unprofiled_peak_bytes = -1;
   // The light profiler's cost per op measured at record time; -1 absent.

@@ -288,6 +288,25 @@ std::optional<double> ReadCount(od::value& value) {
   return x;
 }
 
+// The recorder's timing blocks (ms each): an array of positive numbers, at
+// most kMaxTimingBlocks of them; anything else is read as absent (they only
+// say how far the truth moves).
+constexpr size_t kMaxTimingBlocks = 4096;
+std::vector<double> ReadBlocksMs(od::value& value) {
+  std::vector<double> blocks;
+  od::array array;
+  if (value.get_array().get(array)) return {};
+  for (auto element : array) {
+    double ms = 0;
+    if (element.get_double().get(ms) || !std::isfinite(ms) || !(ms > 0) ||
+        blocks.size() == kMaxTimingBlocks) {
+      return {};
+    }
+    blocks.push_back(ms);
+  }
+  return blocks;
+}
+
 }  // namespace
 
 // A number, or a numeric string (profile.add_metadata stores strings).
@@ -619,6 +638,8 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
     } else if (key == "unprofiled_step_after_ms") {
       ASSIGN_OR_RETURN(const double ms, ReadStepMs(value, key));
       trace_->set_unprofiled_step_after_ms(ms);
+    } else if (key == "unprofiled_step_blocks_ms") {
+      trace_->set_unprofiled_step_blocks_ms(ReadBlocksMs(value));
     } else if (key == "profiler_calibration") {
       ReadProfilerCalibration(value);
     } else if (key == "page_fault_calibration") {

@@ -142,6 +142,12 @@ class KinetoTrace {
   // The same, timed again after the recording (`unprofiled_step_after_ms`);
   // -1 absent.
   double unprofiled_step_after_ms() const { return unprofiled_step_after_ms_; }
+  // Each timing block's mean step behind `unprofiled_step_ms` (its median):
+  // how far the truth itself moves (`unprofiled_step_blocks_ms`); empty when
+  // absent or malformed.
+  const std::vector<double>& unprofiled_step_blocks_ms() const {
+    return unprofiled_step_blocks_ms_;
+  }
   // The memory truth beside it (top-level `unprofiled_peak_bytes` and
   // `unprofiled_start_bytes`, docs/memory-model.md); -1 absent.
   int64_t unprofiled_peak_bytes() const { return unprofiled_peak_bytes_; }
@@ -181,6 +187,9 @@ class KinetoTrace {
   void set_unprofiled_step_after_ms(double ms) {
     unprofiled_step_after_ms_ = ms;
   }
+  void set_unprofiled_step_blocks_ms(std::vector<double> blocks) {
+    unprofiled_step_blocks_ms_ = std::move(blocks);
+  }
   void set_unprofiled_memory(int64_t peak_bytes, int64_t start_bytes) {
     unprofiled_peak_bytes_ = peak_bytes;
     unprofiled_start_bytes_ = start_bytes;
@@ -206,6 +215,7 @@ class KinetoTrace {
   int64_t process_id_ = -1;
   double unprofiled_step_ms_ = -1;
   double unprofiled_step_after_ms_ = -1;
+  std::vector<double> unprofiled_step_blocks_ms_;
   int64_t unprofiled_peak_bytes_ = -1;
   int64_t unprofiled_start_bytes_ = -1;
   int64_t light_profiler_ns_ = -1;

@@ -425,5 +425,31 @@ TEST(UnprofiledStepTest, PageFaultCountsAndCostReachTheGraph) {
   EXPECT_FALSE(GetInt(meta.attr(), attr::kPageFaultNs));
 }
 
+// The truth's timing blocks reach the graph in us; anything but an array of
+// positive numbers is read as absent (they only say how far the truth
+// moves), and a truth from the command line drops them.
+TEST(UnprofiledStepTest, TimingBlocksReachTheGraph) {
+  auto blocks = [](const std::string& value, double override_ms) {
+    ConvertOptions options;
+    options.kineto_path = KinetoWithTruth(value, "unprofiled_step_blocks_ms");
+    options.measured_step_ms = override_ms;
+    const std::string out = ::testing::TempDir() + "/blocks.et";
+    EXPECT_TRUE(
+        ConvertFile(std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz",
+                    out, options)
+            .ok());
+    auto g = LoadGraph(out);
+    EXPECT_TRUE(g.ok());
+    return g.ok() ? GetDoubleList(g->metadata().attr(),
+                                  attr::kUnprofiledStepBlocksUs)
+                  : std::nullopt;
+  };
+  EXPECT_EQ(blocks("[1.5, 2.25, 1.75]", 0),
+            (std::vector<double>{1500, 2250, 1750}));
+  EXPECT_FALSE(blocks("[1.5, 2.25, 1.75]", 3.0));
+  for (const char* bad : {"\"[1.5]\"", "[1.5, -2]", "[1.5, \"x\"]", "[]", "7"})
+    EXPECT_FALSE(blocks(bad, 0)) << bad;
+}
+
 }  // namespace
 }  // namespace et::convert

@@ -4,9 +4,12 @@
 // 19,000 page faults once the profiler's allocations have pinned the heap,
 // -20%). Both reach the graph and the step report; a drift beyond 5% is a
 // note that says the truth is uncertain by that much; a truth given on the
-// command line replaces both.
+// command line replaces both. The truth's own timing blocks reach the report
+// the same way.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "base/gzip_input.h"
@@ -81,6 +84,47 @@ TEST(TwoTruths, ATruthOnTheCommandLineReplacesBoth) {
   EXPECT_FALSE(r.measured_after_us);
   for (const std::string& n : r.notes)
     EXPECT_EQ(n.find("timed after the recording"), std::string::npos) << n;
+}
+
+// The truth's own timing blocks (blocks_mlp_w64, recorded on the 2-core VM):
+// the truth is their median, their range reaches the report, and when they
+// are more than 5% apart a note says a miss within that is noise.
+TEST(TwoTruths, TheTruthsTimingBlocksReachTheReport) {
+  std::string text;
+  ASSERT_TRUE(
+      ReadFileMaybeGzip(kData + "blocks_mlp_w64_kineto.json.gz", &text).ok());
+  const nlohmann::json top = nlohmann::json::parse(text);
+  std::vector<double> blocks_ms =
+      top.at("unprofiled_step_blocks_ms").get<std::vector<double>>();
+  ASSERT_EQ(blocks_ms.size(), 5u);
+  std::sort(blocks_ms.begin(), blocks_ms.end());
+  EXPECT_NEAR(top.at("unprofiled_step_ms").get<double>(), blocks_ms[2], 1e-5);
+
+  convert::ConvertOptions options;
+  options.kineto_path = kData + "blocks_mlp_w64_kineto.json.gz";
+  const std::string out = ::testing::TempDir() + "two_truths_blocks.et";
+  ASSERT_TRUE(
+      convert::ConvertFile(kData + "blocks_mlp_w64_et.json.gz", out, options)
+          .ok());
+  auto sim = Simulation::Run({out, 1}, SimOptions{});
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const StepReport& r = (*sim)->report().step;
+  ASSERT_TRUE(r.measured_fastest_block_us && r.measured_slowest_block_us);
+  EXPECT_NEAR(*r.measured_fastest_block_us, blocks_ms.front() * 1e3, 1e-6);
+  EXPECT_NEAR(*r.measured_slowest_block_us, blocks_ms.back() * 1e3, 1e-6);
+  const double spread_pct =
+      (blocks_ms.back() - blocks_ms.front()) / blocks_ms[2] * 100;
+  bool noted = false;
+  for (const std::string& n : r.notes)
+    noted |= n.find("timing blocks took") != std::string::npos;
+  EXPECT_EQ(noted, spread_pct > 5) << spread_pct;
+  EXPECT_NE(FormatStepReport(r, "predicted", 1)
+                .find(absl::StrFormat("timing blocks %.3f-%.3f ms",
+                                      blocks_ms.front(), blocks_ms.back())),
+            std::string::npos);
+  const nlohmann::json j = StepReportJson(r);
+  EXPECT_EQ(j.at("measured_slowest_block_us").get<double>(),
+            *r.measured_slowest_block_us);
 }
 
 }  // namespace

@@ -190,7 +190,9 @@ TEST(StepReportTest, JsonCarriesExactlyTheDocumentedKeys) {
             (std::set<std::string>{
                 "steps", "host_time", "predicted_us", "measured_us",
                 "measured_source", "error_pct", "measured_after_recording_us",
-                "error_after_recording_pct", "notes", "ranks", "bound"}));
+                "error_after_recording_pct", "measured_fastest_block_us",
+                "measured_slowest_block_us", "notes", "ranks", "bound"}));
+  EXPECT_TRUE(j["measured_fastest_block_us"].is_null());
   EXPECT_TRUE(j["measured_after_recording_us"].is_null());
   EXPECT_TRUE(j["bound"].is_null());  // no bounds given: et-replay's case
   EXPECT_EQ(j["steps"], 1);
@@ -207,6 +209,33 @@ TEST(StepReportTest, JsonCarriesExactlyTheDocumentedKeys) {
   EXPECT_TRUE(row["bounds"].empty());
   EXPECT_EQ(row["ranks"], nlohmann::json::array({0}));
   EXPECT_DOUBLE_EQ(row["error_pct"].get<double>(), 25);
+}
+
+// The truth's timing blocks: their range over the ranks that have them, and
+// a note only when they are more than 5% of the truth apart.
+TEST(StepReportTest, TimingBlocksRangeOverRanksAndNoteWhenWide) {
+  MeasuredStep a = Truth(1000, "unprofiled-run");
+  a.blocks_us = {990, 1010, 1000};
+  MeasuredStep b = Truth(1000, "unprofiled-run");
+  b.blocks_us = {1020, 980, 1000};
+  StepReport s = MakeStepReport({Row({0}, 900, a), Row({1}, 950, b)}, 1,
+                                HostTimeMode::kUnprofiled, 0);
+  ASSERT_TRUE(s.measured_fastest_block_us && s.measured_slowest_block_us);
+  EXPECT_DOUBLE_EQ(*s.measured_fastest_block_us, 980);
+  EXPECT_DOUBLE_EQ(*s.measured_slowest_block_us, 1020);
+  for (const std::string& n : s.notes)
+    EXPECT_EQ(n.find("timing blocks"), std::string::npos) << n;  // 4% apart
+  EXPECT_NE(FormatStepReport(s, "predicted", 2)
+                .find("(unprofiled-run; timing blocks 0.980-1.020 ms)"),
+            std::string::npos);
+  b.blocks_us = {1100, 900};
+  s = MakeStepReport({Row({0}, 900, a), Row({1}, 950, b)}, 1,
+                     HostTimeMode::kUnprofiled, 0);
+  bool noted = false;
+  for (const std::string& n : s.notes)
+    noted |= n.find("0.900 to 1.100 ms a step (20.0% of the truth apart") !=
+             std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 // The side that bounds a step is the largest busy time; the slowest rank's
