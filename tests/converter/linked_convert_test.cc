@@ -378,6 +378,27 @@ TEST(UnprofiledStepTest, NonPositiveTruthIsAnErrorNamingTheFile) {
       << us.status();
 }
 
+// simple_add's ET converted with `kineto` (and --measured-step-ms when
+// `override_ms` > 0): the graph's metadata.
+ChakraProtoMsg::GlobalMetadata SimpleAddMetadata(const std::string& kineto,
+                                                 double override_ms) {
+  ConvertOptions options;
+  options.kineto_path = kineto;
+  options.measured_step_ms = override_ms;
+  // Named by its inputs: tests of this file run as processes side by side.
+  const std::string out = ::testing::TempDir() + "/simple_add_" +
+                          std::to_string(std::hash<std::string>()(
+                              kineto + "@" + std::to_string(override_ms))) +
+                          ".et";
+  EXPECT_TRUE(
+      ConvertFile(std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz", out,
+                  options)
+          .ok());
+  auto g = LoadGraph(out);
+  EXPECT_TRUE(g.ok());
+  return g.ok() ? g->metadata() : ChakraProtoMsg::GlobalMetadata();
+}
+
 // The recorder's page-fault counts and cost reach the graph (a number or
 // add_metadata's text); a malformed one is read as absent (it refines the
 // model), and a truth from the command line drops its run's count.
@@ -392,17 +413,7 @@ TEST(UnprofiledStepTest, PageFaultCountsAndCostReachTheGraph) {
     doc.update(keys);
     const std::string path = ::testing::TempDir() + "/faults_kineto.json";
     std::ofstream(path) << doc.dump();
-    ConvertOptions options;
-    options.kineto_path = path;
-    options.measured_step_ms = override_ms;
-    const std::string out = ::testing::TempDir() + "/faults.et";
-    EXPECT_TRUE(
-        ConvertFile(std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz",
-                    out, options)
-            .ok());
-    auto g = LoadGraph(out);
-    EXPECT_TRUE(g.ok());
-    return g.ok() ? g->metadata() : ChakraProtoMsg::GlobalMetadata();
+    return SimpleAddMetadata(path, override_ms);
   };
   const nlohmann::json recorded = {
       {"unprofiled_page_faults_per_step", "2018.0"},
@@ -430,19 +441,11 @@ TEST(UnprofiledStepTest, PageFaultCountsAndCostReachTheGraph) {
 // moves), and a truth from the command line drops them.
 TEST(UnprofiledStepTest, TimingBlocksReachTheGraph) {
   auto blocks = [](const std::string& value, double override_ms) {
-    ConvertOptions options;
-    options.kineto_path = KinetoWithTruth(value, "unprofiled_step_blocks_ms");
-    options.measured_step_ms = override_ms;
-    const std::string out = ::testing::TempDir() + "/blocks.et";
-    EXPECT_TRUE(
-        ConvertFile(std::string(ET_TEST_DATA) + "/hta/simple_add_et.json.gz",
-                    out, options)
-            .ok());
-    auto g = LoadGraph(out);
-    EXPECT_TRUE(g.ok());
-    return g.ok() ? GetDoubleList(g->metadata().attr(),
-                                  attr::kUnprofiledStepBlocksUs)
-                  : std::nullopt;
+    return GetDoubleList(
+        SimpleAddMetadata(KinetoWithTruth(value, "unprofiled_step_blocks_ms"),
+                          override_ms)
+            .attr(),
+        attr::kUnprofiledStepBlocksUs);
   };
   EXPECT_EQ(blocks("[1.5, 2.25, 1.75]", 0),
             (std::vector<double>{1500, 2250, 1750}));
