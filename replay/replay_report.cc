@@ -79,10 +79,19 @@ RankSteps LocalSteps(const ReplayPlan& plan,
 
 }  // namespace
 
+// The layout: rank, truth, truth after the recording, the truth's fastest
+// and slowest timing block (-1 absent), then each step.
+constexpr size_t kStepValuesHead = 5;
+
 std::vector<double> StepValues(const RankSteps& steps) {
+  const std::vector<double>& blocks = steps.measured.blocks_us;
+  const auto [fastest, slowest] =
+      std::minmax_element(blocks.begin(), blocks.end());
   std::vector<double> v = {steps.ranks.empty() ? 0.0 : steps.ranks[0],
                            steps.measured.us.value_or(-1),
-                           steps.measured.after_recording_us.value_or(-1)};
+                           steps.measured.after_recording_us.value_or(-1),
+                           blocks.empty() ? -1 : *fastest,
+                           blocks.empty() ? -1 : *slowest};
   v.insert(v.end(), steps.step_us.begin(), steps.step_us.end());
   return v;
 }
@@ -92,10 +101,10 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
   std::vector<RankSteps> rows;
   const MeasuredStep local = plan.Truth();
   for (const std::vector<double>& v : by_rank) {
-    if (v.size() < 3) continue;
+    if (v.size() < kStepValuesHead) continue;
     RankSteps r;
     r.ranks = {static_cast<int64_t>(v[0])};
-    r.step_us.assign(v.begin() + 3, v.end());
+    r.step_us.assign(v.begin() + kStepValuesHead, v.end());
     double sum = 0;
     for (double us : r.step_us) sum += us;
     r.mean_us = r.step_us.empty() ? 0 : sum / r.step_us.size();
@@ -108,6 +117,7 @@ StepReport StepReportOfRanks(const ReplayPlan& plan,
               : local.source;
       r.error_pct = (r.mean_us - v[1]) / v[1] * 100.0;
       if (v[2] > 0) r.measured.after_recording_us = v[2];
+      if (v[3] > 0 && v[4] > 0) r.measured.blocks_us = {v[3], v[4]};
     } else {
       r.measured.withheld = local.withheld;  // the same reason on every rank
     }

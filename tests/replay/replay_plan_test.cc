@@ -14,6 +14,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "replay/op_classifier.h"
+#include "replay/replay_report.h"
 #include "replay_test_graphs.h"
 
 namespace et::replay {
@@ -181,6 +182,33 @@ TEST(ReplayPlanTest, UnprofiledReplayCarriesTheRecordingsNotes) {
   plan = BuildReplayPlan(NodeModel::FromGraph(graph), options);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_FALSE(has("page faults"));
+}
+
+// The truth's timing blocks reach the replay's report through what each rank
+// sends the others (StepValues), as they reach et-sim's.
+TEST(ReplayPlanTest, TheTruthsTimingBlocksReachTheReplaysReport) {
+  ChakraProtoMsg::GlobalMetadata meta = Metadata();
+  SetDouble(meta.mutable_attr(), attr::kUnprofiledStepUs, 900);
+  SetDoubleList(meta.mutable_attr(), attr::kUnprofiledStepBlocksUs,
+                {900, 850, 1000});
+  const Graph graph =
+      Graph::Build(meta, {CompNode(1, "aten::mm", 900, {}, true, 0)});
+  PlanOptions options;
+  options.host_time = HostTimeMode::kUnprofiled;
+  auto plan = BuildReplayPlan(NodeModel::FromGraph(graph), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const RankSteps local = MakeRankSteps({0}, {950000}, plan->Truth());
+  const StepReport report = StepReportOfRanks(*plan, {StepValues(local)});
+  ASSERT_TRUE(report.measured_fastest_block_us);
+  EXPECT_DOUBLE_EQ(*report.measured_fastest_block_us, 850);
+  EXPECT_DOUBLE_EQ(*report.measured_slowest_block_us, 1000);
+  ASSERT_EQ(report.ranks.size(), 1u);
+  EXPECT_EQ(report.ranks[0].step_us, std::vector<double>{950});
+  bool noted = false;
+  for (const std::string& n : report.notes)
+    noted |=
+        n.find("timing blocks took 0.850 to 1.000 ms") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 TEST(ReplayPlanTest, RealModelParallelMlpKeepsEveryNodeAndOrdersDeps) {
