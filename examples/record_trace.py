@@ -587,6 +587,68 @@ def measure_profiler_cost():
     return result
 
 
+def thread_probes(device):
+    """What the light profiler costs where a training step pays it, on the recording's
+    device: a forward op that only dispatches, one that launches, a backward of 16 ops
+    that the autograd engine's thread runs, and (on a GPU) a CUDA API call that is no
+    op (an event record)."""
+    x = torch.randn(64, device=device)
+    w = torch.randn(64, device=device, requires_grad=True)
+
+    def backward16():
+        y = w
+        for _ in range(16):
+            y = y * 1.0001
+        y.sum().backward()
+
+    probes = [("view", lambda: x.view(-1)), ("add_", lambda: x.add_(1)),
+              ("backward16", backward16)]
+    if device.type == "cuda":
+        event = torch.cuda.Event()
+        probes.append(("event_record", lambda: event.record()))
+    return probes
+
+
+def _probe_counts(probes, device):
+    """Per probe call: host ops on the calling thread, host ops on other threads (the
+    autograd engine's), and CUDA API calls, as the light profiler sees them."""
+    counts = {}
+    for name, call in probes:
+        with torch.profiler.profile(activities=_activities(device),
+                                    record_shapes=False) as prof:
+            call()
+        ops = [e for e in prof.events()
+               if e.device_type == torch.autograd.DeviceType.CPU]
+        api = [e for e in ops if e.name.startswith("cu")]
+        host = [e for e in ops if not e.name.startswith("cu")]
+        # The calling thread runs the call's first op.
+        main = min(host, key=lambda e: e.time_range.start).thread if host else None
+        same = [e for e in host if e.thread == main]
+        counts[name] = {"ops": len(same), "autograd_ops": len(host) - len(same),
+                        "api_calls": len(api)}
+    return counts
+
+
+def measure_profiler_by_thread(device):
+    """The light profiler (the recording's activities) on thread_probes: us per call
+    without it and under it, and what each call holds (stored as
+    `light_profiler_by_thread`; docs/step-model.md, "GPU models kept aside")."""
+    probes = thread_probes(device)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    _time_probes(probes)
+    sync()
+    result = {"device": str(device), "calls": CALIBRATION_CALLS,
+              "repeats": CALIBRATION_REPEATS, "none_us": _time_probes(probes)}
+    sync()
+    with torch.profiler.profile(activities=_activities(device), record_shapes=False):
+        result["light_us"] = _time_probes(probes)
+        sync()
+    result["per_call"] = _probe_counts(probes, device)
+    for key in ("none_us", "light_us"):
+        result[key] = {k: round(v, 3) for k, v in result[key].items()}
+    return result
+
+
 def minor_faults():
     """This process's minor page faults so far (every thread)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -669,7 +731,7 @@ def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata
     keys["host_cpu_model"], keys["host_cpu_mhz"] = host_cpu()
     for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration",
                 "page_fault_calibration", "profiled_page_faults_per_step",
-                "unprofiled_step_blocks_ms"):
+                "unprofiled_step_blocks_ms", "light_profiler_by_thread"):
         if key in metadata:
             keys[key] = json.loads(metadata[key])
     keys["pid"] = os.getpid()
@@ -840,6 +902,7 @@ def record(args):
                                  dp_marker)
 
     calibration = measure_profiler_cost() if args.calibrate else None
+    by_thread = measure_profiler_by_thread(device) if args.calibrate else None
     fault_cost = measure_page_fault_cost() if args.calibrate else None
 
     et_path = rank_path(args.et_out, rank)
@@ -859,6 +922,8 @@ def record(args):
         metadata["profiler_calibration"] = json.dumps(calibration, sort_keys=True)
     if fault_cost is not None:
         metadata["page_fault_calibration"] = json.dumps(fault_cost, sort_keys=True)
+    if by_thread is not None:
+        metadata["light_profiler_by_thread"] = json.dumps(by_thread, sort_keys=True)
     cpu_name, cpu_mhz = host_cpu()
     metadata["host_cpu_model"] = json.dumps(cpu_name)
     metadata["host_cpu_mhz"] = "%.1f" % cpu_mhz

@@ -4,7 +4,8 @@
 # recording), peak memory, page faults and the profiler's measured cost, one recording at a
 # time on the GPU machine. Nothing runs beside a recording. Results are packed after every
 # recording into OUT/heldout.tgz, so a run cut short keeps what it finished; the tools run
-# on them afterwards, on any machine (docs/benchmarks.md, "GPU models kept aside").
+# on them afterwards, on any machine (docs/benchmarks.md, "GPU models kept aside";
+# tests/data/gpu-heldout and gpu-heldout-b are two runs of it on two machine starts).
 #
 #   tests/gpu/gpu_heldout.sh OUT          (DEADLINE_S, default 480)
 set -uo pipefail
