@@ -17,6 +17,28 @@
 namespace et::sim {
 namespace {
 
+// How far the light profiler's cost per op, which the model takes out of
+// every op of a light profile, moves the step: 1 us per op is its spread
+// between runs on a shared host (docs/benchmarks.md, "GPU models kept aside").
+std::string LightProfilerSensitivityNote(const HostTimeModel& h,
+                                         std::optional<double> truth_us) {
+  const double ms = h.light_ops_per_step * 1e-3;
+  std::string share;
+  if (truth_us && *truth_us > 0)
+    share = absl::StrFormat(" (%.0f%% of the measured step)",
+                            100 * ms * 1e3 / *truth_us);
+  return absl::StrFormat(
+      "the light profile's step (its lower median) took %.3f ms for %.0f ops; "
+      "each 1 us of the "
+      "light profiler's cost per op taken out (%.2f us now, measured on an "
+      "H100 host) moves the "
+      "host's time by %.3f ms a step%s, the step as much where the host "
+      "bounds it: on a shared host that cost moves by 1-3 us between runs "
+      "(docs/benchmarks.md, \"GPU models kept aside\")",
+      h.light_step_ns / 1e6, h.light_ops_per_step, kLightProfilerNsPerOp / 1e3,
+      ms, share);
+}
+
 // The simulator's view of the model's kinds: every kind that takes time on
 // its queue computes (memory nodes move their bytes, node-model.md).
 SimOpKind Classify(NodeKind kind) {
@@ -466,6 +488,8 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
                               h.host_speed)
             : std::string("the recorded host CPU kept (no target host "
                           "known; --host-speed scales it)")));
+    if (p->steps.has_gpu_ops() && h.light_step_ns > 0)
+      p->notes.push_back(LightProfilerSensitivityNote(h, p->measured.us));
   }
   if (p->host_time == HostTimeMode::kUnprofiled) {
     for (std::string& note :

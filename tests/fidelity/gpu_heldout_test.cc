@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "tests/fidelity/own_recording.h"
 
@@ -81,6 +82,25 @@ TEST_P(GpuHeldOut, TheReportSaysWhenTheTwoTruthsDisagree) {
       100 * (*step.measured_after_us / *step.measured_us - 1);
   EXPECT_EQ(HasNote(step, "timed after the recording"), std::abs(moved_pct) > 5)
       << GetParam().second << ": the truth moved " << moved_pct << "%";
+}
+
+// With a light profile the report says how far the light profiler's cost
+// per op, which the model takes out of every op, moves the step: its ops a
+// step, in ms per 1 us.
+TEST_P(GpuHeldOut, TheReportSaysWhatTheProfilersCostPerOpMoves) {
+  const Recording& r = GetParam();
+  auto learned = LearnHostProfile(std::string(ET_TEST_DATA) + "/" + r.first +
+                                  "/" + r.second + "_kineto_light.json.gz");
+  ASSERT_TRUE(learned.ok()) << learned.status();
+  const Report report = SimulateOwnRecording(
+      ConvertOwnRecording(r.first, r.second, true), HostTimeMode::kUnprofiled);
+  const std::string moves =
+      absl::StrFormat("moves the host's time by %.3f ms a step",
+                      learned->model.light_ops_per_step * 1e-3);
+  EXPECT_TRUE(std::any_of(
+      report.notes.begin(), report.notes.end(),
+      [&](const std::string& n) { return n.find(moves) != std::string::npos; }))
+      << r.second << ": no note saying " << moves;
 }
 
 INSTANTIATE_TEST_SUITE_P(H100, GpuHeldOut, testing::ValuesIn(Recordings()));
