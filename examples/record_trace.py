@@ -966,6 +966,13 @@ def record(args):
               "%.0f page faults a step; stored as unprofiled_step_ms, each block in "
               "unprofiled_step_blocks_ms)" %
               (truth[0], args.time_blocks, args.time_steps, truth[1], truth[2], truth[3]))
+        spread = (truth[2] - truth[1]) / truth[0] * 100
+        if spread > 5:  # et-sim notes the same threshold (step/step_report.cc)
+            print("record_trace.py: warning: rank %d: the unprofiled step's timing blocks "
+                  "are %.0f%% of the truth apart (%.3f-%.3f ms): a prediction cannot be "
+                  "judged closer than that; record with nothing else running"
+                  % (rank, spread, truth[1], truth[2]),
+                  file=sys.stderr)
         # The truth again, after the profiling session: it can leave the process
         # faster or slower (allocator state), or the machine may have got busy.
         after = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
