@@ -165,6 +165,10 @@ inline constexpr char kHostCostLightProfilerSource[] =
     "host_cost_light_profiler_source";
 inline constexpr char kHostCostLightPageFaultsPerStep[] =
     "host_cost_light_page_faults_per_step";  // double, its steps' minor faults
+// int64 ns: what the full profiler adds per probe op beyond the light one in
+// the recorder's calibration loop (HostTimeModel; absent when not measured)
+inline constexpr char kHostCostProbeFullOverLightNs[] =
+    "host_cost_probe_full_over_light_ns";
 
 }  // namespace et::attr
 

@@ -444,14 +444,25 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
   if (p->host_time == HostTimeMode::kUnprofiled &&
       p->steps.full_profiler_ns_per_op() > 0) {
     const HostTimeModel& h = p->steps.model();
+    const int64_t light_ns = p->steps.light_profiler_in_model_ns();
+    const std::string light =
+        light_ns != h.light_profiler_ns_per_op
+            ? absl::StrFormat(
+                  "%.2f us per op (%s: %.2f us a probe, scaled by the "
+                  "full profiler's cost over the light one, %.2fx a probe's)",
+                  light_ns / 1e3, h.light_profiler_source,
+                  h.light_profiler_ns_per_op / 1e3,
+                  static_cast<double>(light_ns) /
+                      static_cast<double>(
+                          std::max<int64_t>(1, h.light_profiler_ns_per_op)))
+            : absl::StrFormat("%.2f us per op (%s)", light_ns / 1e3,
+                              h.light_profiler_source);
     p->notes.push_back(absl::StrFormat(
         "host cost (%s): a CPU-only trace; each op less the full profiler's "
         "%.2f us, learned from the profiled step and the light profile's "
-        "(%.3f ms, %.0f ops a step) with the light profiler's %.2f us per op "
-        "(%s); %s",
+        "(%.3f ms, %.0f ops a step) with the light profiler's %s; %s",
         h.source, p->steps.full_profiler_ns_per_op() / 1e3,
-        h.light_step_ns / 1e6, h.light_ops_per_step,
-        h.light_profiler_ns_per_op / 1e3, h.light_profiler_source,
+        h.light_step_ns / 1e6, h.light_ops_per_step, light,
         h.host_speed != 1.0
             ? absl::StrFormat("host %.2fx the recorded one (--host-speed)",
                               h.host_speed)

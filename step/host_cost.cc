@@ -66,6 +66,9 @@ void SetHostTimeModel(const HostTimeModel& model, AttrList* attrs) {
     if (model.light_page_faults_per_step >= 0)
       SetDouble(attrs, attr::kHostCostLightPageFaultsPerStep,
                 model.light_page_faults_per_step);
+    if (model.probe_full_over_light_ns > 0)
+      SetInt64(attrs, attr::kHostCostProbeFullOverLightNs,
+               model.probe_full_over_light_ns);
   }
 }
 
@@ -108,6 +111,9 @@ std::optional<HostTimeModel> GetHostTimeModel(const AttrList& attrs) {
         GetDouble(attrs, attr::kHostCostLightPageFaultsPerStep).value_or(-1);
     if (std::isfinite(faults) && faults >= 0 && faults < 1e12)
       m.light_page_faults_per_step = faults;
+    const int64_t probe =
+        GetInt(attrs, attr::kHostCostProbeFullOverLightNs).value_or(0);
+    if (probe > 0 && probe < 1000000) m.probe_full_over_light_ns = probe;
   }
   m.source =
       absl::StrCat(GetString(attrs, attr::kHostCostSource).value_or("learned"),

@@ -78,6 +78,11 @@ struct HostTimeModel {
   // (profiler_calibration) where the recording has it.
   int64_t light_profiler_ns_per_op = kLightProfilerNsPerOp;
   std::string light_profiler_source = "documented, H100 host";
+  // What the full profiler adds per op beyond the light one in the same
+  // calibration loop; 0 unknown. With it, the light profiler's probe cost is
+  // scaled by how much more an op in the model pays than a probe
+  // (docs/step-model.md, "The CPU corpus").
+  int64_t probe_full_over_light_ns = 0;
   // Minor page faults a light step paid; -1 unknown (docs/step-model.md,
   // "Page faults").
   double light_page_faults_per_step = -1;

@@ -348,18 +348,28 @@ int64_t StepModel::ProfilerNsPerOp(int64_t* samples) const {
 // The full profiler's cost per op, from two recordings of one program: the
 // profiled step and the light profile's step differ by what the full
 // profiler adds beyond the light one, per op; the light profiler's own cost
-// adds to it. 0 without a light step (or for a GPU trace).
-int64_t StepModel::FullProfilerNsPerOpFromLightStep() const {
+// adds to it. An op in a model pays both instruments more than a probe in a
+// loop does, by one factor (docs/step-model.md, "The CPU corpus"): where the
+// calibration measured the full profiler over the light one too, the light
+// profiler's probe cost is scaled by the model's over the probe's. Sets
+// light_profiler_in_model_ns_; 0 without a light step (or for a GPU trace).
+int64_t StepModel::FullProfilerNsPerOpFromLightStep() {
+  light_profiler_in_model_ns_ = 0;
   if (has_gpu_ops_ || model_.light_step_ns <= 0 ||
       model_.light_ops_per_step <= 0 || profiled_step_us_.empty())
     return 0;
   std::vector<double> steps_us = profiled_step_us_;
   std::sort(steps_us.begin(), steps_us.end());
   const double profiled_ns = steps_us[(steps_us.size() - 1) / 2] * 1000.0;
-  const double per_op_ns =
+  const double over_light_ns =
       (profiled_ns - static_cast<double>(model_.light_step_ns)) /
-          model_.light_ops_per_step +
-      static_cast<double>(model_.light_profiler_ns_per_op);
+      model_.light_ops_per_step;
+  double light_ns = static_cast<double>(model_.light_profiler_ns_per_op);
+  if (model_.probe_full_over_light_ns > 0 && over_light_ns > 0)
+    light_ns *=
+        over_light_ns / static_cast<double>(model_.probe_full_over_light_ns);
+  light_profiler_in_model_ns_ = std::llround(light_ns);
+  const double per_op_ns = over_light_ns + light_ns;
   return per_op_ns > 0 ? std::llround(per_op_ns) : 0;
 }
 

@@ -128,6 +128,11 @@ class StepModel {
   // A CPU-only trace with a light profile: the full profiler's cost per op
   // learned from the two steps; 0 when that rule is not used.
   int64_t full_profiler_ns_per_op() const { return full_profiler_ns_per_op_; }
+  // The light profiler's cost per op in that figure: the calibration's,
+  // scaled to the model where the calibration measured the full profiler.
+  int64_t light_profiler_in_model_ns() const {
+    return light_profiler_in_model_ns_;
+  }
   // The profiler's cost outside an op's span, measured by the converter as
   // the median gap between ops nested in one op (TraceInfo); taken out of
   // each gap of a CPU-only trace; 0 when not measured.
@@ -145,7 +150,7 @@ class StepModel {
   void ClassifyHostOps(const NodeModel& graph);
   void FillUnprofiled();
   int64_t ProfilerNsPerOp(int64_t* samples) const;
-  int64_t FullProfilerNsPerOpFromLightStep() const;
+  int64_t FullProfilerNsPerOpFromLightStep();
   void FillUnprofiledFromLightStep();
   int64_t RecordedSpanNs() const;
   void ReadPageFaults(const NodeModel& graph);
@@ -166,7 +171,8 @@ class StepModel {
   bool has_gpu_ops_ = false;
   int64_t profiler_ns_per_op_ = 0;
   int64_t profiler_samples_ = 0;
-  int64_t full_profiler_ns_per_op_ = 0;  // FullProfilerNsPerOpFromLightStep
+  int64_t full_profiler_ns_per_op_ = 0;     // FullProfilerNsPerOpFromLightStep
+  int64_t light_profiler_in_model_ns_ = 0;  // its light profiler's share
   int64_t nested_op_gap_ns_ = 0;
   std::vector<int64_t> tid_;
   std::vector<int64_t> recorded_start_ns_;  // -1 unknown

@@ -299,6 +299,8 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
       costs.light_profiler_ns_per_op = kineto.light_profiler_ns_per_op;
       costs.light_profiler_source =
           "measured at record time (profiler_calibration)";
+      if (kineto.probe_full_over_light_ns > 0)
+        costs.probe_full_over_light_ns = kineto.probe_full_over_light_ns;
     }
     SetHostTimeModel(costs, metadata->mutable_attr());
   }

@@ -142,6 +142,7 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   info->unprofiled_peak_bytes = trace.unprofiled_peak_bytes();
   info->unprofiled_start_bytes = trace.unprofiled_start_bytes();
   info->light_profiler_ns_per_op = trace.light_profiler_ns_per_op();
+  info->probe_full_over_light_ns = trace.probe_full_over_light_ns();
   info->page_faults = trace.page_faults();
 }
 

@@ -46,6 +46,8 @@ struct KinetoMergeStats {
   int64_t unprofiled_peak_bytes = -1;
   // The light profiler's cost per op measured at record time; -1 absent.
   int64_t light_profiler_ns_per_op = -1;
+  // What the full profiler adds per probe op beyond the light one; -1 absent.
+  int64_t probe_full_over_light_ns = -1;
   kineto::RecordedPageFaults page_faults;  // the recorder's counts and cost
   int64_t unprofiled_start_bytes = -1;
   std::string device_name;                // the recording GPU, "" unknown

@@ -341,33 +341,45 @@ absl::flat_hash_map<std::string, double> ReadProbeTimes(od::value& value) {
   return times;
 }
 
+// The median over the one-op probes of what `more` adds to `base` per call,
+// in ns; -1 unless every probe is in both.
+int64_t MedianProbeAddedNs(
+    const absl::flat_hash_map<std::string, double>& base,
+    const absl::flat_hash_map<std::string, double>& more) {
+  std::vector<double> added_us;
+  for (const char* probe : {"view", "add", "cat8"}) {
+    auto b = base.find(probe), m = more.find(probe);
+    if (b != base.end() && m != more.end())
+      added_us.push_back(std::max(0.0, m->second - b->second));
+  }
+  if (added_us.size() != 3) return -1;
+  std::sort(added_us.begin(), added_us.end());
+  return std::llround(added_us[1] * 1000.0);
+}
+
 }  // namespace
 
 // examples/record_trace.py's `profiler_calibration`: per probe op, us per
-// call with no instrument and under the light profiler. The light profiler's
-// cost per op is the median over the one-op probes of the difference; a
-// malformed or partial calibration is read as absent (it only refines a
-// documented figure).
+// call with no instrument, under the light profiler, and under the full one
+// with the ET observer. Each instrument's cost per op is the median over the
+// one-op probes of the difference; a malformed or partial calibration is
+// read as absent (it only refines a documented figure).
 void KinetoJsonParser::ReadProfilerCalibration(od::value& value) {
   od::object object;
   if (value.get_object().get(object)) return;
-  absl::flat_hash_map<std::string, double> none, light;
+  absl::flat_hash_map<std::string, double> none, light, full;
   for (auto field : object) {
     std::string_view key;
     od::value inner;
     if (field.unescaped_key().get(key) || field.value().get(inner)) return;
     if (key == "none_us") none = ReadProbeTimes(inner);
     if (key == "light_us") light = ReadProbeTimes(inner);
+    if (key == "full_us") full = ReadProbeTimes(inner);
   }
-  std::vector<double> added_us;
-  for (const char* probe : {"view", "add", "cat8"}) {
-    auto n = none.find(probe), l = light.find(probe);
-    if (n != none.end() && l != light.end())
-      added_us.push_back(std::max(0.0, l->second - n->second));
-  }
-  if (added_us.size() != 3) return;
-  std::sort(added_us.begin(), added_us.end());
-  trace_->set_light_profiler_ns_per_op(std::llround(added_us[1] * 1000.0));
+  const int64_t light_ns = MedianProbeAddedNs(none, light);
+  if (light_ns < 0) return;
+  trace_->set_light_profiler_ns_per_op(light_ns);
+  trace_->set_probe_full_over_light_ns(MedianProbeAddedNs(light, full));
 }
 
 // examples/record_trace.py's `page_fault_calibration`: what one minor fault

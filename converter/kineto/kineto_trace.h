@@ -155,6 +155,9 @@ class KinetoTrace {
   // What the light profiler adds per op, in ns, from the recorder's
   // `profiler_calibration` (measured in the recording process); -1 absent.
   int64_t light_profiler_ns_per_op() const { return light_profiler_ns_; }
+  // What the full profiler (with the ET observer) adds per probe op beyond
+  // the light one, in ns, from the same calibration; -1 absent.
+  int64_t probe_full_over_light_ns() const { return probe_full_over_light_ns_; }
   // The minor page faults the recorder counted (docs/step-model.md, "Page
   // faults").
   const RecordedPageFaults& page_faults() const { return page_faults_; }
@@ -195,6 +198,9 @@ class KinetoTrace {
     unprofiled_start_bytes_ = start_bytes;
   }
   void set_light_profiler_ns_per_op(int64_t ns) { light_profiler_ns_ = ns; }
+  void set_probe_full_over_light_ns(int64_t ns) {
+    probe_full_over_light_ns_ = ns;
+  }
   RecordedPageFaults* mutable_page_faults() { return &page_faults_; }
   void set_device_name(std::string name) { device_name_ = std::move(name); }
   void set_device_compute_capability(int64_t cc) { device_cc_ = cc; }
@@ -219,6 +225,7 @@ class KinetoTrace {
   int64_t unprofiled_peak_bytes_ = -1;
   int64_t unprofiled_start_bytes_ = -1;
   int64_t light_profiler_ns_ = -1;
+  int64_t probe_full_over_light_ns_ = -1;
   RecordedPageFaults page_faults_;
   std::string device_name_;
   int64_t device_cc_ = 0;

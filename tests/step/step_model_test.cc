@@ -679,6 +679,12 @@ TEST(HostCostMetadataTest, RoundTripsAndRefusesMalformedCosts) {
   m.light_page_faults_per_step = 232.5;
   SetHostTimeModel(m, &attrs);
   EXPECT_EQ(GetHostTimeModel(attrs)->light_page_faults_per_step, 232.5);
+  EXPECT_EQ(GetHostTimeModel(attrs)->probe_full_over_light_ns, 0);  // none
+  m.probe_full_over_light_ns = 9810;
+  SetHostTimeModel(m, &attrs);
+  EXPECT_EQ(GetHostTimeModel(attrs)->probe_full_over_light_ns, 9810);
+  SetInt64(&attrs, attr::kHostCostProbeFullOverLightNs, -3);  // hostile
+  EXPECT_EQ(GetHostTimeModel(attrs)->probe_full_over_light_ns, 0);
   SetInt64(&attrs, attr::kHostCostLightProfilerNs, -5);
   back = GetHostTimeModel(attrs);
   ASSERT_TRUE(back.has_value());
