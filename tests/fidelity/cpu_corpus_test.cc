@@ -15,6 +15,7 @@
 // issue's goal (10% each) is not met.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -29,28 +30,51 @@
 namespace et::sim {
 namespace {
 
-std::string Data(const std::string& name) {
-  return std::string(ET_TEST_DATA) + "/cpu-corpus/" + name;
+std::string Data(const std::string& name,
+                 const std::string& folder = "cpu-corpus") {
+  return std::string(ET_TEST_DATA) + "/" + folder + "/" + name;
 }
 
-// Converts rank `rank` of `name` (-1: a single-rank recording); returns the
-// .et path. With `light`, the costs its light profile teaches are stored in
-// the .et (et-convert --host-profile).
-std::string Convert(const std::string& name, int rank = -1,
-                    bool light = false) {
+// A copy of `name`'s Kineto trace whose calibration lost its full-profiler
+// probes (`full_us`): what the light-step rule did before it scaled the
+// light profiler's probe cost to the model.
+std::string WithoutFullProbes(const std::string& folder,
+                              const std::string& name) {
+  std::string text;
+  EXPECT_TRUE(
+      ReadFileMaybeGzip(Data(name + "_kineto.json.gz", folder), &text).ok());
+  nlohmann::json doc = nlohmann::json::parse(text);
+  doc["profiler_calibration"].erase("full_us");
+  const std::string out = std::string(ET_BINARY_DIR) + "/" + folder + "_" +
+                          name + "_kineto_unscaled.json";
+  std::ofstream(out) << doc.dump();
+  return out;
+}
+
+// Converts rank `rank` of `name` (-1: a single-rank recording) from `folder`;
+// returns the .et path. With `light`, the costs its light profile teaches are
+// stored in the .et (et-convert --host-profile); `kineto` replaces its
+// Kineto trace.
+std::string Convert(const std::string& name, int rank = -1, bool light = false,
+                    const std::string& folder = "cpu-corpus",
+                    const std::string& kineto = "") {
   const std::string suffix = rank < 0 ? "" : "_r" + std::to_string(rank);
-  const std::string out = std::string(ET_BINARY_DIR) + "/cpu_corpus_" + name +
-                          (rank < 0 ? "" : "." + std::to_string(rank)) +
-                          (light ? "_light" : "") + ".et";
+  const std::string out = std::string(ET_BINARY_DIR) + "/" + folder + "_" +
+                          name + (rank < 0 ? "" : "." + std::to_string(rank)) +
+                          (light ? "_light" : "") +
+                          (kineto.empty() ? "" : "_alt") + ".et";
   convert::ConvertOptions options;
-  options.kineto_path = Data(name + "_kineto" + suffix + ".json.gz");
+  options.kineto_path =
+      kineto.empty() ? Data(name + "_kineto" + suffix + ".json.gz", folder)
+                     : kineto;
   if (light) {
-    auto learned = LearnHostProfile(Data(name + "_kineto_light.json.gz"));
+    auto learned =
+        LearnHostProfile(Data(name + "_kineto_light.json.gz", folder));
     EXPECT_TRUE(learned.ok()) << learned.status();
     if (learned.ok()) options.host_costs = learned->model;
   }
-  auto s = convert::ConvertFile(Data(name + "_et" + suffix + ".json.gz"), out,
-                                options);
+  auto s = convert::ConvertFile(
+      Data(name + "_et" + suffix + ".json.gz", folder), out, options);
   EXPECT_TRUE(s.ok()) << s.status();
   return out;
 }
@@ -132,6 +156,42 @@ TEST(CpuCorpus, LightProfileTeachesTheFullProfilersCost) {
   EXPECT_LE(Median(misses), 7.0);
 }
 
+// The light profiler's probe cost scaled to an op of the model by the
+// recording's own full-over-light ratio, against the probe's cost as it is:
+// better on the corpus (median 10.4% -> 5.9%) and on twelve recordings of
+// the same recipes made afterwards on another host and torch (the 2-core VM,
+// torch 1.13's legacy profiler: 7.5% -> 6.6%, against truths whose own
+// timing blocks are 5-39% apart there, which the report notes).
+TEST(CpuCorpus, LightProbeScaledToTheModelOnBothHosts) {
+  for (const char* folder : {"cpu-corpus", "cpu-corpus-vm"}) {
+    std::vector<double> scaled, unscaled;
+    for (const char* name : kCpuCorpusSingles) {
+      const Report with = RunSim(Convert(name, -1, /*light=*/true, folder), 0,
+                                 HostTimeMode::kUnprofiled);
+      const Report without = RunSim(Convert(name, -1, /*light=*/true, folder,
+                                            WithoutFullProbes(folder, name)),
+                                    0, HostTimeMode::kUnprofiled);
+      ASSERT_TRUE(with.step.error_pct.has_value()) << folder << " " << name;
+      ASSERT_TRUE(without.step.error_pct.has_value()) << folder << " " << name;
+      scaled.push_back(std::abs(*with.step.error_pct));
+      unscaled.push_back(std::abs(*without.step.error_pct));
+      // Where the truth's own blocks are more than 5% apart, the report
+      // says a prediction cannot be judged closer than that.
+      const StepReport& step = with.step;
+      if (step.measured_fastest_block_us && step.measured_slowest_block_us &&
+          *step.measured_slowest_block_us - *step.measured_fastest_block_us >
+              0.05 * *step.measured_us) {
+        bool noted = false;
+        for (const std::string& note : step.notes)
+          noted |= note.find("timing blocks") != std::string::npos;
+        EXPECT_TRUE(noted) << folder << " " << name;
+      }
+    }
+    EXPECT_LT(Median(scaled), Median(unscaled)) << folder;
+    EXPECT_LE(Median(scaled), 7.0) << folder;
+  }
+}
+
 TEST(CpuCorpus, RankRecordingsReplayNearTheirProfiledSteps) {
   const struct {
     const char* name;
@@ -144,7 +204,7 @@ TEST(CpuCorpus, RankRecordingsReplayNearTheirProfiledSteps) {
   for (const auto& run : runs) {
     for (int r = 0; r < run.ranks; ++r) Convert(run.name, r);
     const std::string pattern =
-        std::string(ET_BINARY_DIR) + "/cpu_corpus_" + run.name + ".%d.et";
+        std::string(ET_BINARY_DIR) + "/cpu-corpus_" + run.name + ".%d.et";
     const StepReport recorded =
         Simulate(pattern, run.ranks, HostTimeMode::kRecorded);
     ASSERT_TRUE(recorded.error_pct.has_value()) << run.name;
