@@ -7,7 +7,8 @@
 // Asserted: the counts and the cost reach the prediction, which adds the
 // truth's run's faults beyond its base's at that cost and says so; with
 // the light profile the misses shrink (median 20.3% without the faults,
-// 14.3% with). The bounds are today's: the host of this run was noisy
+// 14.3% with; 11.4% with since the light probe's cost is scaled to the
+// model). The bounds are today's: the host of this run was noisy
 // (two truths of one recording differ by up to 39%), so 10% is not the
 // gate here.
 #include <algorithm>
@@ -118,7 +119,7 @@ TEST(PageFaultCorpus, TheTruthsFaultsAreAddedAtTheirMeasuredCost) {
                              100);
     EXPECT_LE(with_faults.back(), 42.0) << name;
   }
-  EXPECT_LE(Median(with_faults), 15.0);
+  EXPECT_LE(Median(with_faults), 12.5);
   EXPECT_GT(Median(without_faults), Median(with_faults) + 4.0);
 }
 
@@ -151,7 +152,8 @@ TEST(PageFaultCorpus, UnsteadyRecordedStepsAreNoted) {
 
 // A 2-rank DDP recording with a light profile per rank: each rank learns
 // from its own (the notes name each file), the faults of each rank are its
-// own, and the light profiles take the trace-alone +90.7% to +35.6%: the
+// own, and the light profiles take the trace-alone +90.7% to +24.3% (+35.6%
+// before the light probe's cost was scaled to the model): the
 // light steps themselves are 15.4 and 16.1 ms against 11.5 and 11.4 ms
 // truths (docs/step-model.md, "Page faults").
 TEST(PageFaultCorpus, EachRankLearnsFromItsOwnLightProfile) {
@@ -187,7 +189,7 @@ TEST(PageFaultCorpus, EachRankLearnsFromItsOwnLightProfile) {
   ASSERT_TRUE(alone.step.error_pct && light.step.error_pct);
   EXPECT_LT(std::abs(*light.step.error_pct),
             std::abs(*alone.step.error_pct) - 40);
-  EXPECT_LE(std::abs(*light.step.error_pct), 40.0);
+  EXPECT_LE(std::abs(*light.step.error_pct), 30.0);
   for (int r = 0; r < 2; ++r) {
     const std::string file = "ddp_gpt_2r_kineto_light_r" + std::to_string(r);
     bool named = false;
