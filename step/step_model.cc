@@ -351,13 +351,14 @@ int64_t StepModel::ProfilerNsPerOp(int64_t* samples) const {
 // adds to it. An op in a model pays both instruments more than a probe in a
 // loop does, by one factor (docs/step-model.md, "The CPU corpus"): where the
 // calibration measured the full profiler over the light one too, the light
-// profiler's probe cost is scaled by the model's over the probe's. Sets
-// light_profiler_in_model_ns_; 0 without a light step (or for a GPU trace).
-int64_t StepModel::FullProfilerNsPerOpFromLightStep() {
+// profiler's probe cost is scaled by the model's over the probe's. Both stay
+// 0 without a light step (or for a GPU trace).
+void StepModel::LearnFullProfilerCost() {
+  full_profiler_ns_per_op_ = 0;
   light_profiler_in_model_ns_ = 0;
   if (has_gpu_ops_ || model_.light_step_ns <= 0 ||
       model_.light_ops_per_step <= 0 || profiled_step_us_.empty())
-    return 0;
+    return;
   std::vector<double> steps_us = profiled_step_us_;
   std::sort(steps_us.begin(), steps_us.end());
   const double profiled_ns = steps_us[(steps_us.size() - 1) / 2] * 1000.0;
@@ -368,16 +369,17 @@ int64_t StepModel::FullProfilerNsPerOpFromLightStep() {
   if (model_.probe_full_over_light_ns > 0 && over_light_ns > 0)
     light_ns *=
         over_light_ns / static_cast<double>(model_.probe_full_over_light_ns);
-  light_profiler_in_model_ns_ = std::llround(light_ns);
   const double per_op_ns = over_light_ns + light_ns;
-  return per_op_ns > 0 ? std::llround(per_op_ns) : 0;
+  if (per_op_ns <= 0) return;
+  full_profiler_ns_per_op_ = std::llround(per_op_ns);
+  light_profiler_in_model_ns_ = std::llround(light_ns);
 }
 
 void StepModel::FillUnprofiled() {
   const size_t n = is_host_.size();
   unprofiled_ns_.assign(n, 0);
   unprofiled_gap_ns_.assign(n, 0);
-  full_profiler_ns_per_op_ = FullProfilerNsPerOpFromLightStep();
+  LearnFullProfilerCost();
   if (full_profiler_ns_per_op_ > 0) {
     FillUnprofiledFromLightStep();
     return;
@@ -406,7 +408,7 @@ void StepModel::FillUnprofiled() {
 }
 
 // A CPU-only trace with a light profile: each op loses the full profiler's
-// cost per op (FullProfilerNsPerOpFromLightStep), from its own span (down to
+// cost per op (LearnFullProfilerCost), from its own span (down to
 // its dispatch) and the gap before it. The cost is not paid evenly (the
 // observer's buffers flush between some ops, not others): what a node's span
 // and gap cannot give is owed by the next nodes of its thread, in recorded

@@ -150,7 +150,7 @@ class StepModel {
   void ClassifyHostOps(const NodeModel& graph);
   void FillUnprofiled();
   int64_t ProfilerNsPerOp(int64_t* samples) const;
-  int64_t FullProfilerNsPerOpFromLightStep();
+  void LearnFullProfilerCost();
   void FillUnprofiledFromLightStep();
   int64_t RecordedSpanNs() const;
   void ReadPageFaults(const NodeModel& graph);
@@ -171,7 +171,7 @@ class StepModel {
   bool has_gpu_ops_ = false;
   int64_t profiler_ns_per_op_ = 0;
   int64_t profiler_samples_ = 0;
-  int64_t full_profiler_ns_per_op_ = 0;     // FullProfilerNsPerOpFromLightStep
+  int64_t full_profiler_ns_per_op_ = 0;     // LearnFullProfilerCost
   int64_t light_profiler_in_model_ns_ = 0;  // its light profiler's share
   int64_t nested_op_gap_ns_ = 0;
   std::vector<int64_t> tid_;
