@@ -269,7 +269,7 @@ absl::StatusOr<ReplayPlan> BuildReplayPlan(const NodeModel& graph,
   plan.notes = graph.notes();
   if (options.host_time == HostTimeMode::kUnprofiled) {
     for (std::string& note : UnprofiledRecordingNotes(
-             plan.steps, plan.steps.Measured(options.host_time).us.has_value()))
+             plan.steps, plan.steps.Measured(options.host_time).us))
       plan.notes.push_back(std::move(note));
   }
   FillHostTimes(options, &plan);

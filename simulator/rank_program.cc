@@ -503,8 +503,7 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
       p->notes.push_back(LightProfilerSensitivityNote(h, p->measured.us));
   }
   if (p->host_time == HostTimeMode::kUnprofiled) {
-    for (std::string& note :
-         UnprofiledRecordingNotes(p->steps, p->measured.us.has_value()))
+    for (std::string& note : UnprofiledRecordingNotes(p->steps, p->measured.us))
       p->notes.push_back(std::move(note));
   }
   if (what_if) {

@@ -264,10 +264,11 @@ std::string FormatStepReport(const StepReport& s, const char* verb,
   return out;
 }
 
-std::vector<std::string> UnprofiledRecordingNotes(const StepModel& steps,
-                                                  bool has_truth) {
+std::vector<std::string> UnprofiledRecordingNotes(
+    const StepModel& steps, std::optional<double> truth_us) {
   std::vector<std::string> notes;
-  if (const PageFaultCorrection& pf = steps.page_faults(); pf.known()) {
+  const PageFaultCorrection& pf = steps.page_faults();
+  if (pf.known()) {
     notes.push_back(absl::StrFormat(
         "page faults: the unprofiled run paid %.0f a step, the %s %.0f; at "
         "%.2f us each (measured on the recording host) the step %s %.3f ms "
@@ -276,8 +277,27 @@ std::vector<std::string> UnprofiledRecordingNotes(const StepModel& steps,
         pf.ns_per_fault / 1e3, pf.ns_per_step >= 0 ? "gains" : "loses",
         std::abs(pf.ns_per_step) / 1e6));
   }
+  const int64_t light_ns = steps.model().light_step_ns;
+  if (truth_us && steps.full_profiler_ns_per_op() > 0 && light_ns > 0 &&
+      steps.model().host_speed == 1.0) {
+    const double light_us =
+        (static_cast<double>(light_ns) +
+         (pf.known() ? static_cast<double>(pf.ns_per_step) : 0.0)) /
+        1e3;
+    if (light_us < *truth_us) {
+      notes.push_back(absl::StrFormat(
+          "the light profile's step (%.3f ms%s) is %.1f%% faster than the "
+          "unprofiled truth (%.3f ms), though a profiler only adds time: the "
+          "truth's run was slower than the program was when profiled (a busy "
+          "machine, or page faults not counted), and the prediction, read "
+          "from the light profile, cannot reach it (docs/step-model.md, \"The "
+          "CPU corpus\")",
+          light_us / 1e3, pf.known() ? ", its page faults added" : "",
+          (1 - light_us / *truth_us) * 100, *truth_us / 1e3));
+    }
+  }
   const std::vector<double>& steps_us = steps.profiled_step_us();
-  if (steps_us.size() < 2 || !has_truth) return notes;
+  if (steps_us.size() < 2 || !truth_us) return notes;
   const auto [lo, hi] = std::minmax_element(steps_us.begin(), steps_us.end());
   if (*lo <= 0 || *hi / *lo - 1 <= kUnsteadyStepsPct / 100) return notes;
   notes.push_back(absl::StrFormat(

@@ -80,9 +80,13 @@ std::string FormatStepReport(const StepReport& report, const char* verb,
 // each: the page faults StepModel added (PageFaultCorrection), and recorded
 // steps so unequal that the machine, not the program, set some of them (a
 // step stretched by a neighbour stays stretched in the prediction; a truth,
-// a median of blocks, leaves it out), said only when `has_truth`.
-std::vector<std::string> UnprofiledRecordingNotes(const StepModel& steps,
-                                                  bool has_truth);
+// a median of blocks, leaves it out), said only with a truth; and a light
+// profile whose step, with the faults added, is faster than the truth
+// `truth_us`: a profiler only adds time, so that truth ran slower than the
+// program did when profiled, and a prediction read from the light profile
+// cannot reach it.
+std::vector<std::string> UnprofiledRecordingNotes(
+    const StepModel& steps, std::optional<double> truth_us);
 
 }  // namespace et
 

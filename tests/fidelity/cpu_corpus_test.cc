@@ -135,6 +135,7 @@ TEST(CpuCorpus, UnprofiledStepsAreComparedWithTheirTruths) {
 // 29.6%).
 TEST(CpuCorpus, LightProfileTeachesTheFullProfilersCost) {
   std::vector<double> misses;
+  int light_faster_than_truth = 0;
   for (const char* name : kCpuCorpusSingles) {
     const Report report =
         RunSim(Convert(name, -1, /*light=*/true), 0, HostTimeMode::kUnprofiled);
@@ -151,8 +152,22 @@ TEST(CpuCorpus, LightProfileTeachesTheFullProfilersCost) {
                   "one") != std::string::npos;
     }
     EXPECT_TRUE(said) << name << ": the note names the rule and its source";
+    // A light step faster than the truth is said, and the prediction read
+    // from it falls short of that truth.
+    bool faster = false;
+    for (const std::string& note : report.notes)
+      faster |=
+          note.find("light profile's step") != std::string::npos &&
+          note.find("faster than the unprofiled truth") != std::string::npos;
+    if (faster) {
+      ++light_faster_than_truth;
+      EXPECT_LT(*report.step.error_pct, 0) << name;
+    }
   }
   EXPECT_LE(Median(misses), 7.0);
+  // mlp_w256, mlp_w1024, gpt_w512, conv_w32, rnn_w128, rnn_w512: every
+  // recording the rule predicts too fast by more than 5%.
+  EXPECT_EQ(light_faster_than_truth, 6);
 }
 
 // The light profiler's probe cost scaled to an op of the model by the
