@@ -408,9 +408,11 @@ def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, devic
     """The light profile (et-sim --host-profile): the same steps under torch.profiler
     with no shapes and no ET observer, so that the host's ops cost what the lightest
     profiler adds, not what shape recording adds. Its steps' minor page faults are
-    stored in it (`light_page_faults_per_step`)."""
+    stored in it (`light_page_faults_per_step`). Returns the faults a step and the
+    median step, ms."""
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+    steps_ms = []
     if args.profiler_warmup > 0 and _profiler_takes_observer():
         schedule = torch.profiler.schedule(wait=0, warmup=args.profiler_warmup,
                                            active=args.steps, repeat=1)
@@ -419,8 +421,11 @@ def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, devic
             for i in range(args.profiler_warmup + args.steps):
                 if i == args.profiler_warmup:
                     faults = minor_faults()
+                start = time.perf_counter()
                 step()
                 sync()
+                if i >= args.profiler_warmup:
+                    steps_ms.append((time.perf_counter() - start) * 1e3)
                 prof.step()
             faults = minor_faults() - faults
     else:
@@ -429,13 +434,15 @@ def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, devic
                                     record_shapes=False) as prof:
             faults = minor_faults()
             for n in range(args.steps):
+                start = time.perf_counter()
                 with torch.profiler.record_function("ProfilerStep#%d" % n):
                     step()
                 sync()
+                steps_ms.append((time.perf_counter() - start) * 1e3)
             faults = minor_faults() - faults
     prof.export_chrome_trace(path)
     add_to_trace(path, {"light_page_faults_per_step": faults / args.steps})
-    return faults / args.steps
+    return faults / args.steps, statistics.median(steps_ms)
 
 
 # ---- Memory truth (docs/memory-model.md) ----------------------------------------------
@@ -952,10 +959,19 @@ def record(args):
     print("  kineto trace:    %s" % kineto_path)
     if args.kineto_light_out:
         light_path = rank_path(args.kineto_light_out, rank)
-        light_faults = record_light_profile(args, model, optimizer, inputs, targets,
-                                            loss_fn, device, dp_marker, light_path)
-        print("  light profile:   %s (no shapes, no ET observer; %.0f page faults a step)" %
-              (light_path, light_faults))
+        light_faults, light_ms = record_light_profile(args, model, optimizer, inputs,
+                                                      targets, loss_fn, device,
+                                                      dp_marker, light_path)
+        print("  light profile:   %s (no shapes, no ET observer; %.3f ms a step, %.0f "
+              "page faults a step)" % (light_path, light_ms, light_faults))
+        if truth is not None and light_ms < truth[0]:
+            # A profiler only adds time; et-sim notes the same (step/step_report.cc).
+            print("record_trace.py: warning: rank %d: the light profile's steps (%.3f ms) "
+                  "are faster than the unprofiled truth (%.3f ms), though a profiler only "
+                  "adds time: the truth's run was slower than the program (a busy "
+                  "machine, or page faults: %.0f a step there, %.0f here); record with "
+                  "nothing else running" % (rank, light_ms, truth[0], truth[3],
+                                             light_faults), file=sys.stderr)
     if fault_cost is not None:
         print("  page faults:     %s a step under the profiler; one costs %.2f us here "
               "(stored as page_fault_calibration)" %
