@@ -366,11 +366,14 @@ void StepModel::LearnFullProfilerCost() {
       (profiled_ns - static_cast<double>(model_.light_step_ns)) /
       model_.light_ops_per_step;
   double light_ns = static_cast<double>(model_.light_profiler_ns_per_op);
+  // A model's op pays at most 100 times a probe's: beyond that the stored
+  // figures are not a recording's (a hostile .et).
   if (model_.probe_full_over_light_ns > 0 && over_light_ns > 0)
-    light_ns *=
-        over_light_ns / static_cast<double>(model_.probe_full_over_light_ns);
+    light_ns *= std::min(
+        100.0,
+        over_light_ns / static_cast<double>(model_.probe_full_over_light_ns));
   const double per_op_ns = over_light_ns + light_ns;
-  if (per_op_ns <= 0) return;
+  if (!(per_op_ns > 0 && per_op_ns < 1e15)) return;
   full_profiler_ns_per_op_ = std::llround(per_op_ns);
   light_profiler_in_model_ns_ = std::llround(light_ns);
 }
