@@ -337,9 +337,12 @@ void NodeModelBuilder::DecodeMetadata(
   if (gap_us > 0 && gap_us < 1000)
     info.gpu_queued_gap_ns = static_cast<int64_t>(gap_us * 1000.0 + 0.5);
   const double nested_us = GetDouble(attrs, attr::kNestedOpGapUs).value_or(0);
-  // Beyond 1 ms it is not the profiler's cost per op: a hostile value.
+  // Beyond 1 ms neither is the profiler's cost per op: a hostile value.
   if (nested_us > 0 && nested_us < 1000)
     info.nested_op_gap_ns = static_cast<int64_t>(nested_us * 1000.0 + 0.5);
+  const double view_us = GetDouble(attrs, attr::kViewOpSpanUs).value_or(0);
+  if (view_us > 0 && view_us < 1000)
+    info.view_op_span_ns = static_cast<int64_t>(view_us * 1000.0 + 0.5);
   m_.groups_ = DecodeProcessGroups(attrs);
   for (size_t g = 0; g < m_.groups_.size(); ++g)
     group_index_.try_emplace(m_.groups_[g].name, static_cast<int32_t>(g));

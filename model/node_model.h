@@ -117,6 +117,9 @@ struct TraceInfo {
   // Median gap between consecutive ops nested in one CPU op, from the
   // recording (the profiler's cost outside an op's span); 0 when not measured.
   int64_t nested_op_gap_ns = 0;
+  // Median span of the CPU ops that compute nothing and nest no op (the
+  // profiler's cost inside an op's span); 0 when not measured.
+  int64_t view_op_span_ns = 0;
 };
 
 // Counts of what the decoding met and could not use (never silently dropped).

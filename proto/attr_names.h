@@ -144,6 +144,10 @@ inline constexpr char kGpuQueuedGapUs[] = "gpu_queued_gap_us";
 // from the Kineto trace: the profiler's cost outside an op's own span
 // (converter/kineto/nested_op_gap.h)
 inline constexpr char kNestedOpGapUs[] = "nested_op_gap_us";
+// double, median span of the CPU ops that compute nothing and nest no op,
+// measured from the Kineto trace: the profiler's cost inside an op's span
+// (converter/kineto/view_op_span.h)
+inline constexpr char kViewOpSpanUs[] = "view_op_span_us";
 // The unprofiled host costs learned at conversion from a light profile of the
 // same program (et-convert --host-profile, step/host_profile.h), used by
 // et-sim by default: int64 list ns per op by kind (dispatch, launch,

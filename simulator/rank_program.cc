@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +18,10 @@
 
 namespace et::sim {
 namespace {
+
+// How far the trace-alone estimate misses the CPU corpus
+// (tests/fidelity/cpu_corpus_test.cc asserts it).
+constexpr char kSpansRuleCorpusMisses[] = "0.5-47%, median 10.8%";
 
 // How far the light profiler's cost per op, which the model takes out of
 // every op of a light profile, moves the step: 1 us per op is its spread
@@ -37,6 +43,48 @@ std::string LightProfilerSensitivityNote(const HostTimeModel& h,
       "(docs/benchmarks.md, \"GPU models kept aside\")",
       h.light_step_ns / 1e6, h.light_ops_per_step, kLightProfilerNsPerOp / 1e3,
       ms, share);
+}
+
+// The trace-alone estimate of a CPU-only trace's profiler cost, what it rests
+// on, and how much an error in it moves the prediction: the profiler's share
+// of the recorded step multiplies it (docs/step-model.md).
+std::string ProfilerCostFromSpansNote(const StepModel& steps) {
+  const double per_op_ns = static_cast<double>(steps.profiler_ns_per_op());
+  const double profiler_ms = steps.host_ops_per_step() * per_op_ns / 1e6;
+  std::vector<double> profiled = steps.profiled_step_us();
+  std::string sensitivity;
+  if (!profiled.empty()) {
+    std::sort(profiled.begin(), profiled.end());
+    const double recorded_ms = profiled[(profiled.size() - 1) / 2] / 1e3;
+    const double left_ms = recorded_ms - profiler_ms;
+    if (recorded_ms > 0 && left_ms > 0) {
+      sensitivity = absl::StrFormat(
+          "; that is %.0f%% of the recorded step (%.0f ops a step), so each "
+          "1%% off in the cost per op moves the prediction by %.3f ms a step "
+          "(%.1f%% of it)",
+          100 * profiler_ms / recorded_ms, steps.host_ops_per_step(),
+          profiler_ms / 100, profiler_ms / left_ms);
+    }
+  }
+  // A light profile whose step is not below the profiled one teaches no
+  // cost (StepModel::LearnFullProfilerCost): say why it was not used.
+  std::string light;
+  if (steps.model().light_step_ns > 0) {
+    light = absl::StrFormat(
+        "; its light profile's step, %.3f ms, is not below the profiled "
+        "one, so it teaches no cost",
+        steps.model().light_step_ns / 1e6);
+  }
+  return absl::StrFormat(
+      "host cost (estimated from the trace%s): a CPU-only trace; each op and "
+      "the gap before it less the profiler's %.2f us: %.2f us inside the "
+      "span of an op that computes nothing (median of the views and empty "
+      "ops that nest none) and %.2f us between two ops nested in one%s; "
+      "uncertain (%s on the CPU corpus): a light profile (record_trace.py "
+      "--kineto-light-out, et-convert --host-profile) learns the cost from "
+      "the recording",
+      light, per_op_ns / 1e3, steps.view_op_span_ns() / 1e3,
+      steps.nested_op_gap_ns() / 1e3, sensitivity, kSpansRuleCorpusMisses);
 }
 
 // The simulator's view of the model's kinds: every kind that takes time on
@@ -468,6 +516,9 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
                               h.host_speed)
             : std::string("the recorded host CPU kept (no target host "
                           "known; --host-speed scales it)")));
+  } else if (p->host_time == HostTimeMode::kUnprofiled &&
+             p->steps.profiler_cost_from_spans()) {
+    p->notes.push_back(ProfilerCostFromSpansNote(p->steps));
   } else if (p->host_time == HostTimeMode::kUnprofiled &&
              !p->steps.has_gpu_ops()) {
     // The trace-alone estimate misses the CPU corpus by 3-72% (median 30%,

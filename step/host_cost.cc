@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -37,6 +38,37 @@ bool IsAutogradEngineName(absl::string_view name) {
     name.remove_suffix(1);
   return absl::EndsWith(name, "Backward") &&
          name.find("::") == absl::string_view::npos;
+}
+
+bool ComputesNothing(absl::string_view name) {
+  static constexpr absl::string_view kNames[] = {"aten::_reshape_alias",
+                                                 "aten::_unsafe_view",
+                                                 "aten::alias",
+                                                 "aten::as_strided",
+                                                 "aten::chunk",
+                                                 "aten::detach",
+                                                 "aten::empty",
+                                                 "aten::empty_like",
+                                                 "aten::empty_strided",
+                                                 "aten::expand",
+                                                 "aten::expand_as",
+                                                 "aten::lift_fresh",
+                                                 "aten::narrow",
+                                                 "aten::permute",
+                                                 "aten::reshape",
+                                                 "aten::resolve_conj",
+                                                 "aten::resolve_neg",
+                                                 "aten::select",
+                                                 "aten::slice",
+                                                 "aten::split",
+                                                 "aten::squeeze",
+                                                 "aten::t",
+                                                 "aten::transpose",
+                                                 "aten::unbind",
+                                                 "aten::unsqueeze",
+                                                 "aten::view",
+                                                 "detach"};
+  return absl::c_binary_search(kNames, name);
 }
 
 HostOpKind ClassifyHostOp(absl::string_view name, HostThreadRole role,

@@ -40,6 +40,12 @@ absl::string_view HostThreadRoleName(HostThreadRole role);
 // "AddBackward1"). A thread holding one is the backward thread.
 bool IsAutogradEngineName(absl::string_view name);
 
+// True for an ATen op that computes nothing: it returns a view or an alias of
+// its input, or a tensor not yet written (`aten::empty`). Unprofiled it costs
+// its dispatch (a light profile's `as_strided` spans 0.3 us), so where it
+// nests no op its recorded span is the profiler's (docs/step-model.md).
+bool ComputesNothing(absl::string_view name);
+
 // The kind of a host op named `name` on a thread of `role` that launched
 // `launches` GPU ops.
 HostOpKind ClassifyHostOp(absl::string_view name, HostThreadRole role,

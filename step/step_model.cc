@@ -61,6 +61,7 @@ StepModel StepModel::Build(const NodeModel& graph, const HostTimeModel& model) {
   m.model_ = model;
 
   m.nested_op_gap_ns_ = graph.info().nested_op_gap_ns;
+  m.view_op_span_ns_ = graph.info().view_op_span_ns;
   m.ReadNodes(graph);
   m.ReadMeasured(graph);
   m.ReadPageFaults(graph);
@@ -243,10 +244,7 @@ void StepModel::AddPageFaults() {
   }
   const double add_ns = (pf.unprofiled_per_step - pf.base_per_step) *
                         static_cast<double>(pf.ns_per_fault);
-  double ops = 0;
-  for (NodeIndex i = 0; i < is_host_.size(); ++i) {
-    if (is_host_[i] && Runs(i, HostTimeMode::kUnprofiled)) ops += host_ops_[i];
-  }
+  const double ops = host_ops_per_step_ * static_cast<double>(steps());
   if (ops <= 0) return;
   // Another host (--host-speed) faults 1/speed the time, as its ops run.
   const double speed = model_.host_speed > 0 ? model_.host_speed : 1.0;
@@ -340,11 +338,6 @@ int64_t StepModel::ProfilerNsPerOp(int64_t* samples) const {
       0, trivial[trivial.size() / 2] - model_.OpNs(HostOpKind::kDispatch));
 }
 
-// In a GPU trace the host dispatches: an op costs its dispatch and launches.
-// In a CPU-only trace the host computes: an op keeps its recorded time less
-// the profiler's per-op cost, and the gap before it less the profiler's cost
-// outside the two ops' spans (the recording's nested-op gap). Neither exceeds
-// the recorded time.
 // The full profiler's cost per op, from two recordings of one program: the
 // profiled step and the light profile's step differ by what the full
 // profiler adds beyond the light one, per op; the light profiler's own cost
@@ -378,13 +371,32 @@ void StepModel::LearnFullProfilerCost() {
   light_profiler_in_model_ns_ = std::llround(light_ns);
 }
 
+// In a GPU trace the host dispatches: an op costs its dispatch and launches.
+// In a CPU-only trace the host computes: an op keeps its recorded time less
+// the profiler's cost per op, learned from a light profile where there is
+// one, else measured in the trace: inside an op's span (a leaf op that
+// computes nothing spans only the profiler) and outside it (the gap between
+// two ops nested in one, where no Python runs). Without those measures, the
+// median of the one-op nodes that compute nothing, with each gap less the
+// nested-op gap and capped. Neither exceeds the recorded time.
 void StepModel::FillUnprofiled() {
   const size_t n = is_host_.size();
   unprofiled_ns_.assign(n, 0);
   unprofiled_gap_ns_.assign(n, 0);
+  double ops = 0;
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (is_host_[i] && Runs(i, HostTimeMode::kUnprofiled)) ops += host_ops_[i];
+  }
+  host_ops_per_step_ = ops / static_cast<double>(steps());
   LearnFullProfilerCost();
   if (full_profiler_ns_per_op_ > 0) {
-    FillUnprofiledFromLightStep();
+    FillUnprofiledLessProfilerCost(full_profiler_ns_per_op_);
+    return;
+  }
+  if (!has_gpu_ops_ && view_op_span_ns_ > 0 && nested_op_gap_ns_ > 0) {
+    profiler_cost_from_spans_ = true;
+    profiler_ns_per_op_ = view_op_span_ns_ + nested_op_gap_ns_;
+    FillUnprofiledLessProfilerCost(profiler_ns_per_op_);
     return;
   }
   profiler_ns_per_op_ = ProfilerNsPerOp(&profiler_samples_);
@@ -410,13 +422,14 @@ void StepModel::FillUnprofiled() {
   }
 }
 
-// A CPU-only trace with a light profile: each op loses the full profiler's
-// cost per op (LearnFullProfilerCost), from its own span (down to
-// its dispatch) and the gap before it. The cost is not paid evenly (the
-// observer's buffers flush between some ops, not others): what a node's span
-// and gap cannot give is owed by the next nodes of its thread, in recorded
-// order. No cap: the cost is measured.
-void StepModel::FillUnprofiledFromLightStep() {
+// A CPU-only trace: each op loses the profiler's cost per op (learned from a
+// light profile or measured in the trace), from the gap before it (less any
+// wait for a host collective, which the simulator makes it wait) and its own
+// span (down to its dispatch). The cost is not paid evenly (the observer's
+// buffers flush between some ops, not others): what a node's span and gap
+// cannot give is owed by the next nodes of its thread, in recorded order. No
+// cap: the cost is measured.
+void StepModel::FillUnprofiledLessProfilerCost(int64_t per_op_ns) {
   const int64_t dispatch_ns = model_.OpNs(HostOpKind::kDispatch);
   std::vector<NodeIndex> host;
   for (NodeIndex i = 0; i < is_host_.size(); ++i) {
@@ -431,14 +444,16 @@ void StepModel::FillUnprofiledFromLightStep() {
   for (NodeIndex i : host) {
     const int64_t ops = static_cast<int64_t>(host_ops_[i]);
     int64_t& owed = owed_ns[tid_[i]];
-    owed += ops * full_profiler_ns_per_op_;
+    owed += ops * per_op_ns;
     const int64_t floor_ns = std::min(recorded_ns_[i], ops * dispatch_ns);
-    const int64_t from_gap = std::min(owed, recorded_gap_ns_[i]);
+    // The wait for a host collective is the simulator's to model.
+    const int64_t own_gap = recorded_gap_ns_[i] - collective_wait_ns_[i];
+    const int64_t from_gap = std::min(owed, own_gap);
     owed -= from_gap;
     const int64_t from_span = std::min(owed, recorded_ns_[i] - floor_ns);
     owed -= from_span;
     int64_t ns = recorded_ns_[i] - from_span;
-    int64_t gap = recorded_gap_ns_[i] - from_gap;
+    int64_t gap = own_gap - from_gap;
     if (model_.host_speed > 0 && model_.host_speed != 1.0) {
       ns = std::llround(static_cast<double>(ns) / model_.host_speed);
       gap = std::llround(static_cast<double>(gap) / model_.host_speed);

@@ -121,10 +121,21 @@ class StepModel {
   }
 
   const HostTimeModel& model() const { return model_; }
-  // The profiler's cost per op estimated from this trace (CPU-only traces).
+  // The profiler's cost per op estimated from this trace (CPU-only traces):
+  // with view_op_span_ns() measured, that span plus nested_op_gap_ns(), taken
+  // out of each op and the gap before it like a light profile's figure;
+  // else the median recorded time of its one-op nodes that compute nothing.
   int64_t profiler_ns_per_op() const { return profiler_ns_per_op_; }
-  // The one-op nodes that compute nothing it is the median of.
+  // The one-op nodes that compute nothing it is the median of (0 when the
+  // spans measured it).
   int64_t profiler_samples() const { return profiler_samples_; }
+  // The converter's median span of the leaf ops that compute nothing (the
+  // profiler's cost inside a span, TraceInfo); 0 when not measured.
+  int64_t view_op_span_ns() const { return view_op_span_ns_; }
+  bool profiler_cost_from_spans() const { return profiler_cost_from_spans_; }
+  // Host ops (ATen ops the nodes stand for) a step, over the steps that run
+  // unprofiled: what a cost per op is multiplied by.
+  double host_ops_per_step() const { return host_ops_per_step_; }
   // A CPU-only trace with a light profile: the full profiler's cost per op
   // learned from the two steps; 0 when that rule is not used.
   int64_t full_profiler_ns_per_op() const { return full_profiler_ns_per_op_; }
@@ -151,7 +162,7 @@ class StepModel {
   void FillUnprofiled();
   int64_t ProfilerNsPerOp(int64_t* samples) const;
   void LearnFullProfilerCost();
-  void FillUnprofiledFromLightStep();
+  void FillUnprofiledLessProfilerCost(int64_t per_op_ns);
   int64_t RecordedSpanNs() const;
   void ReadPageFaults(const NodeModel& graph);
   void AddPageFaults();
@@ -174,6 +185,9 @@ class StepModel {
   int64_t full_profiler_ns_per_op_ = 0;     // LearnFullProfilerCost
   int64_t light_profiler_in_model_ns_ = 0;  // its light profiler's share
   int64_t nested_op_gap_ns_ = 0;
+  int64_t view_op_span_ns_ = 0;
+  bool profiler_cost_from_spans_ = false;
+  double host_ops_per_step_ = 0;
   std::vector<int64_t> tid_;
   std::vector<int64_t> recorded_start_ns_;  // -1 unknown
   std::vector<int64_t> recorded_ns_;

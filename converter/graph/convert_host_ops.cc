@@ -293,6 +293,9 @@ void AddMeasuredMetadata(const KinetoMergeStats& kineto,
   if (kineto.nested_op_gap_us >= 0)
     SetDouble(metadata->mutable_attr(), attr::kNestedOpGapUs,
               kineto.nested_op_gap_us);
+  if (kineto.view_op_span_us >= 0)
+    SetDouble(metadata->mutable_attr(), attr::kViewOpSpanUs,
+              kineto.view_op_span_us);
   if (options.host_costs) {
     HostTimeModel costs = *options.host_costs;
     if (kineto.light_profiler_ns_per_op >= 0) {

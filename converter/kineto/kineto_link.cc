@@ -15,6 +15,7 @@
 #include "converter/kineto/host_op_matcher.h"
 #include "converter/kineto/nested_op_gap.h"
 #include "converter/kineto/sync_edges.h"
+#include "converter/kineto/view_op_span.h"
 #include "step/step_model.h"
 
 namespace et::kineto {
@@ -134,6 +135,10 @@ absl::StatusOr<LinkResult> LinkKineto(const KinetoTrace& trace,
   if (std::optional<NestedOpGap> gap = MeasureNestedOpGap(trace, nesting)) {
     result.nested_op_gap_ns = gap->median_ns;
     result.nested_op_pairs = gap->pairs;
+  }
+  if (std::optional<ViewOpSpan> span = MeasureViewOpSpan(trace, nesting)) {
+    result.view_op_span_ns = span->median_ns;
+    result.view_ops = span->ops;
   }
   return result;
 }

@@ -133,6 +133,10 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
     info->nested_op_gap_us = Micros(link.nested_op_gap_ns);
     info->nested_op_pairs = link.nested_op_pairs;
   }
+  if (link.view_op_span_ns >= 0) {
+    info->view_op_span_us = Micros(link.view_op_span_ns);
+    info->view_ops = link.view_ops;
+  }
   if (trace.unprofiled_step_ms() > 0)
     info->unprofiled_step_us = trace.unprofiled_step_ms() * 1000.0;
   if (trace.unprofiled_step_after_ms() > 0)

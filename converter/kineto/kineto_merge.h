@@ -59,6 +59,9 @@ struct KinetoMergeStats {
   // cost outside an op's span (nested_op_gap.h); -1 unknown.
   double nested_op_gap_us = -1;
   int64_t nested_op_pairs = 0;
+  // The profiler's cost inside an op's span (view_op_span.h); -1 unknown.
+  double view_op_span_us = -1;
+  int64_t view_ops = 0;
   struct ThreadMatch {
     int64_t tid = 0;
     int64_t host_ops = 0;

@@ -159,6 +159,10 @@ struct LinkResult {
   // (nested_op_gap.h) and the pairs it is the median of; -1 when too few.
   int64_t nested_op_gap_ns = -1;
   int64_t nested_op_pairs = 0;
+  // Median span of the leaf ops that compute nothing (view_op_span.h) and
+  // how many; -1 when too few.
+  int64_t view_op_span_ns = -1;
+  int64_t view_ops = 0;
 };
 
 }  // namespace et::kineto

@@ -7,12 +7,9 @@
 //
 // Asserted: the recording replays its profiled step (recorded host time,
 // within 1% on one rank); the unprofiled prediction is compared with the
-// truth, and its misses stay inside today's bounds. Today the unprofiled
-// step misses by -59% to +72% (median 30%): the profiler's cost per op that
-// a step needs taken out, 15-19 us, is not what the trace or a calibration
-// loop shows (docs/step-model.md, "The CPU corpus"). The bounds are gates
-// on that state, so that a change that moves any recording is seen; the
-// issue's goal (10% each) is not met.
+// truth, and its misses stay inside today's bounds (docs/step-model.md,
+// "The CPU corpus"). The bounds are gates on that state, so that a change
+// that moves any recording is seen; the goal (10% each) is not met.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -105,6 +102,10 @@ TEST(CpuCorpus, EveryRecordingReplaysItsProfiledStep) {
   }
 }
 
+// The trace alone: each op less the profiler's cost measured in the trace (a
+// leaf view's span plus the nested-op gap, 14.5-24.4 us): 0.5-46.9%, median
+// 10.8% (the one-op-node rule: 3.4-72.0%, median 29.6%). The report says
+// what the cost rests on and how much 1% of it moves the prediction.
 TEST(CpuCorpus, UnprofiledStepsAreComparedWithTheirTruths) {
   std::vector<double> misses;
   for (const char* name : kCpuCorpusSingles) {
@@ -116,14 +117,19 @@ TEST(CpuCorpus, UnprofiledStepsAreComparedWithTheirTruths) {
     for (const std::string& note : report.notes) {
       said |= note.find("host cost (estimated from the trace)") !=
                   std::string::npos &&
+              note.find("inside the span of an op that computes nothing") !=
+                  std::string::npos &&
+              note.find(
+                  "each 1% off in the cost per op moves the "
+                  "prediction") != std::string::npos &&
               note.find("uncertain") != std::string::npos;
     }
     EXPECT_TRUE(said) << name;
     ASSERT_TRUE(step.error_pct.has_value()) << name;
-    EXPECT_LE(std::abs(*step.error_pct), 80.0) << name;
+    EXPECT_LE(std::abs(*step.error_pct), 48.0) << name;
     misses.push_back(std::abs(*step.error_pct));
   }
-  EXPECT_LE(Median(misses), 35.0);
+  EXPECT_LE(Median(misses), 11.0);
 }
 
 // With its light profile (the same program under the light profiler alone,
@@ -209,9 +215,8 @@ TEST(CpuCorpus, LightProbeScaledToTheModelOnBothHosts) {
 
 // Three 2-rank runs on the VM (tests/data/cpu-corpus-vm, one thread a rank
 // on its two cores), each rank with its own light profile: each rank learns
-// its own cost, and the scaled light probe does at least as well as the
-// probe's own cost on each (ddp_gpt_2r -0.2%, ddp_rnn_2r +14.0% -> +11.6%,
-// tp2_mlp +18.4% -> +17.1%; the trace alone -12.1%, +10.7%, -11.4%).
+// its own cost (ddp_gpt_2r -11.1%, ddp_rnn_2r -2.1%, tp2_mlp -11.8%; the
+// trace alone -11.1%, +0.7%, -16.1%).
 TEST(CpuCorpus, VmRankRecordingsLearnFromEachRanksLightProfile) {
   const std::string folder = "cpu-corpus-vm";
   for (const char* name : {"ddp_gpt_2r", "ddp_rnn_2r", "tp2_mlp"}) {
@@ -235,7 +240,9 @@ TEST(CpuCorpus, VmRankRecordingsLearnFromEachRanksLightProfile) {
         << name;
     EXPECT_LE(std::abs(*recorded.error_pct), 10.0) << name;
     EXPECT_LE(std::abs(*with.error_pct), 20.0) << name;
-    EXPECT_LE(std::abs(*with.error_pct), std::abs(*without.error_pct) + 0.05)
+    // Scaled or not, within a point of each other (with the gloo wait left
+    // to the simulator: -11.1, -2.1, -11.8% scaled).
+    EXPECT_NEAR(std::abs(*with.error_pct), std::abs(*without.error_pct), 1.0)
         << name;
   }
 }
@@ -257,10 +264,14 @@ TEST(CpuCorpus, RankRecordingsReplayNearTheirProfiledSteps) {
         Simulate(pattern, run.ranks, HostTimeMode::kRecorded);
     ASSERT_TRUE(recorded.error_pct.has_value()) << run.name;
     EXPECT_LE(std::abs(*recorded.error_pct), 25.0) << run.name;
+    // The trace alone, each rank's gloo waits left to the simulator: +12.5,
+    // +24.9, +0.5, +11.6, +1.9% (with the waits kept in the gaps and the
+    // one-op-node rule: +112.8% to -30.1%).
     const StepReport unprofiled =
         Simulate(pattern, run.ranks, HostTimeMode::kUnprofiled);
     EXPECT_EQ(unprofiled.measured_source, "unprofiled-run") << run.name;
-    EXPECT_TRUE(unprofiled.error_pct.has_value()) << run.name;
+    ASSERT_TRUE(unprofiled.error_pct.has_value()) << run.name;
+    EXPECT_LE(std::abs(*unprofiled.error_pct), 26.0) << run.name;
   }
 }
 

@@ -114,37 +114,40 @@ INSTANTIATE_TEST_SUITE_P(H100SessionHeldOut, HeldOutLightProfileFidelity,
 
 struct Torch2Cpu {
   const char* name;
-  double max_error_pct;  // unprofiled: before the nested-op gap, in brackets
+  double max_error_pct;  // unprofiled |error|
 };
 
 class Torch2CpuFidelity : public testing::TestWithParam<Torch2Cpu> {};
 
-// Each gap of a CPU-only trace loses the profiler's cost outside the two ops'
-// spans, measured as the recording's median gap between ops nested in one op
-// (nested_op_gap_us, 5.6-10.0 us here): every prediction moves toward its
-// truth and stays above it.
-TEST_P(Torch2CpuFidelity, RecordedExactUnprofiledHighByTheNestedOpsCost) {
+// Without a light profile a CPU-only trace loses the profiler's cost per op
+// measured in it: a leaf op that computes nothing spans only the profiler
+// (view_op_span_us, 11-25 us here) and two ops nested in one are the
+// profiler's cost outside a span apart (nested_op_gap_us, 5.6-10.0 us).
+TEST_P(Torch2CpuFidelity, RecordedExactUnprofiledLessTheSpansCostPerOp) {
   const Torch2Cpu p = GetParam();
   const std::string et = Convert(p.name, false, "torch2-cpu");
   auto model = NodeModel::Load(et);
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_GT(model->info().nested_op_gap_ns, 5000) << p.name;
   EXPECT_LT(model->info().nested_op_gap_ns, 11000) << p.name;
+  EXPECT_GT(model->info().view_op_span_ns, 10000) << p.name;
+  EXPECT_LT(model->info().view_op_span_ns, 26000) << p.name;
   const StepReport unprofiled = Simulate(et, HostTimeMode::kUnprofiled);
   ASSERT_TRUE(unprofiled.error_pct.has_value());
-  EXPECT_GT(*unprofiled.error_pct, 0.0) << p.name;
-  EXPECT_LT(*unprofiled.error_pct, p.max_error_pct) << p.name;
+  EXPECT_LT(std::abs(*unprofiled.error_pct), p.max_error_pct) << p.name;
   const StepReport recorded = Simulate(et, HostTimeMode::kRecorded);
   ASSERT_TRUE(recorded.error_pct.has_value());
   EXPECT_LE(std::abs(*recorded.error_pct), 1.0) << p.name;
 }
 
+// Recorded on the GPU machine's 16-core host (docs/step-model.md); the
+// one-op-node rule gave +5.5, +17.8, +41.9, +3.4%.
 INSTANTIATE_TEST_SUITE_P(
     SingleRank, Torch2CpuFidelity,
-    testing::Values(Torch2Cpu{"cpu_mlp_w256", 6.0},    // +5.5% (+6.5%)
-                    Torch2Cpu{"cpu_gpt_w256", 19.0},   // +17.8% (+20.3%)
-                    Torch2Cpu{"cpu_conv_w16", 43.0},   // +41.9% (+44.9%)
-                    Torch2Cpu{"cpu_moe_w128", 5.0}));  // +3.4% (+21.6%)
+    testing::Values(Torch2Cpu{"cpu_mlp_w256", 10.0},    // +9.6%
+                    Torch2Cpu{"cpu_gpt_w256", 8.0},     // -7.0%
+                    Torch2Cpu{"cpu_conv_w16", 49.0},    // +48.3%
+                    Torch2Cpu{"cpu_moe_w128", 35.0}));  // +34.1%
 
 }  // namespace
 }  // namespace et::sim

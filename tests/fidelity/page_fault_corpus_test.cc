@@ -152,10 +152,9 @@ TEST(PageFaultCorpus, UnsteadyRecordedStepsAreNoted) {
 
 // A 2-rank DDP recording with a light profile per rank: each rank learns
 // from its own (the notes name each file), the faults of each rank are its
-// own, and the light profiles take the trace-alone +90.7% to +24.3% (+35.6%
-// before the light probe's cost was scaled to the model): the
-// light steps themselves are 15.4 and 16.1 ms against 11.5 and 11.4 ms
-// truths (docs/step-model.md, "Page faults").
+// own. The light profiles give +22.1%: the light steps themselves are 15.4
+// and 16.1 ms against 11.5 and 11.4 ms truths (docs/step-model.md, "Page
+// faults"). The trace alone, once +90.7%, is now within 1%.
 TEST(PageFaultCorpus, EachRankLearnsFromItsOwnLightProfile) {
   auto convert = [](bool light) {
     for (int r = 0; r < 2; ++r) {
@@ -187,9 +186,10 @@ TEST(PageFaultCorpus, EachRankLearnsFromItsOwnLightProfile) {
   const Report alone = convert(false);
   const Report light = convert(true);
   ASSERT_TRUE(alone.step.error_pct && light.step.error_pct);
-  EXPECT_LT(std::abs(*light.step.error_pct),
-            std::abs(*alone.step.error_pct) - 40);
-  EXPECT_LE(std::abs(*light.step.error_pct), 30.0);
+  // The trace alone -0.9% (the profiler's cost per op measured in it, with
+  // the gloo wait left to the simulator), its light profiles +22.1%.
+  EXPECT_LE(std::abs(*alone.step.error_pct), 5.0);
+  EXPECT_LE(std::abs(*light.step.error_pct), 25.0);
   for (int r = 0; r < 2; ++r) {
     const std::string file = "ddp_gpt_2r_kineto_light_r" + std::to_string(r);
     bool named = false;

@@ -292,8 +292,10 @@ TEST(Torch2TpDpTest, GlooRunsAreLearnedFromTheRecording) {
                  "records") == 0;
     })) << absl::StrJoin(notes, "\n");
     ASSERT_TRUE((*a)->report().step.error_pct && (*b)->report().step.error_pct);
-    // ddp4 +1.5%, tp2dp2 -5.4% (with the CPU gap rule, docs/step-model.md).
-    EXPECT_LE(std::abs(*(*a)->report().step.error_pct), 6.0);
+    // ddp4 +3.9%, tp2dp2 -17.5%, the profiler's cost per op measured in the
+    // trace (docs/step-model.md; +1.5% and -5.4% with the gap capped at 10
+    // us, which hid these recordings' unsteady steps).
+    EXPECT_LE(std::abs(*(*a)->report().step.error_pct), 18.0);
     EXPECT_GE(std::abs(*(*b)->report().step.error_pct), 15.0);
   }
 }
@@ -314,6 +316,11 @@ TEST(Torch2TpDpTest, ARecordedWaitForABucketCountsOnce) {
     EXPECT_LE(w, steps.HostGapNs(i, et::HostTimeMode::kRecorded));
     EXPECT_EQ(steps.HostCollectiveWaitNs(i, et::HostTimeMode::kUnprofiled), 0);
     waits += w > 1'000'000 ? 1 : 0;  // over a millisecond
+    // Unprofiled, the gap before the op holds none of that wait either: the
+    // simulated op waits for the simulated all-reduce (with the wait kept,
+    // ddp4 was +47.5% against its truth, tp2dp2 +48.0%).
+    EXPECT_LE(steps.HostGapNs(i, et::HostTimeMode::kUnprofiled),
+              steps.HostGapNs(i, et::HostTimeMode::kRecorded) - w);
   }
   EXPECT_GE(waits, 3);  // a bucket's wait per step, at least
   et::sim::SimOptions options;

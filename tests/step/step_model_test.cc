@@ -321,6 +321,35 @@ TEST(StepModelTest, UnprofiledHostTimeInACpuTraceTakesOutTheProfilerCost) {
   EXPECT_EQ(m.HostDurationNs(Index(g, 1), HostTimeMode::kUnprofiled), 100);
 }
 
+// With the converter's two measures (a leaf view's span: the profiler's cost
+// inside an op; the nested-op gap: outside it), a CPU-only trace loses their
+// sum per op from each gap and then each span, down to the dispatch, what a
+// node cannot give owed by the next: no cap on gaps.
+TEST(StepModelTest, CpuTraceLosesTheProfilersSpansCostPerOp) {
+  GlobalMetadata meta;
+  SetDouble(meta.mutable_attr(), attr::kNestedOpGapUs, 6);
+  SetDouble(meta.mutable_attr(), attr::kViewOpSpanUs, 9);
+  HostTimeModel model;
+  model.op_ns[static_cast<int>(HostOpKind::kDispatch)] = 100;
+  // Gaps before ops 2, 3: 4000 and 40000 ns.
+  Graph g = MakeGraph({WithHostOps(HostOp(1, 0, 50000), 2),
+                       HostOp(2, 54000, 12000), HostOp(3, 106000, 30000)},
+                      meta);
+  StepModel m = StepModel::Build(NodeModel::FromGraph(g), model);
+  ASSERT_TRUE(m.profiler_cost_from_spans());
+  EXPECT_EQ(m.view_op_span_ns(), 9000);
+  EXPECT_EQ(m.profiler_ns_per_op(), 15000);
+  EXPECT_DOUBLE_EQ(m.host_ops_per_step(), 4);
+  // Op 1: two ops' cost from its span (no gap before it).
+  EXPECT_EQ(m.HostDurationNs(Index(g, 1), HostTimeMode::kUnprofiled), 20000);
+  // Op 2: 4000 from its gap, then 11000 from its span.
+  EXPECT_EQ(m.HostGapNs(Index(g, 2), HostTimeMode::kUnprofiled), 0);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 2), HostTimeMode::kUnprofiled), 1000);
+  // Op 3: all from its 40000 gap, which keeps the rest uncapped.
+  EXPECT_EQ(m.HostGapNs(Index(g, 3), HostTimeMode::kUnprofiled), 25000);
+  EXPECT_EQ(m.HostDurationNs(Index(g, 3), HostTimeMode::kUnprofiled), 30000);
+}
+
 // The converter's nested-op gap (the profiler's cost outside two ops' spans)
 // comes out of every gap of a CPU-only trace, before the cap on gaps; a GPU
 // trace's gaps keep the cap alone.

@@ -6,10 +6,15 @@
 #ifndef TESTS_CONVERTER_KINETO_KINETO_TEST_LOADER_H_
 #define TESTS_CONVERTER_KINETO_KINETO_TEST_LOADER_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/gzip_input.h"
@@ -68,6 +73,40 @@ inline nlohmann::json KinetoEvents(const std::string& path) {
 // Durations only: a double holds a 1.7e18 ns timestamp to just 256 ns.
 inline int64_t DurationMicrosToNanos(const nlohmann::json& value) {
   return static_cast<int64_t>(value.get<double>() * 1000.0 + 0.5);
+}
+
+// A host event of a trace: a cpu_op or a user_annotation (record_function
+// range), read straight from the JSON.
+struct HostSpan {
+  int64_t start_ns = 0, end_ns = 0;
+  bool cpu_op = false;
+  std::string name;
+};
+
+// Per (pid, tid), the trace's host events sorted by start, outer first: what
+// an independent nesting walk needs.
+inline std::map<std::pair<int64_t, int64_t>, std::vector<HostSpan>>
+HostSpansByThread(const std::string& path) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<HostSpan>> by_thread;
+  const nlohmann::json doc = ReadJson(path);
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (e.value("ph", "") != "X" ||
+        (cat != "cpu_op" && cat != "user_annotation"))
+      continue;
+    const int64_t start = std::llround(e["ts"].get<double>() * 1000);
+    const int64_t dur = std::llround(e["dur"].get<double>() * 1000);
+    by_thread[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}].push_back(
+        {start, start + dur, cat == "cpu_op", e.value("name", "")});
+  }
+  for (auto& [thread, spans] : by_thread) {
+    std::sort(spans.begin(), spans.end(),
+              [](const HostSpan& a, const HostSpan& b) {
+                return std::make_tuple(a.start_ns, -a.end_ns) <
+                       std::make_tuple(b.start_ns, -b.end_ns);
+              });
+  }
+  return by_thread;
 }
 
 }  // namespace et::kineto::testing

@@ -21,31 +21,10 @@
 namespace et::kineto {
 namespace {
 
-struct Span {
-  int64_t start_ns, end_ns;
-  bool cpu_op;
-};
-
 // The median sibling gap and the pair count, from the trace's JSON.
 std::pair<int64_t, int64_t> IndependentMedian(const std::string& path) {
-  const nlohmann::json doc = testing::ReadJson(path);
-  std::map<std::pair<int64_t, int64_t>, std::vector<Span>> by_thread;
-  for (const auto& e : doc["traceEvents"]) {
-    const std::string cat = e.value("cat", "");
-    if (e.value("ph", "") != "X" ||
-        (cat != "cpu_op" && cat != "user_annotation"))
-      continue;
-    const int64_t start = std::llround(e["ts"].get<double>() * 1000);
-    const int64_t dur = std::llround(e["dur"].get<double>() * 1000);
-    by_thread[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}].push_back(
-        {start, start + dur, cat == "cpu_op"});
-  }
   std::vector<int64_t> gaps;
-  for (auto& [thread, spans] : by_thread) {
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-      return std::make_tuple(a.start_ns, -a.end_ns) <
-             std::make_tuple(b.start_ns, -b.end_ns);
-    });
+  for (const auto& [thread, spans] : testing::HostSpansByThread(path)) {
     std::vector<size_t> stack;
     std::map<size_t, int64_t> last_child_end;
     for (size_t k = 0; k < spans.size(); ++k) {
