@@ -87,6 +87,32 @@ std::string ProfilerCostFromSpansNote(const StepModel& steps) {
       steps.nested_op_gap_ns() / 1e3, sensitivity, kSpansRuleCorpusMisses);
 }
 
+// Where a light profile sets the full profiler's cost, the trace's own spans
+// measure it too: print both, and say what a wide gap between them means
+// (docs/step-model.md, "Without a light profile"). Empty without the spans.
+std::string SpansCheckNote(const StepModel& steps) {
+  const int64_t spans_ns = steps.spans_ns_per_op();
+  const int64_t light_ns = steps.full_profiler_ns_per_op();
+  if (spans_ns <= 0 || light_ns <= 0) return "";
+  const double ratio =
+      static_cast<double>(light_ns) / static_cast<double>(spans_ns);
+  std::string note = absl::StrFormat(
+      "the trace's own spans put the full profiler's cost at %.2f us an op "
+      "(%.2f inside a view's span, %.2f between two nested ops), the light "
+      "profile's two steps at %.2f us (%.2fx)",
+      spans_ns / 1e3, steps.view_op_span_ns() / 1e3,
+      steps.nested_op_gap_ns() / 1e3, light_ns / 1e3, ratio);
+  if (ratio > 1.25 || ratio < 0.8) {
+    absl::StrAppend(
+        &note,
+        ": the program's own work ran at another speed in the profiled run "
+        "than in the light one (the full profiler's cache pressure, or a "
+        "busier machine during one of them); the prediction follows the "
+        "light step's");
+  }
+  return note;
+}
+
 // The simulator's view of the model's kinds: every kind that takes time on
 // its queue computes (memory nodes move their bytes, node-model.md).
 SimOpKind Classify(NodeKind kind) {
@@ -516,13 +542,15 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
                               h.host_speed)
             : std::string("the recorded host CPU kept (no target host "
                           "known; --host-speed scales it)")));
+    if (std::string check = SpansCheckNote(p->steps); !check.empty())
+      p->notes.push_back(std::move(check));
   } else if (p->host_time == HostTimeMode::kUnprofiled &&
              p->steps.profiler_cost_from_spans()) {
     p->notes.push_back(ProfilerCostFromSpansNote(p->steps));
   } else if (p->host_time == HostTimeMode::kUnprofiled &&
              !p->steps.has_gpu_ops()) {
-    // The trace-alone estimate misses the CPU corpus by 3-72% (median 30%,
-    // docs/step-model.md): say what it rests on and how to do better.
+    // A trace too small for the spans' measures: the older estimate, which
+    // missed the CPU corpus by 3-72% (median 30%, docs/step-model.md).
     p->notes.push_back(absl::StrFormat(
         "host cost (estimated from the trace): a CPU-only trace; each op less "
         "the profiler's %.2f us, the median of its %d one-op nodes that "

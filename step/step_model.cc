@@ -393,9 +393,9 @@ void StepModel::FillUnprofiled() {
     FillUnprofiledLessProfilerCost(full_profiler_ns_per_op_);
     return;
   }
-  if (!has_gpu_ops_ && view_op_span_ns_ > 0 && nested_op_gap_ns_ > 0) {
+  if (spans_ns_per_op() > 0) {
     profiler_cost_from_spans_ = true;
-    profiler_ns_per_op_ = view_op_span_ns_ + nested_op_gap_ns_;
+    profiler_ns_per_op_ = spans_ns_per_op();
     FillUnprofiledLessProfilerCost(profiler_ns_per_op_);
     return;
   }

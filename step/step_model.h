@@ -133,6 +133,14 @@ class StepModel {
   // profiler's cost inside a span, TraceInfo); 0 when not measured.
   int64_t view_op_span_ns() const { return view_op_span_ns_; }
   bool profiler_cost_from_spans() const { return profiler_cost_from_spans_; }
+  // The profiler's cost per op the trace's spans show (view_op_span_ns() +
+  // nested_op_gap_ns()) in a CPU-only trace that has both; 0 otherwise. Also
+  // a check on a light profile's figure where that rule is in use.
+  int64_t spans_ns_per_op() const {
+    return !has_gpu_ops_ && view_op_span_ns_ > 0 && nested_op_gap_ns_ > 0
+               ? view_op_span_ns_ + nested_op_gap_ns_
+               : 0;
+  }
   // Host ops (ATen ops the nodes stand for) a step, over the steps that run
   // unprofiled: what a cost per op is multiplied by.
   double host_ops_per_step() const { return host_ops_per_step_; }
