@@ -62,6 +62,7 @@ enum class Attr : uint8_t {
   kIoOp,
   kInputStrides,
   kGradAccumulator,
+  kGradSync,
   kOptimizerStep,
   kAutogradBackward,
   kFoldedPeakBytes,
@@ -99,6 +100,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kIoOp, Attr::kIoOp},
       {attr::kInputStrides, Attr::kInputStrides},
       {attr::kGradAccumulator, Attr::kGradAccumulator},
+      {attr::kGradSync, Attr::kGradSync},
       {attr::kOptimizerStep, Attr::kOptimizerStep},
       {attr::kAutogradBackward, Attr::kAutogradBackward},
       {attr::kFoldedPeakBytes, Attr::kFoldedPeakBytes},
@@ -363,6 +365,8 @@ void NodeModelBuilder::DecodeComm(const Node& node, const NodeAttrs& attrs,
   c.seq = attrs.Int(Attr::kCommSeq).value_or(-1);
   c.on_host = attrs.Bool(Attr::kCommOnHost).value_or(false);
   c.work_ns = std::max<int64_t>(0, attrs.Int(Attr::kCommWorkNs).value_or(0));
+  c.grad_sync = attrs.Int(Attr::kGradAccumulator).has_value() ||
+                attrs.Bool(Attr::kGradSync).value_or(false);
   if (absl::string_view pg = attrs.String(Attr::kPgName); !pg.empty()) {
     c.pg_name = Intern(pg);
     auto it = group_index_.find(pg);

@@ -90,6 +90,11 @@ struct CommSpec {
   // (comm_work_ns): when it completed, waits for peers included; 0 when not
   // recorded. Its node's own duration is the call that queued it.
   int64_t work_ns = 0;
+  // Issued to sync a gradient: stamped grad_sync (from a gradient's
+  // AccumulateGrad hook, where DDP's reducer all-reduces its buckets), or run
+  // under the AccumulateGrad op (grad_accumulator). Decides whether a trace
+  // holds its data-parallel sync (scaleout/recorded_layout.h).
+  bool grad_sync = false;
 };
 
 // One input or output position of the IO table.

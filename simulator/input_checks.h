@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "model/node_model.h"
 #include "model/process_group.h"
-#include "simulator/sim_options.h"
+#include "simulator/platform/sim_options.h"
 
 namespace et::sim {
 

@@ -1,9 +1,8 @@
 // et-sim --sweep dp=1,2,4,...: one simulation per value of one layout
 // dimension (the other dimensions as --layout gives them, else as recorded),
-// and per point the step, its compute, exposed communication and collective
-// time per process group, taken from that point's report. A point is
-// compared with the trace's measured step only when it is the recorded job;
-// the others are predictions for jobs that were not measured.
+// each point's row read off its report (simulator/report/sweep_report.h). A
+// point is compared with the trace's measured step only when it is the recorded
+// job; the others are predictions for jobs that were not measured.
 #ifndef SIMULATOR_LAYOUT_SWEEP_H_
 #define SIMULATOR_LAYOUT_SWEEP_H_
 
@@ -14,44 +13,10 @@
 
 #include "absl/status/statusor.h"
 #include "scaleout/parallel_layout.h"
+#include "simulator/report/sweep_report.h"
 #include "simulator/simulation.h"
 
 namespace et::sim {
-
-// One process group's collective time at one point, per step.
-struct SweepGroupTime {
-  std::string name;
-  int64_t group_size = 0;
-  double time_us = 0;
-};
-
-// One point of the sweep; times are per step (the report's predicted step,
-// and the slowest rank's graph totals divided by the steps).
-struct SweepRow {
-  int64_t value = 0;  // of the swept dimension
-  scaleout::ParallelLayout layout;
-  int64_t world = 0;
-  double step_us = 0, compute_us = 0, exposed_comm_us = 0;
-  // What else the step holds: host gaps and waiting (step - compute - exposed
-  // communication, at least 0).
-  double other_us = 0;
-  std::vector<SweepGroupTime> groups;  // by time, largest first
-  // The point's truth, as its own report has it: only the recorded job's
-  // point has one (a truth of the same job, machine and scale).
-  std::optional<double> measured_us;
-  std::optional<double> error_pct;
-  // The memory model's peak of the largest rank, the device's capacity (0:
-  // unknown) and whether it fits (docs/memory-model.md).
-  int64_t peak_bytes = 0, capacity_bytes = 0;
-  bool fits = true;
-};
-
-struct SweepResult {
-  scaleout::Dim dim = scaleout::Dim::kDp;
-  std::string trace;            // the input, as given
-  std::string recorded_layout;  // "dp=4 (--recorded-layout)"
-  std::vector<SweepRow> rows;   // in the order the values were given
-};
 
 // The flag-level checks RunLayoutSweep starts with (usage errors): a
 // dimension other than dp, a value given twice, `base.layout` setting the
@@ -67,20 +32,6 @@ absl::Status CheckLayoutSweep(const SimOptions& base,
 absl::StatusOr<SweepResult> RunLayoutSweep(const SimInput& input,
                                            const SimOptions& base,
                                            const scaleout::LayoutSweep& sweep);
-
-// A table aligned like et-sim's others, with a line saying which point has a
-// measured truth.
-std::string FormatSweepText(const SweepResult& result);
-// {"sweep":{"dimension","trace","recorded_layout","note",
-// "points":[{"value","world","layout","step_us","measured_us","error_pct",
-// "compute_us","exposed_comm_us","other_us","groups":[{"name","group_size",
-// "time_us"}],"peak_allocated_bytes","capacity_bytes","fits"}]}}; measured_us
-// and error_pct are null without a truth.
-std::string FormatSweepJson(const SweepResult& result);
-
-// Said of every sweep: which point is compared with a truth, and why the
-// others are not.
-std::string SweepTruthNote(const SweepResult& result);
 
 }  // namespace et::sim
 

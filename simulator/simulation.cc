@@ -12,14 +12,12 @@
 #include "base/rank_files.h"
 #include "base/status_macros.h"
 #include "model/graph.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "scaleout/memory_at_layout.h"
 #include "scaleout/peer_remap.h"
-#include "simulator/comm_calibration.h"
-#include "simulator/comm_fit.h"
-#include "simulator/compute_cost_model.h"
-#include "simulator/network.h"
+#include "simulator/calibration/comm_calibration.h"
+#include "simulator/calibration/comm_fit.h"
+#include "simulator/platform/compute_cost_model.h"
+#include "simulator/platform/network.h"
 #include "step/memory_timeline.h"
 #include "step/storage_lives.h"
 
@@ -212,20 +210,14 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
 
 namespace {
 
-// The trace's gradient all-reduces by the group they name ("" for none):
-// collectives et-convert stamped `grad_sync` (issued from a gradient's
-// AccumulateGrad hook, where DDP's reducer all-reduces its buckets) or with
-// the AccumulateGrad op they ran under.
-absl::StatusOr<std::map<std::string, int64_t>> GradientCollectives(
-    const std::string& file) {
-  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+// The trace's gradient collectives by the group they name ("" for none): the
+// node model's grad_sync (model/node_model.h).
+std::map<std::string, int64_t> GradientCollectives(const NodeModel& model) {
   std::map<std::string, int64_t> out;
-  for (const ChakraProtoMsg::Node& node : graph.nodes()) {
-    if (node.type() == ChakraProtoMsg::COMM_COLL_NODE &&
-        (GetInt(node, attr::kGradAccumulator).has_value() ||
-         GetBool(node.attr(), attr::kGradSync).value_or(false))) {
-      ++out[GetString(node, attr::kPgName).value_or("")];
-    }
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    const CommSpec* comm = model.comm(i);
+    if (model.kind(i) == NodeKind::kCollective && comm->grad_sync)
+      ++out[std::string(model.string(comm->pg_name))];
   }
   return out;
 }
@@ -258,9 +250,8 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
         PrefixPath(file, recorded.status().message()));
   }
   if (options.recorded_layout) {
-    ASSIGN_OR_RETURN(auto gradients, GradientCollectives(file));
-    absl::Status checked =
-        scaleout::CheckGradientGroups(*recorded, model.groups(), gradients);
+    absl::Status checked = scaleout::CheckGradientGroups(
+        *recorded, model.groups(), GradientCollectives(model));
     if (!checked.ok())
       return absl::InvalidArgumentError(PrefixPath(file, checked.message()));
   }

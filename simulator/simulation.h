@@ -16,10 +16,10 @@
 #include "model/node_model.h"
 #include "scaleout/dp_sync.h"
 #include "scaleout/recorded_layout.h"
-#include "simulator/engine.h"
-#include "simulator/rank_program.h"
-#include "simulator/report.h"
-#include "simulator/sim_options.h"
+#include "simulator/engine/engine.h"
+#include "simulator/engine/rank_program.h"
+#include "simulator/platform/sim_options.h"
+#include "simulator/report/report.h"
 
 namespace et::sim {
 

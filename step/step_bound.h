@@ -4,7 +4,7 @@
 // set), and of communication that no compute hides. The side with the largest
 // busy time bounds the step: a what-if that speeds up another side barely
 // moves it (docs/step-model.md, "What bounds a step"). Plain data and the
-// rule; the timeline side is the tool's (simulator/step_busy.h).
+// rule; the timeline side is the tool's (simulator/report/step_busy.h).
 #ifndef STEP_STEP_BOUND_H_
 #define STEP_STEP_BOUND_H_
 

@@ -7,8 +7,12 @@ which may include any shared layer but never each other; cli is for the
 tools' mains only. Inside converter/, lowest first: common, kineto, graph,
 then the importers (et, kineto_only, nsys above kineto_only, astra_text),
 then the driver (converter/ itself): an importer never includes the driver
-nor an importer beside it. Prints each include that breaks the rule and
-exits 1; a converter folder missing from the table is an error too.
+nor an importer beside it. Inside simulator/, lowest first: platform, comm,
+engine, then calibration and report (each above the engine, neither sees the
+other), then the driver (simulator/ itself): the communication model never
+includes the engine, the engine never includes the reports. Prints each
+include that breaks the rule and exits 1; a converter or simulator folder
+missing from the table is an error too.
 """
 import pathlib
 import re
@@ -18,6 +22,9 @@ SHARED = ["base", "proto", "model", "step"]
 CONVERTER_BELOW = ["converter/common", "converter/kineto", "converter/graph"]
 CONVERTER_IMPORTERS = ["converter/et", "converter/kineto_only",
                        "converter/nsys", "converter/astra_text"]
+SIMULATOR_PARTS = ["simulator/platform", "simulator/comm", "simulator/engine",
+                   "simulator/calibration", "simulator/report"]
+SIM_BELOW = set(SHARED) | {"scaleout"}
 ALLOWED = {
     "base": {"base"},
     "proto": {"base", "proto"},
@@ -39,12 +46,24 @@ ALLOWED = {
     "converter": set(SHARED) | set(CONVERTER_BELOW) | set(CONVERTER_IMPORTERS)
     | {"converter"},
     "scaleout": set(SHARED) | {"scaleout"},
-    "simulator": set(SHARED) | {"scaleout", "simulator"},
+    # simulator/: the machine, then what communication costs (never the
+    # engine), the engine (never the reports), then what is fitted to
+    # measurements and what is reported, and the driver on top.
+    "simulator/platform": SIM_BELOW | {"simulator/platform"},
+    "simulator/comm": SIM_BELOW | {"simulator/platform", "simulator/comm"},
+    "simulator/engine": SIM_BELOW | {"simulator/platform", "simulator/comm",
+                                     "simulator/engine"},
+    "simulator/calibration": SIM_BELOW | {"simulator/platform",
+                                          "simulator/comm", "simulator/engine",
+                                          "simulator/calibration"},
+    "simulator/report": SIM_BELOW | {"simulator/platform", "simulator/comm",
+                                     "simulator/engine", "simulator/report"},
+    "simulator": SIM_BELOW | set(SIMULATOR_PARTS) | {"simulator"},
     "replay": set(SHARED) | {"replay"},
     "visualizer": set(SHARED) | {"visualizer"},
     "cli": {"cli"},
 }
-SUBLIBS = CONVERTER_BELOW + CONVERTER_IMPORTERS
+SUBLIBS = CONVERTER_BELOW + CONVERTER_IMPORTERS + SIMULATOR_PARTS
 KNOWN = SUBLIBS + [k for k in ALLOWED if k not in SUBLIBS]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -76,11 +95,12 @@ def main(root):
                 if target not in allowed:
                     problems.append(f"{f.relative_to(root)}: includes {inc} "
                                     f"({lib} may not include {target})")
-    for d in sorted((root / "converter").iterdir()):
-        if d.is_dir() and any(d.glob("*.cc")) and \
-                f"converter/{d.name}" not in ALLOWED:
-            problems.append(f"converter/{d.name}/: a converter folder that "
-                            "docs/architecture.md's table lacks")
+    for tool in ("converter", "simulator"):
+        for d in sorted((root / tool).iterdir()):
+            if d.is_dir() and any(d.glob("*.cc")) and \
+                    f"{tool}/{d.name}" not in ALLOWED:
+                problems.append(f"{tool}/{d.name}/: a {tool} folder that "
+                                "docs/architecture.md's table lacks")
     for p in problems:
         print(p)
     print(f"check_layers: {checked} includes checked, {len(problems)} "

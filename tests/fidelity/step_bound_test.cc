@@ -1,11 +1,11 @@
-// Which side bounds each step (step/step_bound.h, simulator/step_busy.h), on
-// real traces: mlp4096 is GPU-bound; gpt2 (7,470 host ops per step) is
-// host-heavy and host-bound on an H200; the H100 conv net with the host costs
-// its light trace teaches is host-bound, and a `--device H200` what-if keeps
-// it so, barely moves it and says why;
-// the 4-rank CPU DDP demo reports the time its ranks wait in collectives.
-// The H100 traces come from tests/data/h100 or ../shared/traces/h100 (a test
-// whose model is in neither is skipped with the reason).
+// Which side bounds each step (step/step_bound.h,
+// simulator/report/step_busy.h), on real traces: mlp4096 is GPU-bound; gpt2
+// (7,470 host ops per step) is host-heavy and host-bound on an H200; the H100
+// conv net with the host costs its light trace teaches is host-bound, and a
+// `--device H200` what-if keeps it so, barely moves it and says why; the 4-rank
+// CPU DDP demo reports the time its ranks wait in collectives. The H100 traces
+// come from tests/data/h100 or ../shared/traces/h100 (a test whose model is in
+// neither is skipped with the reason).
 #include <filesystem>
 #include <fstream>
 #include <string>

@@ -7,11 +7,11 @@
 
 #include "fuzz_input_file.h"
 #include "model/process_group.h"
-#include "simulator/astra_compat.h"
-#include "simulator/compute_cost_model.h"
-#include "simulator/nccl_tests_log.h"
-#include "simulator/platform.h"
-#include "simulator/topology.h"
+#include "simulator/calibration/nccl_tests_log.h"
+#include "simulator/comm/astra_compat.h"
+#include "simulator/platform/compute_cost_model.h"
+#include "simulator/platform/platform.h"
+#include "simulator/platform/topology.h"
 #include "step/calibration.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

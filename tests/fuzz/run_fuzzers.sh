@@ -31,7 +31,7 @@ mkdir -p "$dir"
 i=0
 for f in $DATA/astra-sim/configs/*.yml; do { printf '\x00'; cat "$f"; } > "$dir/topo$i"; i=$((i+1)); done
 for f in $DATA/astra-sim/configs/*system*.json; do { printf '\x01'; cat "$f"; } > "$dir/sys$i"; i=$((i+1)); done
-{ printf '\x02'; cat simulator/presets/devices.json; } > "$dir/devices"
+{ printf '\x02'; cat simulator/platform/presets/devices.json; } > "$dir/devices"
 printf '\x03{"format": "et-calibration", "entries": [{"name": "aten::mm", "input_shapes": [[2, 2]], "mean_us": 1}]}' > "$dir/cal"
 printf '\x04[{"pg_name": "0", "ranks": [0, 1], "group_size": 2}]' > "$dir/groups"
 printf '\x05{name: mine, gpu: A100, gpus_per_node: 8, nics_per_node: 4, nic_gbits: 200}' > "$dir/platform"

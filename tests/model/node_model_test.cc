@@ -180,6 +180,24 @@ TEST(NodeModelTest, PeerAndGroupRule) {
   EXPECT_EQ(m.groups().size(), 1u);
 }
 
+// A collective syncs a gradient when stamped grad_sync true, or when it ran
+// under an AccumulateGrad op (grad_accumulator); et-sim's --recorded-layout
+// check counts them per group from this column.
+TEST(NodeModelTest, GradientSyncRule) {
+  Node stamped = Coll(1, "nccl:all_reduce");
+  SetBool(stamped.mutable_attr(), attr::kGradSync, true);
+  Node under_hook = Coll(2, "nccl:all_reduce");
+  SetInt64(under_hook.mutable_attr(), attr::kGradAccumulator, 77);
+  Node stamped_false = Coll(3, "nccl:all_reduce");
+  SetBool(stamped_false.mutable_attr(), attr::kGradSync, false);
+  Node plain = Coll(4, "nccl:all_reduce");
+  const NodeModel m = Model({stamped, under_hook, stamped_false, plain});
+  EXPECT_TRUE(m.comm(0)->grad_sync);
+  EXPECT_TRUE(m.comm(1)->grad_sync);
+  EXPECT_FALSE(m.comm(2)->grad_sync);
+  EXPECT_FALSE(m.comm(3)->grad_sync);
+}
+
 // MEM_LOAD / MEM_STORE move bytes on their queue (et-sim ran them as no-ops,
 // et-replay as compute): the memory kind, which both tools now time.
 TEST(NodeModelTest, MemoryNodesAreMemory) {

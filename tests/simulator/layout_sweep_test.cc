@@ -20,7 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "simulator/step_chart.h"
+#include "simulator/report/step_chart.h"
 
 namespace {
 
