@@ -18,6 +18,7 @@
 #include "base/status_macros.h"
 #include "base/text_escape.h"
 #include "cli/cli_args.h"
+#include "cli/flag_use.h"
 #include "replay/replay_session.h"
 
 ABSL_FLAG(std::string, device, "cpu",
@@ -117,6 +118,12 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& positional) {
   if (o.top_ops < 0)
     return absl::InvalidArgumentError("--top needs an integer >= 0");
   flags.all_ranks = absl::GetFlag(FLAGS_all_ranks);
+  // The GPU backend's op timing: refused on the CPU, not ignored
+  // (cli/flag_use.h).
+  const et::FlagUse uses[] = {
+      {"op_timing", o.device != "cpu", "--device cuda (the GPU ops it times)"},
+  };
+  et::RefuseUnusedFlags("et-replay", uses);
   return flags;
 }
 

@@ -213,6 +213,14 @@ absl::Status ParseWorld(const EtSimFlags& flags, Command* c) {
     if (!ranks && flags.layout.empty() && flags.sweep.empty())
       o.world_size = product;
   }
+  // --ranks counts the files of a pattern; a single file runs as every rank
+  // of --world N (it once probed that one file for rank N+1 forever).
+  if (ranks && !IsRankPattern(c->input.path) && !IsDirectory(c->input.path)) {
+    return UsageError(absl::StrFormat(
+        "'%s': --ranks %d counts the files of a rank pattern (out.%%d.et); "
+        "one trace runs as every rank with --world %d",
+        c->input.path, *ranks, *ranks));
+  }
   // The same usage error, and exit status, as et-convert's.
   if (!ranks && IsRankPattern(c->input.path)) {
     return UsageError("'" + c->input.path +
@@ -517,9 +525,9 @@ absl::Status WriteJob(const Command& c, const scaleout::RankJobSpec& spec,
   return absl::OkStatus();
 }
 
-// One recorded rank (a single input) made into --world N ranks.
-absl::Status WriteReplicatedRanks(const Command& c) {
-  const int64_t world = std::max<int64_t>(c.options.world_size, 1);
+// One recorded rank (a single input) made into the `world` it was simulated
+// in (--world N, else its recorded world).
+absl::Status WriteReplicatedRanks(const Command& c, int64_t world) {
   const scaleout::RankJobSpec spec{c.write_ranks,
                                    scaleout::JobStemFor(c.input.path), world};
   return WriteJob(c, spec, scaleout::ReplicatedFileSource(c.input.path, world));
@@ -598,8 +606,9 @@ absl::Status RunTrace(Command c) {
   // reloads the recorded graph: the simulation's memory goes first.
   if (c.write_ranks.empty()) return absl::OkStatus();
   if (c.options.layout) return WriteLayoutRanks(c, **sim);
+  const int64_t world = std::max<int64_t>((*sim)->world_size(), 1);
   sim->reset();
-  return WriteReplicatedRanks(c);
+  return WriteReplicatedRanks(c, world);
 }
 
 }  // namespace

@@ -197,6 +197,10 @@ void RefuseUnusedFlags() {
   const bool scaled = !absl::GetFlag(FLAGS_layout).empty() ||
                       !absl::GetFlag(FLAGS_sweep).empty();
   const std::string comm = absl::GetFlag(FLAGS_comm);
+  // The closed-form model is the one that reads the algorithm and the
+  // efficiency: NCCL's model picks its own, ASTRA-sim's has one.
+  const bool alpha_beta = comm == "alpha-beta" || comm == "model";
+  const bool unprofiled = absl::GetFlag(FLAGS_host_time) == "unprofiled";
   const et::FlagUse uses[] = {
       {"calibration", absl::GetFlag(FLAGS_compute) == "calibrated",
        "--compute calibrated (the model that reads it)"},
@@ -211,8 +215,16 @@ void RefuseUnusedFlags() {
       {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"astra_system", comm == "astra" || comm == "astra-aware",
        "--comm astra or astra-aware"},
-      {"host_profile", absl::GetFlag(FLAGS_host_time) == "unprofiled",
+      {"host_profile", unprofiled,
        "--host-time unprofiled (the host cost it learns)"},
+      {"host_speed", unprofiled && !nccl_tests,
+       "--host-time unprofiled (the host model it scales; recorded host "
+       "times are kept as they are)"},
+      {"algorithm", alpha_beta && !nccl_tests,
+       "--comm alpha-beta (the closed-form model it picks for; NCCL's model "
+       "chooses as NCCL does)"},
+      {"nccl_efficiency", alpha_beta && !nccl_tests,
+       "--comm alpha-beta (the closed-form model whose bandwidth it scales)"},
       {"device_memory_gib", !absl::GetFlag(FLAGS_no_memory) && !nccl_tests,
        "the memory model of a trace (not --no-memory, not --nccl-tests)"},
   };

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/input_limits.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
 
@@ -62,9 +63,12 @@ absl::Status CheckRankCount(const std::string& pattern, int64_t ranks,
   // The recorded world size, else the files that follow the last one used.
   int64_t total = rank0.recorded_world_size;
   std::string evidence = "world_size in " + rank0.path;
-  if (total <= ranks) {
+  // Only a rank pattern names other ranks' files: a plain file or a folder
+  // expands to itself, and probing it would never end.
+  if (total <= ranks && IsRankPattern(pattern)) {
     total = ranks;
-    while (Exists(ExpandRankPattern(pattern, total))) ++total;
+    while (total < kMaxRanks && Exists(ExpandRankPattern(pattern, total)))
+      ++total;
     evidence = ExpandRankPattern(pattern, total - 1) + " exists";
   }
   if (total <= ranks) return absl::OkStatus();

@@ -170,6 +170,8 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
       return absl::Status(g.status().code(),
                           PrefixPath(f, g.status().message()));
     models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
+    if (files.size() == 1 && options.world_size == 0 && !options.layout)
+      InRecordedWorld(*models_.back(), f, &compile_options);
     if (files.size() > 1) {
       RETURN_IF_ERROR(CheckOneJob(files, files_.size(), models_.back()->info(),
                                   models_.front()->info(),
@@ -223,6 +225,22 @@ std::map<std::string, int64_t> GradientCollectives(const NodeModel& model) {
 }
 
 }  // namespace
+
+void Simulation::InRecordedWorld(const NodeModel& model,
+                                 const std::string& file,
+                                 SimOptions* compile_options) {
+  const int64_t world = model.info().world_size;
+  if (world <= 1 || world > kMaxRanks || !HasCommunication(model)) return;
+  world_size_ = world;
+  compile_options->world_size = world;
+  world_note_ = absl::StrFormat(
+      "%s is rank %d of a %d-rank job (its world_size): simulated in that "
+      "world, the other %d ranks as its replicas (every rank's files, as a "
+      "pattern such as out.%%d.et with --ranks %d, simulate each as "
+      "recorded; --world 1 simulates this rank alone, with no truth)",
+      file, model.info().rank < 0 ? 0 : model.info().rank, world, world - 1,
+      world);
+}
 
 absl::Status Simulation::ApplyLayout(const std::string& file,
                                      const NodeModel& model,
@@ -490,6 +508,29 @@ std::string DefaultNetworkReason(
          "or pass --topology)";
 }
 
+// A CPU trace whose recorded compute is priced beside a GPU platform's
+// communication: the step mixes the recording CPU with the GPU cluster, so
+// the report says so and names what would predict the GPU (issue 49).
+std::string CpuTraceOnGpuNote(
+    const std::vector<const RankProgram*>& programs,
+    const std::vector<std::unique_ptr<NodeModel>>& models,
+    const Network& network, const SimOptions& options) {
+  bool communicates = false;
+  for (const auto& m : models) communicates |= HasCommunication(*m);
+  if (!communicates || network.platform.host_backend ||
+      options.compute_model != ComputeModel::kRecorded ||
+      !options.device.empty())
+    return "";
+  for (const RankProgram* p : programs)
+    if (p->steps.has_gpu_ops()) return "";
+  return absl::StrFormat(
+      "a CPU trace on the %s platform: its compute is the recording CPU's "
+      "recorded time, its communication %s's, so the step is neither the "
+      "CPU run nor a %s run; --compute roofline --device GPU prices the "
+      "compute on a GPU (a roofline, with no measure of this model on it)",
+      network.name, network.name, network.name);
+}
+
 }  // namespace
 
 absl::Status Simulation::Simulate(const SimOptions& options) {
@@ -528,6 +569,8 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
                                               &network.platform));
     fit_note = fit_note.empty() ? line : fit_note + "; then " + line;
   }
+  const std::string cross_note =
+      CpuTraceOnGpuNote(programs, sim->models_, network, options);
   comm.topology = std::move(network.topology);
   comm.platform = network.platform;
   if (options.comm_model == CommModel::kAstra ||
@@ -547,6 +590,8 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
                                      : network.reason;
   sim->report_.cluster = network.cluster;
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
+  if (!cross_note.empty()) sim->report_.notes.push_back(cross_note);
+  if (!world_note_.empty()) sim->report_.notes.push_back(world_note_);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
   sim->ReportMemory(options);

@@ -67,6 +67,11 @@ class Simulation {
  private:
   absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
   absl::Status BuildClasses(const SimOptions& options);
+  // One rank's file of a job that records its world (and communicates), with
+  // neither --world nor --layout: simulated in that world, the other ranks
+  // as its replicas, never as a world of one whose collectives are free.
+  void InRecordedWorld(const NodeModel& model, const std::string& file,
+                       SimOptions* compile_options);
   // --layout: the world and the re-mapped groups from the loaded rank.
   absl::Status ApplyLayout(const std::string& file, const NodeModel& model,
                            const SimOptions& options);
@@ -96,6 +101,7 @@ class Simulation {
   std::optional<scaleout::RecordedLayout> recorded_;
   std::optional<Graph> graph_;
   std::optional<scaleout::DpSyncResult> dp_sync_;
+  std::string world_note_;
   std::string layout_note_;
   std::string dp_sync_note_;
   std::vector<MemoryRow> memory_rows_;  // per distinct graph

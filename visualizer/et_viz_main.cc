@@ -197,6 +197,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
       {"top", o.report, "--report (the rows it prints)"},
       {"repeats", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"max_nodes", !o.graph_output.empty(), "-o (the graph it draws)"},
+      {"collapse", !o.graph_output.empty(),
+       "-o (the graph whose hidden ops it folds into their ancestors)"},
       {"dot", drawing, "-o FILE.pdf, .svg or .png (drawn by Graphviz)"},
       {"pages", drawing, "-o FILE.pdf, .svg or .png (a drawing on pages)"},
   };

@@ -9,11 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "scaleout/peer_remap.h"
 #include "simulator/platform/device_what_if.h"
+#include "simulator/platform/platform.h"
 #include "step/step_report.h"
 
 namespace et::sim {
@@ -470,6 +473,54 @@ std::string OtherMachine(const NodeModel& graph, const SimOptions& options,
                                          : graph.info().device_name);
 }
 
+// The network of --topology when it is not the one the recorded run's machine
+// resolves to (its GPU's preset, HOST-GLOO for a CPU trace): a file, or
+// another preset. A trace without communication costs the same on any.
+std::string OtherNetwork(const NodeModel& graph, const SimOptions& options,
+                         const RankProgram& p) {
+  if (options.topology.empty()) return "";
+  bool communicates = false;
+  for (NodeIndex i = 0; i < graph.size() && !communicates; ++i)
+    communicates = IsCommunication(graph.kind(i));
+  if (!communicates) return "";
+  std::string recorded;
+  if (!p.steps.has_gpu_ops()) {
+    recorded = kHostPlatformName;
+  } else if (std::optional<Platform> own =
+                 PlatformForDevice(graph.info().device_name)) {
+    recorded = own->name;
+  }
+  const std::optional<Platform> given = FindPlatformPreset(options.topology);
+  if (given && absl::EqualsIgnoreCase(given->name, recorded)) return "";
+  return absl::StrFormat(
+      "--topology %s, not %s", options.topology,
+      recorded.empty() ? std::string("the network the trace ran on")
+                       : absl::StrCat(recorded, ", the recorded machine's"));
+}
+
+// The what-ifs a prediction makes of the recorded run (faster compute or
+// host, stragglers, another network), joined; "" for none.
+std::string WhatIfs(const NodeModel& graph, const SimOptions& options,
+                    const RankProgram& p) {
+  std::vector<std::string> what_ifs;
+  if (options.compute_scale != 1.0) {
+    what_ifs.push_back(absl::StrFormat("compute %gx as fast (--compute-scale)",
+                                       options.compute_scale));
+  }
+  if (options.host_model.host_speed != 1.0) {
+    what_ifs.push_back(absl::StrFormat("a host %gx as fast (--host-speed)",
+                                       options.host_model.host_speed));
+  }
+  for (const auto& [rank, factor] : options.rank_slowdown) {
+    if (factor == 1.0) continue;
+    what_ifs.push_back(absl::StrFormat(
+        "rank %d computing %gx as slow (--slow-rank)", rank, factor));
+  }
+  if (std::string network = OtherNetwork(graph, options, p); !network.empty())
+    what_ifs.push_back(network);
+  return absl::StrJoin(what_ifs, "; ");
+}
+
 // The step the prediction is compared with: the trace's only when it is a
 // truth of the same job, machine and scale as the prediction. One rule for
 // every way a prediction leaves the recorded run (docs/step-model.md).
@@ -501,6 +552,14 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
         "step is no truth for it (pass --measured-step-ms with a step "
         "measured on that machine)",
         other_machine);
+  } else if (const std::string what_ifs = WhatIfs(graph, options, *p);
+             !what_ifs.empty() && p->measured.us) {
+    p->measured = {};
+    p->measured.withheld = absl::StrFormat(
+        "no error reported: the prediction is a what-if (%s), not the run "
+        "that was measured, so the trace's measured step is no truth for it "
+        "(pass --measured-step-ms with a step measured on such a run)",
+        what_ifs);
   }
   if (p->astra_replay) {
     // Neither run is what ASTRA-sim's replay models: no host-time model,

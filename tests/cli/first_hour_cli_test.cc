@@ -169,6 +169,13 @@ TEST(FirstHourTest, FlagsThatWouldBeIgnoredAreRefused) {
       {Mlp() + " --bucket-mb 10", "--bucket-mb is used only with --layout"},
       {Mlp() + " --min-bytes 1K", "--min-bytes is used only with --nccl-tests"},
       {Mlp() + " --dp-sync zero", "--dp-sync is used only with --layout"},
+      // A new user's script (issue 49, item 7): accepted and ignored before.
+      {Mlp() + " --algorithm tree",
+       "--algorithm is used only with --comm alpha-beta"},
+      {Mlp() + " --nccl-efficiency",
+       "--nccl-efficiency is used only with --comm alpha-beta"},
+      {Mlp() + " --host-speed 2 --host-time recorded",
+       "--host-speed is used only with --host-time unprofiled"},
   };
   for (const auto& [args, message] : cases) {
     int code = -1;

@@ -114,12 +114,22 @@ TEST(ToolCliTest, UsageErrorsAreOneLineNamingTheToolWithExitTwo) {
        "needs --ranks N"},
       {std::string(ET_SIM_BIN) + " 'x.%d.et'",
        "et-sim: error: 'x.%d.et': a rank pattern (%d) needs --ranks N"},
+      {std::string(ET_SIM_BIN) + " " + std::string(ET_TEST_DATA) +
+           "/chakra/mlp_mp.0.et --ranks 1",
+       "et-sim: error: '" + std::string(ET_TEST_DATA) +
+           "/chakra/mlp_mp.0.et': --ranks 1 counts the files of a rank "
+           "pattern (out.%d.et); one trace runs as every rank with --world 1"},
       {std::string(ET_SIM_BIN) + " a.et b.et",
        "et-sim: error: expected one "
        "input"},
       {std::string(ET_VIZ_BIN), "et-viz: error: no input .et file"},
       {std::string(ET_REPLAY_BIN) + " x.et --iters 0",
        "et-replay: error: --iters needs an integer >= 1"},
+      // Accepted and ignored before (issue 49, item 7).
+      {std::string(ET_REPLAY_BIN) + " x.et --device cpu --op-timing in-step",
+       "et-replay: error: --op-timing is used only with --device cuda"},
+      {std::string(ET_VIZ_BIN) + " x.et --report --collapse",
+       "et-viz: error: --collapse is used only with -o"},
   };
   for (const auto& [cmd, message] : cases) {
     SCOPED_TRACE(cmd);

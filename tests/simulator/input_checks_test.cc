@@ -55,6 +55,14 @@ TEST(InputChecksTest, FewerRanksThanRecordedIsAnError) {
   EXPECT_TRUE(CheckRankCount(pattern, 2, f, /*groups_given=*/true).ok());
 }
 
+// A plain file or a folder names no other rank's file: the check returns
+// (it once probed the same file for the next rank forever).
+TEST(InputChecksTest, RankCountOfAPlainFileOrFolderReturns) {
+  const InputFacts f = Rank0();
+  EXPECT_TRUE(CheckRankCount(DdpDir() + "/ddp.0.et", 1, f, false).ok());
+  EXPECT_TRUE(CheckRankCount(DdpDir(), 1, f, false).ok());
+}
+
 // The 1.13 DDP trace's gloo collectives name no group: a table cannot apply.
 TEST(InputChecksTest, GroupsOnCollectivesWithoutPgNameIsAnError) {
   const InputFacts f = Rank0();

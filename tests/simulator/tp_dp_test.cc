@@ -253,3 +253,84 @@ TEST(TpDpTest, GivenLayoutThatTheGradientSyncContradictsIsRefused) {
 }
 
 }  // namespace
+
+// One rank's file of the 4-rank job, given alone (issue 49, item 2): it is
+// simulated in its recorded world with the others as its replicas, so its
+// collectives cost what a group of 2 costs; it was a world of one, every
+// collective free, scored against the 4-rank truth. --world 1 still
+// simulates it alone, and then no truth applies.
+TEST(TpDpTest, OneRankOfTheJobRunsInItsRecordedWorld) {
+  Convert("tp2dp2", 0);
+  const std::string et = Out("tp2dp2.0.et");
+  auto in_world = et::sim::Simulation::Run({et, 0}, et::sim::SimOptions());
+  ASSERT_TRUE(in_world.ok()) << in_world.status();
+  const et::sim::Report& r = (*in_world)->report();
+  EXPECT_EQ(r.world_size, 4);
+  bool noted = false;
+  for (const std::string& n : r.notes)
+    noted |= n.find("rank 0 of a 4-rank job") != std::string::npos;
+  EXPECT_TRUE(noted);
+  ASSERT_FALSE(r.collectives.empty());
+  for (const et::sim::CollectiveRow& c : r.collectives) {
+    EXPECT_EQ(c.group_size, 2) << c.type << " " << c.group;
+    EXPECT_GT(c.total_ns, 0) << c.type << " " << c.group;
+  }
+  EXPECT_TRUE(r.step.measured_us.has_value());
+
+  et::sim::SimOptions alone;
+  alone.world_size = 1;
+  auto one = et::sim::Simulation::Run({et, 0}, alone);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ((*one)->report().world_size, 1);
+  EXPECT_FALSE((*one)->report().step.measured_us.has_value());
+  EXPECT_FALSE((*one)->report().step.error_pct.has_value());
+}
+
+// The truth rule for what-ifs (issue 49, item 4): a prediction of another run
+// than the measured one (faster compute or host, a straggler, another network)
+// prints no error, and says which what-if it is; the recorded machine's own
+// network keeps the truth.
+TEST(TpDpTest, WhatIfsAreComparedWithNoTruth) {
+  for (int rank = 0; rank < 4; ++rank) Convert("tp2dp2", rank);
+  const et::sim::SimInput job{Out("tp2dp2.%d.et"), 4};
+  auto base = et::sim::Simulation::Run(job, et::sim::SimOptions());
+  ASSERT_TRUE(base.ok()) << base.status();
+  ASSERT_TRUE((*base)->report().step.error_pct.has_value());
+  et::sim::SimOptions compute, host, straggler, network, own_network;
+  compute.compute_scale = 2;
+  host.host_model.host_speed = 2;
+  straggler.rank_slowdown[1] = 2;
+  network.topology = "DGX-A100";
+  own_network.topology = "HOST-GLOO";  // what a gloo trace resolves to
+  for (const auto& [options, what] :
+       std::vector<std::pair<et::sim::SimOptions, std::string>>{
+           {compute, "--compute-scale"},
+           {host, "--host-speed"},
+           {straggler, "--slow-rank"},
+           {network, "--topology DGX-A100"}}) {
+    SCOPED_TRACE(what);
+    auto sim = et::sim::Simulation::Run(job, options);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    const et::StepReport& step = (*sim)->report().step;
+    EXPECT_FALSE(step.error_pct.has_value());
+    EXPECT_FALSE(step.measured_us.has_value());
+    bool said = false;
+    for (const std::string& n : step.notes)
+      said |= n.find("what-if") != std::string::npos &&
+              n.find(what) != std::string::npos;
+    EXPECT_TRUE(said);
+  }
+  auto own = et::sim::Simulation::Run(job, own_network);
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_TRUE((*own)->report().step.error_pct.has_value());
+  // A CPU trace on a GPU platform says the step mixes the two (item 5).
+  auto on_gpu = et::sim::Simulation::Run(job, network);
+  ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
+  bool mixed = false;
+  for (const std::string& n : (*on_gpu)->report().notes)
+    mixed |=
+        n.find("a CPU trace on the DGX-A100 platform") != std::string::npos;
+  EXPECT_TRUE(mixed);
+  for (const std::string& n : (*own)->report().notes)
+    EXPECT_EQ(n.find("a CPU trace on the"), std::string::npos) << n;
+}

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "simulator/report/step_chart.h"
 
 namespace et::sim {
@@ -79,9 +80,12 @@ TEST(SweepReportTest, TextJsonAndChartSayWhatTheRowsHold) {
   EXPECT_TRUE(absl::StrContains(text, "dp=1 is the recorded job")) << text;
   EXPECT_TRUE(absl::StrContains(text, "against 2.00 GiB per device")) << text;
 
-  const std::string json = FormatSweepJson(result);
-  EXPECT_TRUE(absl::StrContains(json, "\"fits\":false")) << json;
-  EXPECT_TRUE(absl::StrContains(json, "\"error_pct\":null")) << json;
+  const nlohmann::json json = nlohmann::json::parse(FormatSweepJson(result));
+  const nlohmann::json& points = json["sweep"]["points"];
+  ASSERT_EQ(points.size(), 2u) << json;
+  EXPECT_EQ(points[0]["fits"], false) << json;
+  EXPECT_TRUE(points[0]["error_pct"].is_null()) << json;
+  EXPECT_DOUBLE_EQ(points[1]["error_pct"].get<double>(), 25) << json;
 
   const std::string svg = StepChartSvg(result);
   EXPECT_TRUE(absl::StartsWith(svg, "<?xml") || absl::StartsWith(svg, "<svg"))
