@@ -526,9 +526,10 @@ std::string CpuTraceOnGpuNote(
   return absl::StrFormat(
       "a CPU trace on the %s platform: its compute is the recording CPU's "
       "recorded time, its communication %s's, so the step is neither the "
-      "CPU run nor a %s run; --compute roofline --device GPU prices the "
-      "compute on a GPU (a roofline, with no measure of this model on it)",
-      network.name, network.name, network.name);
+      "CPU run nor a %s run; --compute roofline --device %s prices the "
+      "compute on that GPU (a roofline, with no measure of this model on it)",
+      network.name, network.name, network.name,
+      network.platform.gpu.empty() ? "H100" : network.platform.gpu);
 }
 
 }  // namespace

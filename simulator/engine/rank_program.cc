@@ -443,6 +443,17 @@ std::string OtherJob(const NodeModel& graph, const SimOptions& options) {
                    simulated);
 }
 
+// True when the graph has compute nodes and none carries a recorded duration.
+bool NoComputeTimed(const NodeModel& graph) {
+  bool compute = false;
+  for (NodeIndex i = 0; i < graph.size(); ++i) {
+    if (graph.type(i) != ChakraProtoMsg::COMP_NODE) continue;
+    if (graph.duration_ns(i) > 0) return false;
+    compute = true;
+  }
+  return compute;
+}
+
 // What machine the prediction is for when it is not the one the trace's
 // measured step ran on ("an H100 (the roofline model), not the CPU the trace
 // ran on"), else "". The recorded times kept as they are, or a roofline of the
@@ -454,7 +465,12 @@ std::string OtherMachine(const NodeModel& graph, const SimOptions& options,
                            timing.what_if->target().name,
                            timing.what_if->recorded().name);
   }
-  if (options.compute_model != ComputeModel::kRoofline) return "";
+  // Recorded compute with no compute node timed (an ET converted without its
+  // Kineto trace) is the roofline for every node.
+  if (options.compute_model != ComputeModel::kRoofline &&
+      !(options.compute_model == ComputeModel::kRecorded &&
+        NoComputeTimed(graph)))
+    return "";
   const std::string& target = timing.compute->device().name;
   if (!p.steps.has_gpu_ops()) {
     return absl::StrFormat(

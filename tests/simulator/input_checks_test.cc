@@ -15,6 +15,7 @@
 #include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "model/process_group.h"
+#include "simulator/simulation.h"
 
 namespace et::sim {
 namespace {
@@ -125,6 +126,34 @@ TEST(InputChecksTest, NoDurationsSaysWhichModelStandsIn) {
   EXPECT_NE(note.find("roofline model on A100"), std::string::npos) << note;
   o.compute_model = ComputeModel::kRoofline;
   EXPECT_EQ(DurationsNote(f, o, "A100"), "");  // asked for: nothing to say
+}
+
+// An ET converted without its Kineto trace but with its truth (issue 49,
+// item 3): every compute node is the roofline of a GPU, so the prediction is
+// not of the CPU run that was measured and carries no error (it printed
+// -99.5%).
+TEST(InputChecksTest, NoDurationsMeansNoTruthForTheRoofline) {
+  const std::string out = DdpDir() + "/rnn_no_kineto.et";
+  convert::ConvertOptions o;
+  o.measured_step_ms = 50.05;
+  ASSERT_TRUE(convert::ConvertFile(std::string(ET_TEST_DATA) +
+                                       "/two-truths/cpu_rnn_w512_et.json.gz",
+                                   out, o)
+                  .ok());
+  auto sim = Simulation::Run({out, 0}, SimOptions());
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const StepReport& step = (*sim)->report().step;
+  EXPECT_FALSE(step.error_pct.has_value());
+  bool said = false;
+  for (const std::string& n : step.notes)
+    said |= n.find("the roofline model), not the CPU") != std::string::npos;
+  EXPECT_TRUE(said);
+  // The user's truth at simulation time is taken as that run's.
+  SimOptions given;
+  given.measured_step_us = 50050;
+  auto with_truth = Simulation::Run({out, 0}, given);
+  ASSERT_TRUE(with_truth.ok()) << with_truth.status();
+  EXPECT_TRUE((*with_truth)->report().step.error_pct.has_value());
 }
 
 std::string RunSim(const std::string& args, int* exit_code) {
