@@ -73,6 +73,35 @@ std::string RanksLabel(const std::vector<int64_t>& ranks) {
                       ")");
 }
 
+// Steps of very different lengths (a first step that still warms up): the
+// predicted step is their mean, which a reader cannot tell from a steady one,
+// so the slowest rank's steps and their median are said (issue 49).
+namespace {
+void AddUnsteadyStepsNote(const StepReport& s,
+                          std::vector<std::string>* notes) {
+  const RankSteps* slowest = nullptr;
+  for (const RankSteps& r : s.ranks)
+    if (slowest == nullptr || r.mean_us > slowest->mean_us) slowest = &r;
+  if (slowest == nullptr || slowest->step_us.size() < 3) return;
+  std::vector<double> sorted = slowest->step_us;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median =
+      n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  if (sorted.front() <= 0 || sorted.back() < 1.5 * median) return;
+  std::vector<std::string> steps;
+  for (double us : slowest->step_us)
+    steps.push_back(absl::StrFormat("%.3f", us / 1e3));
+  notes->push_back(absl::StrFormat(
+      "%s: unsteady steps (%s ms; the longest %.1fx their median): the "
+      "predicted step is their mean, %.3f ms, and their median %.3f ms; a "
+      "step that still warms up is best recorded after a profiler warm-up "
+      "(examples/README.md)",
+      RanksLabel(slowest->ranks), absl::StrJoin(steps, ", "),
+      sorted.back() / median, slowest->mean_us / 1e3, median / 1e3));
+}
+}  // namespace
+
 RankSteps MakeRankSteps(std::vector<int64_t> ranks,
                         const std::vector<int64_t>& step_end_ns,
                         MeasuredStep measured) {
@@ -167,6 +196,7 @@ StepReport MakeStepReport(std::vector<RankSteps> ranks, int64_t steps,
                      RanksLabel(r.ranks), k));
     break;
   }
+  AddUnsteadyStepsNote(s, &s.notes);
   if (nodes_left_out > 0) {
     s.notes.push_back(absl::StrFormat(
         "%d nodes outside the recorded steps left out (%s)", nodes_left_out,

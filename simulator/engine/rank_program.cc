@@ -554,28 +554,33 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
     p->measured.source = p->host_time == HostTimeMode::kUnprofiled
                              ? "unprofiled-run"
                              : "profiled-run";
-  } else if (!other_job.empty() && p->measured.us) {
-    p->measured = {};
-    p->measured.withheld = absl::StrFormat(
-        "no error reported: the trace's measured step is of %s, so it is no "
-        "truth for this prediction (pass --measured-step-ms with a step "
-        "measured on this job)",
-        other_job);
-  } else if (!other_machine.empty() && p->measured.us) {
-    p->measured = {};
-    p->measured.withheld = absl::StrFormat(
-        "no error reported: the prediction is for %s, so the trace's measured "
-        "step is no truth for it (pass --measured-step-ms with a step "
-        "measured on that machine)",
-        other_machine);
-  } else if (const std::string what_ifs = WhatIfs(graph, options, *p);
-             !what_ifs.empty() && p->measured.us) {
-    p->measured = {};
-    p->measured.withheld = absl::StrFormat(
-        "no error reported: the prediction is a what-if (%s), not the run "
-        "that was measured, so the trace's measured step is no truth for it "
-        "(pass --measured-step-ms with a step measured on such a run)",
-        what_ifs);
+  } else if (p->measured.us) {
+    // The first way the prediction leaves the recorded run, if any.
+    std::string withheld;
+    if (!other_job.empty()) {
+      withheld = absl::StrFormat(
+          "the trace's measured step is of %s, so it is no truth for this "
+          "prediction (pass --measured-step-ms with a step measured on this "
+          "job)",
+          other_job);
+    } else if (!other_machine.empty()) {
+      withheld = absl::StrFormat(
+          "the prediction is for %s, so the trace's measured step is no truth "
+          "for it (pass --measured-step-ms with a step measured on that "
+          "machine)",
+          other_machine);
+    } else if (const std::string what_ifs = WhatIfs(graph, options, *p);
+               !what_ifs.empty()) {
+      withheld = absl::StrFormat(
+          "the prediction is a what-if (%s), not the run that was measured, "
+          "so the trace's measured step is no truth for it (pass "
+          "--measured-step-ms with a step measured on such a run)",
+          what_ifs);
+    }
+    if (!withheld.empty()) {
+      p->measured = {};
+      p->measured.withheld = "no error reported: " + withheld;
+    }
   }
   if (p->astra_replay) {
     // Neither run is what ASTRA-sim's replay models: no host-time model,

@@ -113,6 +113,30 @@ TEST(StepReportTest, AStepOfZeroIsExplained) {
   EXPECT_TRUE(fine.notes.empty());
 }
 
+// A new user's steps of 385, 172, 132, 125 and 126 ms (issue 49, item 10):
+// the mean, 188 ms, is said to be one, with the steps and their median; steady
+// steps get no such note.
+TEST(StepReportTest, UnsteadyStepsAreSaidWithTheirMedian) {
+  std::vector<int64_t> ends;
+  int64_t end = 0;
+  for (int64_t ms : {385, 172, 132, 125, 126})
+    ends.push_back(end += ms * 1000000);
+  const StepReport s = MakeStepReport({MakeRankSteps({0}, ends, Truth(130000))},
+                                      5, HostTimeMode::kUnprofiled, 0);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_EQ(s.notes[0].rfind("rank 0: unsteady steps (385.000, 172.000, "
+                             "132.000, 125.000, 126.000 ms; the longest 2.9x "
+                             "their median): the predicted step is their "
+                             "mean, 188.000 ms, and their median 132.000 ms",
+                             0),
+            0u)
+      << s.notes[0];
+  const StepReport steady = MakeStepReport(
+      {MakeRankSteps({0}, {125000000, 251000000, 377000000}, Truth(130000))}, 3,
+      HostTimeMode::kUnprofiled, 0);
+  EXPECT_TRUE(steady.notes.empty());
+}
+
 // --slow-rank 3:1.5 on 64 ranks leaves a class of 63: its label must not say
 // 0..63.
 TEST(StepReportTest, RanksLabelListsRunsOfConsecutiveRanks) {
