@@ -18,6 +18,7 @@
 #include "simulator/calibration/comm_fit.h"
 #include "simulator/platform/compute_cost_model.h"
 #include "simulator/platform/network.h"
+#include "simulator/report/report_checks.h"
 #include "step/memory_timeline.h"
 #include "step/storage_lives.h"
 
@@ -370,8 +371,26 @@ void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,
   dp_sync_ = std::move(sync);
 }
 
+namespace {
+
+// Whether any node records a tensor with a size: without one (a Kineto trace
+// alone) the memory model has nothing to add up but library workspaces.
+bool RecordsTensorSizes(const NodeModel& model) {
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    for (bool outputs : {false, true}) {
+      for (const IoTensor& t : model.recorded_tensors(i, outputs))
+        if (t.bytes() > 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void Simulation::ModelMemory(const SimOptions& options) {
   const NodeModel& model = *models_.back();
+  if (!memory_unknown_in_ && !RecordsTensorSizes(model))
+    memory_unknown_in_ = files_.size();
   StorageLivesResult lives = FindStorageLives(model);
   bool at_layout = false;
   if (options.layout && scaled_) {
@@ -408,6 +427,16 @@ void Simulation::ModelMemory(const SimOptions& options) {
 
 void Simulation::ReportMemory(const SimOptions& options) {
   if (!options.memory || memory_rows_.empty()) return;
+  if (memory_unknown_in_) {
+    // A peak of workspaces alone would look like an answer: none is given.
+    report_.notes.push_back(absl::StrFormat(
+        "memory: no peak predicted: %s records no tensor sizes (a Kineto "
+        "trace alone has none), so only library workspaces would count; "
+        "convert it with its execution trace (et-convert ET.json --kineto "
+        "TRACE.json) for a peak",
+        files_[*memory_unknown_in_]));
+    return;
+  }
   std::vector<MemoryRow> rows;
   for (RankStats& s : report_.ranks) {
     for (size_t c = 0; c < classes_.size(); ++c) {
@@ -596,6 +625,13 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
   sim->ReportMemory(options);
+  // A report that breaks an invariant is a bug: said in it, never silent.
+  for (const std::string& broken : ReportInconsistencies(sim->report_)) {
+    sim->report_.notes.push_back(
+        "inconsistent report (a bug in et-sim; please report it with the "
+        "trace): " +
+        broken);
+  }
   return absl::OkStatus();
 }
 

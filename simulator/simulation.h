@@ -101,6 +101,9 @@ class Simulation {
   std::optional<scaleout::RecordedLayout> recorded_;
   std::optional<Graph> graph_;
   std::optional<scaleout::DpSyncResult> dp_sync_;
+  // The first rank file (index into files_) whose trace records no tensor
+  // sizes: no memory peak is predicted.
+  std::optional<size_t> memory_unknown_in_;
   std::string world_note_;
   std::string layout_note_;
   std::string dp_sync_note_;

@@ -46,6 +46,16 @@ double FitInverseRate(const std::vector<Point>& pts, double hop_us) {
   return den > 0 ? num / den : 0;
 }
 
+// A fit that misses the measurements more than the preset did is not kept.
+HostCollectiveFit KeepTheBetter(const Platform& start, HostCollectiveFit fit) {
+  if (fit.median_error_after <= fit.median_error_before) return fit;
+  fit.platform = start;
+  fit.hop_fitted = false;
+  fit.kept_preset = true;
+  fit.median_error_after = fit.median_error_before;
+  return fit;
+}
+
 }  // namespace
 
 HostCollectiveFit FitHostCollectives(const Platform& start,
@@ -73,6 +83,15 @@ HostCollectiveFit FitHostCollectives(const Platform& start,
   }
   const double det = ss * bb - sb * sb;
   double hop_us = start.net_hop_us;
+  if (bb <= 0 && ss > 0) {
+    // No row carries a size (a Kineto trace alone records none): the times
+    // say nothing of bandwidth, so only the per-step latency is learned.
+    fit.hop_fitted = true;
+    fit.platform.net_hop_us = std::clamp(st / ss, 0.0, kMaxHopUs);
+    fit.median_error_before = MedianError(start, rows);
+    fit.median_error_after = MedianError(fit.platform, rows);
+    return KeepTheBetter(start, std::move(fit));
+  }
   // Relative test: rows of one shape (one size, or sizes in proportion to
   // their steps) cannot tell latency from bandwidth.
   if (det > 1e-9 * ss * bb) {
@@ -91,7 +110,7 @@ HostCollectiveFit FitHostCollectives(const Platform& start,
   fit.platform.net_hop_us = hop_us;
   fit.median_error_before = MedianError(start, rows);
   fit.median_error_after = MedianError(fit.platform, rows);
-  return fit;
+  return KeepTheBetter(start, std::move(fit));
 }
 
 std::string DescribeHostFit(const Platform& start, const HostCollectiveFit& fit,
@@ -102,7 +121,9 @@ std::string DescribeHostFit(const Platform& start, const HostCollectiveFit& fit,
       "%.1f%% before, %.1f%% after",
       source, rows, start.intra_gbps * start.intra_efficiency,
       fit.platform.intra_gbps, start.net_hop_us, fit.platform.net_hop_us,
-      fit.hop_fitted ? "" : " (kept: one shape cannot tell it from bandwidth)",
+      fit.kept_preset  ? " (the preset kept: the fit missed them more)"
+      : fit.hop_fitted ? ""
+                       : " (kept: one shape cannot tell it from bandwidth)",
       100 * fit.median_error_before, 100 * fit.median_error_after);
 }
 

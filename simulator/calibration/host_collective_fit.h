@@ -19,6 +19,8 @@ struct HostCollectiveFit {
   double median_error_before = 0;  // |predicted / measured - 1| over the rows
   double median_error_after = 0;
   bool hop_fitted = false;  // false: one size only, the step latency kept
+  // The fit missed the rows more than `start` did: `start` is kept.
+  bool kept_preset = false;
 };
 
 // Least squares of `rows` (relative errors) on launch_us + steps x net_hop_us

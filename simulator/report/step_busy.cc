@@ -2,7 +2,7 @@
 #include "simulator/report/step_busy.h"
 
 #include <algorithm>
-#include <map>
+#include <set>
 #include <utility>
 
 namespace et::sim {
@@ -31,6 +31,33 @@ int64_t Length(const std::vector<Interval>& merged) {
   return total;
 }
 
+// `v` (sorted, disjoint) less the time `minus` (sorted, disjoint) covers.
+std::vector<Interval> Subtract(const std::vector<Interval>& v,
+                               const std::vector<Interval>& minus) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (Interval i : v) {
+    while (j < minus.size() && minus[j].second <= i.first) ++j;
+    for (size_t m = j; m < minus.size() && minus[m].first < i.second; ++m) {
+      if (minus[m].first > i.first) out.push_back({i.first, minus[m].first});
+      i.first = std::max(i.first, minus[m].second);
+    }
+    if (i.second > i.first) out.push_back(i);
+  }
+  return out;
+}
+
+// The parts of sorted, disjoint `merged` inside [lo, hi).
+std::vector<Interval> Clip(const std::vector<Interval>& merged, int64_t lo,
+                           int64_t hi) {
+  std::vector<Interval> out;
+  for (const Interval& i : merged) {
+    const Interval c = {std::max(i.first, lo), std::min(i.second, hi)};
+    if (c.second > c.first) out.push_back(c);
+  }
+  return out;
+}
+
 bool IsComm(SimOpKind k) {
   return k == SimOpKind::kCollective || k == SimOpKind::kSend ||
          k == SimOpKind::kRecv;
@@ -38,8 +65,8 @@ bool IsComm(SimOpKind k) {
 
 // One step's nodes sorted into the intervals each side is busy.
 struct SideIntervals {
-  std::map<uint32_t, std::vector<Interval>> host_by_thread;  // ops + gaps
-  std::vector<Interval> host_compute, gpu, comm;             // host: ops + gaps
+  std::set<uint32_t> host_threads;
+  std::vector<Interval> host_compute, gpu, comm;  // host: ops + gaps
 };
 
 int32_t StepOf(const RankProgram& p, size_t i) {
@@ -67,14 +94,13 @@ std::vector<SideIntervals> Collect(const RankProgram& p,
     const uint32_t r = p.resource[i];
     if (r < p.resource_is_host.size() && p.resource_is_host[r]) {
       // The engine charges a host op's gap on its thread before it starts.
-      s.host_by_thread[r].push_back({op.first - p.gap_ns[i], op.second});
-      s.host_compute.push_back(s.host_by_thread[r].back());
+      s.host_threads.insert(r);
+      s.host_compute.push_back({op.first - p.gap_ns[i], op.second});
     } else {
       s.gpu.push_back(op);
     }
   }
   for (SideIntervals& s : by_step) {
-    for (auto& [r, v] : s.host_by_thread) v = Merge(std::move(v));
     s.host_compute = Merge(std::move(s.host_compute));
     s.gpu = Merge(std::move(s.gpu));
     s.comm = Merge(std::move(s.comm));
@@ -87,37 +113,41 @@ std::vector<SideIntervals> Collect(const RankProgram& p,
 std::vector<StepBound> StepBounds(const RankProgram& p, const ClassTimeline& tl,
                                   const std::vector<int64_t>& step_end_ns) {
   const std::vector<SideIntervals> by_step = Collect(p, tl, step_end_ns.size());
+  // Every step's work together: each side is measured in a step's window,
+  // whatever step its nodes are of (the host runs a step's work ahead, inside
+  // the step before; a thread's gap may span the step before), so no side
+  // is busy longer than the step and the steps add up to the run.
+  std::vector<Interval> host, gpu, comm;
+  for (const SideIntervals& s : by_step) {
+    host.insert(host.end(), s.host_compute.begin(), s.host_compute.end());
+    gpu.insert(gpu.end(), s.gpu.begin(), s.gpu.end());
+    comm.insert(comm.end(), s.comm.begin(), s.comm.end());
+  }
+  host = Merge(std::move(host));
+  gpu = Merge(std::move(gpu));
   // Communication is exposed where the side that computes is idle: the GPU
   // when the trace has GPU ops, else the host threads, gaps included (a
-  // CPU-only run); the compute of any step hides it.
-  std::vector<Interval> compute;
-  for (const SideIntervals& s : by_step) {
-    const auto& side = p.steps.has_gpu_ops() ? s.gpu : s.host_compute;
-    compute.insert(compute.end(), side.begin(), side.end());
-  }
-  compute = Merge(std::move(compute));
-  const int64_t compute_ns = Length(compute);
+  // CPU-only run).
+  const std::vector<Interval> exposed =
+      Subtract(Merge(std::move(comm)), p.steps.has_gpu_ops() ? gpu : host);
   std::vector<StepBound> bounds;
   int64_t prev_end = 0;
   for (size_t k = 0; k < step_end_ns.size(); ++k) {
-    const SideIntervals& s = by_step[k];
+    const int64_t start = prev_end;
     const int64_t end = std::max(step_end_ns[k], prev_end);
-    StepBound b;
-    b.step_us = static_cast<double>(end - prev_end) / 1e3;
     prev_end = end;
+    auto within = [&](const std::vector<Interval>& v) {
+      return static_cast<double>(Length(Clip(v, start, end))) / 1e3;
+    };
+    StepBound b;
+    b.step_us = static_cast<double>(end - start) / 1e3;
     // The host threads together: the main thread waits while the autograd
     // thread runs the backward pass, so their busy times add up, and any one
     // of them alone would understate what the host needs for a step.
-    std::vector<Interval> host;
-    for (const auto& [r, v] : s.host_by_thread)
-      host.insert(host.end(), v.begin(), v.end());
-    b.host_busy_us = static_cast<double>(Length(Merge(std::move(host)))) / 1e3;
-    b.host_threads = static_cast<int64_t>(s.host_by_thread.size());
-    b.gpu_busy_us = static_cast<double>(Length(s.gpu)) / 1e3;
-    std::vector<Interval> both = compute;
-    both.insert(both.end(), s.comm.begin(), s.comm.end());
-    b.exposed_comm_us =
-        static_cast<double>(Length(Merge(std::move(both))) - compute_ns) / 1e3;
+    b.host_busy_us = within(host);
+    b.host_threads = static_cast<int64_t>(by_step[k].host_threads.size());
+    b.gpu_busy_us = within(gpu);
+    b.exposed_comm_us = within(exposed);
     PickBoundSide(&b);
     bounds.push_back(b);
   }

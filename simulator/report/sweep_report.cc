@@ -89,9 +89,13 @@ std::string FormatSweepText(const SweepResult& r) {
                             groups.empty() ? "" : "  ", g.name, g.group_size,
                             g.time_us / 1e3);
     }
-    const std::string mem = absl::StrFormat(
-        "%.3f%s", static_cast<double>(row.peak_bytes) / (1 << 30),
-        row.fits ? "" : " NOFIT");
+    // No peak (no memory model, or a trace without tensor sizes): "-".
+    const std::string mem =
+        row.peak_bytes <= 0
+            ? "-"
+            : absl::StrFormat("%.3f%s",
+                              static_cast<double>(row.peak_bytes) / (1 << 30),
+                              row.fits ? "" : " NOFIT");
     absl::StrAppendFormat(
         &out, "%-8d %7d  %-20s %10.3f %11s %7s %11.3f %16.3f %9.3f %13s  %s\n",
         row.value, row.world, row.layout.ToString(), row.step_us / 1e3,
@@ -134,7 +138,9 @@ std::string FormatSweepJson(const SweepResult& r) {
          {"exposed_comm_us", row.exposed_comm_us},
          {"other_us", row.other_us},
          {"groups", std::move(groups)},
-         {"peak_allocated_bytes", row.peak_bytes},
+         {"peak_allocated_bytes", row.peak_bytes > 0
+                                      ? nlohmann::ordered_json(row.peak_bytes)
+                                      : nlohmann::ordered_json(nullptr)},
          {"capacity_bytes", row.capacity_bytes},
          {"fits", row.fits}});
   }

@@ -75,3 +75,37 @@ TEST(HostCollectiveFitTest, FiguresStayPhysical) {
 
 }  // namespace
 }  // namespace et::sim
+
+namespace et::sim {
+namespace {
+
+// Rows with no size (gloo all-reduces of a Kineto trace alone, issue 48):
+// the times say nothing of bandwidth, so the step latency alone is learned;
+// it made every such collective cost 0 (bandwidth at its bound, latency 0).
+TEST(HostCollectiveFitTest, RowsWithoutSizesLearnTheStepLatencyOnly) {
+  const std::vector<NcclTestsLogRow> rows = {
+      Measured(NcclOp::kAllReduce, 2, 0, 0.7, 120),
+      Measured(NcclOp::kAllReduce, 4, 0, 0.7, 120),
+  };
+  const HostCollectiveFit fit = FitHostCollectives(HostGloo(), rows);
+  EXPECT_TRUE(fit.hop_fitted);
+  EXPECT_NEAR(fit.platform.net_hop_us, 120, 1);
+  EXPECT_DOUBLE_EQ(fit.platform.intra_gbps, 0.7);  // kept
+  EXPECT_GT(HostCollectiveUs(fit.platform, NcclOp::kAllReduce, 2, 0), 0);
+  EXPECT_LT(fit.median_error_after, 0.01);
+}
+
+// A fit never misses the rows more than what it started from.
+TEST(HostCollectiveFitTest, AWorseFitKeepsThePreset) {
+  // One shape whose latency alone exceeds the time: the least-squares step
+  // goes to 0 and the bandwidth to its bound, which misses the rows more.
+  const std::vector<NcclTestsLogRow> rows = {
+      {NcclOp::kAllReduce, 2, 64, 1.0},
+      {NcclOp::kAllReduce, 2, 64, 900.0},
+  };
+  const HostCollectiveFit fit = FitHostCollectives(HostGloo(), rows);
+  EXPECT_LE(fit.median_error_after, fit.median_error_before);
+}
+
+}  // namespace
+}  // namespace et::sim
