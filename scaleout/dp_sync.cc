@@ -77,9 +77,13 @@ class SyncBuilder {
   // whose outputs it reads (AccumulateGrad often only detaches the gradient
   // that a backward op's kernel wrote). DDP's collective is enqueued behind
   // the compute stream's work, so it cannot start before that kernel ends.
+  // A device node that makes it ready (its kernel) launches nothing: its own
+  // device users are the next kernels on its stream, which may be the
+  // optimizer's, and waiting for them made a cycle (issue 48).
   void AppendReadyIds(NodeIndex ready, std::vector<uint64_t>* ids) const {
     ids->push_back(id(ready));
-    std::vector<NodeIndex> launchers = {ready};
+    std::vector<NodeIndex> launchers;
+    if (model_.on_host(ready)) launchers.push_back(ready);
     for (NodeIndex d : graph_.data_deps(ready)) {
       if (model_.on_host(d)) launchers.push_back(d);
     }
