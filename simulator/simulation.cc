@@ -268,9 +268,22 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
     return absl::InvalidArgumentError(
         PrefixPath(file, recorded.status().message()));
   }
+  const std::map<std::string, int64_t> gradients = GradientCollectives(model);
+  // A one-rank recording whose gradient collectives run on every rank (DDP
+  // on a world of one, PARAM's ResNet): they are its data-parallel sync, the
+  // one dimension gradients are reduced over, so the layout's dp scales them;
+  // they stayed in a group of one rank at 0 ms (issue 48).
+  bool on_every_rank = false;  // no group, or one the table does not name
+  for (const auto& [name, count] : gradients) {
+    on_every_rank |= std::none_of(
+        model.groups().begin(), model.groups().end(),
+        [&name = name](const ProcessGroup& g) { return g.name == name; });
+  }
+  if (recorded->all_ranks_mask == 0 && on_every_rank)
+    recorded->all_ranks_mask = scaleout::MaskOf(scaleout::Dim::kDp);
   if (options.recorded_layout) {
-    absl::Status checked = scaleout::CheckGradientGroups(
-        *recorded, model.groups(), GradientCollectives(model));
+    absl::Status checked =
+        scaleout::CheckGradientGroups(*recorded, model.groups(), gradients);
     if (!checked.ok())
       return absl::InvalidArgumentError(PrefixPath(file, checked.message()));
   }

@@ -259,3 +259,33 @@ TEST(LayoutTest, WorldOtherThanRecordedReportsNoError) {
 }
 
 }  // namespace
+
+// PARAM's one-GPU ResNet ET (tests/data/param) ran DDP on a world of one: its
+// 15 gradient all-reduces name group "0", which no table gives. At --layout
+// dp=64 they are the data-parallel sync, on all 64 ranks; they stayed in a
+// group of one rank at 0 ms, and the 64-GPU step was the 1-GPU one (issue 48,
+// item 3).
+TEST(LayoutTest, OneRankDdpRecordingScalesItsRecordedSync) {
+  const std::string et = Out("param_resnet_1gpu.et");
+  ASSERT_TRUE(
+      et::convert::ConvertFile(
+          std::string(ET_TEST_DATA) + "/param/resnet_1gpu_et.1.0.3.json.gz", et,
+          et::convert::ConvertOptions())
+          .ok());
+  auto one = et::sim::Simulation::Run({et, 0}, et::sim::SimOptions());
+  ASSERT_TRUE(one.ok()) << one.status();
+  et::sim::SimOptions options;
+  options.layout = *et::scaleout::ParseLayout("dp=64");
+  options.recorded_layout = *et::scaleout::ParseLayout("dp=1");
+  auto at64 = et::sim::Simulation::Run({et, 0}, options);
+  ASSERT_TRUE(at64.ok()) << at64.status();
+  int all_reduces = 0;
+  for (const et::sim::CollectiveRow& c : (*at64)->report().collectives) {
+    EXPECT_EQ(c.group_size, 64) << c.type;
+    EXPECT_GT(c.total_ns, 0) << c.type;
+    if (c.type == "ALL_REDUCE") all_reduces += c.calls;
+  }
+  EXPECT_EQ(all_reduces, 15);
+  EXPECT_GT((*at64)->report().step.predicted_us,
+            (*one)->report().step.predicted_us);
+}
