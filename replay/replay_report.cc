@@ -233,7 +233,8 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
   if (top.size() > static_cast<size_t>(top_ops)) top.resize(top_ops);
   if (!top.empty()) {
     // A collective's measured time includes waiting for the slowest rank to
-    // arrive; its recorded time is the collective alone on the recording run.
+    // arrive in this replay; its recorded time, the recording run's waits
+    // (an NCCL kernel spins from its start until its peers arrive).
     absl::StrAppendFormat(&out,
                           "top ops (mean of the iterations that timed them):\n"
                           "  %-8s %-36s %-10s %12s %12s\n",
@@ -253,8 +254,10 @@ std::string ReportText(const ReplayPlan& plan, const ReplayReport& r,
   if (collective_waits) {
     out +=
         "  * a collective's measured time includes waiting for the other "
-        "ranks to reach it (their work before it); its recorded time does "
-        "not\n";
+        "ranks to reach it in this replay (their work before it); its "
+        "recorded time holds the recording run's own waits (an NCCL kernel "
+        "runs from its start until its peers arrive), so the two differ by "
+        "how the ranks' arrivals differ\n";
   }
   return out;
 }

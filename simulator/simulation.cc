@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/rank_files.h"
@@ -226,6 +227,29 @@ std::map<std::string, int64_t> GradientCollectives(const NodeModel& model) {
 }
 
 }  // namespace
+
+void Simulation::NameGroupDimensions() {
+  if (!recorded_ || !scaled_) return;
+  // What each group of the job varies, by its name: the trace's groups by
+  // their role, collectives without one by what every recorded rank spans.
+  std::map<std::string, scaleout::DimMask> masks;
+  masks[kAllRanksGroupName] = recorded_->all_ranks_mask;
+  masks[scaleout::kDpGroupName] = scaleout::MaskOf(scaleout::Dim::kDp);
+  for (const scaleout::GroupRole& role : recorded_->roles)
+    if (!role.kept) masks[role.name] = role.mask;
+  for (CollectiveRow& c : report_.collectives) {
+    auto it = masks.find(c.group);
+    if (it == masks.end() || it->second == 0) continue;
+    std::vector<std::string> dims;
+    for (scaleout::Dim d : scaleout::kDims)
+      if ((it->second & scaleout::MaskOf(d)) != 0)
+        dims.push_back(std::string(scaleout::DimName(d)));
+    // "<all>" was the recorded job's every rank, not the new job's.
+    c.group = c.group == kAllRanksGroupName
+                  ? absl::StrJoin(dims, "+")
+                  : absl::StrCat(c.group, " (", absl::StrJoin(dims, "+"), ")");
+  }
+}
 
 void Simulation::InRecordedWorld(const NodeModel& model,
                                  const std::string& file,
@@ -632,6 +656,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
                                      ? DefaultNetworkReason(sim->models_)
                                      : network.reason;
   sim->report_.cluster = network.cluster;
+  sim->NameGroupDimensions();
   if (!fit_note.empty()) sim->report_.notes.push_back(fit_note);
   if (!cross_note.empty()) sim->report_.notes.push_back(cross_note);
   if (!world_note_.empty()) sim->report_.notes.push_back(world_note_);

@@ -67,6 +67,9 @@ class Simulation {
  private:
   absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
   absl::Status BuildClasses(const SimOptions& options);
+  // With --layout: each collective row's group says the dimensions it varies
+  // ("2 (dp)"; the recorded job's every rank becomes "tp" on a TP8 trace).
+  void NameGroupDimensions();
   // One rank's file of a job that records its world (and communicates), with
   // neither --world nor --layout: simulated in that world, the other ranks
   // as its replicas, never as a world of one whose collectives are free.

@@ -121,11 +121,13 @@ TEST(LayoutTest, GroupsAfterRemapping) {
     // 1.13 names no group per collective: they span the recorded world,
     // tp x dp, which grows with dp.
     EXPECT_EQ(c.group_size, 64) << c.group;
+    EXPECT_EQ(c.group, "tp+dp");
   }
-  // A DDP trace's world collectives become the new dp.
+  // A DDP trace's world collectives become the new dp, and are named so.
   auto ddp = Sim(et::ExpandRankPattern(Gpt4(), 1), "dp=256", "dp=4");
   ASSERT_NE(ddp, nullptr);
-  EXPECT_EQ(GroupSizeOf(ddp->report(), et::kAllRanksGroupName), 256);
+  EXPECT_EQ(GroupSizeOf(ddp->report(), "dp"), 256);
+  EXPECT_EQ(GroupSizeOf(ddp->report(), et::kAllRanksGroupName), -1);
 }
 
 TEST(LayoutTest, NoErrorAgainstTheTruthOfAnotherJob) {

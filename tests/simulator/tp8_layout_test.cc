@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/rank_files.h"
@@ -76,11 +77,17 @@ TEST(Tp8LayoutTest, Tp8AtDp1024KeepsTpGroupsAndSyncsOverDp) {
   int64_t tp_calls = 0, dp_calls = 0;
   for (const et::sim::CollectiveRow& c : s.report().collectives) {
     EXPECT_EQ(c.type, "ALL_REDUCE");
+    // Each group is named with the dimensions it varies: the recorded
+    // job's every rank is the new job's tp group, not "<all>" (issue 48,
+    // item 13).
     if (c.synthesized) {
       EXPECT_EQ(c.group_size, 1024);
       EXPECT_EQ(c.bytes, static_cast<uint64_t>(kGradientBytes));
+      EXPECT_TRUE(absl::EndsWith(c.group, "(dp)") || c.group == "dp")
+          << c.group;
       dp_calls += c.calls;
     } else {
+      EXPECT_EQ(c.group, "tp");
       EXPECT_EQ(c.group_size, 8);
       EXPECT_EQ(c.bytes, 16u * 64 * 4);  // the batch's activations
       tp_calls += c.calls;
