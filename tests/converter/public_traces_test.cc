@@ -1,0 +1,97 @@
+// et-convert on the public corpus (tests/data/public; its README says where
+// each file comes from): what a user who brings these traces asks of the
+// converter, one test per question (issue 48).
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/gzip_input.h"
+#include "converter/converter.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "tests/converter/converter_test_util.h"
+
+namespace et::convert {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+// Chakra's linked "ET+" files of an 8-rank DLRM step (1.0.1 layout: every
+// host op carries Kineto's `ts` and `dur`).
+constexpr char kDlrmRank0[] = "public/dlrm_eg_0_plus.json.gz";
+
+nlohmann::json ReadGzipJson(const std::string& path) {
+  auto in = GzipInput::Open(path);
+  EXPECT_TRUE(in.ok()) << in.status();
+  if (!in.ok()) return nullptr;
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    auto n = in->Read(buffer, sizeof(buffer));
+    EXPECT_TRUE(n.ok()) << n.status();
+    if (!n.ok() || *n == 0) break;
+    text.append(buffer, *n);
+  }
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+bool IsGpu(const Node& n) { return GetBool(n, attr::kIsGpuOp).value_or(false); }
+
+TEST(PublicTracesTest, EtPlusHostNodesKeepTheirRecordedStartAndDuration) {
+  const nlohmann::json et = ReadGzipJson(DataPath(kDlrmRank0));
+  ASSERT_TRUE(et.is_object());
+  // The ET's host ops by id, and the recorded durations of each one's host
+  // children (its self time is its span less theirs).
+  std::map<int64_t, const nlohmann::json*> host_by_id;
+  std::map<int64_t, double> children_dur_us;
+  int64_t recorded = 0;
+  for (const nlohmann::json& n : et["nodes"]) {
+    if (n.contains("cat")) continue;  // a GPU op
+    host_by_id[n["id"].get<int64_t>()] = &n;
+    if (n.value("dur", 0.0) > 0) ++recorded;
+    children_dur_us[n["parent"].get<int64_t>()] += n.value("dur", 0.0);
+  }
+  EXPECT_EQ(host_by_id.size(), 1675u);
+  EXPECT_EQ(recorded, 1415);
+
+  for (Granularity g : {Granularity::kSimulation, Granularity::kAll}) {
+    ConvertOptions options;
+    options.granularity = g;
+    auto c = ConvertAndLoad(kDlrmRank0, options);
+    ASSERT_TRUE(c.ok()) << c.status();
+    int64_t checked = 0;
+    for (NodeIndex i = 0; i < c->graph.size(); ++i) {
+      const Node& n = c->graph.node(i);
+      if (IsGpu(n)) continue;
+      auto it = host_by_id.find(GetInt(n, "source_id").value_or(-1));
+      ASSERT_NE(it, host_by_id.end()) << n.name();
+      const nlohmann::json& op = *it->second;
+      if (!op.contains("dur")) continue;
+      ++checked;
+      const double dur_us = op["dur"].get<double>();
+      EXPECT_EQ(n.start_time_micros(), op["ts"].get<uint64_t>()) << n.name();
+      EXPECT_EQ(GetInt(n, attr::kInclusiveDurNs),
+                static_cast<int64_t>(dur_us * 1000))
+          << n.name();
+      // A node keeps its span (the ops folded into it are in it); --keep all
+      // writes each op's self time, so that nesting counts no time twice. A
+      // profiler root is a marker: no time of its own.
+      const bool all = g == Granularity::kAll;
+      const double want_us =
+          n.name().rfind("[pytorch|profiler", 0) == 0 ? 0.0
+          : all ? std::max(0.0, dur_us - children_dur_us[it->first])
+                : dur_us;
+      EXPECT_EQ(GetInt(n, attr::kDurationNs),
+                static_cast<int64_t>(want_us * 1000))
+          << n.name() << (all ? " (--keep all)" : "");
+    }
+    EXPECT_GT(checked, g == Granularity::kAll ? 1600 : 700);
+  }
+}
+
+}  // namespace
+}  // namespace et::convert
