@@ -406,6 +406,10 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
     std::string_view s;
     if (auto err = value.get_string().get(s))
       return JsonError(err, "in pid/tid");
+    // Kineto of 2021 writes a CPU thread's id as a string ("25738"): it is
+    // that thread's id. Other strings ("stream 7", "Spans") name a track,
+    // numbered below 0 so that they meet no recorded id.
+    if (absl::SimpleAtoi(ToAbsl(s), out)) return absl::OkStatus();
     *out = -1 - static_cast<int64_t>(trace_->Intern(ToAbsl(s)));
     return absl::OkStatus();
   }

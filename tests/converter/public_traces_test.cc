@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/gzip_input.h"
@@ -90,6 +92,35 @@ TEST(PublicTracesTest, EtPlusHostNodesKeepTheirRecordedStartAndDuration) {
           << n.name() << (all ? " (--keep all)" : "");
     }
     EXPECT_GT(checked, g == Granularity::kAll ? 1600 : 700);
+  }
+}
+
+// A 2021 Kineto trace (pytorch/kineto's tb_plugin ResNet-50 sample) writes
+// its CPU threads' ids as strings ("tid": "25738"); HTA's nccl_parser_config
+// trace has a thread whose id is negative (-549452224, PyTorch's process-group
+// init thread). Each keeps the id it was recorded with.
+TEST(PublicTracesTest, ThreadIdsAreTheRecordedOnes) {
+  for (const auto& [file, want] :
+       {std::pair<const char*, std::set<int64_t>>{
+            "public/kineto_resnet50_worker0.1623143089861.pt.trace.json.gz",
+            {25738, 25772}},
+        {"public/hta_nccl_data.json.gz", {-549452224}}}) {
+    ConvertOptions options;
+    options.granularity = Granularity::kAll;
+    auto c = ConvertAndLoad(file, options);
+    ASSERT_TRUE(c.ok()) << c.status();
+    std::set<int64_t> tids;
+    for (NodeIndex i = 0; i < c->graph.size(); ++i) {
+      const Node& n = c->graph.node(i);
+      if (IsGpu(n) || n.name().rfind("[pytorch|profiler", 0) == 0) continue;
+      tids.insert(GetInt(n, attr::kTid).value_or(0));
+    }
+    for (int64_t tid : want)
+      EXPECT_TRUE(tids.count(tid)) << file << ": " << tid;
+    for (int64_t tid :
+         tids) {  // no made-up id (strings used to be -1, -2, ...)
+      EXPECT_TRUE(tid > 0 || tid == -549452224) << file << ": thread " << tid;
+    }
   }
 }
 
