@@ -4,13 +4,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "base/gzip_input.h"
 #include "converter/converter.h"
+#include "converter/multi_rank.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/attr_names.h"
@@ -92,6 +95,63 @@ TEST(PublicTracesTest, EtPlusHostNodesKeepTheirRecordedStartAndDuration) {
           << n.name() << (all ? " (--keep all)" : "");
     }
     EXPECT_GT(checked, g == Granularity::kAll ? 1600 : 700);
+  }
+}
+
+std::optional<int64_t> MetaInt(const Converted& c, const char* name) {
+  return GetInt(c.graph.metadata().attr(), name);
+}
+
+// HTA's trace_diff control trace is rank 3 of 8 (`distributedInfo`: rank,
+// world_size; no pg_config), and df_index_resolver rank 1 of 2: a graph of
+// the rank alone says which rank of how large a world it is.
+TEST(PublicTracesTest, KinetoAloneTakesRankAndWorldFromDistributedInfo) {
+  for (const auto& [file, rank, world] :
+       {std::tuple<const char*, int64_t, int64_t>{"public/hta_control.json.gz",
+                                                  3, 8},
+        {"public/hta_df_index_resolver.json.gz", 1, 2}}) {
+    auto c = ConvertAndLoad(file);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(MetaInt(*c, attr::kRank), rank) << file;
+    EXPECT_EQ(MetaInt(*c, attr::kWorldSize), world) << file;
+    EXPECT_EQ(c->summary.rank, rank) << file;
+  }
+}
+
+// The same from the Kineto trace of an ET + Kineto pair: a torch 1.13 DDP
+// rank (no process-group table in its ET; the recorder wrote distributedInfo
+// into the legacy trace).
+TEST(PublicTracesTest, EtWithKinetoTakesRankAndWorldFromDistributedInfo) {
+  ConvertOptions options;
+  options.kineto_path = DataPath("cpu-corpus-vm/ddp_gpt_2r_kineto_r1.json.gz");
+  auto c = ConvertAndLoad("cpu-corpus-vm/ddp_gpt_2r_et_r1.json.gz", options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(MetaInt(*c, attr::kRank), 1);
+  EXPECT_EQ(MetaInt(*c, attr::kWorldSize), 2);
+}
+
+// `--ranks N` over traces that record no world (the DLRM ET+ files): each
+// rank's graph says it is one of N. A recorded world is never overridden:
+// HTA's two sampled ranks are of a 128-rank job.
+TEST(PublicTracesTest, RanksGiveTheWorldOnlyWhereTheTraceRecordsNone) {
+  for (const auto& [pattern, ranks, world] :
+       {std::tuple<const char*, int, int64_t>{"public/dlrm_eg_%d_plus.json.gz",
+                                              8, 8},
+        {"hta/sampled_rank-%d_kineto.json.gz", 2, 128}}) {
+    auto jobs =
+        JobsFromPattern(DataPath(pattern), TempOut("world.%d.et"), "", ranks);
+    ASSERT_TRUE(jobs.ok()) << jobs.status();
+    auto results = ConvertRanks(*jobs, {}, 2);
+    auto written = PublishRankOutputs(&results);
+    ASSERT_TRUE(written.ok()) << written.status();
+    for (const RankResult& r : results) {
+      ASSERT_TRUE(r.summary.ok()) << r.summary.status();
+      auto graph = LoadGraph(r.job.output);
+      ASSERT_TRUE(graph.ok()) << graph.status();
+      const auto& meta = graph->metadata().attr();
+      EXPECT_EQ(GetInt(meta, attr::kRank), r.job.rank) << pattern;
+      EXPECT_EQ(GetInt(meta, attr::kWorldSize), world) << pattern;
+    }
   }
 }
 
