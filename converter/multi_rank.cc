@@ -115,6 +115,7 @@ std::vector<RankResult> ConvertRanks(const std::vector<RankJob>& jobs,
     for (size_t k = next++; k < jobs.size(); k = next++) {
       ConvertOptions o = options;
       o.rank = jobs[k].rank;
+      o.world_size = static_cast<int>(jobs.size());
       o.kineto_path = jobs[k].kineto;
       if (jobs[k].host_costs) o.host_costs = jobs[k].host_costs;
       o.show_progress = false;

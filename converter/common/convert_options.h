@@ -39,6 +39,9 @@ struct ConvertOptions {
   // host op, by op id (-1 none), so the linker need not search for them.
   std::shared_ptr<const std::vector<int32_t>> kineto_event_of_id;
   int rank = -1;  // -1: from the trace (distributedInfo / pg table) or 0
+  // The ranks converted together as one job (--ranks N, a folder, an nsys
+  // export's graphs): the world of a trace that records none; 0 = one trace.
+  int world_size = 0;
   // --measured-step-ms: the step of the same program without a profiler
   // (overrides the Kineto trace's); 0 = none.
   double measured_step_ms = 0;

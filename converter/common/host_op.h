@@ -83,11 +83,11 @@ struct HostOp {
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
 
-  // Linked ("ET+") fields; negative when absent.
+  // Recorded times (linked "ET+" files, Kineto); negative when absent.
   double ts_us = -1;
-  double inclusive_dur_us = -1;
-  double exclusive_dur_us = -1;
-  double dur_us = -1;  // GPU nodes
+  double inclusive_dur_us = -1;  // `inclusive_dur`, else `dur`: the op's span
+  double exclusive_dur_us = -1;  // self time; derived from the span if absent
+  double dur_us = -1;            // GPU nodes: `dur`, else `inclusive_dur`
   int64_t stream = -1;
   int32_t device = -1;  // GPU nodes
   StringPool::Id category =

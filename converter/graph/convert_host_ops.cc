@@ -55,10 +55,22 @@ absl::StatusOr<std::vector<ProcessGroup>> ReadProcessGroups(
   return groups;
 }
 
+// The size of the job the graph is a rank of: what the run recorded (the
+// process-group table's group 0, else Kineto's distributedInfo), else the
+// ranks converted together (--ranks N); 0 unknown.
+int64_t WorldSize(const std::vector<ProcessGroup>& groups,
+                  const KinetoMergeStats& kineto,
+                  const ConvertOptions& options) {
+  for (const ProcessGroup& g : groups) {
+    if (g.name == "0" && g.size > 0) return g.size;
+  }
+  return kineto.world_size > 0 ? kineto.world_size : options.world_size;
+}
+
 ChakraProtoMsg::GlobalMetadata MakeMetadata(
     const std::map<std::string, std::string>& fields,
     const std::string& input_path, const std::vector<ProcessGroup>& groups,
-    const ConvertOptions& options) {
+    const KinetoMergeStats& kineto, int rank, const ConvertOptions& options) {
   ChakraProtoMsg::GlobalMetadata meta;
   meta.set_version("0.0.4");
   auto* attrs = meta.mutable_attr();
@@ -69,10 +81,9 @@ ChakraProtoMsg::GlobalMetadata MakeMetadata(
   if (pid != fields.end() && absl::SimpleAtoi(pid->second, &pid_value)) {
     SetInt64(attrs, attr::kPid, pid_value);
   }
-  if (options.rank >= 0) SetInt64(attrs, attr::kRank, options.rank);
-  for (const ProcessGroup& g : groups) {
-    if (g.name == "0" && g.size > 0) SetInt64(attrs, attr::kWorldSize, g.size);
-  }
+  if (rank >= 0) SetInt64(attrs, attr::kRank, rank);
+  if (const int64_t world = WorldSize(groups, kineto, options); world > 0)
+    SetInt64(attrs, attr::kWorldSize, world);
   if (!groups.empty()) EncodeProcessGroups(groups, attrs);
   return meta;
 }
@@ -319,8 +330,9 @@ absl::Status WriteEt(const std::string& input_path,
                      const TraceStructure& structure, TraceTextSource* text,
                      ConvertReport* summary) {
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(output_path));
-  ChakraProtoMsg::GlobalMetadata metadata = MakeMetadata(
-      fields, SourcePath(input_path, options), structure.groups, options);
+  ChakraProtoMsg::GlobalMetadata metadata =
+      MakeMetadata(fields, SourcePath(input_path, options), structure.groups,
+                   kineto, summary->rank, options);
   AddMeasuredMetadata(kineto, options, &metadata);
   RETURN_IF_ERROR(writer->WriteMetadata(metadata));
   auto digest = std::make_shared<GraphDigest>();
@@ -390,6 +402,8 @@ absl::StatusOr<ConvertReport> ConvertParsed(
                                 RunOfTrace(input_path, options, parsed->fields),
                                 pool.get(), &parsed->ops, &kineto));
     ReportKineto(&kineto, options.kineto_trace != nullptr, &summary);
+    // The rank the command line gives, else the one the profiler recorded.
+    if (summary.rank < 0) summary.rank = static_cast<int>(kineto.rank);
   }
 
   // 3. Structure: call tree, process groups, collectives, granularity,

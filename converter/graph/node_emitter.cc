@@ -267,6 +267,22 @@ void NodeEmitter::SetIoInfo(uint32_t io_source, absl::string_view text,
   part(kOutTypes, io_out->mutable_types());
 }
 
+double NodeEmitter::ExclusiveUs(uint32_t i) const {
+  const HostOp& op = table_.op(i);
+  if (op.exclusive_dur_us >= 0 || op.inclusive_dur_us < 0)
+    return op.exclusive_dur_us;
+  // Only the span was recorded (an ET+ `dur`): its self time is the span less
+  // its host children's, as the Kineto linker derives it from Kineto's CPU
+  // ops. GPU children run beside it, not inside it.
+  double children_us = 0;
+  for (uint32_t c : table_.children(i)) {
+    const HostOp& child = table_.op(c);
+    if (!child.is_gpu() && child.inclusive_dur_us > 0)
+      children_us += child.inclusive_dur_us;
+  }
+  return std::max(0.0, op.inclusive_dur_us - children_us);
+}
+
 void NodeEmitter::SetTimes(uint32_t i, Node* node) {
   const HostOp& op = table_.op(i);
   // A node that carries folded children keeps its inclusive time (see
@@ -274,10 +290,9 @@ void NodeEmitter::SetTimes(uint32_t i, Node* node) {
   const bool carries_children =
       options_.granularity == Granularity::kSimulation &&
       !table_.children(i).empty();
-  double dur_us = op.is_gpu() ? op.dur_us
-                  : (carries_children || op.exclusive_dur_us < 0)
-                      ? op.inclusive_dur_us
-                      : op.exclusive_dur_us;
+  double dur_us = op.is_gpu()        ? op.dur_us
+                  : carries_children ? op.inclusive_dur_us
+                                     : ExclusiveUs(i);
   if (op.ts_us >= 0) node->set_start_time_micros(WholeMicros(op.ts_us));
   auto* attrs = node->mutable_attr();
   if (dur_us >= 0) {

@@ -74,6 +74,8 @@ class NodeEmitter {
                  ChakraProtoMsg::Node* node);
   // Start, duration (exclusive, or inclusive for a node with folded children).
   void SetTimes(uint32_t i, ChakraProtoMsg::Node* node);
+  // Op i's self time: recorded, else derived from its span; -1 when neither.
+  double ExclusiveUs(uint32_t i) const;
   // The ET fields, step, host-op count, GPU placement, strides and extras.
   void SetOpAttrs(uint32_t i, uint32_t io_source, absl::string_view text,
                   ChakraProtoMsg::Node* node);

@@ -123,6 +123,8 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   }
   if (link.matched_step >= 0)
     info->measured_step_us = Micros(link.steps[link.matched_step].period_ns);
+  info->rank = trace.rank();
+  info->world_size = trace.world_size();
   info->device_name = trace.device_name();
   info->device_compute_capability = trace.device_compute_capability();
   if (std::optional<QueuedGap> gap = MeasureQueuedGap(link.gpu_ops)) {

@@ -50,6 +50,9 @@ struct KinetoMergeStats {
   int64_t probe_full_over_light_ns = -1;
   kineto::RecordedPageFaults page_faults;  // the recorder's counts and cost
   int64_t unprofiled_start_bytes = -1;
+  // distributedInfo's rank (-1 absent) and world_size (0 absent).
+  int64_t rank = -1;
+  int64_t world_size = 0;
   std::string device_name;                // the recording GPU, "" unknown
   int64_t device_compute_capability = 0;  // major * 10 + minor, 0 unknown
   // Median gap between queued ops of a stream (gpu_queued_gap.h); -1 unknown.

@@ -406,6 +406,10 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
     std::string_view s;
     if (auto err = value.get_string().get(s))
       return JsonError(err, "in pid/tid");
+    // Kineto of 2021 writes a CPU thread's id as a string ("25738"): it is
+    // that thread's id. Other strings ("stream 7", "Spans") name a track,
+    // numbered below 0 so that they meet no recorded id.
+    if (absl::SimpleAtoi(ToAbsl(s), out)) return absl::OkStatus();
     *out = -1 - static_cast<int64_t>(trace_->Intern(ToAbsl(s)));
     return absl::OkStatus();
   }
@@ -682,17 +686,28 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
             info_field.value().get(info_value)) {
           break;
         }
-        if (info_key == "rank") {
-          std::optional<int64_t> rank = ReadStrictInt(info_value);
-          if (!rank || *rank < 0 || *rank >= kMaxRanks) {
-            return absl::InvalidArgumentError(absl::StrFormat(
-                "kineto: %s: distributedInfo.rank must be an integer in [0, "
-                "%d), got %s",
-                source_, kMaxRanks,
-                EscapeForPrint(
-                    ToAbsl(info_value.raw_json_token().substr(0, 40)))));
+        // A rank or a world size: an integer in [lo, hi), else an error.
+        auto read_count = [&](int64_t lo, int64_t hi,
+                              int64_t* out) -> absl::Status {
+          std::optional<int64_t> n = ReadStrictInt(info_value);
+          if (n && *n >= lo && *n < hi) {
+            *out = *n;
+            return absl::OkStatus();
           }
-          trace_->set_rank(*rank);
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "kineto: %s: distributedInfo.%s must be an integer in [%d, "
+              "%d), got %s",
+              source_, info_key, lo, hi,
+              EscapeForPrint(
+                  ToAbsl(info_value.raw_json_token().substr(0, 40)))));
+        };
+        int64_t count = 0;
+        if (info_key == "rank") {
+          RETURN_IF_ERROR(read_count(0, kMaxRanks, &count));
+          trace_->set_rank(count);
+        } else if (info_key == "world_size") {
+          RETURN_IF_ERROR(read_count(1, kMaxRanks + 1, &count));
+          trace_->set_world_size(count);
         } else if (info_key == "pg_config") {
           std::string_view text;
           if (!simdjson::to_json_string(info_value).get(text))

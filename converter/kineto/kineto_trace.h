@@ -129,6 +129,8 @@ class KinetoTrace {
   // The id of `text` when some event uses it as a name.
   std::optional<uint32_t> FindName(absl::string_view text) const;
   int64_t rank() const { return rank_; }  // distributedInfo.rank; -1 absent
+  // distributedInfo.world_size; 0 absent.
+  int64_t world_size() const { return world_size_; }
   // Top-level `baseTimeNanoseconds` (Kineto: event `ts` + this = wall clock
   // since the epoch); 0 absent.
   int64_t base_time_ns() const { return base_time_ns_; }
@@ -184,6 +186,7 @@ class KinetoTrace {
     pg_config_json_ = std::move(json);
   }
   void set_rank(int64_t rank) { rank_ = rank; }
+  void set_world_size(int64_t world) { world_size_ = world; }
   void set_base_time_ns(int64_t ns) { base_time_ns_ = ns; }
   void set_process_id(int64_t pid) { process_id_ = pid; }
   void set_unprofiled_step_ms(double ms) { unprofiled_step_ms_ = ms; }
@@ -217,6 +220,7 @@ class KinetoTrace {
   // names.
   StringPool names_;
   int64_t rank_ = -1;
+  int64_t world_size_ = 0;
   int64_t base_time_ns_ = 0;
   int64_t process_id_ = -1;
   double unprofiled_step_ms_ = -1;

@@ -382,8 +382,6 @@ absl::StatusOr<ConvertReport> ConvertKinetoTrace(
   o.kineto_nesting = std::move(nesting);
   o.kineto_event_of_id = std::move(event_of_id);
   o.source_path = source_path;
-  if (o.rank < 0 && trace->rank() >= 0)
-    o.rank = static_cast<int>(trace->rank());
   struct stat st;
   const int64_t input_bytes =
       stat(source_path.c_str(), &st) == 0 ? st.st_size : 0;

@@ -85,6 +85,7 @@ absl::StatusOr<std::vector<RankResult>> ConvertNsysExport(
     RankResult r{job, StagingPath(job.output), absl::UnknownError("not run")};
     ConvertOptions o = options;
     o.rank = g.rank;
+    o.world_size = static_cast<int>(graphs.size());
     o.show_progress = false;
     o.collectives_need_kernel = g.stats.nccl_kernels > 0;
     r.summary = ConvertKinetoTrace(g.trace, input, r.staged, o);

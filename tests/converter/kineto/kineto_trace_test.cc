@@ -228,6 +228,22 @@ TEST(KinetoTraceTest, WrongTypesAndValuesAreRefused) {
               std::string::npos)
         << trace.status();
   }
+  for (const char* world : {"0", "-8", "1099511627776", "\"8\""}) {
+    auto trace = KinetoTrace::Parse(
+        std::string(R"({"distributedInfo": {"world_size": )") + world +
+            R"(}, "traceEvents": []})",
+        "w.json");
+    ASSERT_FALSE(trace.ok()) << world;
+    EXPECT_NE(trace.status().message().find("distributedInfo.world_size"),
+              std::string::npos)
+        << trace.status();
+  }
+  auto world = KinetoTrace::Parse(
+      R"({"distributedInfo": {"rank": 3, "world_size": 8}, "traceEvents": []})",
+      "w.json");
+  ASSERT_TRUE(world.ok()) << world.status();
+  EXPECT_EQ(world->rank(), 3);
+  EXPECT_EQ(world->world_size(), 8);
 }
 
 TEST(KinetoTraceTest, TwoDocumentsAndCutFilesAreClearErrors) {
