@@ -31,9 +31,8 @@ std::vector<std::string> Traces() {
        {data + "/kineto-only", data + "/hta", data + "/param", data + "/h100",
         data + "/pytorch-1.13-cpu", data + "/tp-dp", data + "/pp",
         data + "/cpu-corpus", data + "/torch2-cpu", data + "/chakra",
-        data + "/public",
-        shared + "/hta", shared + "/kineto-only", shared + "/param",
-        shared + "/h100", shared + "/chakra"}) {
+        data + "/public", shared + "/hta", shared + "/kineto-only",
+        shared + "/param", shared + "/h100", shared + "/chakra"}) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
       const std::string p = e.path().string();
