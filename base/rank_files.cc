@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -15,9 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/input_limits.h"
 #include "base/path.h"
+#include "base/status_macros.h"
 
 namespace et {
 namespace {
@@ -63,13 +66,15 @@ absl::StatusOr<std::vector<std::string>> ExpandRankPatternForRanks(
   return paths;
 }
 
-std::optional<int> RankFromFileName(absl::string_view path) {
-  std::optional<absl::string_view> stem = StemWithExtension(path, ".et");
-  if (!stem) stem = StemWithExtension(path, ".json");
-  if (!stem) return std::nullopt;
-  const size_t cut = stem->find_last_of("._-");
-  absl::string_view piece =
-      cut == absl::string_view::npos ? *stem : stem->substr(cut + 1);
+namespace {
+
+absl::string_view NameOf(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == absl::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// A piece of a name that is a rank: digits, bare or after "r" or "rank".
+std::optional<int> RankOfPiece(absl::string_view piece) {
   if (!absl::ConsumePrefix(&piece, "rank")) absl::ConsumePrefix(&piece, "r");
   // Seven digits hold every rank below kMaxRanks (2^20); more cannot be one
   // (and would overflow an int first).
@@ -82,7 +87,28 @@ std::optional<int> RankFromFileName(absl::string_view path) {
   return rank;
 }
 
-absl::StatusOr<std::vector<std::string>> ListRankFiles(
+}  // namespace
+
+std::optional<int> RankFromFileName(absl::string_view path) {
+  std::optional<absl::string_view> stem = StemWithExtension(path, ".et");
+  if (!stem) stem = StemWithExtension(path, ".json");
+  if (!stem) return std::nullopt;
+  const std::vector<absl::string_view> pieces =
+      absl::StrSplit(*stem, absl::ByAnyChar("._-"));
+  // Only a profiler's or recorder's suffixes may follow the rank: in
+  // "bert_12_layer" the 12 is no rank.
+  static constexpr absl::string_view kSuffixes[] = {
+      "pt", "trace", "plus", "et", "kineto", "chakra", "json"};
+  for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+    if (std::optional<int> rank = RankOfPiece(*it)) return rank;
+    if (std::find(std::begin(kSuffixes), std::end(kSuffixes), *it) ==
+        std::end(kSuffixes))
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::vector<std::vector<std::string>>> ListRankFileGroups(
     const std::string& dir, absl::string_view extension) {
   DIR* handle = opendir(dir.c_str());
   if (handle == nullptr) {
@@ -98,8 +124,7 @@ absl::StatusOr<std::vector<std::string>> ListRankFiles(
   closedir(handle);
   // Name order, so that the file named in an error is the same on every run.
   std::sort(names.begin(), names.end());
-  std::vector<std::pair<int, const std::string*>> by_rank;
-  by_rank.reserve(names.size());
+  std::map<int, std::vector<std::string>> by_rank;
   for (const std::string& name : names) {
     const std::optional<int> rank = RankFromFileName(name);
     if (!rank) {
@@ -108,31 +133,37 @@ absl::StatusOr<std::vector<std::string>> ListRankFiles(
           "name_r<rank>%s, rank below %d)",
           dir, name, extension, extension, kMaxRanks));
     }
-    by_rank.emplace_back(*rank, &name);
+    by_rank[*rank].push_back(JoinPath(dir, name));
   }
   if (by_rank.empty()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: no per-rank %s or %s.gz files (name.<rank>%s)",
                         dir, extension, extension, extension));
   }
-  std::stable_sort(
-      by_rank.begin(), by_rank.end(),
-      [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> paths;
-  paths.reserve(by_rank.size());
-  for (size_t k = 0; k < by_rank.size(); ++k) {
-    const auto& [rank, name] = by_rank[k];
-    if (k > 0 && by_rank[k - 1].first == rank) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: %s and %s would both be rank %d; keep one", dir,
-                          *by_rank[k - 1].second, *name, rank));
-    }
-    if (rank != static_cast<int>(paths.size())) {
+  std::vector<std::vector<std::string>> groups;
+  for (auto& [rank, paths] : by_rank) {
+    if (rank != static_cast<int>(groups.size())) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: no file for rank %d (the files go up to rank %d)", dir,
-          paths.size(), by_rank.back().first));
+          groups.size(), by_rank.rbegin()->first));
     }
-    paths.push_back(JoinPath(dir, *name));
+    groups.push_back(std::move(paths));
+  }
+  return groups;
+}
+
+absl::StatusOr<std::vector<std::string>> ListRankFiles(
+    const std::string& dir, absl::string_view extension) {
+  ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> groups,
+                   ListRankFileGroups(dir, extension));
+  std::vector<std::string> paths;
+  for (size_t rank = 0; rank < groups.size(); ++rank) {
+    if (groups[rank].size() > 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s and %s would both be rank %d; keep one", dir,
+          NameOf(groups[rank][0]), NameOf(groups[rank][1]), rank));
+    }
+    paths.push_back(groups[rank][0]);
   }
   return paths;
 }

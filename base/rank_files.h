@@ -7,9 +7,13 @@
 // ".gz" and the trace extension (".et", ".json"); split what is left at '.',
 // '_' and '-'; the last piece is the rank when it is decimal digits, bare or
 // after "r" or "rank": "mlp.3.et", "rank_3.json", "ddp_r3.json.gz",
-// "rank3.et". A name whose last piece merely ends in digits ("resnet50.et",
-// "gpt2.json") carries no rank: a model name is not a rank. Ranks are below
-// kMaxRanks (base/input_limits.h).
+// "rank3.et"; or the last piece before a profiler's or recorder's suffixes
+// (pt, trace, plus, et, kineto, chakra, json): "eg.rank_0.pt.trace.json",
+// "dlrm_eg_0_plus.json", "megatron_kineto_0.json". A piece that merely ends in
+// digits ("resnet50.et", "gpt2.json") is no rank: a model name is not one;
+// nor is a piece followed by other words ("bert_12_layer.json") or a number
+// of more than 7 digits (a timestamp). Ranks are below kMaxRanks
+// (base/input_limits.h).
 //
 // Stateless free functions; thread-safe.
 #ifndef BASE_RANK_FILES_H_
@@ -50,6 +54,13 @@ std::optional<int> RankFromFileName(absl::string_view path);
 // missing, or there is none; a directory of per-rank files is a set, and a
 // guess would silently simulate or convert the wrong one.
 absl::StatusOr<std::vector<std::string>> ListRankFiles(
+    const std::string& dir, absl::string_view extension);
+
+// The files of `dir` ending in `extension`, grouped by the rank in their
+// names (each group in name order), for a tool that pairs two files of one
+// rank (et-convert: an ET and its Kineto trace). Fails as ListRankFiles does,
+// except on two files of one rank.
+absl::StatusOr<std::vector<std::vector<std::string>>> ListRankFileGroups(
     const std::string& dir, absl::string_view extension);
 
 // The pattern that names `paths` with --ranks paths.size(), when they are

@@ -6,10 +6,12 @@
 #include <thread>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
 #include "converter/converter.h"
+#include "converter/kineto_only/kineto_only_import.h"
 #include "proto/et_reader.h"
 
 namespace et::convert {
@@ -37,12 +39,49 @@ absl::StatusOr<std::vector<RankJob>> JobsFromPattern(
   return jobs;
 }
 
+namespace {
+
+struct EtAndKineto {
+  std::string et, kineto;
+};
+
+// A rank's files in a folder: its ET alone, or its ET and its Kineto trace
+// (a recorder's two files, "megatron_et_0.json" and "megatron_kineto_0.json"),
+// told apart by their content; anything else is ambiguous.
+absl::StatusOr<EtAndKineto> PairRankFiles(const std::string& dir, int rank,
+                                          const std::vector<std::string>& files,
+                                          bool kineto_given) {
+  if (files.size() == 1) return EtAndKineto{files[0], ""};
+  std::vector<std::string> ets, kinetos;
+  for (const std::string& f : files) {
+    ASSIGN_OR_RETURN(bool kineto, IsKinetoTrace(f));
+    (kineto ? kinetos : ets).push_back(f);
+  }
+  if (files.size() == 2 && ets.size() == 1 && kinetos.size() == 1 &&
+      !kineto_given)
+    return EtAndKineto{ets[0], kinetos[0]};
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: %s would all be rank %d (%d execution trace(s), %d Kineto "
+      "trace(s)%s); keep one ET per rank, with at most its Kineto trace",
+      dir, absl::StrJoin(files, " and "), rank, ets.size(), kinetos.size(),
+      kineto_given ? ", and --kineto given" : ""));
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<RankJob>> JobsFromDirectory(
     const std::string& input_dir, const std::string& output_dir,
     const std::string& kineto_pattern) {
-  ASSIGN_OR_RETURN(std::vector<std::string> inputs,
-                   ListRankFiles(input_dir, ".json"));
-  std::vector<std::string> kinetos(inputs.size());
+  ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> groups,
+                   ListRankFileGroups(input_dir, ".json"));
+  std::vector<std::string> inputs, kinetos;
+  for (size_t r = 0; r < groups.size(); ++r) {
+    ASSIGN_OR_RETURN(EtAndKineto pair,
+                     PairRankFiles(input_dir, static_cast<int>(r), groups[r],
+                                   !kineto_pattern.empty()));
+    inputs.push_back(std::move(pair.et));
+    kinetos.push_back(std::move(pair.kineto));
+  }
   if (!kineto_pattern.empty()) {
     if (inputs.size() > 1 && !IsRankPattern(kineto_pattern)) {
       return absl::InvalidArgumentError(absl::StrFormat(

@@ -35,11 +35,8 @@ Then: et-convert mlp_et.json mlp.et   (see examples/README.md)
 import argparse
 import contextlib
 import ctypes
-import gzip
 import json
 import os
-import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -49,6 +46,11 @@ import time
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import et_record  # noqa: E402  the recipe every recording here runs through
+from et_record import (activities as _activities, host_cpu, make_et_observer,  # noqa: E402,F401 (host_cpu: tests/gpu)
+                       minor_faults, on_group)
 
 
 # ---- Models --------------------------------------------------------------------------
@@ -134,23 +136,6 @@ class RnnLm(nn.Module):
 # collective's parent, and et-convert gives each collective the group of its nearest such
 # ancestor (a group PyTorch records itself wins). <name> is the group's name in the
 # `## process_group:init ##` table: PyTorch's own name for the group (below).
-
-
-def group_name(group):
-    """The name PyTorch gives `group` (what 2.x records as `pg_name`): "0" for the default
-    group, then "1", "2", ... in creation order on 1.13 and 2.x alike."""
-    import torch.distributed as dist
-    c10d = dist.distributed_c10d
-    if group is None or group is dist.GroupMember.WORLD:
-        group = c10d._get_default_group()
-    if hasattr(group, "group_name"):  # 2.x
-        return group.group_name
-    return c10d._pg_names[group]  # 1.13
-
-
-def on_group(group):
-    """A context around collective calls that marks them as run on `group` in the ET."""
-    return torch.profiler.record_function("## pg_name:%s ##" % group_name(group))
 
 
 def marked_allreduce_hook(process_group, bucket):
@@ -294,17 +279,6 @@ def make_model_and_batch(args, device, tp_group=None):
 # ---- Observer and distributed set-up ---------------------------------------------------
 
 
-def make_et_observer():
-    """The execution-trace observer of this PyTorch: 2.x name first, then 1.13's."""
-    profiler = torch.profiler
-    if hasattr(profiler, "ExecutionTraceObserver"):
-        return profiler.ExecutionTraceObserver()
-    if hasattr(profiler, "ExecutionGraphObserver"):
-        return profiler.ExecutionGraphObserver()
-    sys.exit("record_trace.py: error: this PyTorch (%s) has no execution-trace observer "
-             "(needs 1.13 or newer)" % torch.__version__)
-
-
 def init_distributed(device):
     """Initialises torch.distributed when run under torchrun; returns (rank, world_size)."""
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
@@ -337,30 +311,6 @@ def make_tp_dp_groups(rank, world_size, tp, backend):
     return groups["TENSOR_MODEL_PARALLEL_GROUP"], groups["DATA_PARALLEL_GROUP"], table
 
 
-def add_group_table(path, table):
-    """Adds the `## process_group:init ##` node PyTorch 2.1+ records (its first input is
-    the table as JSON) to an ET that has none (1.13's observer writes none)."""
-    with open(path) as f:
-        et = json.load(f)
-    if any(n.get("name") == "## process_group:init ##" for n in et["nodes"]):
-        return
-    root = min(et["nodes"], key=lambda n: n["id"])
-    et["nodes"].append({
-        "name": "## process_group:init ##", "id": max(n["id"] for n in et["nodes"]) + 1,
-        "rf_id": -1, "parent": root["id"], "fw_parent": 0, "seq_id": -1, "scope": 7,
-        "tid": root.get("tid", 1), "fw_tid": 0, "op_schema": "",
-        "inputs": [json.dumps(table)], "input_shapes": [[]], "input_types": ["String"],
-        "outputs": [], "output_shapes": [], "output_types": []})
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(et, f)
-    os.replace(tmp, path)
-
-
-def rank_path(path, rank):
-    return path.replace("{rank}", str(rank)).replace("%d", str(rank))
-
-
 # ---- Recording -------------------------------------------------------------------------
 
 
@@ -374,75 +324,6 @@ def train_step(model, optimizer, inputs, targets, loss_fn, dp_group=None):
     loss.backward()
     optimizer.step()
     return loss
-
-
-def time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn, device,
-                          dp_group):
-    """The truth the tools compare with: the step of the same program with no profiler
-    attached. --time-blocks blocks of --time-steps steps, the GPU synchronised at each
-    block's ends (steps pipeline inside a block as they do in training); the truth is the
-    median of the blocks' mean steps, so one slow block (a neighbour's burst, a clock
-    change) does not move it. Returns (median ms, fastest block ms, slowest block ms,
-    minor page faults per step, every block's mean ms): the faults say whether the step
-    pays for fresh pages (docs/step-model.md, "Two truths"); the blocks how far the
-    truth itself moves (stored as `unprofiled_step_blocks_ms`)."""
-    if args.time_steps <= 0:
-        return None
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    blocks = []
-    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(max(args.time_blocks, 1)):
-        sync()
-        start = time.perf_counter()
-        for _ in range(args.time_steps):
-            train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
-        sync()
-        blocks.append((time.perf_counter() - start) * 1e3 / args.time_steps)
-    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
-    return (statistics.median(blocks), min(blocks), max(blocks),
-            faults / (len(blocks) * args.time_steps), blocks)
-
-
-def record_light_profile(args, model, optimizer, inputs, targets, loss_fn, device,
-                         dp_group, path):
-    """The light profile (et-sim --host-profile): the same steps under torch.profiler
-    with no shapes and no ET observer, so that the host's ops cost what the lightest
-    profiler adds, not what shape recording adds. Its steps' minor page faults are
-    stored in it (`light_page_faults_per_step`). Returns the faults a step and the
-    median step, ms."""
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
-    steps_ms = []
-    if args.profiler_warmup > 0 and _profiler_takes_observer():
-        schedule = torch.profiler.schedule(wait=0, warmup=args.profiler_warmup,
-                                           active=args.steps, repeat=1)
-        with torch.profiler.profile(activities=_activities(device), record_shapes=False,
-                                    schedule=schedule) as prof:
-            for i in range(args.profiler_warmup + args.steps):
-                if i == args.profiler_warmup:
-                    faults = minor_faults()
-                start = time.perf_counter()
-                step()
-                sync()
-                if i >= args.profiler_warmup:
-                    steps_ms.append((time.perf_counter() - start) * 1e3)
-                prof.step()
-            faults = minor_faults() - faults
-    else:
-        warm_unscheduled_profiler(args, device, step, record_shapes=False)
-        with torch.profiler.profile(activities=_activities(device),
-                                    record_shapes=False) as prof:
-            faults = minor_faults()
-            for n in range(args.steps):
-                start = time.perf_counter()
-                with torch.profiler.record_function("ProfilerStep#%d" % n):
-                    step()
-                sync()
-                steps_ms.append((time.perf_counter() - start) * 1e3)
-            faults = minor_faults() - faults
-    prof.export_chrome_trace(path)
-    add_to_trace(path, {"light_page_faults_per_step": faults / args.steps})
-    return faults / args.steps, statistics.median(steps_ms)
 
 
 # ---- Memory truth (docs/memory-model.md) ----------------------------------------------
@@ -512,16 +393,6 @@ def measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
     counter.alloc_counter_reset_peak()
     train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
     return counter.alloc_counter_peak_bytes(), start
-
-
-def store_memory_truth(kineto_path, memory):
-    """Puts `unprofiled_peak_bytes` and `unprofiled_start_bytes` at the top level of the
-    Kineto trace, beside `unprofiled_step_ms`, where et-convert reads them (a Kineto
-    build gets them through add_metadata_json before export, see record())."""
-    if memory is None or (_has_kineto() and not _is_legacy_trace(kineto_path)):
-        return
-    add_to_trace(kineto_path, {"unprofiled_peak_bytes": memory[0],
-                               "unprofiled_start_bytes": memory[1]})
 
 
 # ---- What the profiler costs per op (docs/step-model.md) --------------------------------
@@ -656,11 +527,6 @@ def measure_profiler_by_thread(device):
     return result
 
 
-def minor_faults():
-    """This process's minor page faults so far (every thread)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-
-
 PAGE_FAULT_BYTES = 64 << 20
 PAGE_FAULT_REPEATS = 5
 
@@ -701,80 +567,6 @@ def measure_page_fault_cost():
             "transparent_hugepage": thp}
 
 
-def host_cpu():
-    """The host CPU's model name and clock (MHz, 0 unknown), stored as
-    `host_cpu_model` / `host_cpu_mhz` in the Kineto trace: et-sim's host model
-    says which host its costs were recorded on (docs/step-model.md)."""
-    name, mhz = platform.processor() or platform.machine(), 0.0
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key = key.strip()
-                if key == "model name" and value.strip():
-                    name = value.strip()
-                elif key == "cpu MHz" and not mhz:
-                    mhz = float(value)
-    except (OSError, ValueError):
-        pass
-    return name, mhz
-
-
-def store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata):
-    """Puts `unprofiled_step_ms` at the top level of the Kineto trace, where
-    et-convert reads it: through add_metadata_json when the profiler has it (Kineto
-    builds), else by rewriting the exported file (legacy profiler: a bare array).
-    A legacy trace also gets what Kineto writes itself and et-convert checks to
-    refuse a trace of another run: the recording process's `pid` and
-    `distributedInfo.rank`."""
-    legacy = _is_legacy_trace(kineto_path)
-    if _has_kineto() and not legacy:
-        return  # added before export, see record()
-    keys = {}
-    if step_ms is not None:
-        keys["unprofiled_step_ms"] = step_ms
-        keys["unprofiled_page_faults_per_step"] = float(
-            metadata["unprofiled_page_faults_per_step"])
-    keys["host_cpu_model"], keys["host_cpu_mhz"] = host_cpu()
-    for key in ("host_threads", "profiler_warmup_steps", "profiler_calibration",
-                "page_fault_calibration", "profiled_page_faults_per_step",
-                "unprofiled_step_blocks_ms", "light_profiler_by_thread"):
-        if key in metadata:
-            keys[key] = json.loads(metadata[key])
-    keys["pid"] = os.getpid()
-    keys["distributedInfo"] = {"rank": rank, "world_size": world_size}
-    add_to_trace(kineto_path, keys)
-
-
-def add_to_trace(kineto_path, keys):
-    """Adds top-level `keys` to an exported Kineto trace (a legacy trace, a bare
-    array, becomes an object), through a temporary file so that a failure leaves
-    the export whole. A path ending in .gz (torch.profiler then exports gzip) stays
-    gzip."""
-    opener = gzip.open if kineto_path.endswith(".gz") else open
-    with opener(kineto_path, "rt") as f:
-        doc = json.load(f)
-    if isinstance(doc, list):
-        doc = {"traceEvents": doc}
-    doc.update(keys)
-    tmp = kineto_path + ".tmp"
-    with opener(tmp, "wt") as f:
-        json.dump(doc, f)
-    os.replace(tmp, kineto_path)
-
-
-def _has_kineto():
-    """Whether torch.profiler runs Kineto (add_metadata_json works) rather than the
-    legacy profiler (Debian's python3-torch), which only warns on metadata."""
-    return (hasattr(torch.profiler.profile, "add_metadata_json") and
-            torch.autograd.kineto_available())
-
-
-def _is_legacy_trace(path):
-    with open(path) as f:
-        return f.read(1) == "["
-
-
 def spawned_rank(local_rank, args):
     """Entry point of a rank started by --spawn: sets what torchrun would set."""
     os.environ.update({"RANK": str(local_rank), "LOCAL_RANK": str(local_rank),
@@ -782,85 +574,6 @@ def spawned_rank(local_rank, args):
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", str(args.port))
     record(args)
-
-
-def _profiler_takes_observer():
-    """Whether torch.profiler.profile starts and stops an ET observer with its own
-    schedule (PyTorch 2.x on Kineto); Debian's torch 1.13 records unscheduled."""
-    import inspect
-    return (_has_kineto() and "execution_trace_observer" in
-            inspect.signature(torch.profiler.profile.__init__).parameters)
-
-
-def _activities(device):
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if device.type == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    return activities
-
-
-def record_scheduled(args, device, step, observer, metadata):
-    """--steps recorded steps after --profiler-warmup steps under the profiler whose
-    events are dropped: a session's first step pays one-time costs (Kineto's set-up,
-    first calls into the observer) that the program does not. The profiler names the
-    steps ProfilerStep#N (N from --profiler-warmup) and runs the observer over the
-    recorded ones only."""
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    schedule = torch.profiler.schedule(wait=0, warmup=args.profiler_warmup,
-                                       active=args.steps, repeat=1)
-    total = args.profiler_warmup + args.steps
-    with torch.profiler.profile(activities=_activities(device), record_shapes=True,
-                                schedule=schedule,
-                                execution_trace_observer=observer) as prof:
-        for i in range(total):
-            if i == args.profiler_warmup:
-                faults = minor_faults()
-            step()
-            sync()
-            if i + 1 < total:  # the last step stays open for the metadata below
-                prof.step()
-        metadata["profiled_page_faults_per_step"] = "%.1f" % (
-            (minor_faults() - faults) / args.steps)
-        for key, value in metadata.items():
-            prof.add_metadata_json(key, value)
-    return prof
-
-
-def warm_unscheduled_profiler(args, device, step, record_shapes):
-    """The legacy profiler has no schedule to drop warm-up steps from, so
-    --profiler-warmup steps run under a profiler session of their own, thrown away: a
-    session's one-time costs (a DDP recording's first profiled step on the 2-core VM:
-    169 ms, then 18 and 21) fall there, not in the recorded steps. Without the ET
-    observer: it is one per process, already registered for the recording."""
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    with torch.profiler.profile(activities=_activities(device),
-                                record_shapes=record_shapes):
-        for _ in range(args.profiler_warmup):
-            step()
-            sync()
-
-
-def record_unscheduled(args, device, step, observer, metadata):
-    """--steps steps, each in a ProfilerStep#N annotation, with the profiler and the
-    observer started together, after --profiler-warmup steps under a profiler session of
-    their own (the legacy profiler has no schedule)."""
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    warm_unscheduled_profiler(args, device, step, record_shapes=True)
-    with torch.profiler.profile(activities=_activities(device), record_shapes=True) as prof:
-        observer.start()
-        faults = minor_faults()
-        for n in range(args.steps):
-            # The name torch.profiler's schedule uses: consumers read step times from it.
-            with torch.profiler.record_function("ProfilerStep#%d" % n):
-                step()
-            sync()
-        metadata["profiled_page_faults_per_step"] = "%.1f" % (
-            (minor_faults() - faults) / args.steps)
-        observer.stop()
-        if _has_kineto():
-            for key, value in metadata.items():
-                prof.add_metadata_json(key, value)
-    return prof
 
 
 def record(args):
@@ -900,136 +613,48 @@ def record(args):
     else:
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
-    for _ in range(args.warmup):  # allocator, autotuning and DDP buckets settle here
-        train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
-    truth = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
-                                  device, dp_marker)
-    step_ms = truth[0] if truth else None
-    memory = measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
-                                 dp_marker)
-
-    calibration = measure_profiler_cost() if args.calibrate else None
-    by_thread = measure_profiler_by_thread(device) if args.calibrate else None
-    fault_cost = measure_page_fault_cost() if args.calibrate else None
-
-    et_path = rank_path(args.et_out, rank)
-    kineto_path = rank_path(args.kineto_out, rank)
     step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
-    scheduled = args.profiler_warmup > 0 and _profiler_takes_observer()
-    metadata = {"host_threads": "%d" % torch.get_num_threads(),
-                "profiler_warmup_steps": "%d" % args.profiler_warmup}
-    if step_ms is not None:
-        metadata["unprofiled_step_ms"] = "%.6f" % step_ms
-        metadata["unprofiled_page_faults_per_step"] = "%.1f" % truth[3]
-        metadata["unprofiled_step_blocks_ms"] = json.dumps([round(b, 6) for b in truth[4]])
-    if memory is not None:
-        metadata["unprofiled_peak_bytes"] = "%d" % memory[0]
-        metadata["unprofiled_start_bytes"] = "%d" % memory[1]
-    if calibration is not None:
-        metadata["profiler_calibration"] = json.dumps(calibration, sort_keys=True)
-    if fault_cost is not None:
-        metadata["page_fault_calibration"] = json.dumps(fault_cost, sort_keys=True)
-    if by_thread is not None:
-        metadata["light_profiler_by_thread"] = json.dumps(by_thread, sort_keys=True)
-    cpu_name, cpu_mhz = host_cpu()
-    metadata["host_cpu_model"] = json.dumps(cpu_name)
-    metadata["host_cpu_mhz"] = "%.1f" % cpu_mhz
-    start = time.time()
-    observer = make_et_observer()
-    observer.register_callback(et_path)
-    if scheduled:
-        prof = record_scheduled(args, device, step, observer, metadata)
-    else:
-        prof = record_unscheduled(args, device, step, observer, metadata)
-    observer.unregister_callback()
-    prof.export_chrome_trace(kineto_path)
-    store_unprofiled_step(prof, kineto_path, step_ms, rank, world_size, metadata)
-    store_memory_truth(kineto_path, memory)
-    if group_table is not None:
-        add_group_table(et_path, group_table)
-    elapsed = time.time() - start
 
-    nodes = check_et(et_path)
+    def measure_extras(metadata):
+        """After the truth, before the recording: the memory truth and what the
+        instruments cost, stored beside the truth in the profiler trace."""
+        memory = measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
+                                     dp_marker)
+        if memory is not None:
+            metadata["unprofiled_peak_bytes"] = "%d" % memory[0]
+            metadata["unprofiled_start_bytes"] = "%d" % memory[1]
+            extras["memory"] = memory
+        if not args.calibrate:
+            return
+        metadata["profiler_calibration"] = json.dumps(measure_profiler_cost(),
+                                                      sort_keys=True)
+        metadata["light_profiler_by_thread"] = json.dumps(
+            measure_profiler_by_thread(device), sort_keys=True)
+        extras["fault_cost"] = measure_page_fault_cost()
+        metadata["page_fault_calibration"] = json.dumps(extras["fault_cost"],
+                                                        sort_keys=True)
+
+    extras = {}
+    with et_record.Recorder(args.et_out, args.kineto_out,
+                            light_out=args.kineto_light_out, steps=args.steps,
+                            warmup=args.warmup, profiler_warmup=args.profiler_warmup,
+                            time_steps=args.time_steps, time_blocks=args.time_blocks,
+                            device=device, group_table=group_table,
+                            before_recording=measure_extras, name="record_trace.py",
+                            quiet=True) as rec:
+        rec.run(step)
     what = args.model if args.tp <= 1 else "a tp=%d MLP (%d layer pairs)" % (args.tp,
                                                                               args.tp_layers)
-    print("rank %d/%d: recorded %d steps of %s on %s in %.2f s (wall time with the "
-          "profiler and the ET observer attached, export included; torch %s)" %
-          (rank, world_size, args.steps, what, device, elapsed, torch.__version__))
-    print("  execution trace: %s (%d nodes)" % (et_path, nodes))
-    print("  kineto trace:    %s" % kineto_path)
-    if args.kineto_light_out:
-        light_path = rank_path(args.kineto_light_out, rank)
-        light_faults, light_ms = record_light_profile(args, model, optimizer, inputs,
-                                                      targets, loss_fn, device,
-                                                      dp_marker, light_path)
-        print("  light profile:   %s (no shapes, no ET observer; %.3f ms a step, %.0f "
-              "page faults a step)" % (light_path, light_ms, light_faults))
-        if truth is not None and light_ms < truth[0]:
-            # A profiler only adds time; et-sim notes the same (step/step_report.cc).
-            print("record_trace.py: warning: rank %d: the light profile's steps (%.3f ms) "
-                  "are faster than the unprofiled truth (%.3f ms), though a profiler only "
-                  "adds time: the truth's run was slower than the program (a busy "
-                  "machine, or page faults: %.0f a step there, %.0f here); record with "
-                  "nothing else running" % (rank, light_ms, truth[0], truth[3],
-                                             light_faults), file=sys.stderr)
-    if fault_cost is not None:
+    rec.print_summary(what)
+    if "fault_cost" in extras:
         print("  page faults:     %s a step under the profiler; one costs %.2f us here "
               "(stored as page_fault_calibration)" %
-              (metadata["profiled_page_faults_per_step"],
-               fault_cost["ns_per_fault"] / 1e3))
-    if truth is not None:
-        print("  unprofiled step: %.3f ms (median of %d blocks of %d steps, %.3f-%.3f ms, "
-              "%.0f page faults a step; stored as unprofiled_step_ms, each block in "
-              "unprofiled_step_blocks_ms)" %
-              (truth[0], args.time_blocks, args.time_steps, truth[1], truth[2], truth[3]))
-        spread = (truth[2] - truth[1]) / truth[0] * 100
-        if spread > 5:  # et-sim notes the same threshold (step/step_report.cc)
-            print("record_trace.py: warning: rank %d: the unprofiled step's timing blocks "
-                  "are %.0f%% of the truth apart (%.3f-%.3f ms): a prediction cannot be "
-                  "judged closer than that; record with nothing else running"
-                  % (rank, spread, truth[1], truth[2]),
-                  file=sys.stderr)
-        # The truth again, after the profiling session: it can leave the process
-        # faster or slower (allocator state), or the machine may have got busy.
-        after = time_unprofiled_steps(args, model, optimizer, inputs, targets, loss_fn,
-                                      device, dp_marker)
-        add_to_trace(kineto_path, {"unprofiled_step_after_ms": after[0],
-                                   "unprofiled_page_faults_per_step_after": after[3]})
-        drift = (after[0] / truth[0] - 1) * 100
-        print("  unprofiled step after the recording: %.3f ms (%.3f-%.3f ms, %.0f page "
-              "faults a step; %+.1f%% against before; stored as "
-              "unprofiled_step_after_ms)" % (after[0], after[1], after[2], after[3], drift))
-        if abs(drift) > 5:
-            faster_by_faults = drift < 0 and after[3] < truth[3] / 2
-            why = ("the profiler's allocations kept the heap from shrinking between "
-                   "steps, so the steps after it stop faulting (docs/step-model.md, "
-                   "\"Two truths\")" if faster_by_faults else
-                   "the machine was not quiet: record with nothing else running")
-            print("record_trace.py: warning: rank %d: the unprofiled step moved %+.1f%% "
-                  "during the recording (%.3f -> %.3f ms; page faults a step %.0f -> "
-                  "%.0f): the truth is uncertain by that much; likely %s" %
-                  (rank, drift, truth[0], after[0], truth[3], after[3], why),
-                  file=sys.stderr)
-    if memory is not None:
+              (rec.profiled_page_faults, extras["fault_cost"]["ns_per_fault"] / 1e3))
+    if "memory" in extras:
         print("  step memory:     peak %d bytes, %d at its start (stored as "
-              "unprofiled_peak_bytes)" % memory)
+              "unprofiled_peak_bytes)" % extras["memory"])
     if world_size > 1:
         torch.distributed.destroy_process_group()
-
-
-def check_et(path):
-    """Loads the written ET and checks what every consumer relies on; returns its nodes."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    et = json.loads(data)
-    for key in ("schema", "nodes"):
-        if key not in et:
-            sys.exit("record_trace.py: error: %s: no '%s' in the execution trace" % (path, key))
-    if not et["nodes"]:
-        sys.exit("record_trace.py: error: %s: the execution trace has no nodes" % path)
-    return len(et["nodes"])
 
 
 def parse_args(argv):

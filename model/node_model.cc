@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "base/checked_math.h"
 #include "base/input_limits.h"
 #include "base/status_macros.h"
@@ -331,6 +332,13 @@ void NodeModelBuilder::DecodeMetadata(
   info.world_size = GetInt(attrs, attr::kWorldSize).value_or(0);
   info.measured_world_size =
       GetInt(attrs, attr::kMeasuredWorldSize).value_or(info.world_size);
+  absl::Time recorded;
+  std::string unused;
+  if (absl::ParseTime("%Y-%m-%d %H:%M:%S",
+                      GetString(attrs, attr::kRecordTime).value_or(""),
+                      absl::UTCTimeZone(), &recorded, &unused)) {
+    info.record_time_s = absl::ToUnixSeconds(recorded);
+  }
   info.device_name = GetString(attrs, attr::kDeviceName).value_or("");
   info.device_compute_capability =
       GetInt(attrs, attr::kDeviceComputeCapability).value_or(0);
@@ -346,6 +354,8 @@ void NodeModelBuilder::DecodeMetadata(
   if (view_us > 0 && view_us < 1000)
     info.view_op_span_ns = static_cast<int64_t>(view_us * 1000.0 + 0.5);
   m_.groups_ = DecodeProcessGroups(attrs);
+  for (const ProcessGroup& g : m_.groups_)
+    info.gpu_job |= absl::StrContains(g.backend, "nccl");
   for (size_t g = 0; g < m_.groups_.size(); ++g)
     group_index_.try_emplace(m_.groups_[g].name, static_cast<int32_t>(g));
 }
@@ -570,6 +580,9 @@ void NodeModelBuilder::Add(const Node& node) {
       break;
   }
   DecodeIo(node, attrs, &f);
+  if (!m_.info_.gpu_job && f.on_host)
+    m_.info_.gpu_job = absl::StrContains(node.inputs().values(), "cuda") ||
+                       absl::StrContains(node.outputs().values(), "cuda");
   // The queue rule: host ops on their thread; device ops on their stream (0
   // when none is recorded); communication on its stream when one is
   // recorded, else on its process group's channel.

@@ -113,6 +113,13 @@ struct TraceInfo {
   // The world the trace's measured steps are of: world_size, unless the graph
   // was made for another job (attr::kMeasuredWorldSize). 0: not recorded.
   int64_t measured_world_size = 0;
+  // When the recording started (attr::kRecordTime, the host's local time
+  // read as UTC, in seconds since the epoch); 0 unknown.
+  int64_t record_time_s = 0;
+  // A host op's recorded tensor on cuda:N, or a process group on NCCL: the
+  // trace is of a GPU job, whether or not it records GPU ops (an ET converted
+  // without its Kineto trace records none).
+  bool gpu_job = false;
   std::string device_name;  // the recording GPU ("" unknown)
   // Its CUDA compute capability, major * 10 + minor (90: H100); 0 unknown.
   int64_t device_compute_capability = 0;

@@ -94,11 +94,17 @@ inline constexpr char kIoOp[] =
 inline constexpr char kSchema[] = "schema";         // string, source ET schema
 inline constexpr char kRank[] = "rank";             // int64
 inline constexpr char kWorldSize[] = "world_size";  // int64
+// int64, the nodes that follow the metadata, set by EtWriter: a reader that
+// meets fewer (a file cut at a message boundary) or more refuses the file.
+inline constexpr char kNodeCount[] = "node_count";
 // int64, the world the measured steps (step_times_us, unprofiled_step_us)
 // were measured on, when the graph is of another job: et-sim --write-ranks
 // writes it; absent = world_size.
 inline constexpr char kMeasuredWorldSize[] = "measured_world_size";
-inline constexpr char kPid[] = "pid";                  // int64
+inline constexpr char kPid[] = "pid";  // int64
+// string, the ET's `time`: when its observer started, "YYYY-MM-DD HH:MM:SS"
+// in the recording host's local time (the ranks of one job start together).
+inline constexpr char kRecordTime[] = "record_time";
 inline constexpr char kSourceFile[] = "source_file";   // string
 inline constexpr char kPgNames[] = "pg_names";         // string list
 inline constexpr char kPgDescs[] = "pg_descs";         // string list

@@ -12,6 +12,8 @@
 #include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
 #include "proto/node_checks.h"
 
 namespace et {
@@ -154,6 +156,12 @@ absl::StatusOr<std::unique_ptr<EtReader>> EtReader::Open(
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: empty file: no global metadata", path));
   }
+  reader->announced_nodes_ = GetInt(reader->metadata_.attr(), attr::kNodeCount);
+  if (reader->announced_nodes_.value_or(0) < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: global metadata: %s is %d, not a count", path,
+                        attr::kNodeCount, *reader->announced_nodes_));
+  }
   return reader;
 }
 
@@ -208,7 +216,23 @@ absl::StatusOr<bool> EtReader::Next(ChakraProtoMsg::Node* node) {
     return NotAnEtError(path_, SniffFile(path_), read.status());
   ASSIGN_OR_RETURN(bool more, std::move(read));
   if (more) ++nodes_read_;
+  RETURN_IF_ERROR(CheckNodeCount(more));
   return more;
+}
+
+absl::Status EtReader::CheckNodeCount(bool more) const {
+  if (!announced_nodes_.has_value()) return absl::OkStatus();
+  if (more && nodes_read_ > *announced_nodes_) {
+    return absl::DataLossError(absl::StrFormat(
+        "%s: node #%d: the metadata announces %d nodes (two files joined?)",
+        path_, nodes_read_ - 1, *announced_nodes_));
+  }
+  if (!more && nodes_read_ < *announced_nodes_) {
+    return absl::DataLossError(absl::StrFormat(
+        "%s: truncated: %d of the %d nodes its metadata announces (%s)", path_,
+        nodes_read_, *announced_nodes_, attr::kNodeCount));
+  }
+  return absl::OkStatus();
 }
 
 bool LooksLikeChakraEt(const std::string& path) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -42,10 +43,14 @@ class EtReader {
   absl::StatusOr<bool> ReadMessage(google::protobuf::MessageLite* msg,
                                    const char* what);
 
+  // At each node and at the end, the nodes read against attr::kNodeCount.
+  absl::Status CheckNodeCount(bool more) const;
+
   std::string path_;
   std::unique_ptr<Stream> stream_;
   ChakraProtoMsg::GlobalMetadata metadata_;
   int64_t nodes_read_ = 0;
+  std::optional<int64_t> announced_nodes_;  // absent in files of other writers
 };
 
 // Whether `path` reads as a Chakra .et (its metadata and first node), so

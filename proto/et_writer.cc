@@ -14,6 +14,8 @@
 #include "base/path.h"
 #include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
 
 namespace et {
 
@@ -87,6 +89,11 @@ absl::StatusOr<std::unique_ptr<EtWriter>> EtWriter::Open(
 }
 
 absl::Status EtWriter::WriteSerialized(absl::string_view bytes) {
+  ++nodes_written_;
+  return WriteMessage(bytes);
+}
+
+absl::Status EtWriter::WriteMessage(absl::string_view bytes) {
   uint8_t prefix[8];
   uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(
       static_cast<uint32_t>(bytes.size()), prefix);
@@ -98,7 +105,15 @@ absl::Status EtWriter::WriteSerialized(absl::string_view bytes) {
 }
 
 absl::Status EtWriter::WriteMetadata(
-    const ChakraProtoMsg::GlobalMetadata& metadata) {
+    const ChakraProtoMsg::GlobalMetadata& recorded,
+    std::optional<int64_t> node_count) {
+  ChakraProtoMsg::GlobalMetadata metadata = recorded;
+  auto* attrs = metadata.mutable_attr();
+  for (int i = attrs->size() - 1; i >= 0; --i) {
+    if (attrs->Get(i).name() == attr::kNodeCount) attrs->DeleteSubrange(i, 1);
+  }
+  if (node_count.has_value()) SetInt64(attrs, attr::kNodeCount, *node_count);
+  announced_nodes_ = node_count;
   scratch_.clear();
   metadata.SerializeToString(&scratch_);
   if (scratch_.empty()) {
@@ -107,7 +122,7 @@ absl::Status EtWriter::WriteMetadata(
                         "readers would stop there",
                         path_));
   }
-  return WriteSerialized(scratch_);
+  return WriteMessage(scratch_);
 }
 
 absl::Status EtWriter::WriteNode(const ChakraProtoMsg::Node& node) {
@@ -128,6 +143,13 @@ absl::Status EtWriter::WriteNode(const ChakraProtoMsg::Node& node) {
 absl::Status EtWriter::Close() {
   if (closed_) return absl::OkStatus();
   closed_ = true;
+  if (announced_nodes_.has_value() && *announced_nodes_ != nodes_written_) {
+    sink_->Close();
+    DiscardTempFile(tmp_path_);
+    return absl::InternalError(
+        absl::StrFormat("%s: %d nodes written where the metadata announces %d",
+                        path_, nodes_written_, *announced_nodes_));
+  }
   if (!sink_->Close()) {
     DiscardTempFile(tmp_path_);
     return absl::InternalError(
@@ -140,7 +162,8 @@ absl::Status WriteEtFile(const std::string& path,
                          const ChakraProtoMsg::GlobalMetadata& metadata,
                          const std::vector<ChakraProtoMsg::Node>& nodes) {
   ASSIGN_OR_RETURN(auto writer, EtWriter::Open(path));
-  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  RETURN_IF_ERROR(
+      writer->WriteMetadata(metadata, static_cast<int64_t>(nodes.size())));
   for (const auto& node : nodes) RETURN_IF_ERROR(writer->WriteNode(node));
   return writer->Close();
 }

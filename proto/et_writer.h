@@ -5,7 +5,9 @@
 #ifndef PROTO_ET_WRITER_H_
 #define PROTO_ET_WRITER_H_
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -24,7 +26,12 @@ class EtWriter {
   EtWriter(const EtWriter&) = delete;
   EtWriter& operator=(const EtWriter&) = delete;
 
-  absl::Status WriteMetadata(const ChakraProtoMsg::GlobalMetadata& metadata);
+  // Writes `metadata` announcing `node_count` nodes (attr::kNodeCount), so
+  // that a reader can tell a file cut at a message boundary; a count the
+  // writer cannot know (a stream) is nullopt, and any copied count is dropped.
+  // Close() refuses a file whose nodes differ from the count announced.
+  absl::Status WriteMetadata(const ChakraProtoMsg::GlobalMetadata& metadata,
+                             std::optional<int64_t> node_count);
   // Refuses a node that would serialise to zero bytes: Chakra's reader stops
   // there.
   absl::Status WriteNode(const ChakraProtoMsg::Node& node);
@@ -36,12 +43,16 @@ class EtWriter {
  private:
   struct Sink;
   EtWriter(std::string path, std::string tmp_path, std::unique_ptr<Sink> sink);
+  // Appends one length-prefixed message (the metadata or a node).
+  absl::Status WriteMessage(absl::string_view bytes);
 
   std::string path_;
   std::string tmp_path_;
   std::unique_ptr<Sink> sink_;
   std::string scratch_;
   bool closed_ = false;
+  std::optional<int64_t> announced_nodes_;
+  int64_t nodes_written_ = 0;
 };
 
 // Writes `metadata` and `nodes` (in the order given) to `path`.

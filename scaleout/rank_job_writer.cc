@@ -195,7 +195,9 @@ class RankFileSink : public RankSink {
     SetInt64(metadata.mutable_attr(), attr::kWorldSize, world_size_);
     groups_->BeginRank(recorded);
     ASSIGN_OR_RETURN(writer_, EtWriter::Open(path_));
-    return writer_->WriteMetadata(metadata);
+    // A stream's length is not known here: the recorded file's count is
+    // dropped rather than announced for a graph of another length.
+    return writer_->WriteMetadata(metadata, std::nullopt);
   }
 
   absl::Status Add(const Node& node) override {

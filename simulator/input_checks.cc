@@ -23,6 +23,7 @@ InputFacts FactsOf(const NodeModel& model, const std::string& path) {
   InputFacts facts;
   facts.path = path;
   facts.recorded_world_size = model.info().world_size;
+  facts.gpu_job = model.info().gpu_job;
   for (NodeIndex i = 0; i < model.size(); ++i) {
     if (model.type(i) == ChakraProtoMsg::COMP_NODE && !model.on_host(i))
       ++facts.device_nodes;
@@ -133,10 +134,12 @@ std::string DurationsNote(const InputFacts& rank0, const SimOptions& options,
       "the roofline model on %s (num_ops / peak FLOP/s, tensor_size / memory "
       "bandwidth; 0 for ops without either)%s",
       options.device.empty() ? device + " (no --device)" : options.device,
-      rank0.device_nodes == 0
-          ? ", a GPU's, though this trace ran on a CPU only: no measure of "
-            "its CPU"
-          : "");
+      rank0.device_nodes > 0 ? ""
+      : rank0.gpu_job
+          ? ", the op as a whole on a GPU (a GPU job's ET: its tensors are "
+            "on cuda; without its Kineto trace it records no GPU ops)"
+          : ", a GPU's, though this trace ran on a CPU only: no measure of "
+            "its CPU");
   if (rank0.compute_nodes_timed == 0) {
     return absl::StrFormat(
         "%s has no recorded durations (converted without --kineto?): compute "

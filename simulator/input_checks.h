@@ -28,6 +28,7 @@ struct InputFacts {
   int64_t compute_nodes = 0;
   int64_t compute_nodes_timed = 0;  // with duration_ns or duration_micros > 0
   int64_t device_nodes = 0;  // compute nodes on a GPU stream, not a thread
+  bool gpu_job = false;      // TraceInfo::gpu_job
 };
 
 InputFacts FactsOf(const NodeModel& model, const std::string& path);

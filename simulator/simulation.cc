@@ -2,12 +2,14 @@
 #include "simulator/simulation.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/rank_files.h"
@@ -80,6 +82,16 @@ absl::StatusOr<ComputeCostModel> ComputeModelFor(const NodeModel& model,
   return ComputeCostModel::Create(on_own);
 }
 
+// Beyond this, two ranks' recordings started apart are two runs: ranks of one
+// job meet at the process group's rendezvous before either records.
+constexpr int64_t kMaxRankStartGapSeconds = 300;
+
+std::string RecordTimeText(const TraceInfo& info) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S",
+                          absl::FromUnixSeconds(info.record_time_s),
+                          absl::UTCTimeZone());
+}
+
 // The per-rank files of one job each say so: the world they were recorded
 // in is as many ranks as there are files, and the rank they record is their
 // place. Files of two jobs together (a DDP run's rank 0 beside a
@@ -106,6 +118,18 @@ absl::Status CheckOneJob(const std::vector<std::string>& files, size_t index,
         "%s: recorded in a job of %d ranks (its world_size), but %d per-rank "
         "files were given (%s ... %s): not one job's ranks",
         file, info.world_size, files.size(), files.front(), files.back()));
+  }
+  // Ranks of one job start their observers together (after the process
+  // group's rendezvous, seconds apart); two runs of one script are as far
+  // apart as a run takes at least.
+  const int64_t apart_s = std::abs(info.record_time_s - first.record_time_s);
+  if (info.record_time_s > 0 && first.record_time_s > 0 &&
+      apart_s > kMaxRankStartGapSeconds) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: recorded %s, %s %s (%d s apart; the ranks of one job start "
+        "their observers within seconds): not one run's ranks",
+        file, RecordTimeText(info), files.front(), RecordTimeText(first),
+        apart_s));
   }
   if (info.rank >= 0 && info.rank != static_cast<int64_t>(index)) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -494,6 +518,13 @@ void Simulation::ReportMemory(const SimOptions& options) {
       on_gpu || capacity_source_ == "--device-memory-gib" ? capacity_bytes_ : 0;
   const int64_t dp = scaled_ ? scaled_->layout.of(scaleout::Dim::kDp) : 1;
   report_.memory = SummarizeMemory(rows, capacity, capacity_source_, dp);
+  if (capacity == 0 && capacity_bytes_ > 0 && !options.device.empty()) {
+    report_.memory->capacity_unchecked = absl::StrFormat(
+        "the %s's %.0f GiB is a GPU's, and this trace's tensors are in host "
+        "memory (a CPU trace: --device prices GPU ops, it moves no tensor)",
+        capacity_source_,
+        static_cast<double>(capacity_bytes_) / static_cast<double>(1 << 30));
+  }
 }
 
 absl::Status Simulation::BuildClasses(const SimOptions& options) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "absl/algorithm/container.h"
@@ -13,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "base/gzip_input.h"
 #include "nlohmann/json.hpp"
+#include "step/light_profiler_cost.h"
 #include "step/step_model.h"
 
 namespace et {
@@ -142,6 +144,23 @@ std::string LegacyCategory(const std::string& name) {
   return "user_annotation";
 }
 
+// Each thread's events inside a step, for the light profiler's own cost.
+std::vector<std::vector<ProfiledOp>> OpsInSteps(
+    const std::map<std::string, std::vector<Event>>& threads,
+    const std::vector<std::pair<int64_t, int64_t>>& steps) {
+  std::vector<std::vector<ProfiledOp>> out;
+  for (const auto& [tid, events] : threads) {
+    std::vector<ProfiledOp>& ops = out.emplace_back();
+    for (const Event& e : events) {
+      const bool inside = absl::c_any_of(steps, [&](const auto& step) {
+        return e.ts_ns >= step.first && e.ts_ns < step.second;
+      });
+      if (inside) ops.push_back({e.name, e.cat == "cpu_op", e.ts_ns, e.dur_ns});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
@@ -217,11 +236,18 @@ absl::StatusOr<HostProfileResult> LearnHostProfile(const std::string& path) {
     }
   }
   HostTimeModel& m = r.model;
+  // The light profiler's own cost, from this trace where it shows it; the
+  // documented constant (another host's) only where it does not.
+  if (std::optional<LightProfilerCost> own =
+          EstimateLightProfilerCost(OpsInSteps(threads, steps))) {
+    m.light_profiler_ns_per_op = own->ns_per_op();
+    m.light_profiler_source = DescribeLightProfilerCost(*own);
+  }
   for (int k = 0; k < kHostOpKinds; ++k) {
     r.ops += sums.ops[k];
     if (per_step_ns[k].empty()) continue;  // none in the trace: the default
     m.op_ns[k] = std::max<int64_t>(
-        m.op_ns[k], LowerMedian(per_step_ns[k]) - kLightProfilerNsPerOp);
+        m.op_ns[k], LowerMedian(per_step_ns[k]) - m.light_profiler_ns_per_op);
   }
   if (r.ops == 0) {
     return absl::InvalidArgumentError(

@@ -49,6 +49,7 @@ StepBound MeanBound(const std::vector<StepBound>& steps) {
     sum.gpu_busy_us += s.gpu_busy_us;
     sum.exposed_comm_us += s.exposed_comm_us;
     sum.host_threads = std::max(sum.host_threads, s.host_threads);
+    sum.gpu_ops_unrecorded |= s.gpu_ops_unrecorded;
   }
   const double n = steps.empty() ? 1.0 : static_cast<double>(steps.size());
   sum.step_us /= n;
@@ -68,6 +69,9 @@ std::string FormatStepBound(const StepBound& b) {
       b.gpu_busy_us > 0
           ? absl::StrFormat("GPU %.3f ms (%.0f%%)", b.gpu_busy_us / 1e3,
                             pct(b.gpu_busy_us))
+      : b.gpu_ops_unrecorded
+          ? "GPU ops not recorded (a GPU job's trace without its Kineto "
+            "trace: their time is unknown, not 0)"
           : "no GPU work";
   return absl::StrFormat(
       "%s-bound: host (%d thread%s) busy %.3f of %.3f ms (%.0f%%), %s, "
@@ -78,10 +82,12 @@ std::string FormatStepBound(const StepBound& b) {
 }
 
 nlohmann::json StepBoundJson(const StepBound& b) {
-  return {
+  nlohmann::json j = {
       {"side", BoundSideKey(b.side)},   {"step_us", b.step_us},
       {"host_busy_us", b.host_busy_us}, {"host_threads", b.host_threads},
       {"gpu_busy_us", b.gpu_busy_us},   {"exposed_comm_us", b.exposed_comm_us}};
+  if (b.gpu_ops_unrecorded) j["gpu_ops_recorded"] = false;
+  return j;
 }
 
 }  // namespace et

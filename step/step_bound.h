@@ -29,6 +29,9 @@ struct StepBound {
   double gpu_busy_us = 0;      // any GPU stream computing
   double exposed_comm_us = 0;  // communication no compute overlaps
   BoundSide side = BoundSide::kHost;  // the largest of the three
+  // A GPU job's trace that records no GPU op (an ET without its Kineto
+  // trace, TraceInfo::gpu_job): its GPU time is unknown, not zero.
+  bool gpu_ops_unrecorded = false;
 };
 
 // Sets `side` from the busy times: the largest; on a tie host, then GPU,

@@ -25,6 +25,7 @@
 #include "proto/attributes.h"
 #include "proto/et_writer.h"
 #include "step/host_cost.h"
+#include "step/step_model.h"
 
 namespace et::convert {
 namespace {
@@ -81,6 +82,8 @@ ChakraProtoMsg::GlobalMetadata MakeMetadata(
   if (pid != fields.end() && absl::SimpleAtoi(pid->second, &pid_value)) {
     SetInt64(attrs, attr::kPid, pid_value);
   }
+  if (std::string time = TopLevelString(fields, "time"); !time.empty())
+    SetString(attrs, attr::kRecordTime, time);
   if (rank >= 0) SetInt64(attrs, attr::kRank, rank);
   if (const int64_t world = WorldSize(groups, kineto, options); world > 0)
     SetInt64(attrs, attr::kWorldSize, world);
@@ -211,6 +214,25 @@ void ReportDependencies(const DependencyBuilder& dep_builder,
                         "containers) were not written",
                         dep_builder.stats().unresolved));
   }
+  if (dep_builder.stats().cross_thread_waits > 0) {
+    summary->notes.push_back(absl::StrFormat(
+        "waits between threads: %d, from the recorded times (a thread's range "
+        "that another thread's work runs inside waits for it; the trace "
+        "records no data flow)",
+        dep_builder.stats().cross_thread_waits));
+  }
+}
+
+// The Kineto trace's ProfilerStep#N periods, for an ET without step ops.
+std::vector<StepWindow> StepWindows(const KinetoMergeStats& kineto) {
+  std::vector<StepWindow> windows;
+  for (size_t k = 0; k < kineto.step_starts_us.size(); ++k) {
+    const int64_t step = StepNumberOfName(kineto.step_names[k]);
+    if (step < 0) continue;
+    windows.push_back({step, kineto.step_starts_us[k],
+                       kineto.step_starts_us[k] + kineto.step_times_us[k]});
+  }
+  return windows;
 }
 
 // Step 3: call tree, process groups, collectives, granularity and
@@ -219,7 +241,8 @@ absl::Status BuildStructure(const std::string& input_path,
                             const ConvertOptions& options,
                             std::unique_ptr<StringPool> pool,
                             ParsedTrace* parsed, TraceTextSource* text,
-                            TraceStructure* out, ConvertReport* summary) {
+                            const KinetoMergeStats& kineto, TraceStructure* out,
+                            ConvertReport* summary) {
   out->table.set_pool(std::move(pool));
   RETURN_IF_ERROR(out->table.Build(input_path, std::move(parsed->ops),
                                    std::move(parsed->tensors)));
@@ -230,10 +253,14 @@ absl::Status BuildStructure(const std::string& input_path,
       !w.empty()) {
     summary->warnings.push_back(std::move(w));
   }
-  out->plan.Build(out->table, out->comms, options.granularity);
+  out->plan.Build(out->table, out->comms, options.granularity,
+                  StepWindows(kineto));
   DependencyBuilder dep_builder;
+  // An import of a profiler trace alone (Kineto, nsys) records no data flow:
+  // the threads' recorded times say who waits for whom.
   RETURN_IF_ERROR(dep_builder.Build(input_path, out->table, out->comms,
-                                    out->plan, &out->deps));
+                                    out->plan, &out->deps,
+                                    options.kineto_trace != nullptr));
   ReportDependencies(dep_builder, summary);
   summary->skipped_by_reason = out->plan.skipped();
   return absl::OkStatus();
@@ -334,7 +361,10 @@ absl::Status WriteEt(const std::string& input_path,
       MakeMetadata(fields, SourcePath(input_path, options), structure.groups,
                    kineto, summary->rank, options);
   AddMeasuredMetadata(kineto, options, &metadata);
-  RETURN_IF_ERROR(writer->WriteMetadata(metadata));
+  int64_t node_count = 0;
+  for (uint32_t i = 0; i < structure.table.size(); ++i)
+    node_count += structure.plan.is_node(i) ? 1 : 0;
+  RETURN_IF_ERROR(writer->WriteMetadata(metadata, node_count));
   auto digest = std::make_shared<GraphDigest>();
   digest->SetMetadata(metadata);
   NodeEmitter emitter(structure.table, structure.comms, structure.plan,
@@ -411,7 +441,7 @@ absl::StatusOr<ConvertReport> ConvertParsed(
   progress->Stage("building graph");
   TraceStructure structure;
   RETURN_IF_ERROR(BuildStructure(input_path, options, std::move(pool), parsed,
-                                 text, &structure, &summary));
+                                 text, kineto, &structure, &summary));
 
   // 4. Emit nodes in ascending id order.
   progress->Stage("writing");

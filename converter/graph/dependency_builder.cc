@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "converter/graph/cross_thread_waits.h"
 
 namespace et::convert {
 namespace {
@@ -259,13 +260,20 @@ absl::Status DependencyBuilder::Build(const std::string& path,
                                       const OpTable& table,
                                       const CollectiveResolver& comms,
                                       const KeepPlan& plan,
-                                      std::vector<NodeDeps>* deps) {
+                                      std::vector<NodeDeps>* deps,
+                                      bool timed_waits) {
   deps->assign(table.size(), {});
   stats_ = {};
   DepAdder add(table, plan, deps, &stats_);
   AddControlDeps(table, comms, plan, &add);
   AddGroupOrderDeps(table, comms, plan, &add);
   AddDataDeps(table, plan, &add);
+  if (timed_waits) {
+    for (const CrossThreadWait& w : FindCrossThreadWaits(table, plan)) {
+      add.Ctrl(w.op, w.waits_for);
+      ++stats_.cross_thread_waits;
+    }
+  }
   for (auto& d : *deps) {
     SortUnique(&d.ctrl);
     SortUnique(&d.data);

@@ -35,6 +35,7 @@ struct DependencyStats {
   int64_t unresolved = 0;  // deps whose target has no node standing for it
   int64_t missing_targets =
       0;  // inter_thread_dep / sync_dep ids absent from the trace
+  int64_t cross_thread_waits = 0;  // waits between threads from their times
 };
 
 class DependencyBuilder {
@@ -42,9 +43,11 @@ class DependencyBuilder {
   // Fills `deps` (indexed by op; empty for non-nodes). Fails with the ids of a
   // cycle if the resulting graph is cyclic (only possible through linked-trace
   // deps).
+  // `timed_waits`: add the waits between threads the recorded times show
+  // (cross_thread_waits.h), for a trace whose ops record no data flow.
   absl::Status Build(const std::string& path, const OpTable& table,
                      const CollectiveResolver& comms, const KeepPlan& plan,
-                     std::vector<NodeDeps>* deps);
+                     std::vector<NodeDeps>* deps, bool timed_waits = false);
   const DependencyStats& stats() const { return stats_; }
 
  private:

@@ -62,8 +62,30 @@ void KeepPlan::AssignStepsByIdRange(const OpTable& table) {
   }
 }
 
+// An ET without step ops: each linked host op is of the Kineto step its start
+// falls in; a GPU op of its launcher's.
+void KeepPlan::AssignStepsByWindow(const OpTable& table,
+                                   const std::vector<StepWindow>& windows) {
+  if (windows.empty() ||
+      std::any_of(step_.begin(), step_.end(), [](int64_t s) { return s >= 0; }))
+    return;  // the ET's own steps rule
+  for (uint32_t i : table.preorder()) {
+    const HostOp& op = table.op(i);
+    const uint32_t p = table.parent(i);
+    if (op.is_gpu()) {
+      if (p != kNoOp) step_[i] = step_[p];
+      continue;
+    }
+    if (op.ts_us < 0) continue;
+    for (const StepWindow& w : windows) {
+      if (op.ts_us >= w.start_us && op.ts_us < w.end_us) step_[i] = w.step;
+    }
+  }
+}
+
 void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
-                     Granularity granularity) {
+                     Granularity granularity,
+                     const std::vector<StepWindow>& windows) {
   const uint32_t n = static_cast<uint32_t>(table.size());
   disposition_.assign(n, Disposition::kNode);
   stand_in_.assign(n, kNoOp);
@@ -121,6 +143,7 @@ void KeepPlan::Build(const OpTable& table, const CollectiveResolver& comms,
     }
   }
   AssignStepsByIdRange(table);
+  AssignStepsByWindow(table, windows);
   // A container stands in as the last host node of its subtree (largest id;
   // linked GPU ops have ids after every ET op, and a kernel must not stand in
   // for host work): post-order.

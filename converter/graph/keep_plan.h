@@ -31,10 +31,22 @@ enum class Disposition : uint8_t {
   kProfilerRoot,  // the profiler's process/thread roots
 };
 
+// A profiled step's period on the linked ops' clock (Kineto's
+// ProfilerStep#N): [start_us, end_us).
+struct StepWindow {
+  int64_t step = -1;
+  double start_us = 0;
+  double end_us = 0;
+};
+
 class KeepPlan {
  public:
+  // `windows`: the Kineto trace's steps, for an ET that records none itself
+  // (no ProfilerStep#N op: Megatron's, Chakra's linked files); an op linked
+  // to a time inside one is of that step.
   void Build(const OpTable& table, const CollectiveResolver& comms,
-             Granularity granularity);
+             Granularity granularity,
+             const std::vector<StepWindow>& windows = {});
 
   bool is_node(uint32_t op) const {
     return disposition_[op] == Disposition::kNode;
@@ -56,6 +68,8 @@ class KeepPlan {
 
  private:
   void AssignStepsByIdRange(const OpTable& table);
+  void AssignStepsByWindow(const OpTable& table,
+                           const std::vector<StepWindow>& windows);
   void CountHostOps(const OpTable& table);
 
   std::vector<Disposition> disposition_;

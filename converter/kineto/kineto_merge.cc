@@ -120,6 +120,7 @@ void RecordLinkStats(const kineto::KinetoTrace& trace,
   for (const kineto::StepSpan& s : link.steps) {
     info->step_times_us.push_back(Micros(s.period_ns));
     info->step_names.push_back(s.name);
+    info->step_starts_us.push_back(Micros(s.start_ns));
   }
   if (link.matched_step >= 0)
     info->measured_step_us = Micros(link.steps[link.matched_step].period_ns);
@@ -175,6 +176,28 @@ void RecordThreadsAndWarnings(const kineto::LinkResult& link,
   }
 }
 
+// Why nothing tied the Kineto trace to the ET, in the words that are true
+// of these two files: which side records no pid, rank or wall clock.
+std::string UncheckedRunWarning(const EtRun& et,
+                                const std::string& kineto_path) {
+  const bool et_says = et.pid > 0 || !et.local_time.empty();
+  const std::string why =
+      et_says ? std::string(
+                    "it records no process id, rank or wall clock (the "
+                    "legacy profiler of a PyTorch built without Kineto, as "
+                    "Debian's, writes none; examples/et_record.py adds the "
+                    "process id)")
+              : absl::StrFormat(
+                    "neither file records a process id, rank or wall clock "
+                    "(%s has no `pid` or `time`: an ET from before PyTorch "
+                    "wrote them)",
+                    et.path);
+  return absl::StrFormat(
+      "%s: nothing shows it was recorded in the same run as %s: %s; a trace "
+      "of another run of the same program would be accepted as well",
+      kineto_path, et.path, why);
+}
+
 }  // namespace
 
 absl::Status MergeKineto(const std::string& kineto_path,
@@ -194,14 +217,8 @@ absl::Status MergeKineto(const std::string& kineto_path,
   const bool same_source = loaded == std::nullopt;
   if (!same_source)
     RETURN_IF_ERROR(CheckSameRun(et, kineto_path, trace, *ops, *pool));
-  if (!same_source && !CanCheckSameRun(et, trace)) {
-    info->warnings.push_back(absl::StrFormat(
-        "%s carries no pid, rank or wall-clock start to check that it was "
-        "recorded with %s (a legacy trace from before examples/"
-        "record_trace.py wrote them): a trace of another run would be "
-        "accepted as well",
-        kineto_path, et.path));
-  }
+  if (!same_source && !CanCheckSameRun(et, trace))
+    info->warnings.push_back(UncheckedRunWarning(et, kineto_path));
   uint64_t max_id = 0;
   const std::vector<kineto::HostOpView> views =
       HostOpViews(*ops, *pool, &max_id);

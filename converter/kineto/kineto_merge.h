@@ -37,6 +37,7 @@ struct KinetoMergeStats {
   // start; the last to its last GPU op), not the CPU span.
   std::vector<double> step_times_us;
   std::vector<std::string> step_names;
+  std::vector<double> step_starts_us;  // each step's start, the ops' clock
   double measured_step_us = -1;    // the step the ET was recorded in, if found
   double unprofiled_step_us = -1;  // the trace's `unprofiled_step_ms`, if any
   double unprofiled_step_after_us = -1;  // `unprofiled_step_after_ms`, if any

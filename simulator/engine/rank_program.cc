@@ -39,13 +39,12 @@ std::string LightProfilerSensitivityNote(const HostTimeModel& h,
   return absl::StrFormat(
       "the light profile's step (its lower median) took %.3f ms for %.0f ops; "
       "each 1 us of the "
-      "light profiler's cost per op taken out (%.2f us now, measured on an "
-      "H100 host) moves the "
+      "light profiler's cost per op taken out (%.2f us now, %s) moves the "
       "host's time by %.3f ms a step%s, the step as much where the host "
       "bounds it: on a shared host that cost moves by 1-3 us between runs "
       "(docs/benchmarks.md, \"GPU models kept aside\")",
-      h.light_step_ns / 1e6, h.light_ops_per_step, kLightProfilerNsPerOp / 1e3,
-      ms, share);
+      h.light_step_ns / 1e6, h.light_ops_per_step,
+      h.light_profiler_ns_per_op / 1e3, h.light_profiler_source, ms, share);
 }
 
 // The trace-alone estimate of a CPU-only trace's profiler cost, what it rests
@@ -185,9 +184,13 @@ std::optional<DeviceWhatIf> WhatIfFor(const NodeModel& graph,
   if (!any_gpu_op) {
     // Converting with --kineto would not help: there is no GPU work to scale.
     notes->push_back(absl::StrFormat(
-        "--device %s: the trace ran on a CPU only (no GPU ops): nothing to "
-        "scale; only ops timed by the roofline model use the preset",
-        options.device));
+        "--device %s: %s: nothing to scale; only ops timed by the roofline "
+        "model use the preset",
+        options.device,
+        graph.info().gpu_job
+            ? "the trace records no GPU ops (a GPU job's ET converted "
+              "without its Kineto trace)"
+            : "the trace ran on a CPU only (no GPU ops)"));
     return std::nullopt;
   }
   const std::string presets = options.device_file.empty()

@@ -140,7 +140,10 @@ std::string FormatMemoryText(const std::vector<MemoryRow>& rows,
                       r.at_layout ? " (a layout that was not run)" : "", "\n");
     }
   }
-  if (summary.capacity_bytes <= 0) {
+  if (summary.capacity_bytes <= 0 && !summary.capacity_unchecked.empty()) {
+    absl::StrAppend(&out, "capacity: not checked: ", summary.capacity_unchecked,
+                    " (--device-memory-gib to check a size)\n");
+  } else if (summary.capacity_bytes <= 0) {
     absl::StrAppend(&out,
                     "capacity: unknown for host memory (--device-memory-gib to "
                     "check a size)\n");

@@ -38,6 +38,9 @@ struct MemorySummary {
   std::string capacity_source;  // "H100 preset", "--device-memory-gib"
   bool fits = true;
   std::string advice;  // when it does not fit: what shrinks it most
+  // Why a capacity that was known is not checked ("" when none was known):
+  // a GPU preset's memory against a host trace's tensors.
+  std::string capacity_unchecked;
 };
 
 // The row of a class from its timeline (`model` names the peak's node).

@@ -148,6 +148,7 @@ std::vector<StepBound> StepBounds(const RankProgram& p, const ClassTimeline& tl,
     b.host_threads = static_cast<int64_t>(by_step[k].host_threads.size());
     b.gpu_busy_us = within(gpu);
     b.exposed_comm_us = within(exposed);
+    b.gpu_ops_unrecorded = !p.steps.has_gpu_ops() && p.graph->info().gpu_job;
     PickBoundSide(&b);
     bounds.push_back(b);
   }

@@ -98,8 +98,33 @@ TEST(RankFromFileNameTest, NamesWithoutARankPiece) {
   // name ending in digits is not a rank.
   EXPECT_EQ(RankFromFileName("resnet50.et"), std::nullopt);
   EXPECT_EQ(RankFromFileName("gpt2.json"), std::nullopt);
-  // Changed for et-convert: it took the last number anywhere in the name.
-  EXPECT_EQ(RankFromFileName("rank_3_trace.json"), std::nullopt);
+  // Changed for et-convert: it took the last number anywhere in the name; a
+  // number followed by words that are no profiler's suffix is none.
+  EXPECT_EQ(RankFromFileName("bert_12_layer.json"), std::nullopt);
+  EXPECT_EQ(RankFromFileName("worker0.1623143089861.pt.trace.json"),
+            std::nullopt);  // the kineto sample: a worker and a timestamp
+}
+
+// Issue 48, item 11: the public traces' own names, the rank followed by the
+// profiler's suffixes (astra-sim's result/ and megatron-tp8/, Chakra's ET+).
+TEST(RankFromFileNameTest, ProfilerSuffixesMayFollowTheRank) {
+  EXPECT_EQ(RankFromFileName("eg.rank_1.pt.trace.json"), 1);
+  EXPECT_EQ(RankFromFileName("megatron_kineto_7.json"), 7);
+  EXPECT_EQ(RankFromFileName("dlrm_eg_5_plus.json.gz"), 5);
+  EXPECT_EQ(RankFromFileName("rank_3_trace.json"), 3);
+}
+
+TEST(ListRankFileGroupsTest, TwoFilesOfOneRankAreGrouped) {
+  const std::string dir =
+      DirWith("groups", {"megatron_et_0.json", "megatron_kineto_0.json",
+                         "megatron_et_1.json", "megatron_kineto_1.json"});
+  auto groups = ListRankFileGroups(dir, ".json");
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  ASSERT_EQ(groups->size(), 2u);
+  EXPECT_EQ((*groups)[1],
+            (std::vector<std::string>{dir + "/megatron_et_1.json",
+                                      dir + "/megatron_kineto_1.json"}));
+  EXPECT_FALSE(ListRankFiles(dir, ".json").ok());  // one file per rank there
 }
 
 TEST(RankFromFileNameTest, RanksStayBelowTheLimit) {

@@ -351,6 +351,36 @@ TEST(FirstHourTest, RankFilesOfTwoJobsAreRefusedByName) {
   EXPECT_EQ(Lines(out), 1) << out;
 }
 
+// Issue 49, item 6: rank 0 of one run beside rank 1 of another run of the
+// same script (the same model, world and names; recorded 11 hours apart) was
+// simulated (+181%); the recordings' start times tell the runs apart.
+TEST(FirstHourTest, RankFilesOfTwoRunsOfOneScriptAreRefused) {
+  const std::string dir = Tmp("two_runs");
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  const std::string vm = std::string(ET_TEST_DATA) + "/cpu-corpus-vm/";
+  Convert(vm + "ddp_gpt_2r_et_r0.json.gz " + dir +
+          "/m.0.et --rank 0 --kineto " + vm + "ddp_gpt_2r_kineto_r0.json.gz");
+  // The same script's rank 1, recorded in another run (its ET records the
+  // world of 2 its process-group table holds; the other's Kineto trace does).
+  Convert(std::string(ET_TEST_DATA) + "/cpu-corpus/ddp_gpt_2r_et_r1.json.gz " +
+          dir + "/m.1.et --rank 1");
+  int code = -1;
+  std::string out = Sim(dir, &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_TRUE(absl::StrContains(out, "m.1.et: recorded 2026-11-27 09:08:21"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out,
+                                "m.0.et 2026-11-27 20:36:00 (41259 s "
+                                "apart"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "not one run's ranks")) << out;
+  // The two ranks of one run (started 0 s apart) simulate.
+  Convert(vm + "ddp_gpt_2r_et_r1.json.gz " + dir +
+          "/m.1.et --rank 1 --kineto " + vm + "ddp_gpt_2r_kineto_r1.json.gz");
+  out = Sim(dir, &code);
+  EXPECT_EQ(code, 0) << out;
+}
+
 // Item 13: words that fit what the trace is.
 TEST(FirstHourTest, SummariesSayWhatTheTraceIs) {
   int code = -1;

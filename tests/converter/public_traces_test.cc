@@ -3,6 +3,7 @@
 // converter, one test per question (issue 48).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -96,6 +97,64 @@ TEST(PublicTracesTest, EtPlusHostNodesKeepTheirRecordedStartAndDuration) {
     }
     EXPECT_GT(checked, g == Granularity::kAll ? 1600 : 700);
   }
+}
+
+// Issue 48, item 10: Megatron's ET records no ProfilerStep op; its Kineto
+// trace's ProfilerStep#3 is the step. et-sim read the step from the metadata
+// and et-viz found no step; now every host op linked inside the Kineto step
+// carries it, so both tools read one step from the nodes.
+TEST(PublicTracesTest, KinetoStepsReachAnEtWithoutStepOps) {
+  ConvertOptions options;
+  options.kineto_path = DataPath("public/megatron_kineto_0.json.gz");
+  auto c = ConvertAndLoad("public/megatron_et_0.json.gz", options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  int64_t in_step = 0, host = 0;
+  for (const Node& n : c->graph.nodes()) {
+    if (IsGpu(n)) continue;
+    ++host;
+    const std::optional<int64_t> step = GetInt(n, attr::kStep);
+    if (step.has_value()) {
+      EXPECT_EQ(*step, 3) << n.name();
+      ++in_step;
+    }
+  }
+  EXPECT_GT(in_step, host * 9 / 10) << in_step << " of " << host;
+  // Kernels take their launcher's step.
+  int64_t gpu_in_step = 0;
+  for (const Node& n : c->graph.nodes())
+    gpu_in_step += IsGpu(n) && GetInt(n, attr::kStep) == 3;
+  EXPECT_GT(gpu_in_step, 700);
+}
+
+// Issue 48, item 11: a recorder's folder holds each rank's ET beside its
+// Kineto trace ("megatron_et_0.json", "megatron_kineto_0.json"): the two are
+// told apart by content and converted together.
+TEST(PublicTracesTest, AFolderPairsEachRanksEtWithItsKinetoTrace) {
+  const std::string dir = TempOut("megatron_folder");
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  for (const char* name :
+       {"megatron_et_0.json.gz", "megatron_kineto_0.json.gz"}) {
+    ASSERT_EQ(std::system(("ln -s " + DataPath(std::string("public/") + name) +
+                           " " + dir + "/" + name)
+                              .c_str()),
+              0);
+  }
+  auto jobs = JobsFromDirectory(dir, dir, "");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].input, dir + "/megatron_et_0.json.gz");
+  EXPECT_EQ((*jobs)[0].kineto, dir + "/megatron_kineto_0.json.gz");
+  // Two ETs of one rank stay ambiguous.
+  ASSERT_EQ(std::system(("ln -s " + DataPath("public/megatron_et_0.json.gz") +
+                         " " + dir + "/copy_et_0.json.gz")
+                            .c_str()),
+            0);
+  auto refused = JobsFromDirectory(dir, dir, "");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.status().message())
+                .find("would all be rank 0 (2 execution trace(s), 1 Kineto"),
+            std::string::npos)
+      << refused.status();
 }
 
 std::optional<int64_t> MetaInt(const Converted& c, const char* name) {

@@ -81,6 +81,90 @@ TEST(EtIoTest, TruncatedFileIsAnErrorNamingTheFile) {
             std::string::npos);
 }
 
+// Byte offset just past the first `messages` length-prefixed messages.
+size_t MessageBoundary(const std::string& bytes, int messages) {
+  size_t pos = 0;
+  for (int m = 0; m < messages; ++m) {
+    uint64_t size = 0;
+    int shift = 0;
+    while (true) {
+      const auto b = static_cast<uint8_t>(bytes[pos++]);
+      size |= static_cast<uint64_t>(b & 0x7f) << shift;
+      shift += 7;
+      if ((b & 0x80) == 0) break;
+    }
+    pos += size;
+  }
+  return pos;
+}
+
+// Cut between two nodes, the file still parses: only the count the writer
+// announced tells it from a whole graph (issue 49, item 8).
+TEST(EtIoTest, FileCutAtAMessageBoundaryIsTruncated) {
+  const std::string path = TempPath("cut.et");
+  ASSERT_TRUE(WriteEtFile(path, Meta(), SampleNodes(50)).ok());
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t cut = MessageBoundary(bytes, 1 + 20);  // metadata + 20 nodes
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(cut));
+  }
+  auto graph = LoadGraph(path);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.status().message(),
+            path +
+                ": truncated: 20 of the 50 nodes its metadata announces "
+                "(node_count)");
+  // Two files joined: more nodes than announced.
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.write(
+        bytes.data() + MessageBoundary(bytes, 1),
+        static_cast<std::streamsize>(bytes.size() - MessageBoundary(bytes, 1)));
+  }
+  graph = LoadGraph(path);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(std::string(graph.status().message()).find("announces 50 nodes"),
+            std::string::npos)
+      << graph.status();
+}
+
+TEST(EtIoTest, WriterRefusesANodeCountOtherThanAnnounced) {
+  const std::string path = TempPath("count.et");
+  std::remove(path.c_str());
+  auto writer = EtWriter::Open(path);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->WriteMetadata(Meta(), 3).ok());
+  for (const auto& node : SampleNodes(2))
+    ASSERT_TRUE((*writer)->WriteNode(node).ok());
+  absl::Status closed = (*writer)->Close();
+  EXPECT_FALSE(closed.ok());
+  EXPECT_FALSE(std::ifstream(path).good());  // no file made
+}
+
+// A stream of unknown length announces nothing, even when the metadata it
+// copies carried a count: files of other writers have none and load whole.
+TEST(EtIoTest, StreamWithoutCountDropsACopiedCount) {
+  const std::string path = TempPath("nocount.et");
+  ChakraProtoMsg::GlobalMetadata meta = Meta();
+  SetInt64(meta.mutable_attr(), attr::kNodeCount, 99);
+  auto writer = EtWriter::Open(path);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->WriteMetadata(meta, std::nullopt).ok());
+  for (const auto& node : SampleNodes(5))
+    ASSERT_TRUE((*writer)->WriteNode(node).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto graph = LoadGraph(path);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->size(), 5u);
+  EXPECT_FALSE(GetInt(graph->metadata().attr(), attr::kNodeCount).has_value());
+}
+
 std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -192,7 +276,7 @@ TEST(EtIoTest, WriterRefusesZeroByteNodeAndLeavesNoFile) {
   {
     auto writer = EtWriter::Open(path);
     ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->WriteMetadata(Meta()).ok());
+    ASSERT_TRUE((*writer)->WriteMetadata(Meta(), 1).ok());
     ChakraProtoMsg::Node empty;  // id 0, no fields: serialises to nothing
     EXPECT_FALSE((*writer)->WriteNode(empty).ok());
     // Destroyed without Close(): the temporary file is removed, the target

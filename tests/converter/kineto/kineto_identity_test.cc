@@ -60,8 +60,9 @@ TEST(KinetoIdentityTest, AnotherRanksTraceIsRefused) {
                 {"the Kineto trace is of rank 1", "the ET of rank 0"});
 }
 
-// A legacy trace recorded before record_trace.py wrote a pid has nothing to
-// compare: accepted, with a warning saying so; one with a pid gets none.
+// A legacy profiler trace without the pid record_trace.py adds has nothing to
+// compare: accepted, with a warning saying which file lacks what (not that
+// the ET is old: it has its pid and time); one with a pid gets none.
 TEST(KinetoIdentityTest, AnUncheckableTraceIsAcceptedWithAWarning) {
   auto warned = [](const std::string& et, const std::string& kineto) {
     ConvertOptions options;
@@ -70,8 +71,10 @@ TEST(KinetoIdentityTest, AnUncheckableTraceIsAcceptedWithAWarning) {
     EXPECT_TRUE(report.ok()) << report.status();
     if (!report.ok()) return false;
     for (const std::string& w : report->warnings) {
-      if (absl::StrContains(w, "carries no pid, rank or wall-clock start"))
-        return true;
+      if (absl::StrContains(w, "nothing shows it was recorded in the same run"))
+        return absl::StrContains(w,
+                                 "it records no process id, rank or wall "
+                                 "clock (the legacy profiler");
     }
     return false;
   };
