@@ -63,10 +63,27 @@ void CompareShapes(const std::vector<RankTrace>& ranks,
                                     r.size() == 1 ? "rank" : "ranks",
                                     absl::StrJoin(r, ","), shape));
   }
-  out->shape_mismatch = absl::StrCat(
-      "the ranks' graphs differ in shape (ranks of one SPMD program, as in "
-      "DDP, should match; a pipeline's stages may not): ",
-      absl::StrJoin(parts, "; "));
+  // The same nodes, some in another step: a step boundary the ranks recorded
+  // at different points (an op that ran as one step ended on one rank and
+  // after it on another), not another program.
+  auto same_nodes = [&](const GraphDigest& a, const GraphDigest& b) {
+    return a.nodes == b.nodes && a.nodes_by_type == b.nodes_by_type;
+  };
+  const bool moved_only =
+      std::all_of(all.begin(), all.end(),
+                  [&](const auto& d) { return same_nodes(d, all.front()); });
+  out->shape_mismatch =
+      moved_only
+          ? absl::StrCat(
+                "the ranks' graphs hold the same nodes, but some fall in "
+                "another step on some ranks (a step boundary recorded at a "
+                "different point, not another program): ",
+                absl::StrJoin(parts, "; "))
+          : absl::StrCat(
+                "the ranks' graphs differ in shape (ranks of one SPMD "
+                "program, as in DDP, should match; a pipeline's stages may "
+                "not): ",
+                absl::StrJoin(parts, "; "));
 }
 
 }  // namespace

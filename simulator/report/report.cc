@@ -228,6 +228,7 @@ Report BuildReport(const std::vector<RankClass>& classes,
   std::sort(r.ops.begin(), r.ops.end(), [](const OpRow& a, const OpRow& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
+  r.phases = PhaseBreakdown(p, tl);
   std::map<std::tuple<std::string, std::string, uint64_t, int64_t, bool>,
            CollectiveRow>
       colls;
@@ -337,6 +338,7 @@ std::string FormatReportText(const Report& r, size_t top) {
     }
     absl::StrAppend(&out, FormatMemoryText(rows, labels, *r.memory));
   }
+  if (!r.phases.empty()) absl::StrAppend(&out, "\n", FormatPhases(r.phases));
   // Which times these are: et-viz --report shows the recorded ones, which
   // differ from these by the profiler's cost in the unprofiled mode.
   absl::StrAppendFormat(
@@ -415,6 +417,7 @@ std::string FormatReportJson(const Report& r) {
                         {"total_ns", o.total_ns},
                         {"share", o.share}});
   }
+  if (!r.phases.empty()) j["phases"] = PhasesJson(r.phases);
   j["collectives"] = nlohmann::json::array();
   for (const CollectiveRow& c : r.collectives) {
     j["collectives"].push_back({{"type", c.type},

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "simulator/engine/engine.h"
 #include "simulator/report/memory_report.h"
+#include "simulator/report/phase_breakdown.h"
 #include "step/step_report.h"
 
 namespace et::sim {
@@ -67,6 +68,7 @@ struct Report {
   int64_t step_ns = 0;  // the whole graph (every step), max over ranks
   std::vector<RankStats> ranks;
   std::vector<OpRow> ops;
+  std::vector<PhaseRow> phases;  // the slowest rank's, when roles are stamped
   std::vector<CollectiveRow> collectives;
   std::vector<CriticalStep>
       critical_path;  // of the slowest rank, in time order

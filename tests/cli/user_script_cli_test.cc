@@ -82,6 +82,11 @@ TEST(UserScriptTest, PredictionIsComparedWithItsTruth) {
   EXPECT_EQ(code, 0) << out;
   EXPECT_TRUE(absl::StrContains(out, "error")) << out;
   EXPECT_TRUE(absl::StrContains(out, "unprofiled")) << out;
+  // Item 12: the iteration's phases, as HTA and the TensorBoard plugin split
+  // them.
+  EXPECT_TRUE(absl::StrContains(out, "by phase, as simulated")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "backward ")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "optimizer ")) << out;
 }
 
 // Item 12: --device H100 on a CPU trace prices GPU ops (it has none) and

@@ -2,6 +2,8 @@
 // with the cross-rank collective check.
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -274,6 +276,35 @@ TEST(MultiRankTest, DigestCollectedWhileWritingIsTheWrittenGraphs) {
             std::string::npos)
       << a->shape;
   EXPECT_EQ(a->collective_mismatches, b->collective_mismatches);
+}
+
+// Issue 49, item 12: ranks whose graphs hold the same nodes with one of them
+// in the next step (a step boundary recorded a node later on one rank) were
+// told "the ranks' graphs differ in shape", as for two programs.
+TEST(MultiRankTest, ANodeInAnotherStepIsNotAnotherShape) {
+  auto digest = [](std::map<int64_t, int64_t> by_step, int comm) {
+    auto d = std::make_shared<GraphDigest>();
+    d->nodes = 0;
+    for (const auto& [step, n] : by_step) d->nodes += n;
+    d->nodes_by_step = std::move(by_step);
+    d->nodes_by_type = {{ChakraProtoMsg::COMM_COLL_NODE, comm},
+                        {ChakraProtoMsg::COMP_NODE, d->nodes - comm}};
+    return d;
+  };
+  std::vector<RankTrace> moved = {{0, "a.et", digest({{0, 441}, {1, 442}}, 3)},
+                                  {1, "b.et", digest({{0, 442}, {1, 441}}, 3)}};
+  auto check = CheckRanksAgree(moved);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_NE(check->shape_mismatch.find("hold the same nodes, but some fall in "
+                                       "another step"),
+            std::string::npos)
+      << check->shape_mismatch;
+  std::vector<RankTrace> other = {{0, "a.et", digest({{0, 441}, {1, 442}}, 3)},
+                                  {1, "b.et", digest({{0, 441}, {1, 442}}, 4)}};
+  check = CheckRanksAgree(other);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_NE(check->shape_mismatch.find("differ in shape"), std::string::npos)
+      << check->shape_mismatch;
 }
 
 TEST(MultiRankTest, MismatchedSizesAreReportedWithRankNodeAndBytes) {
