@@ -66,9 +66,10 @@ ABSL_FLAG(std::string, repeats, "auto",
           "instance marked x N, keep = draw all, auto = fold .pdf/.svg/.png "
           "drawings that do not fit a page as they are");
 ABSL_FLAG(std::string, pages, "auto",
-          "drawings (.pdf/.svg/.png): auto = split one that would not print "
-          "readably on a Letter/A4 page over several (a PDF of N pages; "
-          "NAME-p1.svg, ... for SVG/PNG), one = a single page of any size");
+          "drawings (.pdf/.svg/.png): auto = a PDF that would not print "
+          "readably on a Letter/A4 page is split over several, an SVG or PNG "
+          "(a screen's, zoomable) is one drawing; split = split any drawing "
+          "(NAME-p1.svg, ... for SVG/PNG); one = a single page of any size");
 ABSL_FLAG(std::string, dot, "",
           "the Graphviz program (default: `dot` on PATH)");
 ABSL_FLAG(bool, by_shape, false,
@@ -168,11 +169,15 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
                            &o.export_options.max_nodes));
   ASSIGN_OR_RETURN(o.repeats,
                    et::viz::ParseRepeatMode(absl::GetFlag(FLAGS_repeats)));
+  // Pages are for paper: a screen's format is one zoomable drawing unless
+  // pages are asked for (an 80-node graph given -o g.svg wrote g-p1..p5.svg).
   if (const std::string pages = absl::GetFlag(FLAGS_pages); pages == "one") {
     o.export_options.split_pages = false;
-  } else if (pages != "auto") {
+  } else if (pages == "auto") {
+    o.export_options.split_pages = absl::EndsWith(o.graph_output, ".pdf");
+  } else if (pages != "split") {
     return absl::InvalidArgumentError(
-        absl::StrFormat("--pages '%s': expected auto or one", pages));
+        absl::StrFormat("--pages '%s': expected auto, split or one", pages));
   }
   if (const std::string dot = absl::GetFlag(FLAGS_dot); !dot.empty()) {
     o.export_options.dot_program = dot;

@@ -499,11 +499,21 @@ TEST_F(RealTraceTest, ALargeStepIsDrawnOnPrintedPages) {
     EXPECT_NE(RunCommand("pdfinfo " + pdf).output.find("Pages:           1"),
               std::string::npos);
   }
-  // SVG: one file per page, named after the output.
+  // SVG, a screen's format: one zoomable drawing by default (issue 48, item
+  // 9: an 80-node graph given -o g.svg wrote g-p1.svg .. g-p5.svg, no g.svg).
   const std::string svg = dir_ + "/gpt_pages.svg";
   std::remove(svg.c_str());
-  CommandResult drawn = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+  CommandResult whole = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
                                    " --step 1 -o " + svg);
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  FILE* one_svg = std::fopen(svg.c_str(), "r");
+  EXPECT_NE(one_svg, nullptr) << whole.output;
+  if (one_svg != nullptr) std::fclose(one_svg);
+  EXPECT_EQ(whole.output.find("-p1.svg"), std::string::npos) << whole.output;
+  // Pages when asked: one file per page, named after the output.
+  std::remove(svg.c_str());
+  CommandResult drawn = RunCommand(std::string(ET_VIZ_BINARY) + " " + gpt +
+                                   " --step 1 --pages split -o " + svg);
   ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
   EXPECT_NE(drawn.output.find(dir_ + "/gpt_pages-p1.svg .. "),
             std::string::npos)
