@@ -166,7 +166,8 @@ std::string CriticalPathHtml(const Report& r) {
   }
   return absl::StrCat(
       absl::StrFormat(
-          "<h2>Critical path</h2><p>The chain of dependent ops that ends "
+          "<h2>Critical path</h2><p id=\"critical-summary\">The chain of "
+          "dependent ops that ends "
           "last, on the slowest rank: %d ops, busy %s ms of the %s ms graph "
           "(%d steps).</p>",
           r.critical_path.size(), Ms(r.critical_path_busy_ns), Ms(r.step_ns),

@@ -9,6 +9,20 @@
 #include "simulator/report/html_sections.h"
 
 namespace et::sim {
+namespace {
+
+std::string SweepSummary(const SweepResult& sweep) {
+  return absl::StrFormat(
+      "<h2>A sweep</h2><p id=\"sweep-summary\">%d points of %s over %s "
+      "(recorded as %s). %s.</p><p>The Scale tab has each point's step, its "
+      "parts and memory; run et-sim without --sweep (--layout for one point) "
+      "for one point's full report.</p>",
+      sweep.rows.size(), HtmlEscape(std::string(scaleout::DimName(sweep.dim))),
+      HtmlEscape(sweep.trace), HtmlEscape(sweep.recorded_layout),
+      HtmlEscape(SweepTruthNote(sweep)));
+}
+
+}  // namespace
 
 std::string ScaleSection(const SweepResult& sweep) {
   const std::string dim(scaleout::DimName(sweep.dim));
@@ -78,14 +92,19 @@ std::string ScaleSection(const SweepResult& sweep) {
 }
 
 std::string SweepOverviewSection(const SweepResult& sweep) {
-  return absl::StrFormat(
-      "<h2>A sweep</h2><p id=\"sweep-summary\">%d points of %s over %s "
-      "(recorded as %s). %s.</p><p>The Scale tab has each point's step, its "
-      "parts and memory; run et-sim without --sweep (--layout for one point) "
-      "for one point's full report.</p>",
-      sweep.rows.size(), HtmlEscape(std::string(scaleout::DimName(sweep.dim))),
-      HtmlEscape(sweep.trace), HtmlEscape(sweep.recorded_layout),
-      HtmlEscape(SweepTruthNote(sweep)));
+  HtmlTable t;
+  t.id = "sweep-points";
+  t.header = {std::string(scaleout::DimName(sweep.dim)), "world", "step ms",
+              "fits"};
+  t.numeric = {true, true, true, false};
+  for (const SweepRow& row : sweep.rows) {
+    t.rows.push_back({absl::StrCat(row.value), absl::StrCat(row.world),
+                      absl::StrFormat("%.3f", row.step_us / 1e3),
+                      row.peak_bytes <= 0 ? "-"
+                      : row.fits          ? "fits"
+                                          : "NOFIT"});
+  }
+  return absl::StrCat(SweepSummary(sweep), RenderHtmlTable(t));
 }
 
 }  // namespace et::sim
