@@ -23,7 +23,7 @@ nav{display:flex;gap:4px;flex-wrap:wrap}
 nav button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f4f4f4;
  padding:6px 14px;cursor:pointer;border-radius:6px 6px 0 0}
 nav button.on{background:#fff;font-weight:600;border-color:#888}
-section.tab{padding:12px 20px}
+section.tab{padding:12px 20px;overflow-x:auto}
 h2{font-size:16px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:6px 0 14px;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}

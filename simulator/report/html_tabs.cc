@@ -114,10 +114,17 @@ std::string MemorySection(const Report& r) {
   LineChart chart;
   chart.x_label = "ops in trace order";
   chart.unit = "MiB";
-  if (m.capacity_bytes > 0) {
+  // Capacity far above the peak would flatten the curve: drawn only when
+  // within 1.5x of it, else said.
+  std::string off_chart;
+  if (m.capacity_bytes > 0 && m.capacity_bytes <= m.peak_bytes * 3 / 2) {
     chart.limit = static_cast<double>(m.capacity_bytes) / (1 << 20);
     chart.limit_label =
         absl::StrCat("capacity ", MemorySizeText(m.capacity_bytes));
+  } else if (m.capacity_bytes > 0) {
+    off_chart =
+        absl::StrCat(" The capacity, ", MemorySizeText(m.capacity_bytes),
+                     ", is far above the curve and not drawn.");
   }
   HtmlTable t;
   t.id = "memory";
@@ -125,6 +132,10 @@ std::string MemorySection(const Report& r) {
   for (int k = 0; k < kMemoryKinds; ++k)
     t.header.push_back(std::string(MemoryKindName(static_cast<MemoryKind>(k))));
   t.header.push_back("recorded peak");
+  // Sizes stay on one line (right-aligned, as numbers).
+  t.numeric.assign(t.header.size(), true);
+  t.numeric[0] = t.numeric[1] = t.numeric[3] = false;
+  t.numeric.back() = false;
   size_t shown = 0;
   for (const RankStats& s : r.ranks) {
     if (!s.memory) continue;
@@ -163,9 +174,10 @@ std::string MemorySection(const Report& r) {
       "<h2>Allocated bytes through the step, per rank</h2><p "
       "class=\"why\">The memory model's curve (docs/memory-model.md) "
       "in node order; each point the largest of its stretch of "
-      "nodes, so the peak is kept.</p>",
-      LegendHtml(chart.series), LineChartSvg(chart),
-      "<h2>The peak and what holds it</h2>", RenderHtmlTable(t));
+      "nodes, so the peak is kept.",
+      HtmlEscape(off_chart), "</p>", LegendHtml(chart.series),
+      LineChartSvg(chart), "<h2>The peak and what holds it</h2>",
+      RenderHtmlTable(t));
   return out;
 }
 

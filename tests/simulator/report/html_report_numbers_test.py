@@ -9,7 +9,8 @@ on the demo (4 ranks, a truth, host memory) and on an H100 recording at
 outputs, and compares section by section: the step, its truth and error, the
 bound, each rank's steps and bounds, the per-step parts, the per-rank totals,
 the op and collective tables, the critical path and its causes, the memory
-rows and the notes. No browser needed. Exits 77 when ../shared is absent
+rows and the notes; and --html misused is refused (exit 2; a missing
+output folder exit 1, before the run). No browser needed. Exits 77 when ../shared is absent
 (the demo alone is then checked).
 """
 
@@ -204,6 +205,21 @@ def run(cmd):
     return result.stdout
 
 
+def check_refusals(sim, et, work):
+    """--html misused is refused like the other flags, before any work."""
+    for args, code, says in (
+            (["--nccl-tests", "all_reduce", "--html", "x.html"], 2,
+             "--html is used only with a trace"),
+            ([et, "--html", ""], 2, "--html was given an empty value"),
+            ([et, "--html", os.path.join(work, "no", "such", "x.html")], 1,
+             "--html " + os.path.join(work, "no", "such", "x.html"))):
+        result = subprocess.run([sim] + args, capture_output=True, text=True)
+        assert result.returncode == code, (args, result.returncode,
+                                           result.stderr)
+        assert says in result.stderr, (args, result.stderr)
+        assert result.stdout == "", (args, "printed a report", result.stdout)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -218,6 +234,7 @@ def main():
         run([convert, os.path.join(data, "ddp_mlp_et_r%d.json.gz"),
              os.path.join(w, "ddp.%d.et"), "--ranks", "4", "--kineto",
              os.path.join(data, "ddp_mlp_trace_r%d.json.gz")])
+        check_refusals(sim, os.path.join(w, "ddp.0.et"), w)
         cases = [("demo", [os.path.join(w, "ddp.%d.et"), "--ranks", "4",
                            "--host-time", "recorded"])]
         if os.path.isdir(h100):
