@@ -87,11 +87,16 @@ std::string StackedBarsSvg(const StackedBars& chart) {
                             HtmlEscape(chart.unit));
     }
     const std::string mark = b < chart.marks.size() ? chart.marks[b] : "";
+    // About 6 px a character: a label wider than its slot is cut (the
+    // segments' tooltips name it in full).
+    std::string label = chart.labels[b];
+    const size_t fits = static_cast<size_t>(std::max(3.0, slot / 6.2));
+    if (label.size() > fits) label = label.substr(0, fits - 1) + "~";
     absl::StrAppendFormat(
         &out,
         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>"
         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"%s>%s</text>\n",
-        x + slot * 0.35, kTop + kPlotHeight + 16, HtmlEscape(chart.labels[b]),
+        x + slot * 0.35, kTop + kPlotHeight + 16, HtmlEscape(label),
         x + slot * 0.35, std::max(kTop + 10, y - 4),
         mark.empty() ? "" : " fill=\"#c0392b\" font-weight=\"bold\"",
         HtmlEscape(mark.empty() ? absl::StrFormat("%.3f", total) : mark));

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/atomic_output_file.h"
 #include "base/path.h"
 #include "base/status_macros.h"
 #include "base/text_escape.h"
@@ -30,6 +31,7 @@
 #include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
 #include "visualizer/trace_report.h"
+#include "visualizer/trace_report_page.h"
 #include "visualizer/viz_graph.h"
 
 ABSL_FLAG(std::string, o, "",
@@ -42,6 +44,9 @@ ABSL_FLAG(bool, report, false,
           "(the default "
           "when no output is given)");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of a table");
+ABSL_FLAG(std::string, html, "",
+          "with --report: also write it as one self-contained HTML page "
+          "(docs/html-report.md)");
 ABSL_FLAG(std::string, timeline, "",
           "write a Chrome/Perfetto trace of the recorded times");
 ABSL_FLAG(std::string, raw_json, "",
@@ -82,6 +87,7 @@ struct Options {
   std::string graph_output;
   std::string timeline_output;
   std::string raw_json_output;
+  std::string html_output;
   bool report = false;
   bool report_json = false;
   bool by_shape = false;
@@ -142,6 +148,9 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   o.raw_json_output = absl::GetFlag(FLAGS_raw_json);
   o.report = absl::GetFlag(FLAGS_report);
   o.report_json = absl::GetFlag(FLAGS_json);
+  o.html_output = absl::GetFlag(FLAGS_html);
+  if (et::FlagGiven("html") && o.html_output.empty())
+    return absl::InvalidArgumentError("--html was given an empty value");
   o.by_shape = absl::GetFlag(FLAGS_by_shape);
   o.filter.collapse = absl::GetFlag(FLAGS_collapse);
   if (const std::string ids = absl::GetFlag(FLAGS_ids); !ids.empty()) {
@@ -195,6 +204,7 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   const et::FlagUse uses[] = {
       {"by_shape", o.report, "--report (the rows it groups)"},
       {"top", o.report, "--report (the rows it prints)"},
+      {"html", o.report, "--report (the report it writes as a page)"},
       {"repeats", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"max_nodes", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"collapse", !o.graph_output.empty(),
@@ -298,6 +308,11 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
   if (o.report) {
     const auto report = et::viz::BuildReport(traces, selections, {o.by_shape});
     std::cout << (o.report_json ? report.ToJson() : report.ToText(o.top));
+    if (!o.html_output.empty()) {
+      RETURN_IF_ERROR(et::WriteFileAtomically(
+          o.html_output, et::viz::TraceReportPage(report, o.top)));
+      written->push_back(o.html_output);
+    }
   }
   return absl::OkStatus();
 }
@@ -306,7 +321,8 @@ absl::Status Run(const Options& o) {
   // Outputs are checked before the work (base/path.h).
   for (auto [flag, path] : {std::make_pair("-o", o.graph_output),
                             std::make_pair("--timeline", o.timeline_output),
-                            std::make_pair("--raw-json", o.raw_json_output)}) {
+                            std::make_pair("--raw-json", o.raw_json_output),
+                            std::make_pair("--html", o.html_output)}) {
     RETURN_IF_ERROR(et::CheckOutputPath(flag, path));
   }
   std::vector<std::string> written;
@@ -328,7 +344,7 @@ int main(int argc, char** argv) {
       "draws Chakra .et graphs, reports where the time goes, writes timelines\n"
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
-      "  et-viz out.et --report [--json]\n"
+      "  et-viz out.et --report [--json] [--html report.html]\n"
       "  et-viz out.0.et out.1.et -o ranks.svg  (or a directory of them)\n"
       "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();

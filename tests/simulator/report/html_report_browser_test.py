@@ -9,6 +9,8 @@ CASE is one of:
   gpu    an H100 recording (../shared/traces/h100/mlp1024) at --layout dp=8:
          GPU kernels, a synthesized DDP sync, GPU memory against capacity
   sweep  the same trace swept over dp=1,8,64 (the Scale tab)
+  viz    et-viz --report --html on the demo's 4 ranks: the recorded trace's
+         page, the same design (Overview, Ops, Memory, Distributed)
   big    the ~308k-node trace of docs/benchmarks.md (tests/bench: made once,
          cached in $ET_BENCH_DATA_DIR, default /tmp/et-bench): under 5 MB,
          loaded in under 3 s
@@ -81,6 +83,15 @@ def make_page(case, build, src, work):
              "--host-time", "recorded", "--html", page, "--timeline",
              os.path.join(work, "demo_timeline.json")])
         return page, RUN_TABS
+    if case == "viz":
+        data = os.path.join(src, "examples", "data")
+        run([convert, os.path.join(data, "ddp_mlp_et_r%d.json.gz"),
+             os.path.join(work, "ddp_mlp.%d.et"), "--ranks", "4", "--kineto",
+             os.path.join(data, "ddp_mlp_trace_r%d.json.gz")])
+        run([os.path.join(build, "visualizer", "et-viz")] +
+            [os.path.join(work, "ddp_mlp.%d.et" % r) for r in range(4)] +
+            ["--report", "--html", page])
+        return page, ["overview", "ops", "memory", "distributed"]
     h100 = os.path.join(shared_traces(src), "h100")
     if case in ("gpu", "sweep"):
         if not os.path.isdir(h100):
