@@ -30,6 +30,7 @@
 #include "visualizer/rank_traces.h"
 #include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
+#include "visualizer/trace_diff.h"
 #include "visualizer/trace_report.h"
 #include "visualizer/trace_report_page.h"
 #include "visualizer/viz_graph.h"
@@ -44,6 +45,10 @@ ABSL_FLAG(bool, report, false,
           "(the default "
           "when no output is given)");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of a table");
+ABSL_FLAG(bool, diff, false,
+          "BEFORE AFTER: compare two recordings of one program: self time "
+          "side by side, the ops that appeared, vanished or moved most, "
+          "communication (text, or --json)");
 ABSL_FLAG(std::string, html, "",
           "with --report: also write it as one self-contained HTML page "
           "(docs/html-report.md)");
@@ -90,6 +95,7 @@ struct Options {
   std::string html_output;
   bool report = false;
   bool report_json = false;
+  bool diff = false;
   bool by_shape = false;
   int top = 25;
   et::viz::NodeFilter filter;
@@ -196,6 +202,17 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
       o.raw_json_output.empty()) {
     o.report = true;
   }
+  o.diff = absl::GetFlag(FLAGS_diff);
+  if (o.diff && o.inputs.size() != 2) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--diff takes two inputs, BEFORE and AFTER, got %d", o.inputs.size()));
+  }
+  if (o.diff && (!o.graph_output.empty() || !o.timeline_output.empty() ||
+                 !o.raw_json_output.empty() || !o.html_output.empty())) {
+    return absl::InvalidArgumentError(
+        "--diff prints a comparison only; it does not take -o, --timeline, "
+        "--raw-json or --html");
+  }
   // Flags that mean something only with an output that uses them: refused
   // without it, not ignored (cli/flag_use.h).
   const bool drawing = absl::EndsWith(o.graph_output, ".pdf") ||
@@ -234,8 +251,29 @@ std::string DrawingTitle(const std::vector<std::string>& inputs) {
 // Writes every requested output, recording each in `written` and its "wrote"
 // line in `notes`; Run removes them all if a later one fails, so a run that
 // exits non-zero leaves no output (a failed --timeline once left the -o file).
+// --diff BEFORE AFTER: each input's report, then the two side by side.
+absl::Status RunDiff(const Options& o, std::string* notes) {
+  std::vector<et::viz::TraceReport> reports;
+  for (const std::string& input : o.inputs) {
+    ASSIGN_OR_RETURN(auto traces,
+                     et::viz::LoadRankTraces({input}, o.by_shape, false));
+    for (const et::viz::RankTrace& trace : traces) {
+      for (const std::string& note : trace.model.notes())
+        absl::StrAppendFormat(notes, "et-viz: note: %s: %s\n", trace.path,
+                              note);
+    }
+    ASSIGN_OR_RETURN(auto selections, et::viz::SelectNodes(traces, o.filter));
+    reports.push_back(et::viz::BuildReport(traces, selections, {o.by_shape}));
+  }
+  const et::viz::TraceDiff diff = et::viz::DiffReports(reports[0], reports[1]);
+  std::cout << (o.report_json ? et::viz::FormatDiffJson(diff)
+                              : et::viz::FormatDiffText(diff, o.top));
+  return absl::OkStatus();
+}
+
 absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
                       std::string* notes) {
+  if (o.diff) return RunDiff(o, notes);
   if (!o.raw_json_output.empty()) {
     RETURN_IF_ERROR(et::EtToJsonFile(o.inputs[0], o.raw_json_output));
     written->push_back(o.raw_json_output);
@@ -345,6 +383,7 @@ int main(int argc, char** argv) {
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
       "  et-viz out.et --report [--json] [--html report.html]\n"
+      "  et-viz --diff before.et after.et [--json]\n"
       "  et-viz out.0.et out.1.et -o ranks.svg  (or a directory of them)\n"
       "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();
