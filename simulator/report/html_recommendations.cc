@@ -20,21 +20,38 @@ struct Recommendation {
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-// Host-bound: what the host does between ops.
+// Host-bound: what the host does between ops, or, when its gaps are small,
+// the host op that takes most.
 void HostAdvice(const Report& r, std::vector<Recommendation>* out) {
   const StepBound& b = *r.step.bound;
   const CriticalWaits& w = r.critical_path_waits;
+  if (w.host_gap_ns * 10 >= r.step_ns || r.ops.empty()) {
+    out->push_back(
+        {absl::StrFormat(
+             "The step is host-bound: the host's work sets it, so a faster "
+             "GPU or network barely moves it. Of the critical path, %.3f ms "
+             "is host time between ops (Python, dispatch): fewer, larger ops "
+             "(fused ops, torch.compile, CUDA graphs) or a larger batch per "
+             "op shrink it; --host-speed predicts a faster host.",
+             Ms(w.host_gap_ns)),
+         absl::StrFormat("bound: %s; critical path: host time between ops "
+                         "%.3f ms of the %.3f ms graph",
+                         FormatStepBound(b), Ms(w.host_gap_ns),
+                         Ms(r.step_ns))});
+    return;
+  }
+  const OpRow& o = r.ops.front();
   out->push_back(
       {absl::StrFormat(
-           "The step is host-bound: the host's work sets it, so a faster GPU "
-           "or network barely moves it. Of the critical path, %.3f ms is "
-           "host time between ops (Python, dispatch): fewer, larger ops "
-           "(fused ops, torch.compile, CUDA graphs) or a larger batch per "
-           "op shrink it; --host-speed predicts a faster host.",
-           Ms(w.host_gap_ns)),
-       absl::StrFormat("bound: %s; critical path: host time between ops "
-                       "%.3f ms of the %.3f ms graph",
-                       FormatStepBound(b), Ms(w.host_gap_ns), Ms(r.step_ns))});
+           "The step is host-bound, and the host's own ops take it (its time "
+           "between ops is small): %s takes the largest share. Moving that "
+           "work to the GPU, or a faster host (--host-speed predicts one), "
+           "moves the step; a faster GPU or network does not.",
+           o.name),
+       absl::StrFormat("bound: %s; top ops: %s, %d calls, %.3f ms, %.1f%% of "
+                       "compute; critical path: host time between ops %.3f ms",
+                       FormatStepBound(b), o.name, o.calls, Ms(o.total_ns),
+                       o.share * 100, Ms(w.host_gap_ns))});
 }
 
 // Communication: the collective that takes most, and its group.

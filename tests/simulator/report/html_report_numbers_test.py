@@ -48,7 +48,10 @@ class Page(html.parser.HTMLParser):
         elif tag == "li" and self._in_notes:
             self._li = ""
         if tag not in ("meta", "br", "hr", "img", "input", "link"):
-            self._open.append([tag, attrs.get("id"), ""])
+            eid = attrs.get("id")
+            if attrs.get("class") == "fig":  # a recommendation's figure
+                eid = "fig#%d" % len(self.texts)
+            self._open.append([tag, eid, ""])
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self._cell is not None:
@@ -191,6 +194,16 @@ def check(case, text, page):
     for row, (label, peak, device, node, name, before) in zip(page_mem, mem):
         same("memory", row[:5],
              [label, device, peak, "%s (%s)" % (node, name), before])
+    # Each recommendation's figure: its numbers are the text's.
+    text_numbers = set(numbers(text))
+    figures = [v for k, v in page.texts.items() if k.startswith("fig#")]
+    for figure in figures:
+        # Standalone numbers only: not the digits inside an op's name.
+        for n in re.findall(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%?(?![\w.])",
+                            figure.split("figure:", 1)[1]):
+            same("figure number %s in %r" % (n, figure), n in text_numbers,
+                 True)
+    same("recommendations with figures", len(figures) > 0, True)
     # Notes: every note the text prints is on the page.
     text_notes = re.findall(r"^note: (.*)$", text, re.M)
     for note in text_notes:
