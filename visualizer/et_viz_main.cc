@@ -31,6 +31,7 @@
 #include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
 #include "visualizer/trace_diff.h"
+#include "visualizer/trace_diff_page.h"
 #include "visualizer/trace_report.h"
 #include "visualizer/trace_report_page.h"
 #include "visualizer/viz_graph.h"
@@ -208,10 +209,10 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
         "--diff takes two inputs, BEFORE and AFTER, got %d", o.inputs.size()));
   }
   if (o.diff && (!o.graph_output.empty() || !o.timeline_output.empty() ||
-                 !o.raw_json_output.empty() || !o.html_output.empty())) {
+                 !o.raw_json_output.empty())) {
     return absl::InvalidArgumentError(
-        "--diff prints a comparison only; it does not take -o, --timeline, "
-        "--raw-json or --html");
+        "--diff compares two traces only; it does not take -o, --timeline or "
+        "--raw-json");
   }
   // Flags that mean something only with an output that uses them: refused
   // without it, not ignored (cli/flag_use.h).
@@ -221,7 +222,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   const et::FlagUse uses[] = {
       {"by_shape", o.report, "--report (the rows it groups)"},
       {"top", o.report, "--report (the rows it prints)"},
-      {"html", o.report, "--report (the report it writes as a page)"},
+      {"html", o.report || o.diff,
+       "--report or --diff (the report it writes as a page)"},
       {"repeats", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"max_nodes", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"collapse", !o.graph_output.empty(),
@@ -252,7 +254,8 @@ std::string DrawingTitle(const std::vector<std::string>& inputs) {
 // line in `notes`; Run removes them all if a later one fails, so a run that
 // exits non-zero leaves no output (a failed --timeline once left the -o file).
 // --diff BEFORE AFTER: each input's report, then the two side by side.
-absl::Status RunDiff(const Options& o, std::string* notes) {
+absl::Status RunDiff(const Options& o, std::vector<std::string>* written,
+                     std::string* notes) {
   std::vector<et::viz::TraceReport> reports;
   for (const std::string& input : o.inputs) {
     ASSIGN_OR_RETURN(auto traces,
@@ -268,12 +271,17 @@ absl::Status RunDiff(const Options& o, std::string* notes) {
   const et::viz::TraceDiff diff = et::viz::DiffReports(reports[0], reports[1]);
   std::cout << (o.report_json ? et::viz::FormatDiffJson(diff)
                               : et::viz::FormatDiffText(diff, o.top));
+  if (!o.html_output.empty()) {
+    RETURN_IF_ERROR(et::WriteFileAtomically(
+        o.html_output, et::viz::TraceDiffPage(diff, o.top)));
+    written->push_back(o.html_output);
+  }
   return absl::OkStatus();
 }
 
 absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
                       std::string* notes) {
-  if (o.diff) return RunDiff(o, notes);
+  if (o.diff) return RunDiff(o, written, notes);
   if (!o.raw_json_output.empty()) {
     RETURN_IF_ERROR(et::EtToJsonFile(o.inputs[0], o.raw_json_output));
     written->push_back(o.raw_json_output);
@@ -383,7 +391,7 @@ int main(int argc, char** argv) {
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
       "  et-viz out.et --report [--json] [--html report.html]\n"
-      "  et-viz --diff before.et after.et [--json]\n"
+      "  et-viz --diff before.et after.et [--json] [--html diff.html]\n"
       "  et-viz out.0.et out.1.et -o ranks.svg  (or a directory of them)\n"
       "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();

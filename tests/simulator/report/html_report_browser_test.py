@@ -11,6 +11,8 @@ CASE is one of:
   sweep  the same trace swept over dp=1,8,64 (the Scale tab)
   viz    et-viz --report --html on the demo's 4 ranks: the recorded trace's
          page, the same design (Overview, Ops, Memory, Distributed)
+  diff   et-viz --diff --html on the H100 MLP at widths 1024 and 4096: the
+         Compare tab
   big    the ~308k-node trace of docs/benchmarks.md (tests/bench: made once,
          cached in $ET_BENCH_DATA_DIR, default /tmp/et-bench): under 5 MB,
          loaded in under 3 s
@@ -93,6 +95,18 @@ def make_page(case, build, src, work):
             ["--report", "--html", page])
         return page, ["overview", "ops", "memory", "distributed"]
     h100 = os.path.join(shared_traces(src), "h100")
+    if case == "diff":
+        if not os.path.isdir(h100):
+            print("SKIP: %s is absent" % h100)
+            sys.exit(SKIP)
+        ets = []
+        for model in ("mlp1024", "mlp4096"):
+            ets.append(os.path.join(work, model + ".et"))
+            run([convert, os.path.join(h100, model + "_et.json.gz"), ets[-1],
+                 "--kineto", os.path.join(h100, model + "_kineto.json.gz")])
+        run([os.path.join(build, "visualizer", "et-viz"), "--diff"] + ets +
+            ["--html", page])
+        return page, ["compare"]
     if case in ("gpu", "sweep"):
         if not os.path.isdir(h100):
             print("SKIP: %s is absent" % h100)
