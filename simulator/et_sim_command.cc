@@ -39,6 +39,7 @@
 #include "simulator/input_checks.h"
 #include "simulator/layout_sweep.h"
 #include "simulator/platform/network.h"
+#include "simulator/report/html_report.h"
 #include "simulator/report/step_chart.h"
 #include "simulator/simulation.h"
 #include "step/host_profile.h"
@@ -63,6 +64,7 @@ struct Command {
   SimOptions options;
   bool json = false;
   std::string timeline;
+  std::string html;
   std::optional<scaleout::LayoutSweep> sweep;
   std::string chart;
   std::string write_ranks;
@@ -374,6 +376,7 @@ absl::StatusOr<Command> ParseCommand(const EtSimFlags& flags) {
   RETURN_IF_ERROR(ParseJob(flags, &c.options));
   c.json = flags.json;
   c.timeline = flags.timeline;
+  c.html = flags.html;
   c.write_ranks = flags.write_ranks;
   c.groups_path = flags.groups;
   RETURN_IF_ERROR(ParseSweepFlags(flags, &c));
@@ -555,14 +558,22 @@ absl::Status RunSweep(const Command& c) {
     absl::Status s = WriteStepChart(*result, c.chart);
     if (!s.ok()) return InputError(c.chart + ": " + std::string(s.message()));
   }
+  if (!c.html.empty()) {
+    HtmlReportInput page;
+    page.trace = c.input.path;
+    page.sweep = &*result;
+    absl::Status s = WriteHtmlReport(page, c.html);
+    if (!s.ok()) return InputError(c.html + ": " + std::string(s.message()));
+  }
   return absl::OkStatus();
 }
 
 // Outputs are checked before the work (base/path.h): a missing folder fails
 // at once, not after the whole report is printed.
 absl::Status CheckOutputs(const Command& c) {
-  for (auto [flag, path] : {std::make_pair("--timeline", c.timeline),
-                            std::make_pair("--chart", c.chart)}) {
+  for (auto [flag, path] :
+       {std::make_pair("--timeline", c.timeline),
+        std::make_pair("--chart", c.chart), std::make_pair("--html", c.html)}) {
     if (absl::Status s = CheckOutputPath(flag, path); !s.ok())
       return InputError(std::string(s.message()));
   }
@@ -601,6 +612,16 @@ absl::Status RunTrace(Command c) {
         WriteTimeline((*sim)->classes(), (*sim)->result(), c.timeline);
     if (!s.ok())
       return InputError(c.timeline + ": " + std::string(s.message()));
+  }
+  if (!c.html.empty()) {
+    HtmlReportInput page;
+    page.trace = c.input.path;
+    page.report = &report;
+    page.classes = &(*sim)->classes();
+    page.result = &(*sim)->result();
+    page.timeline_path = c.timeline;
+    absl::Status s = WriteHtmlReport(page, c.html);
+    if (!s.ok()) return InputError(c.html + ": " + std::string(s.message()));
   }
   // The job folder last: a run that fails publishes no job. A replicated job
   // reloads the recorded graph: the simulation's memory goes first.

@@ -41,6 +41,7 @@ struct EtSimFlags {
   bool no_symmetry = false;
   bool json = false;
   std::string timeline;
+  std::string html;  // --html FILE: the report as one HTML page
   int64_t top = 15;
   std::string write_ranks;
   // --nccl-tests OP: the NCCL model's table, no trace.

@@ -114,6 +114,10 @@ ABSL_FLAG(bool, no_symmetry, false, "simulate every rank separately");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of text");
 ABSL_FLAG(std::string, timeline, "",
           "write a Chrome/Perfetto trace of the simulated run");
+ABSL_FLAG(std::string, html, "",
+          "also write the report as one self-contained HTML page (tabs: "
+          "overview, ops, timeline, memory, distributed; scale with --sweep; "
+          "docs/html-report.md)");
 ABSL_FLAG(int64_t, top, 15, "rows per table in the text report");
 ABSL_FLAG(std::string, write_ranks, "",
           "DIR: also write the simulated job as one .et per rank, "
@@ -182,7 +186,7 @@ void RefuseEmptyFlags(int argc, char** argv) {
                            ? eq + 1 == arg.size()
                            : i + 1 < argc && argv[i + 1][0] == '\0';
     for (const char* flag : {"sweep", "layout", "recorded-layout", "chart",
-                             "timeline", "write-ranks", "topology"}) {
+                             "timeline", "write-ranks", "topology", "html"}) {
       if (empty && name == flag)
         Fail(absl::StrCat("--", flag, " was given an empty value"),
              et::kUsageExitCode);
@@ -211,6 +215,7 @@ void RefuseUnusedFlags() {
        "--layout or --sweep (the job to predict from the recorded one)"},
       {"chart", !absl::GetFlag(FLAGS_sweep).empty(),
        "--sweep (the chart draws a sweep)"},
+      {"html", !nccl_tests, "a trace (the page reports a run or a sweep)"},
       {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"astra_system", comm == "astra" || comm == "astra-aware",
@@ -264,6 +269,7 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.no_symmetry = absl::GetFlag(FLAGS_no_symmetry);
   f.json = absl::GetFlag(FLAGS_json);
   f.timeline = absl::GetFlag(FLAGS_timeline);
+  f.html = absl::GetFlag(FLAGS_html);
   f.top = absl::GetFlag(FLAGS_top);
   f.write_ranks = absl::GetFlag(FLAGS_write_ranks);
   f.nccl_tests = absl::GetFlag(FLAGS_nccl_tests);
@@ -288,7 +294,7 @@ int main(int argc, char** argv) {
       "predicts step time and communication cost of Chakra traces\n"
       "  et-sim out.et --world 8\n"
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
-      "[--timeline t.json]\n"
+      "[--timeline t.json] [--html report.html]\n"
       "  et-sim traces_dir/\n"
       "  et-sim out.et --world 8 --write-ranks job/   (one .et per rank, "
       "for ASTRA-sim)\n"

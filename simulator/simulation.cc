@@ -483,7 +483,8 @@ void Simulation::ModelMemory(const SimOptions& options) {
     lives.lives = scaleout::LivesAtLayout(std::move(lives.lives), layout);
   }
   memory_rows_.push_back(MakeMemoryRow(
-      model, BuildMemoryTimeline(lives.lives, model.size()), at_layout));
+      model, BuildMemoryTimeline(lives.lives, model.size(), /*curve=*/true),
+      at_layout));
 }
 
 void Simulation::ReportMemory(const SimOptions& options) {

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/atomic_output_file.h"
 #include "base/path.h"
 #include "base/status_macros.h"
 #include "base/text_escape.h"
@@ -29,7 +30,10 @@
 #include "visualizer/rank_traces.h"
 #include "visualizer/repeat_folding.h"
 #include "visualizer/timeline_writer.h"
+#include "visualizer/trace_diff.h"
+#include "visualizer/trace_diff_page.h"
 #include "visualizer/trace_report.h"
+#include "visualizer/trace_report_page.h"
 #include "visualizer/viz_graph.h"
 
 ABSL_FLAG(std::string, o, "",
@@ -42,6 +46,13 @@ ABSL_FLAG(bool, report, false,
           "(the default "
           "when no output is given)");
 ABSL_FLAG(bool, json, false, "print the report as JSON instead of a table");
+ABSL_FLAG(bool, diff, false,
+          "BEFORE AFTER: compare two recordings of one program: self time "
+          "side by side, the ops that appeared, vanished or moved most, "
+          "communication (text, or --json)");
+ABSL_FLAG(std::string, html, "",
+          "with --report: also write it as one self-contained HTML page "
+          "(docs/html-report.md)");
 ABSL_FLAG(std::string, timeline, "",
           "write a Chrome/Perfetto trace of the recorded times");
 ABSL_FLAG(std::string, raw_json, "",
@@ -83,8 +94,10 @@ struct Options {
   std::string graph_output;
   std::string timeline_output;
   std::string raw_json_output;
+  std::string html_output;
   bool report = false;
   bool report_json = false;
+  bool diff = false;
   bool by_shape = false;
   int top = 25;
   et::viz::NodeFilter filter;
@@ -143,6 +156,9 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   o.raw_json_output = absl::GetFlag(FLAGS_raw_json);
   o.report = absl::GetFlag(FLAGS_report);
   o.report_json = absl::GetFlag(FLAGS_json);
+  o.html_output = absl::GetFlag(FLAGS_html);
+  if (et::FlagGiven("html") && o.html_output.empty())
+    return absl::InvalidArgumentError("--html was given an empty value");
   o.by_shape = absl::GetFlag(FLAGS_by_shape);
   o.filter.collapse = absl::GetFlag(FLAGS_collapse);
   if (const std::string ids = absl::GetFlag(FLAGS_ids); !ids.empty()) {
@@ -192,6 +208,17 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
       o.raw_json_output.empty()) {
     o.report = true;
   }
+  o.diff = absl::GetFlag(FLAGS_diff);
+  if (o.diff && o.inputs.size() != 2) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--diff takes two inputs, BEFORE and AFTER, got %d", o.inputs.size()));
+  }
+  if (o.diff && (!o.graph_output.empty() || !o.timeline_output.empty() ||
+                 !o.raw_json_output.empty())) {
+    return absl::InvalidArgumentError(
+        "--diff compares two traces only; it does not take -o, --timeline or "
+        "--raw-json");
+  }
   // Flags that mean something only with an output that uses them: refused
   // without it, not ignored (cli/flag_use.h).
   const bool drawing = absl::EndsWith(o.graph_output, ".pdf") ||
@@ -200,6 +227,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& positional) {
   const et::FlagUse uses[] = {
       {"by_shape", o.report, "--report (the rows it groups)"},
       {"top", o.report, "--report (the rows it prints)"},
+      {"html", o.report || o.diff,
+       "--report or --diff (the report it writes as a page)"},
       {"repeats", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"max_nodes", !o.graph_output.empty(), "-o (the graph it draws)"},
       {"collapse", !o.graph_output.empty(),
@@ -229,8 +258,35 @@ std::string DrawingTitle(const std::vector<std::string>& inputs) {
 // Writes every requested output, recording each in `written` and its "wrote"
 // line in `notes`; Run removes them all if a later one fails, so a run that
 // exits non-zero leaves no output (a failed --timeline once left the -o file).
+// --diff BEFORE AFTER: each input's report, then the two side by side.
+absl::Status RunDiff(const Options& o, std::vector<std::string>* written,
+                     std::string* notes) {
+  std::vector<et::viz::TraceReport> reports;
+  for (const std::string& input : o.inputs) {
+    ASSIGN_OR_RETURN(auto traces,
+                     et::viz::LoadRankTraces({input}, o.by_shape, false));
+    for (const et::viz::RankTrace& trace : traces) {
+      for (const std::string& note : trace.model.notes())
+        absl::StrAppendFormat(notes, "et-viz: note: %s: %s\n", trace.path,
+                              note);
+    }
+    ASSIGN_OR_RETURN(auto selections, et::viz::SelectNodes(traces, o.filter));
+    reports.push_back(et::viz::BuildReport(traces, selections, {o.by_shape}));
+  }
+  const et::viz::TraceDiff diff = et::viz::DiffReports(reports[0], reports[1]);
+  std::cout << (o.report_json ? et::viz::FormatDiffJson(diff)
+                              : et::viz::FormatDiffText(diff, o.top));
+  if (!o.html_output.empty()) {
+    RETURN_IF_ERROR(et::WriteFileAtomically(
+        o.html_output, et::viz::TraceDiffPage(diff, o.top)));
+    written->push_back(o.html_output);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
                       std::string* notes) {
+  if (o.diff) return RunDiff(o, written, notes);
   if (!o.raw_json_output.empty()) {
     RETURN_IF_ERROR(et::EtToJsonFile(o.inputs[0], o.raw_json_output));
     written->push_back(o.raw_json_output);
@@ -303,6 +359,11 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
   if (o.report) {
     const auto report = et::viz::BuildReport(traces, selections, {o.by_shape});
     std::cout << (o.report_json ? report.ToJson() : report.ToText(o.top));
+    if (!o.html_output.empty()) {
+      RETURN_IF_ERROR(et::WriteFileAtomically(
+          o.html_output, et::viz::TraceReportPage(report, o.top)));
+      written->push_back(o.html_output);
+    }
   }
   return absl::OkStatus();
 }
@@ -311,7 +372,8 @@ absl::Status Run(const Options& o) {
   // Outputs are checked before the work (base/path.h).
   for (auto [flag, path] : {std::make_pair("-o", o.graph_output),
                             std::make_pair("--timeline", o.timeline_output),
-                            std::make_pair("--raw-json", o.raw_json_output)}) {
+                            std::make_pair("--raw-json", o.raw_json_output),
+                            std::make_pair("--html", o.html_output)}) {
     RETURN_IF_ERROR(et::CheckOutputPath(flag, path));
   }
   std::vector<std::string> written;
@@ -333,7 +395,8 @@ int main(int argc, char** argv) {
       "draws Chakra .et graphs, reports where the time goes, writes timelines\n"
       "  et-viz out.et -o graph.pdf [--step 7] [--type collective] [--ids "
       "100:400]\n"
-      "  et-viz out.et --report [--json]\n"
+      "  et-viz out.et --report [--json] [--html report.html]\n"
+      "  et-viz --diff before.et after.et [--json] [--html diff.html]\n"
       "  et-viz out.0.et out.1.et -o ranks.svg  (or a directory of them)\n"
       "  et-viz out.et --timeline trace.json"));
   absl::Status status = options.ok() ? Run(*options) : options.status();

@@ -33,6 +33,8 @@ std::string DeviceName(int32_t device) {
 
 }  // namespace
 
+std::string MemorySizeText(int64_t bytes) { return Size(bytes); }
+
 MemoryRow MakeMemoryRow(const NodeModel& model,
                         const MemoryTimelineResult& timeline, bool at_layout) {
   MemoryRow row;
@@ -46,6 +48,15 @@ MemoryRow MakeMemoryRow(const NodeModel& model,
   if (d->peak_node < model.size()) {
     row.peak_node_id = model.id(d->peak_node);
     row.peak_node_name = std::string(model.name(d->peak_node));
+  }
+  // The curve's stretches: each point the largest of its nodes.
+  const size_t n = d->curve.size();
+  const size_t stretch = (n + kMemoryCurvePoints - 1) / kMemoryCurvePoints;
+  for (size_t lo = 0; stretch > 0 && lo < n; lo += stretch) {
+    const size_t hi = std::min(n, lo + stretch);
+    const auto top =
+        std::max_element(d->curve.begin() + lo, d->curve.begin() + hi);
+    row.curve.push_back({static_cast<int64_t>(top - d->curve.begin()), *top});
   }
   if (!at_layout) {
     if (std::optional<RecordedMemory> r = RecordedMemoryOf(model))

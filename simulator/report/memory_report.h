@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nlohmann/json.hpp"
@@ -28,7 +29,12 @@ struct MemoryRow {
   int64_t recorded_peak_bytes = -1;  // the recorder's truth; -1 none
   // A layout other than the recorded one: a prediction with no truth.
   bool at_layout = false;
+  // The allocated bytes through the trace, in node order, sampled for a
+  // chart (the HTML report): at most kMemoryCurvePoints (node position,
+  // bytes), each the largest of its stretch of nodes, so the peak is kept.
+  std::vector<std::pair<int64_t, int64_t>> curve;
 };
+inline constexpr size_t kMemoryCurvePoints = 600;
 
 // The largest rank against the device's memory.
 struct MemorySummary {
@@ -52,6 +58,9 @@ MemoryRow MakeMemoryRow(const NodeModel& model,
 MemorySummary SummarizeMemory(const std::vector<MemoryRow>& rows,
                               int64_t capacity_bytes,
                               const std::string& capacity_source, int64_t dp);
+
+// A size as the text prints it: GiB above 1 GiB, MiB above 1 MiB, else bytes.
+std::string MemorySizeText(int64_t bytes);
 
 // The text section (a few lines) and the JSON pieces.
 std::string FormatMemoryText(const std::vector<MemoryRow>& rows,

@@ -260,6 +260,7 @@ Report BuildReport(const std::vector<RankClass>& classes,
   r.critical_path = CriticalPath(classes[slowest], tl, &r.critical_path_busy_ns,
                                  &r.critical_path_waits);
   r.step = BuildStepReport(classes, result);
+  r.breakdown = BreakdownSteps(p, tl, StepEnds(p, tl));
   return r;
 }
 
@@ -310,6 +311,7 @@ std::string FormatReportText(const Report& r, size_t top) {
   }
   absl::StrAppend(&out, FormatStepReport(r.step, "predicted", top));
   for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
+  absl::StrAppend(&out, FormatStepBreakdownText(r.breakdown, top));
   // Totals over the whole graph, every step: graph_ms, not step_ms, so that
   // it is not read against the per-step times above.
   absl::StrAppendFormat(&out,
@@ -400,6 +402,7 @@ std::string FormatReportJson(const Report& r) {
   j["step_ns"] = r.step_ns;
   j["step"] = StepReportJson(r.step);
   j["notes"] = r.notes;
+  j["step_breakdown"] = StepBreakdownJson(r.breakdown);
   for (const RankStats& s : r.ranks) {
     j["ranks"].push_back({{"ranks", s.ranks},
                           {"step_ns", s.step_ns},

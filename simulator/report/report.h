@@ -16,6 +16,7 @@
 #include "simulator/engine/engine.h"
 #include "simulator/report/memory_report.h"
 #include "simulator/report/phase_breakdown.h"
+#include "simulator/report/step_breakdown.h"
 #include "step/step_report.h"
 
 namespace et::sim {
@@ -77,6 +78,8 @@ struct Report {
   std::vector<std::string> notes;
   StepReport step;                      // per step, against the measured step
   std::optional<MemorySummary> memory;  // the largest rank against capacity
+  // Per step of the slowest rank, where its time goes (step_breakdown.h).
+  std::vector<StepBreakdown> breakdown;
 };
 
 Report BuildReport(const std::vector<RankClass>& classes,

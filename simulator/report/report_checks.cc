@@ -1,6 +1,7 @@
 // The report's invariants; see report_checks.h.
 #include "simulator/report/report_checks.h"
 
+#include <cmath>
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
@@ -27,11 +28,40 @@ void CheckBounds(const RankSteps& r, std::vector<std::string>* out) {
   }
 }
 
+// Each step's parts add up to it, and its exposed communication is the one
+// the slowest rank's bound says (the same rule, step_busy.h).
+void CheckBreakdown(const Report& report, std::vector<std::string>* out) {
+  const RankStats* slowest = nullptr;
+  for (const RankStats& s : report.ranks)
+    if (!slowest || s.step_ns > slowest->step_ns) slowest = &s;
+  const RankSteps* steps = nullptr;
+  for (const RankSteps& r : report.step.ranks)
+    if (slowest && r.ranks == slowest->ranks) steps = &r;
+  for (size_t k = 0; k < report.breakdown.size(); ++k) {
+    const StepBreakdown& b = report.breakdown[k];
+    int64_t sum = 0;
+    for (int64_t ns : b.part_ns) sum += ns;
+    if (sum != b.step_ns || b.part_ns[kStepParts - 1] < 0) {
+      out->push_back(absl::StrFormat(
+          "step %d: parts add up to %d ns of a %d ns step", k, sum, b.step_ns));
+    }
+    if (steps == nullptr || k >= steps->bounds.size()) continue;
+    const double exposed_us =
+        b.part_ns[static_cast<int>(StepPart::kExposedComm)] / 1e3;
+    if (std::abs(exposed_us - steps->bounds[k].exposed_comm_us) > kSlackUs) {
+      out->push_back(absl::StrFormat(
+          "step %d: exposed comm part %.3f ms, its bound %.3f ms", k,
+          exposed_us / 1e3, steps->bounds[k].exposed_comm_us / 1e3));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ReportInconsistencies(const Report& report) {
   std::vector<std::string> out;
   for (const RankSteps& r : report.step.ranks) CheckBounds(r, &out);
+  CheckBreakdown(report, &out);
   for (const RankStats& s : report.ranks) {
     if (s.compute_ns < 0 || s.exposed_comm_ns < 0 || s.idle_ns < 0 ||
         s.compute_ns + s.exposed_comm_ns + s.idle_ns > s.step_ns + 1000) {

@@ -5,58 +5,10 @@
 #include <set>
 #include <utility>
 
+#include "simulator/report/interval_set.h"
+
 namespace et::sim {
 namespace {
-
-using Interval = std::pair<int64_t, int64_t>;
-
-// Sorted, disjoint intervals covering the same time as `v`.
-std::vector<Interval> Merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const Interval& i : v) {
-    if (i.second <= i.first) continue;
-    if (out.empty() || i.first > out.back().second) {
-      out.push_back(i);
-    } else {
-      out.back().second = std::max(out.back().second, i.second);
-    }
-  }
-  return out;
-}
-
-int64_t Length(const std::vector<Interval>& merged) {
-  int64_t total = 0;
-  for (const Interval& i : merged) total += i.second - i.first;
-  return total;
-}
-
-// `v` (sorted, disjoint) less the time `minus` (sorted, disjoint) covers.
-std::vector<Interval> Subtract(const std::vector<Interval>& v,
-                               const std::vector<Interval>& minus) {
-  std::vector<Interval> out;
-  size_t j = 0;
-  for (Interval i : v) {
-    while (j < minus.size() && minus[j].second <= i.first) ++j;
-    for (size_t m = j; m < minus.size() && minus[m].first < i.second; ++m) {
-      if (minus[m].first > i.first) out.push_back({i.first, minus[m].first});
-      i.first = std::max(i.first, minus[m].second);
-    }
-    if (i.second > i.first) out.push_back(i);
-  }
-  return out;
-}
-
-// The parts of sorted, disjoint `merged` inside [lo, hi).
-std::vector<Interval> Clip(const std::vector<Interval>& merged, int64_t lo,
-                           int64_t hi) {
-  std::vector<Interval> out;
-  for (const Interval& i : merged) {
-    const Interval c = {std::max(i.first, lo), std::min(i.second, hi)};
-    if (c.second > c.first) out.push_back(c);
-  }
-  return out;
-}
 
 bool IsComm(SimOpKind k) {
   return k == SimOpKind::kCollective || k == SimOpKind::kSend ||
