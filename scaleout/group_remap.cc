@@ -2,6 +2,7 @@
 #include "scaleout/group_remap.h"
 
 #include "absl/strings/str_format.h"
+#include "scaleout/tensor_parallel.h"
 
 namespace et::scaleout {
 namespace {
@@ -18,7 +19,7 @@ ProcessGroup Placed(const ProcessGroup& recorded, const ParallelLayout& target,
 
 absl::StatusOr<ScaledGroups> RemapGroups(
     const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
-    const ParallelLayout& target) {
+    const ParallelLayout& target, DimMask synthesized) {
   // The layout that keeps every recorded dimension and takes the target's dp:
   // what a user who wrote only the dp they want (`--layout dp=8` on a tp=2
   // trace) means.
@@ -28,6 +29,7 @@ absl::StatusOr<ScaledGroups> RemapGroups(
   for (Dim d : {Dim::kTp, Dim::kPp, Dim::kEp}) {
     const int64_t was = recorded.layout.of(d), now = target.of(d);
     if (was == now) continue;
+    if (was == 1 && (synthesized & MaskOf(d)) != 0) continue;
     return absl::InvalidArgumentError(
         was > 1
             ? absl::StrFormat(
@@ -67,6 +69,13 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     g.desc = "data_parallel (scaleout)";
     out.groups.push_back(Placed(g, target, dp));
     out.dp_group_name = kDpGroupName;
+  }
+  if ((synthesized & MaskOf(Dim::kTp)) != 0 && target.of(Dim::kTp) > 1) {
+    ProcessGroup g;
+    g.name = kTpGroupName;
+    g.desc = "tensor_parallel (synthesized)";
+    out.groups.push_back(Placed(g, target, MaskOf(Dim::kTp)));
+    out.tp_group_name = kTpGroupName;
   }
   return out;
 }
