@@ -287,7 +287,8 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
   if (options.tp > 1 && options.tp_split_storages != nullptr) {
     for (Iteration& it : grads.iterations) {
       for (Gradient& g : it.gradients) {
-        if (g.storage_id != 0 && options.tp_split_storages->contains(g.storage_id))
+        if (g.storage_id != 0 &&
+            options.tp_split_storages->contains(g.storage_id))
           g.bytes = (g.bytes + options.tp - 1) / options.tp;
       }
     }

@@ -297,7 +297,8 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
     if (sharder.op_split()[i]) DivideCost(&nodes[i], options.tp);
   for (NodeIndex p : sharder.partial()) {
     absl::Span<const IoTensor> out = model.recorded_tensors(p, true);
-    const int64_t bytes = out.empty() ? 0 : static_cast<int64_t>(out[0].bytes());
+    const int64_t bytes =
+        out.empty() ? 0 : static_cast<int64_t>(out[0].bytes());
     Node n;
     n.set_id(next_id++);
     n.set_name("tp:all_reduce");

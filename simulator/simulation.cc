@@ -486,11 +486,11 @@ void Simulation::ModelMemory(const SimOptions& options) {
     for (const StorageLife& l : lives.lives)
       if (l.persistent && l.kind == MemoryKind::kParameter)
         params.push_back(l.bytes);
-    double best = -1;
+    const std::vector<int64_t> held = scaleout::OptimizerHeld(params, dp);
+    int64_t best = -1;
     for (int64_t r = 0; r < std::min<int64_t>(dp, 4096); ++r) {
-      const double share = scaleout::OptimizerShare(params, dp, r);
-      if (share > best) {
-        best = share;
+      if (held[static_cast<size_t>(r)] > best) {
+        best = held[static_cast<size_t>(r)];
         layout.dp_index = r;
       }
     }

@@ -42,7 +42,7 @@ std::string OneRank() {
 }
 
 std::unique_ptr<et::sim::Simulation> Simulate(const std::string& path,
-                                         const std::string& layout) {
+                                              const std::string& layout) {
   et::sim::SimOptions options;
   if (!layout.empty()) options.layout = *et::scaleout::ParseLayout(layout);
   auto sim = et::sim::Simulation::Run({path, 0}, options);
@@ -100,9 +100,8 @@ TEST(TpSynthTest, Tp2FromOneRankMatchesTheRecordedTp2Job) {
     ASSERT_TRUE(r.memory.has_value());
     EXPECT_NEAR(predicted, r.memory->peak_bytes, 0.01 * r.memory->peak_bytes);
     ASSERT_GT(r.memory->recorded_peak_bytes, 0);
-    const double error =
-        100.0 * (predicted - r.memory->recorded_peak_bytes) /
-        static_cast<double>(r.memory->recorded_peak_bytes);
+    const double error = 100.0 * (predicted - r.memory->recorded_peak_bytes) /
+                         static_cast<double>(r.memory->recorded_peak_bytes);
     EXPECT_LT(std::abs(error), 6.0) << "predicted " << predicted;
   }
   // The one-rank trace at its own layout holds about twice as much.
@@ -146,8 +145,8 @@ TEST(TpSynthTest, Tp4SplitsFurther) {
 
 TEST(TpSynthTest, GptBlockGetsMegatronsFourAllReducesPerStep) {
   auto sim = Simulate(Convert("/cpu-corpus/", "cpu_gpt_w256_et.json.gz",
-                         "cpu_gpt_w256_kineto.json.gz"),
-                 "tp=2");
+                              "cpu_gpt_w256_kineto.json.gz"),
+                      "tp=2");
   ASSERT_TRUE(sim);
   // One block (attention QKV -> projection, MLP up -> down), batch 8 x
   // context 32 tokens x width 256, float32: forward 2, backward 2 a step.
