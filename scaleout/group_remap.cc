@@ -30,19 +30,30 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     const int64_t was = recorded.layout.of(d), now = target.of(d);
     if (was == now) continue;
     if (was == 1 && (synthesized & MaskOf(d)) != 0) continue;
-    return absl::InvalidArgumentError(
-        was > 1
-            ? absl::StrFormat(
-                  "--layout %s: the trace records %s=%d (recorded as %s), and "
-                  "a recorded dimension keeps its size (its ops are sharded "
-                  "for it); only dp scales: use --layout %s",
-                  target.ToString(), DimName(d), was,
-                  recorded.layout.ToString(), kept.ToString())
-            : absl::StrFormat(
-                  "--layout %s: the trace records no %s (%s); a "
-                  "dimension without ops in the trace cannot be added; "
-                  "only dp scales",
-                  target.ToString(), DimName(d), recorded.layout.ToString()));
+    if (was > 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--layout %s: the trace records %s=%d (recorded as %s), and a "
+          "recorded dimension keeps its size (its ops are sharded for it; "
+          "re-sharding them is not done); use --layout %s",
+          target.ToString(), DimName(d), was, recorded.layout.ToString(),
+          kept.ToString()));
+    }
+    // What adding the dimension would take, and what exists instead.
+    const char* needs =
+        d == Dim::kTp
+            ? "tensor parallelism is synthesized only from the trace itself "
+              "(scaleout/tensor_parallel.h)"
+        : d == Dim::kPp
+            ? "pipeline parallelism is not synthesized yet (it would split "
+              "the repeated layers into stages with send/recv between them): "
+              "a trace recorded with it keeps its pp"
+            : "expert parallelism is not synthesized yet (it would split the "
+              "experts with all-to-all dispatch and combine): a trace "
+              "recorded with it keeps its ep";
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--layout %s: the trace records no %s (%s), and %s; dp scales, and tp "
+        "is synthesized on a trace recorded without it",
+        target.ToString(), DimName(d), recorded.layout.ToString(), needs));
   }
   ScaledGroups out;
   out.layout = target;

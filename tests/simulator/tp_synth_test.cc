@@ -173,3 +173,24 @@ TEST(TpSynthTest, ATraceWithoutAPairIsRefusedWithWhatItLacks) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TpSynthTest, PipelineAndExpertParallelismAreRefusedWithWhatIsMissing) {
+  const std::string path = OneRank();
+  for (const char* layout : {"pp=2,dp=4", "ep=2"}) {
+    et::sim::SimOptions options;
+    options.layout = *et::scaleout::ParseLayout(layout);
+    auto sim = et::sim::Simulation::Run({path, 0}, options);
+    ASSERT_FALSE(sim.ok()) << layout;
+    EXPECT_TRUE(
+        absl::StrContains(sim.status().message(), "is not synthesized yet"))
+        << sim.status();
+    EXPECT_TRUE(absl::StrContains(sim.status().message(),
+                                  "tp is synthesized on a trace recorded "
+                                  "without it"))
+        << sim.status();
+  }
+}
+
+}  // namespace
