@@ -33,8 +33,8 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     if (was > 1) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "--layout %s: the trace records %s=%d (recorded as %s), and a "
-          "recorded dimension keeps its size (its ops are sharded for it; "
-          "re-sharding them is not done); use --layout %s",
+          "recorded dimension keeps its size (its ops are sharded for it); "
+          "only dp scales: use --layout %s",
           target.ToString(), DimName(d), was, recorded.layout.ToString(),
           kept.ToString()));
     }
