@@ -86,6 +86,15 @@ class Sharder {
     op_split_.assign(model_.size(), false);
     for (NodeIndex i = 0; i < model_.size(); ++i) {
       if (IsCommunication(model_.kind(i))) continue;
+      // A GPU op runs the work of the host op that launched it (a linked
+      // trace's kernels follow every host op): split with it.
+      if (!model_.on_host(i)) {
+        if (LaunchedBySplitOp(i)) {
+          op_split_[i] = true;
+          ++split_ops_;
+        }
+        continue;
+      }
       int64_t split_bytes = 0, bytes = 0;
       for (const IoTensor& t : model_.recorded_tensors(i, false)) {
         const int64_t n = static_cast<int64_t>(t.bytes());
@@ -108,7 +117,7 @@ class Sharder {
         }
         if (a && b && model_.gemm(i)->batch == 1) {
           outputs_split = false;  // sums over the split dimension
-          if (model_.on_host(i) != has_device_) partial_.push_back(i);
+          partial_.push_back(i);
         }
       } else if (2 * split_bytes < bytes) {
         ++unplaced_;
@@ -159,6 +168,13 @@ class Sharder {
       if (t.storage_id == storage) return;
     split_.erase(storage);
   }
+  bool LaunchedBySplitOp(NodeIndex i) const {
+    for (auto deps : {model_.data_deps(i), model_.ctrl_deps(i)})
+      for (NodeIndex d : deps)
+        if (model_.on_host(d) && op_split_[d]) return true;
+    return false;
+  }
+
   // Whether `storage` holds a split tensor when node `i` reads it: a split
   // parameter, or a tensor split in i's own step. A mark from an earlier step
   // is not trusted: the trace's storage ids are addresses, and a tensor made
@@ -223,6 +239,24 @@ class Sharder {
   int64_t pairs_ = 0, indivisible_pairs_ = 0, split_ops_ = 0, unplaced_ = 0;
   int64_t parameter_gemms_ = 0;
 };
+
+// The GPU ops host op `h` launched (its device users), in a linked trace.
+std::vector<NodeIndex> Launched(const NodeModel& model, const Graph& graph,
+                                NodeIndex h) {
+  std::vector<NodeIndex> out;
+  for (auto users : {graph.data_users(h), graph.ctrl_users(h)}) {
+    for (NodeIndex u : users) {
+      const NodeKind kind = model.kind(u);
+      if (!model.on_host(u) &&
+          (kind == NodeKind::kKernel || kind == NodeKind::kGemm ||
+           kind == NodeKind::kMemory))
+        out.push_back(u);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 // An integer attribute divided by `tp` (rounded), when present.
 void DivideAttr(Node* node, absl::string_view name, int64_t tp) {
@@ -304,6 +338,9 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
     n.set_name("tp:all_reduce");
     n.set_type(ChakraProtoMsg::COMM_COLL_NODE);
     n.add_data_deps(model.id(p));
+    // On a GPU the all-reduce is queued behind the GEMM's kernels, and the
+    // kernels of the ops that read its output wait for it; the host runs on.
+    for (NodeIndex k : Launched(model, graph, p)) n.add_data_deps(model.id(k));
     auto* attrs = n.mutable_attr();
     SetBool(attrs, attr::kIsCpuOp, false);
     if (!sharder.has_device()) SetBool(attrs, attr::kCommOnHost, true);
@@ -315,7 +352,12 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
       SetString(attrs, attr::kDtype, DtypeName(model.gemm(p)->dtype));
     SetBool(attrs, attr::kSynthesized, true);
     // What read the partial sums reads the reduced ones.
-    for (NodeIndex u : graph.data_users(p)) nodes[u].add_data_deps(n.id());
+    for (NodeIndex u : graph.data_users(p)) {
+      if (!model.on_host(u)) continue;
+      const std::vector<NodeIndex> kernels = Launched(model, graph, u);
+      if (kernels.empty()) nodes[u].add_data_deps(n.id());
+      for (NodeIndex k : kernels) nodes[k].add_data_deps(n.id());
+    }
     nodes.push_back(std::move(n));
     ++result.all_reduces;
     result.all_reduce_bytes += bytes;
