@@ -76,6 +76,8 @@ class Sharder {
         if (&t != co.a && parameters_.contains(t.storage_id))
           seeds_.insert(t.storage_id);
       seeds_.insert(OperandsOf(model_, *r).b->storage_id);
+      seed_elems_.insert(co.b->num_elems);
+      seed_elems_.insert(OperandsOf(model_, *r).b->num_elems);
     }
   }
   const absl::flat_hash_set<uint64_t>& seeds() const { return seeds_; }
@@ -101,7 +103,7 @@ class Sharder {
         bytes += n;
         if (IsSplit(t.storage_id, i)) split_bytes += n;
       }
-      if (split_bytes == 0) {
+      if (split_bytes == 0 && !ReadsHiddenSplitCopy(i)) {
         ResetOutputs(i);
         continue;
       }
@@ -109,7 +111,8 @@ class Sharder {
       if (model_.gemm(i) != nullptr) {
         const Operands o = OperandsOf(model_, i);
         const bool a = o.a != nullptr && IsSplit(o.a->storage_id, i);
-        const bool b = o.b != nullptr && IsSplit(o.b->storage_id, i);
+        const bool b = o.b != nullptr && (IsSplit(o.b->storage_id, i) ||
+                                          IsHiddenSplitCopy(*o.b, i));
         if (!a && !b) {
           ++unplaced_;
           ResetOutputs(i);
@@ -159,15 +162,34 @@ class Sharder {
   // free) that is not split.
   void MarkOutput(NodeIndex i, uint64_t storage, bool split) {
     if (storage == 0) return;
+    bool fresh = true;
+    for (const IoTensor& t : model_.recorded_tensors(i, false))
+      fresh &= t.storage_id != storage;
+    if (fresh) made_[storage] = model_.step(i);
     if (split) {
       split_[storage] = model_.step(i);
       made_split_.insert({i, storage});
-      return;
+    } else if (fresh) {
+      split_.erase(storage);
     }
-    for (const IoTensor& t : model_.recorded_tensors(i, false))
-      if (t.storage_id == storage) return;
-    split_.erase(storage);
   }
+
+  // A GEMM operand no recorded op made (made inside a folded op: autocast's
+  // copy of a weight, saved for the backward pass) with the elements of a
+  // split parameter: that parameter's copy, split with it.
+  bool IsHiddenSplitCopy(const IoTensor& t, NodeIndex i) const {
+    if (t.storage_id == 0 || parameters_.contains(t.storage_id) ||
+        !seed_elems_.contains(t.num_elems))
+      return false;
+    auto it = made_.find(t.storage_id);
+    return it == made_.end() || it->second != model_.step(i);
+  }
+  bool ReadsHiddenSplitCopy(NodeIndex i) const {
+    if (model_.gemm(i) == nullptr) return false;
+    const Operands o = OperandsOf(model_, i);
+    return o.b != nullptr && IsHiddenSplitCopy(*o.b, i);
+  }
+
   bool LaunchedBySplitOp(NodeIndex i) const {
     for (auto deps : {model_.data_deps(i), model_.ctrl_deps(i)})
       for (NodeIndex d : deps)
@@ -230,8 +252,11 @@ class Sharder {
   absl::flat_hash_set<uint64_t> parameters_;
   // Split storages, with the step that split them (-1: unstamped).
   absl::flat_hash_map<uint64_t, int64_t> split_;
-  absl::flat_hash_set<uint64_t> seeds_;  // the split parameters
-  absl::flat_hash_set<NodeIndex> rows_;  // the pairs' row-parallel layers
+  absl::flat_hash_set<uint64_t> seeds_;       // the split parameters
+  absl::flat_hash_set<NodeIndex> rows_;       // the pairs' row-parallel layers
+  absl::flat_hash_set<uint64_t> seed_elems_;  // the split weights' sizes
+  // Storages an op wrote, with the step it ran in.
+  absl::flat_hash_map<uint64_t, int64_t> made_;
   absl::flat_hash_set<std::pair<NodeIndex, uint64_t>> made_split_;
   std::vector<bool> op_split_;
   std::vector<NodeIndex> partial_;
