@@ -17,6 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
+#include "model/process_group.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+#include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/simulation.h"
 
@@ -130,6 +134,45 @@ TEST(TpSynthTest, Tp2Dp2SyncsTheSplitGradients) {
   const auto got = Collectives(sim->report());
   EXPECT_EQ(got.at({"ALL_REDUCE", 16 * 256 * 4, int64_t{2}}), 6);
   EXPECT_EQ(sim->world_size(), 4);
+}
+
+// The per-rank job for ASTRA-sim (--write-ranks): every rank of tp=2,dp=4
+// names its own tp pair (ranks 2k, 2k+1) for the synthesized all-reduces and
+// its dp group (every other rank) for the gradient buckets.
+TEST(TpSynthTest, TheWrittenJobGivesEachRankItsTpAndDpGroups) {
+  et::sim::SimOptions options;
+  options.layout = *et::scaleout::ParseLayout("tp=2,dp=4");
+  options.keep_graph = true;
+  auto sim = et::sim::Simulation::Run({OneRank(), 0}, options);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const et::sim::Simulation& s = **sim;
+  ASSERT_TRUE(s.layout_graph().has_value());
+  auto source = et::scaleout::LayoutRankSource(
+      *s.layout_graph(), *s.recorded_layout(), *options.layout);
+  ASSERT_TRUE(source.ok()) << source.status();
+  for (int64_t rank : {0, 3, 6}) {
+    SCOPED_TRACE(rank);
+    auto graph = (*source)(rank);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    const std::vector<et::ProcessGroup> groups =
+        et::DecodeProcessGroups((*graph)->metadata().attr());
+    const std::vector<int64_t> tp = {rank / 2 * 2, rank / 2 * 2 + 1};
+    std::vector<int64_t> dp;
+    for (int64_t r = rank % 2; r < 8; r += 2) dp.push_back(r);
+    int64_t tp_named = 0, dp_named = 0;
+    for (const auto& node : (*graph)->nodes()) {
+      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+      const std::string pg = et::GetString(node, et::attr::kPgName).value();
+      const et::ProcessGroup* group = nullptr;
+      for (const et::ProcessGroup& g : groups)
+        if (g.name == pg) group = &g;
+      ASSERT_NE(group, nullptr) << pg;
+      tp_named += group->ranks == tp ? 1 : 0;
+      dp_named += group->ranks == dp ? 1 : 0;
+    }
+    EXPECT_EQ(tp_named, 6);  // 3 a step, 2 steps
+    EXPECT_EQ(dp_named, 4);  // 2 buckets a step
+  }
 }
 
 TEST(TpSynthTest, Tp4SplitsFurther) {
