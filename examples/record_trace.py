@@ -194,6 +194,9 @@ class TpMlp(nn.Module):
 
     def forward(self, x):
         for column, row, bias in zip(self.column, self.row, self.row_bias):
+            if self.group is None:  # tp=1 (--model tpmlp): f and g are identities
+                x = row(torch.relu(column(x))) + bias
+                continue
             h = torch.relu(column(_CopyToTp.apply(x, self.group)))
             x = _ReduceFromTp.apply(row(h), self.group) + bias
         return x
@@ -242,7 +245,7 @@ class MoeBlock(nn.Module):
 
 def make_model_and_batch(args, device, tp_group=None):
     """Returns (model, inputs, targets, loss_fn)."""
-    if tp_group is not None:
+    if tp_group is not None or args.model == "tpmlp":
         model = TpMlp(args.width, args.tp_layers, args.tp, tp_group)
         x = torch.randn(args.batch, args.width)
         y = torch.randn(args.batch, args.width)
@@ -660,10 +663,13 @@ def record(args):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--model", choices=["mlp", "gpt", "conv", "moe", "rnn"], default="mlp",
-                   help="a 3-layer MLP, a one-block GPT, a small CNN (32x32 images), a "
-                        "top-2 mixture-of-experts layer over --batch x --seq tokens, or an "
-                        "embedding + LSTM language model over --seq tokens")
+    p.add_argument("--model", choices=["mlp", "tpmlp", "gpt", "conv", "moe", "rnn"],
+                   default="mlp",
+                   help="a 3-layer MLP, Megatron's MLP of --tp-layers column/row pairs at "
+                        "any --tp (tpmlp: at --tp 1 the one-rank model that et-sim "
+                        "--layout tp=T shards), a one-block GPT, a small CNN (32x32 "
+                        "images), a top-2 mixture-of-experts layer over --batch x --seq "
+                        "tokens, or an embedding + LSTM language model over --seq tokens")
     p.add_argument("--experts", type=int, default=8, help="experts (moe)")
     p.add_argument("--steps", type=int, default=2, help="recorded training steps")
     p.add_argument("--warmup", type=int, default=1, help="unrecorded steps before")
@@ -715,7 +721,7 @@ def parse_args(argv):
         p.error("--profiler-warmup must be at least 0")
     if args.tp < 1 or args.tp_layers < 1:
         p.error("--tp and --tp-layers must be at least 1")
-    if args.tp > 1 and args.model != "mlp":
+    if args.tp > 1 and args.model not in ("mlp", "tpmlp"):
         p.error("--tp %d: only --model mlp has a tensor-parallel form" % args.tp)
     if args.tp > 1 and (4 * args.width) % args.tp:
         p.error("--tp %d must divide 4 x --width (%d)" % (args.tp, 4 * args.width))

@@ -443,10 +443,10 @@ void NodeModelBuilder::DecodeIo(const Node& node, const NodeAttrs& attrs,
   f->flops = static_cast<double>(std::max<int64_t>(0, ops.value_or(0)));
   f->bytes = static_cast<double>(std::max<int64_t>(0, bytes.value_or(0)));
   // A host op's GEMM shape only gives FLOPs: not needed when recorded.
-  const GemmForm form =
-      computes && (f->kind != NodeKind::kHostOp || f->flops <= 0)
-          ? GemmFormOf(node, attrs)
-          : GemmForm::kNone;
+  const GemmForm form = computes && (f->kind != NodeKind::kHostOp ||
+                                     f->flops <= 0 || options_.host_gemms)
+                            ? GemmFormOf(node, attrs)
+                            : GemmForm::kNone;
   // et-convert stamps op_kind on what it costed from the shapes itself: its
   // zeros (views, allocations) are costs, not missing ones.
   const bool need_cost = computes && f->flops <= 0 && f->bytes <= 0 &&

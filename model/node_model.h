@@ -149,6 +149,11 @@ struct ModelOptions {
   // Keep the recorded tensors of every node, host ops included (keep_io keeps
   // those of device nodes only): the memory model's input (step/memory_*).
   bool keep_tensors = false;
+  // Decode the GEMM shape of host ops whose FLOPs are recorded too (they are
+  // otherwise left out: the shape would only give FLOPs). What the shape says
+  // about the layer is what synthesized tensor parallelism reads
+  // (scaleout/tensor_parallel.h).
+  bool host_gemms = false;
 };
 
 class NodeModel {

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "model/graph.h"
@@ -53,6 +54,10 @@ struct DpSyncOptions {
   std::vector<int64_t> dp_ranks;  // its members (global ranks), if known
   int64_t bucket_cap_bytes = kDefaultBucketCapBytes;
   int64_t first_bucket_bytes = kDefaultFirstBucketBytes;
+  // Synthesized tensor parallelism (scaleout/tensor_parallel.h): gradients
+  // held in these storages are 1/tp of their recorded size. Not owned.
+  int64_t tp = 1;
+  const absl::flat_hash_set<uint64_t>* tp_split_storages = nullptr;
 };
 
 struct DpSyncResult {

@@ -2,6 +2,7 @@
 #include "scaleout/group_remap.h"
 
 #include "absl/strings/str_format.h"
+#include "scaleout/tensor_parallel.h"
 
 namespace et::scaleout {
 namespace {
@@ -18,7 +19,7 @@ ProcessGroup Placed(const ProcessGroup& recorded, const ParallelLayout& target,
 
 absl::StatusOr<ScaledGroups> RemapGroups(
     const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
-    const ParallelLayout& target) {
+    const ParallelLayout& target, DimMask synthesized) {
   // The layout that keeps every recorded dimension and takes the target's dp:
   // what a user who wrote only the dp they want (`--layout dp=8` on a tp=2
   // trace) means.
@@ -28,19 +29,31 @@ absl::StatusOr<ScaledGroups> RemapGroups(
   for (Dim d : {Dim::kTp, Dim::kPp, Dim::kEp}) {
     const int64_t was = recorded.layout.of(d), now = target.of(d);
     if (was == now) continue;
-    return absl::InvalidArgumentError(
-        was > 1
-            ? absl::StrFormat(
-                  "--layout %s: the trace records %s=%d (recorded as %s), and "
-                  "a recorded dimension keeps its size (its ops are sharded "
-                  "for it); only dp scales: use --layout %s",
-                  target.ToString(), DimName(d), was,
-                  recorded.layout.ToString(), kept.ToString())
-            : absl::StrFormat(
-                  "--layout %s: the trace records no %s (%s); a "
-                  "dimension without ops in the trace cannot be added; "
-                  "only dp scales",
-                  target.ToString(), DimName(d), recorded.layout.ToString()));
+    if (was == 1 && (synthesized & MaskOf(d)) != 0) continue;
+    if (was > 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--layout %s: the trace records %s=%d (recorded as %s), and a "
+          "recorded dimension keeps its size (its ops are sharded for it); "
+          "only dp scales: use --layout %s",
+          target.ToString(), DimName(d), was, recorded.layout.ToString(),
+          kept.ToString()));
+    }
+    // What adding the dimension would take, and what exists instead.
+    const char* needs =
+        d == Dim::kTp
+            ? "tensor parallelism is synthesized only from the trace itself "
+              "(scaleout/tensor_parallel.h)"
+        : d == Dim::kPp
+            ? "pipeline parallelism is not synthesized yet (it would split "
+              "the repeated layers into stages with send/recv between them): "
+              "a trace recorded with it keeps its pp"
+            : "expert parallelism is not synthesized yet (it would split the "
+              "experts with all-to-all dispatch and combine): a trace "
+              "recorded with it keeps its ep";
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--layout %s: the trace records no %s (%s), and %s; dp scales, and tp "
+        "is synthesized on a trace recorded without it",
+        target.ToString(), DimName(d), recorded.layout.ToString(), needs));
   }
   ScaledGroups out;
   out.layout = target;
@@ -67,6 +80,13 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     g.desc = "data_parallel (scaleout)";
     out.groups.push_back(Placed(g, target, dp));
     out.dp_group_name = kDpGroupName;
+  }
+  if ((synthesized & MaskOf(Dim::kTp)) != 0 && target.of(Dim::kTp) > 1) {
+    ProcessGroup g;
+    g.name = kTpGroupName;
+    g.desc = "tensor_parallel (synthesized)";
+    out.groups.push_back(Placed(g, target, MaskOf(Dim::kTp)));
+    out.tp_group_name = kTpGroupName;
   }
   return out;
 }

@@ -31,14 +31,19 @@ struct ScaledGroups {
   // one appended to `groups` (kDpGroupName) when the target has dp > 1.
   std::string dp_group_name;
   bool dp_recorded = false;  // the trace holds data-parallel collectives
+  // The tensor-parallel group appended for synthesized tensor parallelism
+  // (scaleout/tensor_parallel.h's kTpGroupName), when asked for; else "".
+  std::string tp_group_name;
 };
 
 // Errors (one line) when `target` changes a dimension other than dp: a
 // recorded dimension keeps its size (the ops are sharded for it), and one the
-// trace does not record cannot be added (there are no ops for it).
+// trace does not record cannot be added (there are no ops for it) unless it is
+// in `synthesized`: the caller makes its ops (tp: scaleout/tensor_parallel.h),
+// and its group (kTpGroupName) is appended.
 absl::StatusOr<ScaledGroups> RemapGroups(
     const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
-    const ParallelLayout& target);
+    const ParallelLayout& target, DimMask synthesized = 0);
 
 }  // namespace et::scaleout
 

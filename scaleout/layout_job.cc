@@ -16,6 +16,7 @@
 #include "scaleout/group_remap.h"
 #include "scaleout/peer_remap.h"
 #include "scaleout/replicated_job.h"
+#include "scaleout/tensor_parallel.h"
 
 namespace et::scaleout {
 namespace {
@@ -79,6 +80,10 @@ absl::StatusOr<std::vector<GroupKind>> KindsOf(const Graph& graph,
     }
     if (!found && g.name == kDpGroupName) {
       kind.mask = MaskOf(Dim::kDp);
+      found = true;
+    }
+    if (!found && g.name == kTpGroupName) {
+      kind.mask = MaskOf(Dim::kTp);
       found = true;
     }
     if (!found && g.name == kAllRanksGroupName) {

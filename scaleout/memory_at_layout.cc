@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <queue>
+#include <utility>
 
 namespace et::scaleout {
 namespace {
@@ -79,19 +81,37 @@ ShardStage ShardStageOf(absl::string_view dp_sync) {
   return ShardStage::kNone;
 }
 
+std::vector<int64_t> OptimizerHeld(const std::vector<int64_t>& parameter_bytes,
+                                   int64_t dp) {
+  std::vector<int64_t> sorted = parameter_bytes;
+  std::stable_sort(sorted.begin(), sorted.end(), std::greater<int64_t>());
+  std::vector<int64_t> held(static_cast<size_t>(std::max<int64_t>(dp, 1)), 0);
+  // torch's _get_min_index: the first rank with the fewest. A heap of
+  // (bytes, rank) pops exactly that rank: each parameter costs log(dp), not
+  // dp (dp=16384 took seconds).
+  using Entry = std::pair<int64_t, int64_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> fewest;
+  const int64_t ranks = static_cast<int64_t>(held.size());
+  // Ranks that hold nothing yet are all tied at 0: only as many as there are
+  // parameters can ever be chosen, the first ones.
+  const int64_t seeded =
+      std::min<int64_t>(ranks, static_cast<int64_t>(sorted.size()));
+  for (int64_t r = 0; r < seeded; ++r) fewest.push({0, r});
+  for (int64_t b : sorted) {
+    const auto [bytes, rank] = fewest.top();
+    fewest.pop();
+    held[static_cast<size_t>(rank)] = bytes + b;
+    fewest.push({bytes + b, rank});
+  }
+  return held;
+}
+
 double OptimizerShare(const std::vector<int64_t>& parameter_bytes, int64_t dp,
                       int64_t dp_index) {
   if (dp <= 1) return 1.0;
-  std::vector<int64_t> sorted = parameter_bytes;
-  std::stable_sort(sorted.begin(), sorted.end(), std::greater<int64_t>());
-  std::vector<int64_t> held(static_cast<size_t>(dp), 0);
+  const std::vector<int64_t> held = OptimizerHeld(parameter_bytes, dp);
   int64_t total = 0;
-  for (int64_t b : sorted) {
-    // torch's _get_min_index: the first rank with the fewest.
-    auto rank = std::min_element(held.begin(), held.end());
-    *rank += b;
-    total += b;
-  }
+  for (int64_t b : parameter_bytes) total += b;
   if (total == 0) return 1.0 / static_cast<double>(dp);
   const int64_t index = std::clamp<int64_t>(dp_index, 0, dp - 1);
   return static_cast<double>(held[static_cast<size_t>(index)]) /

@@ -51,6 +51,10 @@ std::vector<StorageLife> LivesAtLayout(std::vector<StorageLife> lives,
 // with the fewest elements so far): its bytes over all parameters' bytes.
 double OptimizerShare(const std::vector<int64_t>& parameter_bytes, int64_t dp,
                       int64_t dp_index);
+// The same partition for every rank at once: the bytes each of the `dp`
+// ranks holds (the replicas are computed once, not once per rank).
+std::vector<int64_t> OptimizerHeld(const std::vector<int64_t>& parameter_bytes,
+                                   int64_t dp);
 
 }  // namespace et::scaleout
 

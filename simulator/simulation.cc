@@ -217,6 +217,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     }
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
+      RETURN_IF_ERROR(SplitTensorParallel(f, model_options));
       RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
       compile_options.scaled_groups = scaled_;
     }
@@ -259,6 +260,7 @@ void Simulation::NameGroupDimensions() {
   std::map<std::string, scaleout::DimMask> masks;
   masks[kAllRanksGroupName] = recorded_->all_ranks_mask;
   masks[scaleout::kDpGroupName] = scaleout::MaskOf(scaleout::Dim::kDp);
+  masks[scaleout::kTpGroupName] = scaleout::MaskOf(scaleout::Dim::kTp);
   for (const scaleout::GroupRole& role : recorded_->roles)
     if (!role.kept) masks[role.name] = role.mask;
   for (CollectiveRow& c : report_.collectives) {
@@ -335,8 +337,13 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
     if (!checked.ok())
       return absl::InvalidArgumentError(PrefixPath(file, checked.message()));
   }
+  // A trace recorded without tensor parallelism gets it synthesized.
+  const scaleout::DimMask synthesized =
+      recorded->layout.of(scaleout::Dim::kTp) == 1
+          ? scaleout::MaskOf(scaleout::Dim::kTp)
+          : 0;
   absl::StatusOr<scaleout::ScaledGroups> scaled =
-      scaleout::RemapGroups(model.groups(), *recorded, layout);
+      scaleout::RemapGroups(model.groups(), *recorded, layout, synthesized);
   if (!scaled.ok()) {
     return absl::InvalidArgumentError(
         PrefixPath(file, scaled.status().message()));
@@ -351,6 +358,35 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
       layout.ToString(), layout.world(), recorded->layout.ToString(),
       recorded->source);
   return absl::OkStatus();
+}
+
+absl::Status Simulation::SplitTensorParallel(
+    const std::string& file, const ModelOptions& model_options) {
+  if (scaled_->tp_group_name.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+  scaleout::TpShardOptions split;
+  split.tp = scaled_->layout.of(scaleout::Dim::kTp);
+  split.pg_name = scaled_->tp_group_name;
+  for (const ProcessGroup& g : scaled_->groups)
+    if (g.name == split.pg_name) split.tp_ranks = g.ranks;
+  absl::StatusOr<scaleout::TpShardResult> result =
+      scaleout::ShardTensorParallel(graph, split);
+  if (!result.ok()) {
+    return absl::InvalidArgumentError(PrefixPath(
+        file, absl::StrFormat("--layout %s: %s", scaled_->layout.ToString(),
+                              result.status().message())));
+  }
+  models_.back() = std::make_unique<NodeModel>(
+      NodeModel::FromGraph(result->graph, model_options));
+  tp_note_ = result->note;
+  tp_split_ = std::move(*result);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Graph> Simulation::LayoutBaseGraph(
+    const std::string& file) const {
+  if (tp_split_) return tp_split_->graph;
+  return LoadGraph(file);
 }
 
 absl::Status Simulation::SyncDataParallel(const std::string& file,
@@ -372,7 +408,7 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
               : "the layout's dp is the recorded one");
     }
     if (options.keep_graph) {
-      ASSIGN_OR_RETURN(graph_, LoadGraph(file));
+      ASSIGN_OR_RETURN(graph_, LayoutBaseGraph(file));
     }
     return absl::OkStatus();
   }
@@ -382,16 +418,20 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
         "gradient sync between the %d replicas",
         dp);
     if (options.keep_graph) {
-      ASSIGN_OR_RETURN(graph_, LoadGraph(file));
+      ASSIGN_OR_RETURN(graph_, LayoutBaseGraph(file));
     }
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+  ASSIGN_OR_RETURN(Graph graph, LayoutBaseGraph(file));
   scaleout::DpSyncOptions sync;
   sync.mode = mode;
   sync.dp_size = dp;
   sync.pg_name = scaled.dp_group_name;
   sync.bucket_cap_bytes = options.bucket_cap_bytes;
+  if (tp_split_) {
+    sync.tp = scaled.layout.of(scaleout::Dim::kTp);
+    sync.tp_split_storages = &tp_split_->split_storages;
+  }
   for (const ProcessGroup& g : scaled.groups) {
     if (g.name == scaled.dp_group_name) sync.dp_ranks = g.ranks;
   }
@@ -470,17 +510,23 @@ void Simulation::ModelMemory(const SimOptions& options) {
     for (const StorageLife& l : lives.lives)
       if (l.persistent && l.kind == MemoryKind::kParameter)
         params.push_back(l.bytes);
-    double best = -1;
+    const std::vector<int64_t> held = scaleout::OptimizerHeld(params, dp);
+    int64_t best = -1;
     for (int64_t r = 0; r < std::min<int64_t>(dp, 4096); ++r) {
-      const double share = scaleout::OptimizerShare(params, dp, r);
-      if (share > best) {
-        best = share;
+      if (held[static_cast<size_t>(r)] > best) {
+        best = held[static_cast<size_t>(r)];
         layout.dp_index = r;
       }
     }
     at_layout =
         dp != recorded_dp || options.shard_stage != scaleout::ShardStage::kNone;
     lives.lives = scaleout::LivesAtLayout(std::move(lives.lives), layout);
+    if (tp_split_) {
+      lives.lives = scaleout::LivesAtTensorParallel(
+          std::move(lives.lives), *tp_split_,
+          scaled_->layout.of(scaleout::Dim::kTp));
+      at_layout = true;
+    }
   }
   memory_rows_.push_back(MakeMemoryRow(
       model, BuildMemoryTimeline(lives.lives, model.size(), /*curve=*/true),
@@ -693,6 +739,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   if (!cross_note.empty()) sim->report_.notes.push_back(cross_note);
   if (!world_note_.empty()) sim->report_.notes.push_back(world_note_);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
+  if (!tp_note_.empty()) sim->report_.notes.push_back(tp_note_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
   sim->ReportMemory(options);
   // A report that breaks an invariant is a bug: said in it, never silent.

@@ -16,6 +16,7 @@
 #include "model/node_model.h"
 #include "scaleout/dp_sync.h"
 #include "scaleout/recorded_layout.h"
+#include "scaleout/tensor_parallel.h"
 #include "simulator/engine/engine.h"
 #include "simulator/engine/rank_program.h"
 #include "simulator/platform/sim_options.h"
@@ -78,6 +79,13 @@ class Simulation {
   // --layout: the world and the re-mapped groups from the loaded rank.
   absl::Status ApplyLayout(const std::string& file, const NodeModel& model,
                            const SimOptions& options);
+  // --layout tp=T on a trace recorded without tensor parallelism: the
+  // synthesized split (scaleout/tensor_parallel.h); replaces models_.back().
+  absl::Status SplitTensorParallel(const std::string& file,
+                                   const ModelOptions& model_options);
+  // The rank's graph the layout's steps start from: the split one, if any,
+  // else `file` loaded.
+  absl::StatusOr<Graph> LayoutBaseGraph(const std::string& file) const;
   // --dp-sync: the synthesized data-parallel sync; replaces models_.back()
   // with the graph that holds it.
   absl::Status SyncDataParallel(const std::string& file,
@@ -104,12 +112,14 @@ class Simulation {
   std::optional<scaleout::RecordedLayout> recorded_;
   std::optional<Graph> graph_;
   std::optional<scaleout::DpSyncResult> dp_sync_;
+  std::optional<scaleout::TpShardResult> tp_split_;
   // The first rank file (index into files_) whose trace records no tensor
   // sizes: no memory peak is predicted.
   std::optional<size_t> memory_unknown_in_;
   std::string world_note_;
   std::string layout_note_;
   std::string dp_sync_note_;
+  std::string tp_note_;
   std::vector<MemoryRow> memory_rows_;  // per distinct graph
   int64_t capacity_bytes_ = 0;
   std::string capacity_source_;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -368,8 +369,15 @@ std::string FormatReportText(const Report& r, size_t top) {
   }
   if (std::any_of(r.collectives.begin(), r.collectives.end(),
                   [](const CollectiveRow& c) { return c.synthesized; })) {
-    absl::StrAppend(&out,
-                    "* synthesized by et-sim (--dp-sync), not in the trace\n");
+    // Tensor parallelism's all-reduces (group scaleout:tp) are --layout's.
+    const bool tp = std::any_of(
+        r.collectives.begin(), r.collectives.end(), [](const CollectiveRow& c) {
+          return c.synthesized && absl::StartsWith(c.group, "scaleout:tp");
+        });
+    absl::StrAppend(&out, tp ? "* synthesized by et-sim (--layout tp, "
+                               "--dp-sync), not in the trace\n"
+                             : "* synthesized by et-sim (--dp-sync), not in "
+                               "the trace\n");
   }
   absl::StrAppendFormat(
       &out,

@@ -1,0 +1,422 @@
+// Tensor parallelism synthesized from a one-rank trace; see
+// tensor_parallel.h and docs/et-sim.md.
+#include "scaleout/tensor_parallel.h"
+
+#include <algorithm>
+#include <deque>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "model/node_model.h"
+#include "model/process_group.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+
+namespace et::scaleout {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+// How far a column's output is followed looking for its row (ops).
+constexpr int kMaxPairSearch = 512;
+
+// A 2-D GEMM's operands among a node's recorded input tensors: A at the
+// GEMM's first operand, B after it (the inputs before A are single tensors
+// in every GEMM form: addmm's bias).
+struct Operands {
+  const IoTensor* a = nullptr;
+  const IoTensor* b = nullptr;
+};
+
+Operands OperandsOf(const NodeModel& model, NodeIndex i) {
+  Operands out;
+  const GemmShape* g = model.gemm(i);
+  absl::Span<const IoTensor> in = model.recorded_tensors(i, false);
+  const size_t a = g == nullptr ? 0 : static_cast<size_t>(g->a_input);
+  if (g == nullptr || a + 1 >= in.size()) return out;
+  out.a = &in[a];
+  out.b = &in[a + 1];
+  return out;
+}
+
+bool IsForward(const NodeModel& model, NodeIndex i) {
+  return model.role(i) == NodeRole::kOther;
+}
+
+// The pair search and the storage walk over one rank's model.
+class Sharder {
+ public:
+  Sharder(const NodeModel& model, int64_t tp) : model_(model), tp_(tp) {
+    for (const StorageLife& l : FindStorageLives(model).lives)
+      if (l.kind == MemoryKind::kParameter) parameters_.insert(l.storage_id);
+    for (NodeIndex i = 0; i < model.size(); ++i)
+      has_device_ |= !model.on_host(i) && model.kind(i) != NodeKind::kMetadata;
+  }
+
+  // Seeds the split parameters from every column/row pair.
+  void FindPairs() {
+    for (NodeIndex c = 0; c < model_.size(); ++c) {
+      // A row-parallel layer is no column of the next pair (the MLP's down
+      // projection returns to the width the next up projection leaves).
+      if (!IsForward(model_, c) || rows_.contains(c) || !IsParameterGemm(c))
+        continue;
+      const std::optional<NodeIndex> r = RowOf(c);
+      if (!r) continue;
+      rows_.insert(*r);
+      if (model_.gemm(c)->n % tp_ != 0 || model_.gemm(*r)->k % tp_ != 0) {
+        ++indivisible_pairs_;
+        continue;
+      }
+      ++pairs_;
+      // C's weight and bias: every parameter it reads but its input.
+      const Operands co = OperandsOf(model_, c);
+      for (const IoTensor& t : model_.recorded_tensors(c, false))
+        if (&t != co.a && parameters_.contains(t.storage_id))
+          seeds_.insert(t.storage_id);
+      seeds_.insert(OperandsOf(model_, *r).b->storage_id);
+      seed_elems_.insert(co.b->num_elems);
+      seed_elems_.insert(OperandsOf(model_, *r).b->num_elems);
+    }
+  }
+  const absl::flat_hash_set<uint64_t>& seeds() const { return seeds_; }
+
+  // Walks the nodes in id order (the order they ran), splitting what reads
+  // split storages (see the header).
+  void Walk() {
+    op_split_.assign(model_.size(), false);
+    for (NodeIndex i = 0; i < model_.size(); ++i) {
+      if (IsCommunication(model_.kind(i))) continue;
+      // A GPU op runs the work of the host op that launched it (a linked
+      // trace's kernels follow every host op): split with it.
+      if (!model_.on_host(i)) {
+        if (LaunchedBySplitOp(i)) {
+          op_split_[i] = true;
+          ++split_ops_;
+        }
+        continue;
+      }
+      int64_t split_bytes = 0, bytes = 0;
+      for (const IoTensor& t : model_.recorded_tensors(i, false)) {
+        const int64_t n = static_cast<int64_t>(t.bytes());
+        bytes += n;
+        if (IsSplit(t.storage_id, i)) split_bytes += n;
+      }
+      if (split_bytes == 0 && !ReadsHiddenSplitCopy(i)) {
+        ResetOutputs(i);
+        continue;
+      }
+      bool outputs_split = true;
+      if (model_.gemm(i) != nullptr) {
+        const Operands o = OperandsOf(model_, i);
+        const bool a = o.a != nullptr && IsSplit(o.a->storage_id, i);
+        const bool b = o.b != nullptr && (IsSplit(o.b->storage_id, i) ||
+                                          IsHiddenSplitCopy(*o.b, i));
+        if (!a && !b) {
+          ++unplaced_;
+          ResetOutputs(i);
+          continue;
+        }
+        if (a && b && model_.gemm(i)->batch == 1) {
+          outputs_split = false;  // sums over the split dimension
+          partial_.push_back(i);
+        }
+      } else if (2 * split_bytes < bytes) {
+        ++unplaced_;
+        ResetOutputs(i);
+        continue;
+      }
+      op_split_[i] = true;
+      ++split_ops_;
+      for (const IoTensor& t : model_.recorded_tensors(i, true))
+        MarkOutput(i, t.storage_id, outputs_split);
+    }
+  }
+
+  // Split at the end: the parameters and what the last step split.
+  absl::flat_hash_set<uint64_t> SplitAtEnd() const {
+    absl::flat_hash_set<uint64_t> out = seeds_;
+    int64_t last = -1;
+    for (const auto& [storage, step] : split_) last = std::max(last, step);
+    for (const auto& [storage, step] : split_)
+      if (step == last) out.insert(storage);
+    return out;
+  }
+  const absl::flat_hash_set<std::pair<NodeIndex, uint64_t>>& made_split()
+      const {
+    return made_split_;
+  }
+  const std::vector<bool>& op_split() const { return op_split_; }
+  const std::vector<NodeIndex>& partial() const { return partial_; }
+  bool has_device() const { return has_device_; }
+  int64_t pairs() const { return pairs_; }
+  int64_t indivisible_pairs() const { return indivisible_pairs_; }
+  int64_t split_ops() const { return split_ops_; }
+  int64_t unplaced() const { return unplaced_; }
+  int64_t parameter_gemms() const { return parameter_gemms_; }
+
+ private:
+  // A storage `i` writes: split when `split`; else, when `i` did not read
+  // it, a new tensor (the trace's storage ids are addresses, reused after a
+  // free) that is not split.
+  void MarkOutput(NodeIndex i, uint64_t storage, bool split) {
+    if (storage == 0) return;
+    bool fresh = true;
+    for (const IoTensor& t : model_.recorded_tensors(i, false))
+      fresh &= t.storage_id != storage;
+    if (fresh) made_[storage] = model_.step(i);
+    if (split) {
+      split_[storage] = model_.step(i);
+      made_split_.insert({i, storage});
+    } else if (fresh) {
+      split_.erase(storage);
+    }
+  }
+
+  // A GEMM operand no recorded op made (made inside a folded op: autocast's
+  // copy of a weight, saved for the backward pass) with the elements of a
+  // split parameter: that parameter's copy, split with it.
+  bool IsHiddenSplitCopy(const IoTensor& t, NodeIndex i) const {
+    if (t.storage_id == 0 || parameters_.contains(t.storage_id) ||
+        !seed_elems_.contains(t.num_elems))
+      return false;
+    auto it = made_.find(t.storage_id);
+    return it == made_.end() || it->second != model_.step(i);
+  }
+  bool ReadsHiddenSplitCopy(NodeIndex i) const {
+    if (model_.gemm(i) == nullptr) return false;
+    const Operands o = OperandsOf(model_, i);
+    return o.b != nullptr && IsHiddenSplitCopy(*o.b, i);
+  }
+
+  bool LaunchedBySplitOp(NodeIndex i) const {
+    for (auto deps : {model_.data_deps(i), model_.ctrl_deps(i)})
+      for (NodeIndex d : deps)
+        if (model_.on_host(d) && op_split_[d]) return true;
+    return false;
+  }
+
+  // Whether `storage` holds a split tensor when node `i` reads it: a split
+  // parameter, or a tensor split in i's own step. A mark from an earlier step
+  // is not trusted: the trace's storage ids are addresses, and a tensor made
+  // inside a folded op (no recorded output resets the mark) can get the
+  // address of a freed split one (a gradient freed by zero_grad).
+  bool IsSplit(uint64_t storage, NodeIndex i) const {
+    if (seeds_.contains(storage)) return true;
+    auto it = split_.find(storage);
+    if (it == split_.end()) return false;
+    const int64_t step = model_.step(i);
+    return it->second == step || it->second < 0 || step < 0;
+  }
+  void ResetOutputs(NodeIndex i) {
+    for (const IoTensor& t : model_.recorded_tensors(i, true))
+      MarkOutput(i, t.storage_id, false);
+  }
+
+  // A 2-D GEMM whose second operand is a parameter: a linear layer.
+  bool IsParameterGemm(NodeIndex i) {
+    const GemmShape* g = model_.gemm(i);
+    if (g == nullptr || g->batch != 1) return false;
+    const Operands o = OperandsOf(model_, i);
+    return o.b != nullptr && parameters_.contains(o.b->storage_id);
+  }
+
+  // The first linear layer C's output reaches through forward ops that
+  // returns to C's input width; nullopt when a path meets another linear
+  // layer first, or none is found.
+  std::optional<NodeIndex> RowOf(NodeIndex c) {
+    ++parameter_gemms_;
+    const int64_t width = model_.gemm(c)->k;
+    std::deque<NodeIndex> queue = {c};
+    absl::flat_hash_set<NodeIndex> seen = {c};
+    std::optional<NodeIndex> row;
+    int visited = 0;
+    while (!queue.empty() && ++visited < kMaxPairSearch) {
+      const NodeIndex n = queue.front();
+      queue.pop_front();
+      for (NodeIndex u : model_.deps().data_users(n)) {
+        if (!IsForward(model_, u) || !seen.insert(u).second) continue;
+        if (IsParameterGemm(u)) {
+          if (model_.gemm(u)->n == width && (!row || u < *row)) row = u;
+          continue;  // a path ends at the next linear layer
+        }
+        queue.push_back(u);
+      }
+    }
+    return row;
+  }
+
+  const NodeModel& model_;
+  const int64_t tp_;
+  absl::flat_hash_set<uint64_t> parameters_;
+  // Split storages, with the step that split them (-1: unstamped).
+  absl::flat_hash_map<uint64_t, int64_t> split_;
+  absl::flat_hash_set<uint64_t> seeds_;       // the split parameters
+  absl::flat_hash_set<NodeIndex> rows_;       // the pairs' row-parallel layers
+  absl::flat_hash_set<uint64_t> seed_elems_;  // the split weights' sizes
+  // Storages an op wrote, with the step it ran in.
+  absl::flat_hash_map<uint64_t, int64_t> made_;
+  absl::flat_hash_set<std::pair<NodeIndex, uint64_t>> made_split_;
+  std::vector<bool> op_split_;
+  std::vector<NodeIndex> partial_;
+  bool has_device_ = false;
+  int64_t pairs_ = 0, indivisible_pairs_ = 0, split_ops_ = 0, unplaced_ = 0;
+  int64_t parameter_gemms_ = 0;
+};
+
+// The GPU ops host op `h` launched (its device users), in a linked trace.
+std::vector<NodeIndex> Launched(const NodeModel& model, const Graph& graph,
+                                NodeIndex h) {
+  std::vector<NodeIndex> out;
+  for (auto users : {graph.data_users(h), graph.ctrl_users(h)}) {
+    for (NodeIndex u : users) {
+      const NodeKind kind = model.kind(u);
+      if (!model.on_host(u) &&
+          (kind == NodeKind::kKernel || kind == NodeKind::kGemm ||
+           kind == NodeKind::kMemory))
+        out.push_back(u);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// An integer attribute divided by `tp` (rounded), when present.
+void DivideAttr(Node* node, absl::string_view name, int64_t tp) {
+  const std::optional<int64_t> v = GetInt(node->attr(), name);
+  if (v.has_value()) SetInt64(node->mutable_attr(), name, (*v + tp / 2) / tp);
+}
+
+void DivideCost(Node* node, int64_t tp) {
+  DivideAttr(node, attr::kDurationNs, tp);
+  DivideAttr(node, attr::kInclusiveDurNs, tp);
+  DivideAttr(node, attr::kNumOps, tp);
+  DivideAttr(node, attr::kTensorSize, tp);
+  if (node->duration_micros() > 0)
+    node->set_duration_micros((node->duration_micros() + tp / 2) / tp);
+}
+
+ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
+                                           const TpShardOptions& options) {
+  std::vector<ProcessGroup> groups = DecodeProcessGroups(meta.attr());
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [&](const ProcessGroup& g) {
+                                return g.name == options.pg_name;
+                              }),
+               groups.end());
+  ProcessGroup tp;
+  tp.name = options.pg_name;
+  tp.desc = "tensor_parallel (synthesized)";
+  tp.size = options.tp;
+  tp.ranks = options.tp_ranks;
+  groups.push_back(tp);
+  EncodeProcessGroups(groups, meta.mutable_attr());
+  return meta;
+}
+
+}  // namespace
+
+absl::StatusOr<TpShardResult> ShardTensorParallel(
+    const Graph& graph, const TpShardOptions& options) {
+  if (options.tp < 2)
+    return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
+  ModelOptions model_options;
+  model_options.keep_io = true;
+  model_options.keep_tensors = true;
+  model_options.host_gemms = true;
+  const NodeModel model = NodeModel::FromGraph(graph, model_options);
+  Sharder sharder(model, options.tp);
+  sharder.FindPairs();
+  if (sharder.pairs() == 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "no column-parallel/row-parallel linear pair to split over tp=%d: "
+        "the trace has %d linear layers (2-D GEMMs of a parameter) with "
+        "recorded tensors, %s",
+        options.tp, sharder.parameter_gemms(),
+        sharder.parameter_gemms() == 0
+            ? "so nothing says what is a layer's weight (a trace needs its "
+              "tensors' storages: an execution trace, not a Kineto trace "
+              "alone)"
+        : sharder.indivisible_pairs() > 0
+            ? absl::StrFormat("and the %d pairs found have widths tp does "
+                              "not divide",
+                              sharder.indivisible_pairs())
+            : "and none whose output returns, through its data "
+              "dependencies, to its input width in a later linear layer"));
+  }
+  sharder.Walk();
+  TpShardResult result;
+  std::vector<Node> nodes = graph.nodes();
+  uint64_t next_id = 0;
+  for (const Node& n : nodes) next_id = std::max<uint64_t>(next_id, n.id());
+  ++next_id;
+  for (NodeIndex i = 0; i < model.size(); ++i)
+    if (sharder.op_split()[i]) DivideCost(&nodes[i], options.tp);
+  for (NodeIndex p : sharder.partial()) {
+    absl::Span<const IoTensor> out = model.recorded_tensors(p, true);
+    const int64_t bytes =
+        out.empty() ? 0 : static_cast<int64_t>(out[0].bytes());
+    Node n;
+    n.set_id(next_id++);
+    n.set_name("tp:all_reduce");
+    n.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+    n.add_data_deps(model.id(p));
+    // On a GPU the all-reduce is queued behind the GEMM's kernels, and the
+    // kernels of the ops that read its output wait for it; the host runs on.
+    for (NodeIndex k : Launched(model, graph, p)) n.add_data_deps(model.id(k));
+    auto* attrs = n.mutable_attr();
+    SetBool(attrs, attr::kIsCpuOp, false);
+    if (!sharder.has_device()) SetBool(attrs, attr::kCommOnHost, true);
+    SetInt64(attrs, attr::kCommType, ChakraProtoMsg::ALL_REDUCE);
+    SetInt64(attrs, attr::kCommSize, bytes);
+    SetString(attrs, attr::kPgName, options.pg_name);
+    if (model.step(p) >= 0) SetInt64(attrs, attr::kStep, model.step(p));
+    if (model.gemm(p)->dtype != Dtype::kUnknown)
+      SetString(attrs, attr::kDtype, DtypeName(model.gemm(p)->dtype));
+    SetBool(attrs, attr::kSynthesized, true);
+    // What read the partial sums reads the reduced ones.
+    for (NodeIndex u : graph.data_users(p)) {
+      if (!model.on_host(u)) continue;
+      const std::vector<NodeIndex> kernels = Launched(model, graph, u);
+      if (kernels.empty()) nodes[u].add_data_deps(n.id());
+      for (NodeIndex k : kernels) nodes[k].add_data_deps(n.id());
+    }
+    nodes.push_back(std::move(n));
+    ++result.all_reduces;
+    result.all_reduce_bytes += bytes;
+  }
+  result.pairs = sharder.pairs();
+  result.split_ops = sharder.split_ops();
+  result.unplaced_ops = sharder.unplaced();
+  result.split_storages = sharder.SplitAtEnd();
+  result.made_split = sharder.made_split();
+  result.graph =
+      Graph::Build(WithTpGroup(graph.metadata(), options), std::move(nodes));
+  result.note = absl::StrFormat(
+      "tensor parallelism: synthesized tp=%d (Megatron's column/row-parallel "
+      "split, Shoeybi et al. 2019; group '%s'): %d linear-layer pairs, %d ops "
+      "split by %d, %d all-reduces of partial sums (%d bytes) added; %d ops "
+      "read split tensors but less than half their bytes and were "
+      "replicated; every other op is replicated",
+      options.tp, options.pg_name, result.pairs, result.split_ops, options.tp,
+      result.all_reduces, result.all_reduce_bytes, result.unplaced_ops);
+  return result;
+}
+
+std::vector<StorageLife> LivesAtTensorParallel(std::vector<StorageLife> lives,
+                                               const TpShardResult& split,
+                                               int64_t tp) {
+  if (tp <= 1) return lives;
+  for (StorageLife& l : lives) {
+    if (l.storage_id == 0) continue;
+    const bool is_split =
+        l.persistent ? split.split_storages.contains(l.storage_id)
+                     : split.made_split.contains({l.first, l.storage_id});
+    if (is_split) l.bytes = (l.bytes + tp - 1) / tp;
+  }
+  return lives;
+}
+
+}  // namespace et::scaleout
