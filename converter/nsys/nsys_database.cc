@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/atomic_output_file.h"
@@ -130,6 +132,27 @@ bool IsGzip(const std::string& path) {
 
 bool Row::IsNull(int col) const {
   return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+bool Row::IsInteger(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER;
+}
+bool Row::IsText(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_TEXT;
+}
+std::string Row::Describe(int col) const {
+  switch (sqlite3_column_type(stmt_, col)) {
+    case SQLITE_NULL:
+      return "NULL";
+    case SQLITE_INTEGER:
+      return absl::StrCat(sqlite3_column_int64(stmt_, col));
+    case SQLITE_FLOAT:
+      return absl::StrFormat("real %g", sqlite3_column_double(stmt_, col));
+    case SQLITE_TEXT:
+      return absl::StrCat("text '", EscapeForPrint(Text(col).substr(0, 40)),
+                          "'");
+    default:
+      return "a blob";
+  }
 }
 int64_t Row::Int(int col, int64_t absent) const {
   return IsNull(col) ? absent : sqlite3_column_int64(stmt_, col);
@@ -338,8 +361,16 @@ absl::Status NsysDatabase::ReadVersion(bool force_schema) {
         }
         return absl::OkStatus();
       }));
+  // Three dot-separated numbers of digits only: SimpleAtoi alone would also
+  // take "+24" and " 24".
   std::vector<std::string> parts = absl::StrSplit(version_.text, '.');
-  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &version_.major) ||
+  const auto digits = [](const std::string& part) {
+    return !part.empty() && part.size() <= 6 &&
+           std::all_of(part.begin(), part.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (parts.size() != 3 || !std::all_of(parts.begin(), parts.end(), digits) ||
+      !absl::SimpleAtoi(parts[0], &version_.major) ||
       !absl::SimpleAtoi(parts[1], &version_.minor) ||
       !absl::SimpleAtoi(parts[2], &version_.micro)) {
     return absl::InvalidArgumentError(absl::StrFormat(

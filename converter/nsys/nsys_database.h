@@ -49,8 +49,13 @@ class Row {
  public:
   explicit Row(sqlite3_stmt* stmt) : stmt_(stmt) {}
   bool IsNull(int col) const;
+  bool IsInteger(int col) const;  // stored as an INTEGER (not text, real)
+  bool IsText(int col) const;     // stored as TEXT
   int64_t Int(int col, int64_t absent = -1) const;
   absl::string_view Text(int col) const;  // "" for NULL
+  // The value for a message: "NULL", "text 'soon'", "real 1e+300", "a blob",
+  // or the integer.
+  std::string Describe(int col) const;
 
  private:
   sqlite3_stmt* stmt_;

@@ -1,11 +1,14 @@
 // Reading an nsys export's tables into typed rows; see nsys_tables.h.
 #include "converter/nsys/nsys_tables.h"
 
+#include <cstdint>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "base/status_macros.h"
 
 namespace et::nsys {
@@ -16,6 +19,129 @@ namespace {
 constexpr char kNvtxRangeTypes[] = "59, 60, 70, 71";
 // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT.
 constexpr int kStreamWaitSync = 2;
+
+// What a valid value of each column read is. Every column is an INTEGER (not
+// text, a real or a blob, which sqlite3_column_int64 would silently turn into
+// 0 or saturate) within [lo, hi], NULL only where nullable; text columns are
+// TEXT. `start`/`end` are also within +-2^61 ns (NsysDatabase) and no row
+// ends before it starts (CheckSpan). Anything else is refused with one line
+// naming the file, the table, the row and the column. The ranges hold every
+// shared export (tests/data/nsys): streams up to 2^32-1 (CUPTI's "none" in
+// the synchronisation table), devices 0-3, grids up to 187,200.
+struct ColumnRule {
+  const char* column;
+  bool nullable;
+  int64_t lo;
+  int64_t hi;
+  bool text = false;  // a TEXT column (lo and hi unused)
+};
+
+constexpr int64_t kMaxInt = INT64_MAX;
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+constexpr ColumnRule Time(const char* column, bool nullable = false) {
+  return {column, nullable, -kMaxTimeNs, kMaxTimeNs};
+}
+constexpr ColumnRule Id(const char* column, bool nullable = false) {
+  return {column, nullable, 0, kMaxInt};
+}
+constexpr ColumnRule kDevice = {"deviceId", false, 0, (1 << 16) - 1};
+constexpr ColumnRule kStream = {"streamId", false, 0, (int64_t{1} << 32) - 1};
+// A GPU has under 2^40 bytes; a copy of 2^48 (256 TiB) is a damaged row.
+constexpr ColumnRule kBytes = {"bytes", false, 0, int64_t{1} << 48};
+// CUDA's bound on a grid's x (2^31 - 1), and so on every grid and block side.
+constexpr ColumnRule Dim(const char* column) {
+  return {column, true, 0, (int64_t{1} << 31) - 1};
+}
+constexpr ColumnRule TextColumn(const char* column, bool nullable) {
+  return {column, nullable, 0, 0, true};
+}
+
+constexpr ColumnRule kKernelRules[] = {Time("start"),
+                                       Time("end"),
+                                       kDevice,
+                                       kStream,
+                                       Id("correlationId", true),
+                                       Id("globalPid", true),
+                                       Id("demangledName"),
+                                       Dim("gridX"),
+                                       Dim("gridY"),
+                                       Dim("gridZ"),
+                                       Dim("blockX"),
+                                       Dim("blockY"),
+                                       Dim("blockZ")};
+constexpr ColumnRule kMemcpyRules[] = {Time("start"),
+                                       Time("end"),
+                                       kDevice,
+                                       kStream,
+                                       Id("correlationId", true),
+                                       Id("globalPid", true),
+                                       kBytes,
+                                       Id("copyKind", true)};
+constexpr ColumnRule kMemsetRules[] = {Time("start"),
+                                       Time("end"),
+                                       kDevice,
+                                       kStream,
+                                       Id("correlationId", true),
+                                       Id("globalPid", true),
+                                       kBytes};
+constexpr ColumnRule kRuntimeRules[] = {Time("start"), Time("end"),
+                                        Id("globalTid", true),
+                                        Id("correlationId"), Id("nameId")};
+constexpr ColumnRule kNvtxRules[] = {
+    Time("start"),        Time("end", /*nullable=*/true), Id("globalTid", true),
+    Id("domainId", true), TextColumn("text", true),       Id("textId", true)};
+constexpr ColumnRule kStringRules[] = {Id("id"), TextColumn("value", false)};
+constexpr ColumnRule kSyncRules[] = {kDevice,
+                                     kStream,
+                                     Id("correlationId", true),
+                                     Id("globalPid", true),
+                                     Id("eventSyncId", true),
+                                     Time("start"),
+                                     Time("end")};
+constexpr ColumnRule kEventRules[] = {
+    Id("globalPid", true),
+    Id("eventSyncId"),
+    {"streamId", true, 0, (int64_t{1} << 32) - 1},
+    Id("correlationId", true)};
+constexpr ColumnRule kGpuInfoRules[] = {{"id", false, 0, (1 << 16) - 1},
+                                        TextColumn("name", true)};
+
+// Checks row `row` of `table` against `rules`, one per selected column.
+absl::Status CheckColumns(const Row& r, absl::Span<const ColumnRule> rules,
+                          const std::string& path, absl::string_view table,
+                          int64_t row) {
+  for (size_t c = 0; c < rules.size(); ++c) {
+    const ColumnRule& rule = rules[c];
+    const int col = static_cast<int>(c);
+    if (r.IsNull(col)) {
+      if (rule.nullable) continue;
+    } else if (rule.text ? r.IsText(col)
+                         : r.IsInteger(col) && r.Int(col) >= rule.lo &&
+                               r.Int(col) <= rule.hi) {
+      continue;
+    }
+    const std::string want =
+        rule.text ? std::string("text")
+        : rule.hi == kMaxInt
+            ? absl::StrFormat("an integer in [%d, 2^63)", rule.lo)
+            : absl::StrFormat("an integer in [%d, %d]", rule.lo, rule.hi);
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s row %d: %s must be %s, got %s", path, table,
+                        row, rule.column, want, r.Describe(col)));
+  }
+  return absl::OkStatus();
+}
+
+// A row's end (column `end_col`, when not NULL) is not before its start.
+absl::Status CheckSpan(const Row& r, int start_col, int end_col,
+                       const std::string& path, absl::string_view table,
+                       int64_t row) {
+  if (r.IsNull(end_col) || r.Int(end_col) >= r.Int(start_col))
+    return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s row %d: end %d ns is before start %d ns", path,
+                      table, row, r.Int(end_col), r.Int(start_col)));
+}
 
 absl::Status MissingId(const std::string& path, absl::string_view table,
                        int64_t row, absl::string_view column) {
@@ -51,11 +177,15 @@ class TableReader {
   TableReader(NsysDatabase* db, NsysTables* out) : db_(db), out_(out) {}
 
   absl::Status ReadStrings() {
-    return db_->Query(
-        "SELECT id, value FROM StringIds", db_->max_rows(), [&](const Row& r) {
-          string_of_id_[r.Int(0)] = out_->strings.Intern(r.Text(1));
-          return absl::OkStatus();
-        });
+    int64_t row = 0;
+    return db_->Query("SELECT id, value FROM StringIds", db_->max_rows(),
+                      [&](const Row& r) -> absl::Status {
+                        RETURN_IF_ERROR(CheckColumns(
+                            r, kStringRules, db_->path(), "StringIds", row++));
+                        string_of_id_[r.Int(0)] =
+                            out_->strings.Intern(r.Text(1));
+                        return absl::OkStatus();
+                      });
   }
 
   absl::Status ReadKernels() {
@@ -74,6 +204,7 @@ class TableReader {
                      "blockY, blockZ FROM ",
                      kTable),
         db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckActivity(r, kKernelRules, kTable, row));
           GpuActivity a = Activity(GpuKind::kKernel, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -111,6 +242,7 @@ class TableReader {
                      "globalPid, bytes, copyKind FROM ",
                      kTable),
         db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckActivity(r, kMemcpyRules, kTable, row));
           GpuActivity a = Activity(GpuKind::kMemcpy, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -134,6 +266,7 @@ class TableReader {
                      "globalPid, bytes FROM ",
                      kTable),
         db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckActivity(r, kMemsetRules, kTable, row));
           GpuActivity a = Activity(GpuKind::kMemset, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -156,6 +289,7 @@ class TableReader {
                      "FROM ",
                      kTable),
         db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckActivity(r, kRuntimeRules, kTable, row));
           RuntimeCallRow c;
           c.start_ns = r.Int(0, 0);
           c.end_ns = r.Int(1, c.start_ns);
@@ -186,6 +320,7 @@ class TableReader {
                      "FROM ",
                      kTable, " WHERE eventType IN (", kNvtxRangeTypes, ")"),
         db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckActivity(r, kNvtxRules, kTable, row));
           ++row;
           if (r.IsNull(1)) {
             ++out_->open_nvtx_ranges;
@@ -222,19 +357,25 @@ class TableReader {
       int64_t stream, correlation;
     };
     absl::flat_hash_map<std::pair<int64_t, int64_t>, Record> records;
+    int64_t row = 0;
     RETURN_IF_ERROR(db_->Query(
         absl::StrCat("SELECT globalPid, eventSyncId, streamId, correlationId "
                      "FROM ",
                      kEvent, " WHERE eventSyncId IS NOT NULL"),
-        db_->max_rows(), [&](const Row& r) {
+        db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(
+              CheckColumns(r, kEventRules, db_->path(), kEvent, row++));
           records[{r.Int(0), r.Int(1)}] = {r.Int(2), r.Int(3)};
           return absl::OkStatus();
         }));
+    row = 0;
     return db_->Query(
         absl::StrFormat("SELECT deviceId, streamId, correlationId, globalPid, "
                         "eventSyncId, start, end FROM %s WHERE syncType = %d",
                         kSync, kStreamWaitSync),
-        db_->max_rows(), [&](const Row& r) {
+        db_->max_rows(), [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckColumns(r, kSyncRules, db_->path(), kSync, row));
+          RETURN_IF_ERROR(CheckSpan(r, 5, 6, db_->path(), kSync, row++));
           auto it = records.find({r.Int(3), r.Int(4)});
           if (it == records.end() || r.IsNull(3)) return absl::OkStatus();
           StreamWait w;
@@ -254,14 +395,25 @@ class TableReader {
   absl::Status ReadGpuNames() {
     ASSIGN_OR_RETURN(bool has, db_->HasTable("TARGET_INFO_GPU"));
     if (!has) return absl::OkStatus();
+    int64_t row = 0;
     return db_->Query(
-        "SELECT id, name FROM TARGET_INFO_GPU", 4096, [&](const Row& r) {
+        "SELECT id, name FROM TARGET_INFO_GPU", 4096,
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckColumns(r, kGpuInfoRules, db_->path(),
+                                       "TARGET_INFO_GPU", row++));
           out_->gpu_names.emplace_back(r.Int(0), std::string(r.Text(1)));
           return absl::OkStatus();
         });
   }
 
  private:
+  // A row of a table with `start` and `end` as its first two columns.
+  absl::Status CheckActivity(const Row& r, absl::Span<const ColumnRule> rules,
+                             absl::string_view table, int64_t row) const {
+    RETURN_IF_ERROR(CheckColumns(r, rules, db_->path(), table, row));
+    return CheckSpan(r, 0, 1, db_->path(), table, row);
+  }
+
   uint32_t Name(int64_t string_id) const {
     auto it = string_of_id_.find(string_id);
     return it == string_of_id_.end() ? 0 : it->second;
