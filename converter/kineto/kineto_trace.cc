@@ -122,6 +122,15 @@ std::optional<int64_t> ReadStrictInt(od::value& value) {
   return i;
 }
 
+// A value for a message: its JSON text (40 bytes at most), or "an object" /
+// "a list" (whose token is only the opening bracket).
+std::string DescribeValue(od::value& value) {
+  const std::string_view token = value.raw_json_token();
+  if (!token.empty() && token[0] == '{') return "an object";
+  if (!token.empty() && token[0] == '[') return "a list";
+  return EscapeForPrint(ToAbsl(token.substr(0, 40)));
+}
+
 // A launch's grid or block: three integers in [0, 2^31) (CUDA's own bound on
 // a grid's x), as every Kineto trace writes them; nullopt otherwise.
 std::optional<std::array<int64_t, 3>> ReadDims(od::value& value) {
@@ -301,9 +310,9 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
 absl::Status KinetoJsonParser::ReadDeviceName(od::value& value) {
   auto bad = [&](const std::string& where, od::value& v,
                  absl::string_view want) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "kineto: %s: deviceProperties%s must be %s, got %s", source_, where,
-        want, EscapeForPrint(ToAbsl(v.raw_json_token().substr(0, 40)))));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("kineto: %s: deviceProperties%s must be %s, got %s",
+                        source_, where, want, DescribeValue(v)));
   };
   od::array devices;
   if (value.get_array().get(devices))
@@ -521,10 +530,9 @@ absl::Status KinetoJsonParser::ReadArgInt(std::string_view key,
 absl::Status KinetoJsonParser::BadField(absl::string_view field,
                                         od::value& value,
                                         absl::string_view want) const {
-  std::string_view token = value.raw_json_token();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "kineto: %s: event #%d: '%s' must be %s, got %s", source_, event_index_,
-      field, want, EscapeForPrint(ToAbsl(token.substr(0, 40)))));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("kineto: %s: event #%d: '%s' must be %s, got %s", source_,
+                      event_index_, field, want, DescribeValue(value)));
 }
 
 // The args of a record_param_comms event; names and groups that are not
@@ -822,7 +830,7 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       if (value.get_object().get(info)) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "kineto: %s: distributedInfo must be an object, got %s", source_,
-            EscapeForPrint(ToAbsl(value.raw_json_token().substr(0, 40)))));
+            DescribeValue(value)));
       }
       for (auto info_field : info) {
         std::string_view info_key;

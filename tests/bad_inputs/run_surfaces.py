@@ -571,7 +571,7 @@ def flag_cases(good_et):
         Case("flag-measured-step-1e308",
              ["et-convert", os.path.join(os.path.dirname(os.path.dirname(good_et)), "hta",
                                          "simple_add_et.json.gz"), "{dir}/out.et",
-              "--measured-step-ms", "1e308"], 1, "--measured-step-ms", names=""),
+              "--measured-step-ms", "1e308"], 2, "--measured-step-ms", names=""),
     ]
 
 
