@@ -87,13 +87,47 @@ absl::string_view TableOf(absl::string_view sql) {
   return rest.substr(0, rest.find(' '));
 }
 
+// Column `c` (of SQLite type `type`) against `rule`.
+absl::Status CheckColumn(sqlite3_stmt* stmt, int c, int type,
+                         const ColumnRule& rule, const std::string& path,
+                         absl::string_view sql, int64_t row) {
+  int64_t value = 0;
+  if (type == SQLITE_NULL) {
+    if (rule.nullable) return absl::OkStatus();
+  } else if (rule.text) {
+    if (type == SQLITE_TEXT) return absl::OkStatus();
+  } else if (type == SQLITE_INTEGER) {
+    value = sqlite3_column_int64(stmt, c);
+    if (value >= rule.lo && value <= rule.hi) return absl::OkStatus();
+    if (rule.time) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s row %d: %s %d ns is beyond +-2^61 ns (73 years)", path,
+          TableOf(sql), row, rule.column, value));
+    }
+  }
+  const std::string want =
+      rule.text ? std::string("text")
+      : rule.hi == INT64_MAX
+          ? absl::StrFormat("an integer in [%d, 2^63)", rule.lo)
+          : absl::StrFormat("an integer in [%d, %d]", rule.lo, rule.hi);
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: %s row %d: %s must be %s, got %s", path, TableOf(sql), row,
+      rule.column, want, Row(stmt).Describe(c)));
+}
+
 // Every text of a row is UTF-8 (names go into JSON and protobuf strings, both
-// of which refuse anything else), and its `start`/`end` times are in range.
+// of which refuse anything else); each column holds what its rule says, or
+// without rules, `start`/`end` times are in range. One type lookup per
+// column: this runs on every row of every table read.
 absl::Status CheckRow(sqlite3_stmt* stmt, const std::string& path,
-                      absl::string_view sql, int64_t row) {
+                      absl::string_view sql, int64_t row,
+                      absl::Span<const ColumnRule> rules) {
   const int columns = sqlite3_column_count(stmt);
   for (int c = 0; c < columns; ++c) {
     const int type = sqlite3_column_type(stmt, c);
+    if (static_cast<size_t>(c) < rules.size()) {
+      RETURN_IF_ERROR(CheckColumn(stmt, c, type, rules[c], path, sql, row));
+    }
     const char* name = sqlite3_column_name(stmt, c);
     // A blob is read as text too (Row::Text), so it must be UTF-8 as well.
     if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
@@ -107,7 +141,7 @@ absl::Status CheckRow(sqlite3_stmt* stmt, const std::string& path,
                             path, TableOf(sql), row, name ? name : "?",
                             EscapeForPrint(view.substr(0, 60))));
       }
-    } else if (type == SQLITE_INTEGER && name != nullptr &&
+    } else if (rules.empty() && type == SQLITE_INTEGER && name != nullptr &&
                (std::strcmp(name, "start") == 0 ||
                 std::strcmp(name, "end") == 0)) {
       const int64_t t = sqlite3_column_int64(stmt, c);
@@ -133,11 +167,18 @@ bool IsGzip(const std::string& path) {
 bool Row::IsNull(int col) const {
   return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
 }
-bool Row::IsInteger(int col) const {
-  return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER;
-}
-bool Row::IsText(int col) const {
-  return sqlite3_column_type(stmt_, col) == SQLITE_TEXT;
+Row::Stored Row::Get(int col, int64_t* value) const {
+  switch (sqlite3_column_type(stmt_, col)) {
+    case SQLITE_NULL:
+      return Stored::kNull;
+    case SQLITE_INTEGER:
+      *value = sqlite3_column_int64(stmt_, col);
+      return Stored::kInteger;
+    case SQLITE_TEXT:
+      return Stored::kText;
+    default:
+      return Stored::kOther;
+  }
 }
 std::string Row::Describe(int col) const {
   switch (sqlite3_column_type(stmt_, col)) {
@@ -255,7 +296,8 @@ absl::Status NsysDatabase::OpenFile(const std::string& file) {
 
 absl::Status NsysDatabase::Query(
     const std::string& sql, int64_t max_rows,
-    const std::function<absl::Status(const Row&)>& row) {
+    const std::function<absl::Status(const Row&)>& row,
+    absl::Span<const ColumnRule> rules) {
   sqlite3_stmt* stmt = nullptr;
   steps_left_ = step_budget_;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
@@ -281,7 +323,7 @@ absl::Status NsysDatabase::Query(
           "hold (a hostile or damaged export?)",
           path_, max_rows));
     }
-    RETURN_IF_ERROR(CheckRow(stmt, path_, sql, rows - 1));
+    RETURN_IF_ERROR(CheckRow(stmt, path_, sql, rows - 1, rules));
     RETURN_IF_ERROR(row(Row(stmt)));
   }
 }

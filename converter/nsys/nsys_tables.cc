@@ -20,26 +20,20 @@ constexpr char kNvtxRangeTypes[] = "59, 60, 70, 71";
 // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT.
 constexpr int kStreamWaitSync = 2;
 
-// What a valid value of each column read is. Every column is an INTEGER (not
-// text, a real or a blob, which sqlite3_column_int64 would silently turn into
-// 0 or saturate) within [lo, hi], NULL only where nullable; text columns are
-// TEXT. `start`/`end` are also within +-2^61 ns (NsysDatabase) and no row
+// What a valid value of each column read is (ColumnRule, nsys_database.h;
+// NsysDatabase::Query checks every row against these before it is read): an
+// INTEGER (not text, a real or a blob, which sqlite3_column_int64 would
+// silently turn into 0 or saturate) within [lo, hi], NULL only where
+// nullable; text columns TEXT; `start`/`end` within +-2^61 ns, and no row
 // ends before it starts (CheckSpan). Anything else is refused with one line
 // naming the file, the table, the row and the column. The ranges hold every
 // shared export (tests/data/nsys): streams up to 2^32-1 (CUPTI's "none" in
 // the synchronisation table), devices 0-3, grids up to 187,200.
-struct ColumnRule {
-  const char* column;
-  bool nullable;
-  int64_t lo;
-  int64_t hi;
-  bool text = false;  // a TEXT column (lo and hi unused)
-};
 
 constexpr int64_t kMaxInt = INT64_MAX;
 constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
 constexpr ColumnRule Time(const char* column, bool nullable = false) {
-  return {column, nullable, -kMaxTimeNs, kMaxTimeNs};
+  return {column, nullable, -kMaxTimeNs, kMaxTimeNs, false, true};
 }
 constexpr ColumnRule Id(const char* column, bool nullable = false) {
   return {column, nullable, 0, kMaxInt};
@@ -106,41 +100,18 @@ constexpr ColumnRule kEventRules[] = {
 constexpr ColumnRule kGpuInfoRules[] = {{"id", false, 0, (1 << 16) - 1},
                                         TextColumn("name", true)};
 
-// Checks row `row` of `table` against `rules`, one per selected column.
-absl::Status CheckColumns(const Row& r, absl::Span<const ColumnRule> rules,
-                          const std::string& path, absl::string_view table,
-                          int64_t row) {
-  for (size_t c = 0; c < rules.size(); ++c) {
-    const ColumnRule& rule = rules[c];
-    const int col = static_cast<int>(c);
-    if (r.IsNull(col)) {
-      if (rule.nullable) continue;
-    } else if (rule.text ? r.IsText(col)
-                         : r.IsInteger(col) && r.Int(col) >= rule.lo &&
-                               r.Int(col) <= rule.hi) {
-      continue;
-    }
-    const std::string want =
-        rule.text ? std::string("text")
-        : rule.hi == kMaxInt
-            ? absl::StrFormat("an integer in [%d, 2^63)", rule.lo)
-            : absl::StrFormat("an integer in [%d, %d]", rule.lo, rule.hi);
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: %s row %d: %s must be %s, got %s", path, table,
-                        row, rule.column, want, r.Describe(col)));
-  }
-  return absl::OkStatus();
-}
-
 // A row's end (column `end_col`, when not NULL) is not before its start.
 absl::Status CheckSpan(const Row& r, int start_col, int end_col,
                        const std::string& path, absl::string_view table,
                        int64_t row) {
-  if (r.IsNull(end_col) || r.Int(end_col) >= r.Int(start_col))
+  int64_t start = 0, end = 0;
+  if (r.Get(end_col, &end) != Row::Stored::kInteger ||
+      r.Get(start_col, &start) != Row::Stored::kInteger || end >= start) {
     return absl::OkStatus();
+  }
   return absl::InvalidArgumentError(
       absl::StrFormat("%s: %s row %d: end %d ns is before start %d ns", path,
-                      table, row, r.Int(end_col), r.Int(start_col)));
+                      table, row, end, start));
 }
 
 absl::Status MissingId(const std::string& path, absl::string_view table,
@@ -177,15 +148,13 @@ class TableReader {
   TableReader(NsysDatabase* db, NsysTables* out) : db_(db), out_(out) {}
 
   absl::Status ReadStrings() {
-    int64_t row = 0;
-    return db_->Query("SELECT id, value FROM StringIds", db_->max_rows(),
-                      [&](const Row& r) -> absl::Status {
-                        RETURN_IF_ERROR(CheckColumns(
-                            r, kStringRules, db_->path(), "StringIds", row++));
-                        string_of_id_[r.Int(0)] =
-                            out_->strings.Intern(r.Text(1));
-                        return absl::OkStatus();
-                      });
+    return db_->Query(
+        "SELECT id, value FROM StringIds", db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          string_of_id_[r.Int(0)] = out_->strings.Intern(r.Text(1));
+          return absl::OkStatus();
+        },
+        kStringRules);
   }
 
   absl::Status ReadKernels() {
@@ -203,8 +172,9 @@ class TableReader {
                      "globalPid, demangledName, gridX, gridY, gridZ, blockX, "
                      "blockY, blockZ FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckActivity(r, kKernelRules, kTable, row));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           GpuActivity a = Activity(GpuKind::kKernel, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -217,7 +187,8 @@ class TableReader {
           ++out_->kernel_rows;
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kKernelRules);
   }
 
   absl::Status ReadMemcpys() {
@@ -241,8 +212,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, deviceId, streamId, correlationId, "
                      "globalPid, bytes, copyKind FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckActivity(r, kMemcpyRules, kTable, row));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           GpuActivity a = Activity(GpuKind::kMemcpy, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -252,7 +224,8 @@ class TableReader {
           out_->gpu.push_back(a);
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kMemcpyRules);
   }
 
   absl::Status ReadMemsets() {
@@ -265,8 +238,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, deviceId, streamId, correlationId, "
                      "globalPid, bytes FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckActivity(r, kMemsetRules, kTable, row));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           GpuActivity a = Activity(GpuKind::kMemset, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -275,7 +249,8 @@ class TableReader {
           out_->gpu.push_back(a);
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kMemsetRules);
   }
 
   absl::Status ReadRuntime() {
@@ -288,8 +263,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, globalTid, correlationId, nameId "
                      "FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckActivity(r, kRuntimeRules, kTable, row));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           RuntimeCallRow c;
           c.start_ns = r.Int(0, 0);
           c.end_ns = r.Int(1, c.start_ns);
@@ -307,7 +283,8 @@ class TableReader {
           out_->runtime.push_back(c);
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kRuntimeRules);
   }
 
   absl::Status ReadNvtx() {
@@ -319,8 +296,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, globalTid, domainId, text, textId "
                      "FROM ",
                      kTable, " WHERE eventType IN (", kNvtxRangeTypes, ")"),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckActivity(r, kNvtxRules, kTable, row));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           ++row;
           if (r.IsNull(1)) {
             ++out_->open_nvtx_ranges;
@@ -339,7 +317,8 @@ class TableReader {
           n.name = out_->strings.Intern(OpName(text));
           out_->nvtx.push_back(n);
           return absl::OkStatus();
-        });
+        },
+        kNvtxRules);
   }
 
   // Stream waits, where the export links a wait to its event record
@@ -357,24 +336,23 @@ class TableReader {
       int64_t stream, correlation;
     };
     absl::flat_hash_map<std::pair<int64_t, int64_t>, Record> records;
-    int64_t row = 0;
     RETURN_IF_ERROR(db_->Query(
         absl::StrCat("SELECT globalPid, eventSyncId, streamId, correlationId "
                      "FROM ",
                      kEvent, " WHERE eventSyncId IS NOT NULL"),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(
-              CheckColumns(r, kEventRules, db_->path(), kEvent, row++));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
           records[{r.Int(0), r.Int(1)}] = {r.Int(2), r.Int(3)};
           return absl::OkStatus();
-        }));
-    row = 0;
+        },
+        kEventRules));
+    int64_t row = 0;
     return db_->Query(
         absl::StrFormat("SELECT deviceId, streamId, correlationId, globalPid, "
                         "eventSyncId, start, end FROM %s WHERE syncType = %d",
                         kSync, kStreamWaitSync),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckColumns(r, kSyncRules, db_->path(), kSync, row));
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
           RETURN_IF_ERROR(CheckSpan(r, 5, 6, db_->path(), kSync, row++));
           auto it = records.find({r.Int(3), r.Int(4)});
           if (it == records.end() || r.IsNull(3)) return absl::OkStatus();
@@ -389,31 +367,23 @@ class TableReader {
           w.record_correlation = it->second.correlation;
           out_->waits.push_back(w);
           return absl::OkStatus();
-        });
+        },
+        kSyncRules);
   }
 
   absl::Status ReadGpuNames() {
     ASSIGN_OR_RETURN(bool has, db_->HasTable("TARGET_INFO_GPU"));
     if (!has) return absl::OkStatus();
-    int64_t row = 0;
     return db_->Query(
         "SELECT id, name FROM TARGET_INFO_GPU", 4096,
         [&](const Row& r) -> absl::Status {
-          RETURN_IF_ERROR(CheckColumns(r, kGpuInfoRules, db_->path(),
-                                       "TARGET_INFO_GPU", row++));
           out_->gpu_names.emplace_back(r.Int(0), std::string(r.Text(1)));
           return absl::OkStatus();
-        });
+        },
+        kGpuInfoRules);
   }
 
  private:
-  // A row of a table with `start` and `end` as its first two columns.
-  absl::Status CheckActivity(const Row& r, absl::Span<const ColumnRule> rules,
-                             absl::string_view table, int64_t row) const {
-    RETURN_IF_ERROR(CheckColumns(r, rules, db_->path(), table, row));
-    return CheckSpan(r, 0, 1, db_->path(), table, row);
-  }
-
   uint32_t Name(int64_t string_id) const {
     auto it = string_of_id_.find(string_id);
     return it == string_of_id_.end() ? 0 : it->second;
