@@ -5,12 +5,17 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/input_limits.h"
 #include "base/path.h"
 #include "base/status_macros.h"
+#include "base/text_escape.h"
 
 namespace et {
 
@@ -41,9 +46,75 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
 
 absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadConfigFile(path));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded())
-    return absl::InvalidArgumentError(absl::StrCat(path, ": bad JSON"));
+  return ParseConfigJson(text, path);
+}
+
+namespace {
+
+// One object or array being parsed: its key path, and the keys seen so far
+// (an object) or the index of the latest element (an array).
+struct JsonFrame {
+  bool object = false;
+  std::string path;
+  std::string key;
+  int64_t index = -1;
+  absl::flat_hash_set<std::string> keys;
+};
+
+// The path of the next child of `frame`.
+std::string ChildPath(JsonFrame& frame) {
+  if (!frame.object)
+    return absl::StrFormat("%s[%d]", frame.path, ++frame.index);
+  return frame.path.empty() ? frame.key
+                            : absl::StrCat(frame.path, ".", frame.key);
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> ParseConfigJson(absl::string_view text,
+                                               absl::string_view origin) {
+  using Event = nlohmann::json::parse_event_t;
+  std::vector<JsonFrame> stack;
+  std::string duplicate;
+  auto check = [&](int /*depth*/, Event event, nlohmann::json& parsed) {
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start: {
+        JsonFrame frame;
+        frame.object = event == Event::object_start;
+        if (!stack.empty()) frame.path = ChildPath(stack.back());
+        stack.push_back(std::move(frame));
+        break;
+      }
+      case Event::object_end:
+      case Event::array_end:
+        if (!stack.empty()) stack.pop_back();
+        break;
+      case Event::key:
+        if (!stack.empty() && parsed.is_string()) {
+          JsonFrame& top = stack.back();
+          top.key = parsed.get<std::string>();
+          if (!top.keys.insert(top.key).second && duplicate.empty())
+            duplicate = ChildPath(top);
+        }
+        break;
+      case Event::value:
+        if (!stack.empty() && !stack.back().object) ++stack.back().index;
+        break;
+    }
+    return true;
+  };
+  nlohmann::json j =
+      nlohmann::json::parse(text.begin(), text.end(), check, false);
+  if (j.is_discarded()) {
+    // Also text after the value: nlohmann's parse is strict.
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": bad JSON"));
+  }
+  if (!duplicate.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: duplicate key '%s' (each key may appear once in an object)",
+        origin, EscapeForPrint(duplicate)));
+  }
   return j;
 }
 

@@ -129,10 +129,15 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   o.convert.rank = absl::GetFlag(FLAGS_rank);
   if (const std::string ms = absl::GetFlag(FLAGS_measured_step_ms);
       !ms.empty()) {
+    // A training step takes more than 1 us and less than a day (8.64e7 ms):
+    // outside, a unit mistake (1e308 used to be kept and printed as the
+    // truth).
     double v = 0;
-    if (!absl::SimpleAtod(ms, &v) || !(v > 0) || !std::isfinite(v)) {
+    if (!absl::SimpleAtod(ms, &v) || !(v >= 1e-3) || !(v <= 8.64e7)) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "--measured-step-ms '%s': expected a positive number of ms", ms));
+          "--measured-step-ms '%s': expected a number of ms in [0.001, "
+          "8.64e7] (1 us to a day)",
+          ms));
     }
     o.convert.measured_step_ms = v;
   }

@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "base/gzip_input.h"
 #include "base/input_limits.h"
+#include "base/json_file.h"
 #include "base/path.h"
 #include "base/rank_files.h"
 #include "base/status_macros.h"
@@ -319,6 +320,9 @@ absl::Status ParseJob(const EtSimFlags& flags, SimOptions* o) {
     std::string text;
     absl::Status read = ReadFileMaybeGzip(flags.groups, &text);
     if (!read.ok()) return UsageError(std::string(read.message()));
+    // A config file: no key twice (base/json_file.h), then its groups.
+    if (auto checked = ParseConfigJson(text, flags.groups); !checked.ok())
+      return UsageError(std::string(checked.status().message()));
     auto parsed = ParseProcessGroupJson(text);
     if (!parsed.ok())
       return UsageError(flags.groups + ": " +

@@ -192,6 +192,15 @@ void RefuseEmptyFlags(int argc, char** argv) {
              et::kUsageExitCode);
     }
   }
+  // A list flag's items are paths: an empty one (`a.txt,,b.txt`) is a typo.
+  for (const std::string& log : absl::GetFlag(FLAGS_comm_from)) {
+    if (log.empty()) {
+      Fail(
+          "--comm-from: an empty path in the list (two commas in a row, or "
+          "one at an end)",
+          et::kUsageExitCode);
+    }
+  }
 }
 
 // Flags that mean something only with another: given without it, they are

@@ -210,6 +210,8 @@ absl::Status MergeKineto(const std::string& kineto_path,
   if (preloaded == nullptr) {
     ASSIGN_OR_RETURN(loaded, kineto::KinetoTrace::Load(kineto_path));
     preloaded = &*loaded;
+    for (const std::string& w : loaded->read_warnings())
+      info->warnings.push_back(w);
   }
   const kineto::KinetoTrace& trace = *preloaded;
   // A preloaded trace is the one the ET was synthesized from (Kineto-only and

@@ -122,6 +122,17 @@ std::optional<int64_t> ReadStrictInt(od::value& value) {
   return i;
 }
 
+// A value for a message: its JSON text (40 bytes at most), or "an object" /
+// "a list" (whose token is only the opening bracket).
+std::string DescribeValue(od::value& value) {
+  const std::string_view token = value.raw_json_token();
+  if (!token.empty() && token[0] == '{') return "an object";
+  if (!token.empty() && token[0] == '[') return "a list";
+  return EscapeForPrint(ToAbsl(token.substr(0, 40)));
+}
+
+// A launch's grid or block: three integers in [0, 2^31) (CUDA's own bound on
+// a grid's x), as every Kineto trace writes them; nullopt otherwise.
 std::optional<std::array<int64_t, 3>> ReadDims(od::value& value) {
   od::array array;
   if (value.get_array().get(array)) return std::nullopt;
@@ -129,12 +140,12 @@ std::optional<std::array<int64_t, 3>> ReadDims(od::value& value) {
   size_t n = 0;
   for (auto element : array) {
     od::value v;
-    if (element.get(v)) return std::nullopt;
-    auto i = ReadInt(v);
-    if (!i) return std::nullopt;
-    if (n < 3) dims[n] = *i;
-    ++n;
+    if (element.get(v) || n == 3) return std::nullopt;
+    std::optional<int64_t> i = ReadStrictInt(v);
+    if (!i || *i < 0 || *i >= (int64_t{1} << 31)) return std::nullopt;
+    dims[n++] = *i;
   }
+  if (n != 3) return std::nullopt;
   return dims;
 }
 
@@ -159,6 +170,8 @@ struct RawEvent {
   bool has_cat = false;
   std::string_view cat;
   bool has_ts = false;
+  bool has_dur = false;
+  bool has_name = false;
   KinetoEvent event;
   std::optional<std::array<int64_t, 3>> grid, block;
   bool has_comm = false;  // a "Collective name" arg was seen
@@ -187,6 +200,22 @@ std::string_view ArrayText(od::value& value) {
   return std::string_view(begin, static_cast<size_t>(end - begin));
 }
 
+// What a valid Kineto trace is, field by field; anything else is refused with
+// one line naming the file, the event (#N, counting every event of
+// traceEvents) and the field:
+// - every event: `name` and `cat` strings; `pid`/`tid` integers within int64
+//   or strings; `args` an object; `ts`/`dur` numbers within +-2^61 ns;
+// - a complete ('X') event: `name`, `ts` and `dur` present, `dur` >= 0, the
+//   end within 2^61 ns (instant and flow events have no `dur`; not read);
+// - args: `correlation`, `External id`, `Record function id`, `Ev Idx`,
+//   `bytes` integers in [0, 2^63); `stream`, `wait_on_stream`,
+//   `wait_on_cuda_event_record_corr_id` in [-1, 2^63); `device` in
+//   [0, 2^16); `grid`/`block` three integers in [0, 2^31); message sizes
+//   counts (ParseCommArg);
+// - `distributedInfo` an object, rank in [0, 2^20) and below world_size in
+//   [1, 2^20]; `deviceProperties` a list of objects (ReadDeviceName).
+// Read with a counted warning, as real traces write them: `tid` as a numeric
+// string (Kineto of 2021), `bytes` as a numeric string (AMD's profiler).
 class KinetoJsonParser {
  public:
   KinetoJsonParser(absl::string_view source, KinetoTrace* trace)
@@ -202,7 +231,11 @@ class KinetoJsonParser {
                             RawEvent* raw);
   absl::Status BadField(absl::string_view field, od::value& value,
                         absl::string_view want) const;
-  absl::Status ReadPidOrTid(od::value& value, int64_t* out);
+  // An args field that must be an integer in [lo, hi).
+  absl::Status ReadArgInt(std::string_view key, od::value& value, int64_t lo,
+                          int64_t hi, int64_t* out);
+  absl::Status ReadPidOrTid(std::string_view key, od::value& value,
+                            int64_t* out);
   // `key`'s value: a positive number of ms, or a numeric string.
   absl::StatusOr<double> ReadStepMs(od::value& value, std::string_view key);
   void ReadProfilerCalibration(od::value& value);
@@ -216,7 +249,31 @@ class KinetoJsonParser {
   KinetoTrace* trace_;
   int64_t event_index_ = 0;
   std::string_view last_name_;
+  // What real traces write against the format, read and counted (docs/
+  // bad-input.md): CPU tids as numeric strings (Kineto of 2021), byte counts
+  // as numeric strings (AMD's ROCm profiler).
+  int64_t string_tids_ = 0;
+  int64_t string_bytes_ = 0;
+
+ public:
+  // The counted oddities as warnings, after the parse.
+  void AddReadWarnings() const;
 };
+
+void KinetoJsonParser::AddReadWarnings() const {
+  if (string_tids_ > 0) {
+    trace_->AddReadWarning(absl::StrFormat(
+        "%s: %d events give 'tid' as a numeric string (as Kineto of 2021 "
+        "wrote CPU threads): read as the thread's id",
+        source_, string_tids_));
+  }
+  if (string_bytes_ > 0) {
+    trace_->AddReadWarning(absl::StrFormat(
+        "%s: %d events give 'bytes' as a numeric string (as AMD's ROCm "
+        "profiler writes runtime calls): read as the byte count",
+        source_, string_bytes_));
+  }
+}
 
 absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
                                          absl::string_view where) const {
@@ -245,12 +302,30 @@ absl::Status KinetoJsonParser::JsonError(simdjson::error_code code,
 // not be used again, and looking fields up by name after one failed did
 // (UBSan: a member access through a null parser). A list that is not devices
 // is no device name; a device that is not JSON is an error.
+//
+// What a valid `deviceProperties` is: a list of objects, one per GPU, whose
+// `name` is a string and whose `id`, `computeMajor` and `computeMinor` are
+// integers in [0, 1024); other fields are not read. Anything else is refused,
+// naming the device and the field.
 absl::Status KinetoJsonParser::ReadDeviceName(od::value& value) {
+  auto bad = [&](const std::string& where, od::value& v,
+                 absl::string_view want) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("kineto: %s: deviceProperties%s must be %s, got %s",
+                        source_, where, want, DescribeValue(v)));
+  };
   od::array devices;
-  if (value.get_array().get(devices)) return absl::OkStatus();
+  if (value.get_array().get(devices))
+    return bad("", value, "a list of devices");
+  int64_t index = 0;
   for (auto device : devices) {
+    od::value device_value;
+    if (auto err = device.get(device_value))
+      return JsonError(err, "in 'deviceProperties'");
+    const std::string at = absl::StrFormat("[%d]", index);
     od::object fields;
-    if (device.get_object().get(fields)) return absl::OkStatus();
+    if (device_value.get_object().get(fields))
+      return bad(at, device_value, "an object");
     int64_t major = -1, minor = -1;
     for (auto field : fields) {
       std::string_view key;
@@ -258,18 +333,25 @@ absl::Status KinetoJsonParser::ReadDeviceName(od::value& value) {
       simdjson::error_code err = field.unescaped_key().get(key);
       if (!err) err = field.value().get(field_value);
       if (err) return JsonError(err, "in 'deviceProperties'");
-      std::string_view name;
-      if (key == "name" && !field_value.get_string().get(name)) {
-        trace_->set_device_name(std::string(name));
-      } else if (key == "computeMajor") {
-        if (field_value.get_int64().get(major)) major = -1;
-      } else if (key == "computeMinor") {
-        if (field_value.get_int64().get(minor)) minor = -1;
+      if (key == "name") {
+        std::string_view name;
+        if (field_value.get_string().get(name))
+          return bad(at + ".name", field_value, "a string");
+        if (index == 0) trace_->set_device_name(std::string(name));
+      } else if (key == "computeMajor" || key == "computeMinor" ||
+                 key == "id") {
+        std::optional<int64_t> n = ReadStrictInt(field_value);
+        if (!n || *n < 0 || *n >= 1024) {
+          return bad(absl::StrCat(at, ".", ToAbsl(key)), field_value,
+                     "an integer in [0, 1024)");
+        }
+        if (key == "computeMajor") major = *n;
+        if (key == "computeMinor") minor = *n;
       }
     }
-    if (major > 0 && minor >= 0 && minor < 10)
+    if (index == 0 && major > 0 && minor >= 0 && minor < 10)
       trace_->set_device_compute_capability(major * 10 + minor);
-    return absl::OkStatus();
+    ++index;
   }
   return absl::OkStatus();
 }
@@ -399,7 +481,11 @@ void KinetoJsonParser::ReadPageFaultCalibration(od::value& value) {
   }
 }
 
-absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
+// A `pid` or `tid`: an integer that fits int64 (ids below 0 occur: HTA's
+// traces hold a thread -549452224), or a string. Anything else (a fraction,
+// 2^63, an array, an object, null) is refused.
+absl::Status KinetoJsonParser::ReadPidOrTid(std::string_view key,
+                                            od::value& value, int64_t* out) {
   od::json_type type;
   if (auto err = value.type().get(type)) return JsonError(err, "in pid/tid");
   if (type == od::json_type::string) {
@@ -409,12 +495,33 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
     // Kineto of 2021 writes a CPU thread's id as a string ("25738"): it is
     // that thread's id. Other strings ("stream 7", "Spans") name a track,
     // numbered below 0 so that they meet no recorded id.
-    if (absl::SimpleAtoi(ToAbsl(s), out)) return absl::OkStatus();
+    if (absl::SimpleAtoi(ToAbsl(s), out)) {
+      if (key == "tid") ++string_tids_;
+      return absl::OkStatus();
+    }
     *out = -1 - static_cast<int64_t>(trace_->Intern(ToAbsl(s)));
     return absl::OkStatus();
   }
-  auto i = ReadInt(value);
-  *out = i.value_or(-1);
+  std::optional<int64_t> i = ReadStrictInt(value);
+  if (!i) {
+    return BadField(ToAbsl(key), value,
+                    "an integer that fits 64 bits, or a string");
+  }
+  *out = *i;
+  return absl::OkStatus();
+}
+
+absl::Status KinetoJsonParser::ReadArgInt(std::string_view key,
+                                          od::value& value, int64_t lo,
+                                          int64_t hi, int64_t* out) {
+  std::optional<int64_t> i = ReadStrictInt(value);
+  if (!i || *i < lo || *i >= hi) {
+    return BadField(ToAbsl(key), value,
+                    hi == INT64_MAX
+                        ? absl::StrFormat("an integer in [%d, 2^63)", lo)
+                        : absl::StrFormat("an integer in [%d, %d)", lo, hi));
+  }
+  *out = *i;
   return absl::OkStatus();
 }
 
@@ -423,10 +530,9 @@ absl::Status KinetoJsonParser::ReadPidOrTid(od::value& value, int64_t* out) {
 absl::Status KinetoJsonParser::BadField(absl::string_view field,
                                         od::value& value,
                                         absl::string_view want) const {
-  std::string_view token = value.raw_json_token();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "kineto: %s: event #%d: '%s' must be %s, got %s", source_, event_index_,
-      field, want, EscapeForPrint(ToAbsl(token.substr(0, 40)))));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("kineto: %s: event #%d: '%s' must be %s, got %s", source_,
+                      event_index_, field, want, DescribeValue(value)));
 }
 
 // The args of a record_param_comms event; names and groups that are not
@@ -468,30 +574,47 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
       return JsonError(err, "in args");
     od::value value;
     if (auto err = field.value().get(value)) return JsonError(err, "in args");
+    // Ids are integers >= 0; streams and the cuda_sync fields also -1 (CUPTI
+    // writes it for "none"); devices are GPU ordinals below 2^16.
     if (key == "correlation") {
-      std::optional<int64_t> c = ReadStrictInt(value);
-      if (!c) return BadField("correlation", value, "an integer id");
-      event->correlation = *c;
+      RETURN_IF_ERROR(
+          ReadArgInt(key, value, 0, INT64_MAX, &event->correlation));
     } else if (key == "External id") {
-      event->external_id = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(
+          ReadArgInt(key, value, 0, INT64_MAX, &event->external_id));
     } else if (key == "Record function id") {
-      event->record_function_id = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(
+          ReadArgInt(key, value, 0, INT64_MAX, &event->record_function_id));
     } else if (key == "Ev Idx") {
-      event->ev_idx = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(ReadArgInt(key, value, 0, INT64_MAX, &event->ev_idx));
     } else if (key == "device") {
-      event->device = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(ReadArgInt(key, value, 0, 1 << 16, &event->device));
     } else if (key == "stream") {
-      event->stream = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(ReadArgInt(key, value, -1, INT64_MAX, &event->stream));
     } else if (key == "wait_on_stream") {
-      event->wait_on_stream = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(
+          ReadArgInt(key, value, -1, INT64_MAX, &event->wait_on_stream));
     } else if (key == "wait_on_cuda_event_record_corr_id") {
-      event->wait_on_record_correlation = ReadInt(value).value_or(-1);
+      RETURN_IF_ERROR(ReadArgInt(key, value, -1, INT64_MAX,
+                                 &event->wait_on_record_correlation));
     } else if (key == "bytes") {
-      event->bytes = ReadInt(value).value_or(-1);
-    } else if (key == "grid") {
-      raw->grid = ReadDims(value);
-    } else if (key == "block") {
-      raw->block = ReadDims(value);
+      od::json_type type;
+      if (!value.type().get(type) && type == od::json_type::string) {
+        // AMD's ROCm profiler quotes its runtime calls' byte counts.
+        std::optional<int64_t> n = ReadInt(value);
+        if (!n) return BadField("bytes", value, "a count of bytes");
+        event->bytes = *n;
+        ++string_bytes_;
+      } else {
+        RETURN_IF_ERROR(ReadArgInt(key, value, 0, INT64_MAX, &event->bytes));
+      }
+    } else if (key == "grid" || key == "block") {
+      std::optional<std::array<int64_t, 3>> dims = ReadDims(value);
+      if (!dims) {
+        return BadField(ToAbsl(key), value,
+                        "a list of three integers in [0, 2^31)");
+      }
+      (key == "grid" ? raw->grid : raw->block) = dims;
     } else if (key == "Input Dims") {
       raw->input_dims = ArrayText(value);
     } else if (key == "Input type") {
@@ -520,15 +643,18 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
       if (auto err = value.get_string().get(raw->ph))
         return JsonError(err, "in 'ph'");
     } else if (key == "cat") {
-      raw->has_cat = !value.get_string().get(raw->cat);
+      if (value.get_string().get(raw->cat))
+        return BadField("cat", value, "a string");
+      raw->has_cat = true;
     } else if (key == "name") {
       std::string_view name;
-      if (!value.get_string().get(name))
-        event.name = trace_->Intern(ToAbsl(name));
-    } else if (key == "pid") {
-      RETURN_IF_ERROR(ReadPidOrTid(value, &event.pid));
-    } else if (key == "tid") {
-      RETURN_IF_ERROR(ReadPidOrTid(value, &event.tid));
+      if (value.get_string().get(name))
+        return BadField("name", value, "a string");
+      event.name = trace_->Intern(ToAbsl(name));
+      raw->has_name = true;
+    } else if (key == "pid" || key == "tid") {
+      RETURN_IF_ERROR(
+          ReadPidOrTid(key, value, key == "pid" ? &event.pid : &event.tid));
     } else if (key == "ts" || key == "dur") {
       const std::string_view token = value.raw_json_token();
       auto ns = MicrosTextToNanos(token);
@@ -543,11 +669,13 @@ absl::Status KinetoJsonParser::ParseEvent(od::object& object, RawEvent* raw) {
         raw->has_ts = true;
       } else {
         event.dur_ns = *ns;
+        raw->has_dur = true;
       }
     } else if (key == "args") {
       od::object args;
-      if (!value.get_object().get(args))
-        RETURN_IF_ERROR(ParseArgs(args, &event, raw));
+      if (value.get_object().get(args))
+        return BadField("args", value, "an object");
+      RETURN_IF_ERROR(ParseArgs(args, &event, raw));
     }
   }
   return absl::OkStatus();
@@ -590,6 +718,27 @@ absl::Status KinetoJsonParser::ParseEvents(od::array& events) {
     RETURN_IF_ERROR(ParseEvent(object, &raw));
     const bool complete = raw.ph == "X" || raw.ph.empty();
     if (complete) {
+      // A complete event has a name, a start and a duration; its end stays
+      // within the +-2^61 ns every time is held to. Instant ('i') and flow
+      // ('s', 'f') events have no duration and are not read.
+      if (!raw.has_name) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d: complete event without 'name'", source_,
+            event_index_));
+      }
+      if (!raw.has_dur) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d ('%s'): complete event without 'dur'",
+            source_, event_index_,
+            EscapeForPrint(trace_->name(raw.event.name).substr(0, 80))));
+      }
+      if (raw.event.ts_ns > kMaxTimeNs - raw.event.dur_ns) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d ('%s'): 'ts' + 'dur' ends past 2^61 ns "
+            "(2.3e15 us)",
+            source_, event_index_,
+            EscapeForPrint(trace_->name(raw.event.name).substr(0, 80))));
+      }
       if (!raw.has_ts) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "kineto: %s: event #%d ('%s'): complete event without 'ts'",
@@ -678,7 +827,11 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
       trace_->set_process_id(ReadInt(value).value_or(-1));
     } else if (key == "distributedInfo") {
       od::object info;
-      if (value.get_object().get(info)) continue;
+      if (value.get_object().get(info)) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: distributedInfo must be an object, got %s", source_,
+            DescribeValue(value)));
+      }
       for (auto info_field : info) {
         std::string_view info_key;
         od::value info_value;
@@ -720,6 +873,12 @@ absl::Status KinetoJsonParser::ParseDocument(od::document& doc) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "kineto: %s: no 'traceEvents' array: not a Kineto/Chrome trace",
         source_));
+  }
+  if (trace_->world_size() > 0 && trace_->rank() >= trace_->world_size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("kineto: %s: distributedInfo.rank %d is not below "
+                        "distributedInfo.world_size %d",
+                        source_, trace_->rank(), trace_->world_size()));
   }
   return absl::OkStatus();
 }
@@ -803,6 +962,7 @@ absl::StatusOr<KinetoTrace> KinetoTrace::Parse(std::string json,
         simdjson::error_message(err)));
   }
   RETURN_IF_ERROR(reader.ParseDocument(doc));
+  reader.AddReadWarnings();
   // A location after the root value (simdjson's own at_end() is not in
   // every release) is a token past it.
   if (!doc.current_location().error()) {

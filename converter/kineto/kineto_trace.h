@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -172,6 +173,12 @@ class KinetoTrace {
   int64_t ignored_events() const {
     return ignored_events_;
   }  // M, s/f, i, B/E, ...
+  // What the trace writes against the format but real traces do carry, read
+  // anyway and counted, one line each (docs/bad-input.md): for the
+  // converter's warnings.
+  const std::vector<std::string>& read_warnings() const {
+    return read_warnings_;
+  }
 
   // Building (the parser's interface).
   uint32_t Intern(absl::string_view text);
@@ -209,6 +216,9 @@ class KinetoTrace {
   void set_device_compute_capability(int64_t cc) { device_cc_ = cc; }
   void set_legacy_array(bool legacy) { legacy_array_ = legacy; }
   void CountIgnored() { ++ignored_events_; }
+  void AddReadWarning(std::string warning) {
+    read_warnings_.push_back(std::move(warning));
+  }
 
  private:
   std::vector<KinetoEvent> events_;
@@ -235,6 +245,7 @@ class KinetoTrace {
   int64_t device_cc_ = 0;
   bool legacy_array_ = false;
   int64_t ignored_events_ = 0;
+  std::vector<std::string> read_warnings_;
 };
 
 }  // namespace et::kineto

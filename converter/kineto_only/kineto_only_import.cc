@@ -441,11 +441,16 @@ absl::StatusOr<ConvertReport> ConvertKinetoOnly(const std::string& input_path,
                                                 const std::string& output_path,
                                                 const ConvertOptions& options) {
   ASSIGN_OR_RETURN(KinetoTrace trace, KinetoTrace::Load(input_path));
+  const std::vector<std::string> read_warnings = trace.read_warnings();
   KinetoOnlyStats stats;
   absl::StatusOr<ConvertReport> report =
       ConvertKinetoTrace(std::make_shared<const KinetoTrace>(std::move(trace)),
                          input_path, output_path, options, &stats);
-  if (report.ok()) WarnSizeUnknown(stats.process_groups > 0, &*report);
+  if (report.ok()) {
+    WarnSizeUnknown(stats.process_groups > 0, &*report);
+    report->warnings.insert(report->warnings.end(), read_warnings.begin(),
+                            read_warnings.end());
+  }
   return report;
 }
 

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/atomic_output_file.h"
@@ -85,13 +87,47 @@ absl::string_view TableOf(absl::string_view sql) {
   return rest.substr(0, rest.find(' '));
 }
 
+// Column `c` (of SQLite type `type`) against `rule`.
+absl::Status CheckColumn(sqlite3_stmt* stmt, int c, int type,
+                         const ColumnRule& rule, const std::string& path,
+                         absl::string_view sql, int64_t row) {
+  int64_t value = 0;
+  if (type == SQLITE_NULL) {
+    if (rule.nullable) return absl::OkStatus();
+  } else if (rule.text) {
+    if (type == SQLITE_TEXT) return absl::OkStatus();
+  } else if (type == SQLITE_INTEGER) {
+    value = sqlite3_column_int64(stmt, c);
+    if (value >= rule.lo && value <= rule.hi) return absl::OkStatus();
+    if (rule.time) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: %s row %d: %s %d ns is beyond +-2^61 ns (73 years)", path,
+          TableOf(sql), row, rule.column, value));
+    }
+  }
+  const std::string want =
+      rule.text ? std::string("text")
+      : rule.hi == INT64_MAX
+          ? absl::StrFormat("an integer in [%d, 2^63)", rule.lo)
+          : absl::StrFormat("an integer in [%d, %d]", rule.lo, rule.hi);
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: %s row %d: %s must be %s, got %s", path, TableOf(sql), row,
+      rule.column, want, Row(stmt).Describe(c)));
+}
+
 // Every text of a row is UTF-8 (names go into JSON and protobuf strings, both
-// of which refuse anything else), and its `start`/`end` times are in range.
+// of which refuse anything else); each column holds what its rule says, or
+// without rules, `start`/`end` times are in range. One type lookup per
+// column: this runs on every row of every table read.
 absl::Status CheckRow(sqlite3_stmt* stmt, const std::string& path,
-                      absl::string_view sql, int64_t row) {
+                      absl::string_view sql, int64_t row,
+                      absl::Span<const ColumnRule> rules) {
   const int columns = sqlite3_column_count(stmt);
   for (int c = 0; c < columns; ++c) {
     const int type = sqlite3_column_type(stmt, c);
+    if (static_cast<size_t>(c) < rules.size()) {
+      RETURN_IF_ERROR(CheckColumn(stmt, c, type, rules[c], path, sql, row));
+    }
     const char* name = sqlite3_column_name(stmt, c);
     // A blob is read as text too (Row::Text), so it must be UTF-8 as well.
     if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
@@ -105,7 +141,7 @@ absl::Status CheckRow(sqlite3_stmt* stmt, const std::string& path,
                             path, TableOf(sql), row, name ? name : "?",
                             EscapeForPrint(view.substr(0, 60))));
       }
-    } else if (type == SQLITE_INTEGER && name != nullptr &&
+    } else if (rules.empty() && type == SQLITE_INTEGER && name != nullptr &&
                (std::strcmp(name, "start") == 0 ||
                 std::strcmp(name, "end") == 0)) {
       const int64_t t = sqlite3_column_int64(stmt, c);
@@ -130,6 +166,34 @@ bool IsGzip(const std::string& path) {
 
 bool Row::IsNull(int col) const {
   return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+Row::Stored Row::Get(int col, int64_t* value) const {
+  switch (sqlite3_column_type(stmt_, col)) {
+    case SQLITE_NULL:
+      return Stored::kNull;
+    case SQLITE_INTEGER:
+      *value = sqlite3_column_int64(stmt_, col);
+      return Stored::kInteger;
+    case SQLITE_TEXT:
+      return Stored::kText;
+    default:
+      return Stored::kOther;
+  }
+}
+std::string Row::Describe(int col) const {
+  switch (sqlite3_column_type(stmt_, col)) {
+    case SQLITE_NULL:
+      return "NULL";
+    case SQLITE_INTEGER:
+      return absl::StrCat(sqlite3_column_int64(stmt_, col));
+    case SQLITE_FLOAT:
+      return absl::StrFormat("real %g", sqlite3_column_double(stmt_, col));
+    case SQLITE_TEXT:
+      return absl::StrCat("text '", EscapeForPrint(Text(col).substr(0, 40)),
+                          "'");
+    default:
+      return "a blob";
+  }
 }
 int64_t Row::Int(int col, int64_t absent) const {
   return IsNull(col) ? absent : sqlite3_column_int64(stmt_, col);
@@ -232,7 +296,8 @@ absl::Status NsysDatabase::OpenFile(const std::string& file) {
 
 absl::Status NsysDatabase::Query(
     const std::string& sql, int64_t max_rows,
-    const std::function<absl::Status(const Row&)>& row) {
+    const std::function<absl::Status(const Row&)>& row,
+    absl::Span<const ColumnRule> rules) {
   sqlite3_stmt* stmt = nullptr;
   steps_left_ = step_budget_;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
@@ -258,7 +323,7 @@ absl::Status NsysDatabase::Query(
           "hold (a hostile or damaged export?)",
           path_, max_rows));
     }
-    RETURN_IF_ERROR(CheckRow(stmt, path_, sql, rows - 1));
+    RETURN_IF_ERROR(CheckRow(stmt, path_, sql, rows - 1, rules));
     RETURN_IF_ERROR(row(Row(stmt)));
   }
 }
@@ -338,8 +403,16 @@ absl::Status NsysDatabase::ReadVersion(bool force_schema) {
         }
         return absl::OkStatus();
       }));
+  // Three dot-separated numbers of digits only: SimpleAtoi alone would also
+  // take "+24" and " 24".
   std::vector<std::string> parts = absl::StrSplit(version_.text, '.');
-  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &version_.major) ||
+  const auto digits = [](const std::string& part) {
+    return !part.empty() && part.size() <= 6 &&
+           std::all_of(part.begin(), part.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (parts.size() != 3 || !std::all_of(parts.begin(), parts.end(), digits) ||
+      !absl::SimpleAtoi(parts[0], &version_.major) ||
       !absl::SimpleAtoi(parts[1], &version_.minor) ||
       !absl::SimpleAtoi(parts[2], &version_.micro)) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -44,13 +45,34 @@ inline constexpr int kNewestMajor = 3, kNewestMinor = 25;
 // True when `path` (plain or gzip) starts with SQLite's file header.
 absl::StatusOr<bool> IsSqliteFile(const std::string& path);
 
+// What one selected column must hold: an INTEGER within [lo, hi] (not text, a
+// real or a blob, which sqlite3_column_int64 would silently turn into 0 or
+// saturate), or TEXT when `text`; NULL only where `nullable`. `time` marks
+// `start`/`end` columns (their message names the +-2^61 ns bound). The rules
+// of each table read are in nsys_tables.cc.
+struct ColumnRule {
+  const char* column;
+  bool nullable;
+  int64_t lo;
+  int64_t hi;
+  bool text = false;
+  bool time = false;
+};
+
 // One row of a query, read through typed getters (NULL reads as `absent`).
 class Row {
  public:
   explicit Row(sqlite3_stmt* stmt) : stmt_(stmt) {}
   bool IsNull(int col) const;
+  // How the column is stored, with one type lookup; `*value` is set for an
+  // INTEGER. For checking every column of every row (nsys_tables.cc).
+  enum class Stored : uint8_t { kNull, kInteger, kText, kOther };
+  Stored Get(int col, int64_t* value) const;
   int64_t Int(int col, int64_t absent = -1) const;
   absl::string_view Text(int col) const;  // "" for NULL
+  // The value for a message: "NULL", "text 'soon'", "real 1e+300", "a blob",
+  // or the integer.
+  std::string Describe(int col) const;
 
  private:
   sqlite3_stmt* stmt_;
@@ -77,9 +99,12 @@ class NsysDatabase {
   absl::StatusOr<bool> HasColumn(absl::string_view table,
                                  absl::string_view column);
   // Runs `sql` and calls `row` for each result row; at most `max_rows` rows
-  // (an error past that), within the VM-step budget.
+  // (an error past that), within the VM-step budget. Every row is checked
+  // first: texts are UTF-8, and column i holds what `rules[i]` says (when
+  // given; else `start`/`end` columns are within +-2^61 ns).
   absl::Status Query(const std::string& sql, int64_t max_rows,
-                     const std::function<absl::Status(const Row&)>& row);
+                     const std::function<absl::Status(const Row&)>& row,
+                     absl::Span<const ColumnRule> rules = {});
   // The row cap for one table's query: no table of an export has more rows
   // than the file has 16-byte units (every row takes more than that).
   int64_t max_rows() const { return max_rows_; }

@@ -1,11 +1,14 @@
 // Reading an nsys export's tables into typed rows; see nsys_tables.h.
 #include "converter/nsys/nsys_tables.h"
 
+#include <cstdint>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "base/status_macros.h"
 
 namespace et::nsys {
@@ -16,6 +19,100 @@ namespace {
 constexpr char kNvtxRangeTypes[] = "59, 60, 70, 71";
 // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT.
 constexpr int kStreamWaitSync = 2;
+
+// What a valid value of each column read is (ColumnRule, nsys_database.h;
+// NsysDatabase::Query checks every row against these before it is read): an
+// INTEGER (not text, a real or a blob, which sqlite3_column_int64 would
+// silently turn into 0 or saturate) within [lo, hi], NULL only where
+// nullable; text columns TEXT; `start`/`end` within +-2^61 ns, and no row
+// ends before it starts (CheckSpan). Anything else is refused with one line
+// naming the file, the table, the row and the column. The ranges hold every
+// shared export (tests/data/nsys): streams up to 2^32-1 (CUPTI's "none" in
+// the synchronisation table), devices 0-3, grids up to 187,200.
+
+constexpr int64_t kMaxInt = INT64_MAX;
+constexpr int64_t kMaxTimeNs = int64_t{1} << 61;
+constexpr ColumnRule Time(const char* column, bool nullable = false) {
+  return {column, nullable, -kMaxTimeNs, kMaxTimeNs, false, true};
+}
+constexpr ColumnRule Id(const char* column, bool nullable = false) {
+  return {column, nullable, 0, kMaxInt};
+}
+constexpr ColumnRule kDevice = {"deviceId", false, 0, (1 << 16) - 1};
+constexpr ColumnRule kStream = {"streamId", false, 0, (int64_t{1} << 32) - 1};
+// A GPU has under 2^40 bytes; a copy of 2^48 (256 TiB) is a damaged row.
+constexpr ColumnRule kBytes = {"bytes", false, 0, int64_t{1} << 48};
+// CUDA's bound on a grid's x (2^31 - 1), and so on every grid and block side.
+constexpr ColumnRule Dim(const char* column) {
+  return {column, true, 0, (int64_t{1} << 31) - 1};
+}
+constexpr ColumnRule TextColumn(const char* column, bool nullable) {
+  return {column, nullable, 0, 0, true};
+}
+
+constexpr ColumnRule kKernelRules[] = {Time("start"),
+                                       Time("end"),
+                                       kDevice,
+                                       kStream,
+                                       Id("correlationId", true),
+                                       Id("globalPid", true),
+                                       Id("demangledName"),
+                                       Dim("gridX"),
+                                       Dim("gridY"),
+                                       Dim("gridZ"),
+                                       Dim("blockX"),
+                                       Dim("blockY"),
+                                       Dim("blockZ")};
+constexpr ColumnRule kMemcpyRules[] = {Time("start"),
+                                       Time("end"),
+                                       kDevice,
+                                       kStream,
+                                       Id("correlationId", true),
+                                       Id("globalPid", true),
+                                       kBytes,
+                                       Id("copyKind", true)};
+constexpr ColumnRule kMemsetRules[] = {Time("start"),
+                                       Time("end"),
+                                       kDevice,
+                                       kStream,
+                                       Id("correlationId", true),
+                                       Id("globalPid", true),
+                                       kBytes};
+constexpr ColumnRule kRuntimeRules[] = {Time("start"), Time("end"),
+                                        Id("globalTid", true),
+                                        Id("correlationId"), Id("nameId")};
+constexpr ColumnRule kNvtxRules[] = {
+    Time("start"),        Time("end", /*nullable=*/true), Id("globalTid", true),
+    Id("domainId", true), TextColumn("text", true),       Id("textId", true)};
+constexpr ColumnRule kStringRules[] = {Id("id"), TextColumn("value", false)};
+constexpr ColumnRule kSyncRules[] = {kDevice,
+                                     kStream,
+                                     Id("correlationId", true),
+                                     Id("globalPid", true),
+                                     Id("eventSyncId", true),
+                                     Time("start"),
+                                     Time("end")};
+constexpr ColumnRule kEventRules[] = {
+    Id("globalPid", true),
+    Id("eventSyncId"),
+    {"streamId", true, 0, (int64_t{1} << 32) - 1},
+    Id("correlationId", true)};
+constexpr ColumnRule kGpuInfoRules[] = {{"id", false, 0, (1 << 16) - 1},
+                                        TextColumn("name", true)};
+
+// A row's end (column `end_col`, when not NULL) is not before its start.
+absl::Status CheckSpan(const Row& r, int start_col, int end_col,
+                       const std::string& path, absl::string_view table,
+                       int64_t row) {
+  int64_t start = 0, end = 0;
+  if (r.Get(end_col, &end) != Row::Stored::kInteger ||
+      r.Get(start_col, &start) != Row::Stored::kInteger || end >= start) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s row %d: end %d ns is before start %d ns", path,
+                      table, row, end, start));
+}
 
 absl::Status MissingId(const std::string& path, absl::string_view table,
                        int64_t row, absl::string_view column) {
@@ -52,10 +149,12 @@ class TableReader {
 
   absl::Status ReadStrings() {
     return db_->Query(
-        "SELECT id, value FROM StringIds", db_->max_rows(), [&](const Row& r) {
+        "SELECT id, value FROM StringIds", db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
           string_of_id_[r.Int(0)] = out_->strings.Intern(r.Text(1));
           return absl::OkStatus();
-        });
+        },
+        kStringRules);
   }
 
   absl::Status ReadKernels() {
@@ -73,7 +172,9 @@ class TableReader {
                      "globalPid, demangledName, gridX, gridY, gridZ, blockX, "
                      "blockY, blockZ FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           GpuActivity a = Activity(GpuKind::kKernel, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -86,7 +187,8 @@ class TableReader {
           ++out_->kernel_rows;
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kKernelRules);
   }
 
   absl::Status ReadMemcpys() {
@@ -110,7 +212,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, deviceId, streamId, correlationId, "
                      "globalPid, bytes, copyKind FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           GpuActivity a = Activity(GpuKind::kMemcpy, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -120,7 +224,8 @@ class TableReader {
           out_->gpu.push_back(a);
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kMemcpyRules);
   }
 
   absl::Status ReadMemsets() {
@@ -133,7 +238,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, deviceId, streamId, correlationId, "
                      "globalPid, bytes FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           GpuActivity a = Activity(GpuKind::kMemset, r);
           if (a.pid < 0)
             return MissingId(db_->path(), kTable, row, "globalPid");
@@ -142,7 +249,8 @@ class TableReader {
           out_->gpu.push_back(a);
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kMemsetRules);
   }
 
   absl::Status ReadRuntime() {
@@ -155,7 +263,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, globalTid, correlationId, nameId "
                      "FROM ",
                      kTable),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           RuntimeCallRow c;
           c.start_ns = r.Int(0, 0);
           c.end_ns = r.Int(1, c.start_ns);
@@ -173,7 +283,8 @@ class TableReader {
           out_->runtime.push_back(c);
           ++row;
           return absl::OkStatus();
-        });
+        },
+        kRuntimeRules);
   }
 
   absl::Status ReadNvtx() {
@@ -185,7 +296,9 @@ class TableReader {
         absl::StrCat("SELECT start, end, globalTid, domainId, text, textId "
                      "FROM ",
                      kTable, " WHERE eventType IN (", kNvtxRangeTypes, ")"),
-        db_->max_rows(), [&](const Row& r) -> absl::Status {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 0, 1, db_->path(), kTable, row));
           ++row;
           if (r.IsNull(1)) {
             ++out_->open_nvtx_ranges;
@@ -204,7 +317,8 @@ class TableReader {
           n.name = out_->strings.Intern(OpName(text));
           out_->nvtx.push_back(n);
           return absl::OkStatus();
-        });
+        },
+        kNvtxRules);
   }
 
   // Stream waits, where the export links a wait to its event record
@@ -226,15 +340,20 @@ class TableReader {
         absl::StrCat("SELECT globalPid, eventSyncId, streamId, correlationId "
                      "FROM ",
                      kEvent, " WHERE eventSyncId IS NOT NULL"),
-        db_->max_rows(), [&](const Row& r) {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
           records[{r.Int(0), r.Int(1)}] = {r.Int(2), r.Int(3)};
           return absl::OkStatus();
-        }));
+        },
+        kEventRules));
+    int64_t row = 0;
     return db_->Query(
         absl::StrFormat("SELECT deviceId, streamId, correlationId, globalPid, "
                         "eventSyncId, start, end FROM %s WHERE syncType = %d",
                         kSync, kStreamWaitSync),
-        db_->max_rows(), [&](const Row& r) {
+        db_->max_rows(),
+        [&](const Row& r) -> absl::Status {
+          RETURN_IF_ERROR(CheckSpan(r, 5, 6, db_->path(), kSync, row++));
           auto it = records.find({r.Int(3), r.Int(4)});
           if (it == records.end() || r.IsNull(3)) return absl::OkStatus();
           StreamWait w;
@@ -248,17 +367,20 @@ class TableReader {
           w.record_correlation = it->second.correlation;
           out_->waits.push_back(w);
           return absl::OkStatus();
-        });
+        },
+        kSyncRules);
   }
 
   absl::Status ReadGpuNames() {
     ASSIGN_OR_RETURN(bool has, db_->HasTable("TARGET_INFO_GPU"));
     if (!has) return absl::OkStatus();
     return db_->Query(
-        "SELECT id, name FROM TARGET_INFO_GPU", 4096, [&](const Row& r) {
+        "SELECT id, name FROM TARGET_INFO_GPU", 4096,
+        [&](const Row& r) -> absl::Status {
           out_->gpu_names.emplace_back(r.Int(0), std::string(r.Text(1)));
           return absl::OkStatus();
-        });
+        },
+        kGpuInfoRules);
   }
 
  private:

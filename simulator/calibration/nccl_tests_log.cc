@@ -60,9 +60,27 @@ std::optional<TableRowText> TableRow(absl::string_view line) {
   return TableRowText{bytes, f[has_root ? 5 : 4]};
 }
 
+// What a valid log is: text (UTF-8, no control bytes but tabs and carriage
+// returns: binary data after a valid header is not a log), and table rows
+// whose size is a positive number of bytes and whose time lies within
+// [kMinTimeUs, kMaxTimeUs]. Anything else is refused, naming the line.
+// nccl-tests prints times with two decimals in us: 0.01 us is the least it
+// writes, and no collective of a benchmark runs for an hour.
+constexpr double kMinTimeUs = 1e-3, kMaxTimeUs = 3.6e9;
+
+// The first byte of `line` that text does not hold, or npos.
+size_t FirstBinaryByte(absl::string_view line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) return i;
+  }
+  return IsValidUtf8(line) ? absl::string_view::npos : 0;
+}
+
 // A row's size and time, or why they cannot be fitted: a size of 0 bytes or
-// a time that is not a finite positive number (inf, nan, 0) would put an
-// infinite or undefined bandwidth into the fit.
+// a time that is not a finite number in [kMinTimeUs, kMaxTimeUs] (inf, nan,
+// 0, 1e-300, 1e308) would put an infinite, undefined or meaningless
+// bandwidth into the fit.
 absl::StatusOr<std::pair<int64_t, double>> RowFigures(const TableRowText& row,
                                                       absl::string_view origin,
                                                       int64_t line_number) {
@@ -73,10 +91,12 @@ absl::StatusOr<std::pair<int64_t, double>> RowFigures(const TableRowText& row,
         origin, line_number, row.bytes));
   }
   if (!absl::SimpleAtod(row.time, &time_us) || !std::isfinite(time_us) ||
-      !(time_us > 0)) {
+      !(time_us >= kMinTimeUs) || !(time_us <= kMaxTimeUs)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: line %d: time '%s' is not a finite positive number of us", origin,
-        line_number, EscapeForPrint(row.time.substr(0, 40))));
+        "%s: line %d: time '%s' is not a finite positive number of us in "
+        "[%g, %g] (1 ns to an hour)",
+        origin, line_number, EscapeForPrint(row.time.substr(0, 40)), kMinTimeUs,
+        kMaxTimeUs));
   }
   return std::make_pair(row.bytes, time_us);
 }
@@ -105,6 +125,12 @@ absl::StatusOr<NcclTestsLog> ParseNcclTestsLog(absl::string_view text,
   absl::flat_hash_set<std::string> hosts;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_number;
+    if (size_t bad = FirstBinaryByte(raw); bad != absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: line %d: binary data (byte %d of the line is not text): not an "
+          "nccl-tests log",
+          origin, line_number, bad + 1));
+    }
     absl::string_view line = absl::StripAsciiWhitespace(StripMpiTag(raw));
     if (std::optional<NcclOp> named = OpNamedIn(line)) op = named;
     if (absl::ConsumePrefix(&line, "#")) {

@@ -198,9 +198,10 @@ T JsonOr(const nlohmann::json& j, const char* key, T fallback) {
 
 absl::StatusOr<AstraSystemConfig> ParseAstraSystemJson(
     absl::string_view text, absl::string_view origin) {
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr,
-                                           /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
+  absl::StatusOr<nlohmann::json> parsed = ParseConfigJson(text, origin);
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat(origin, ": not a JSON object"));
   }

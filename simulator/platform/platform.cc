@@ -13,6 +13,7 @@
 #include "base/status_macros.h"
 #include "base/text_escape.h"
 #include "simulator/platform/topology.h"
+#include "simulator/platform/yaml_config.h"
 #include "yaml-cpp/yaml.h"
 
 namespace et::sim {
@@ -80,8 +81,9 @@ absl::StatusOr<double> Number(const YAML::Node& root, const char* key,
   const YAML::Node n = root[key];
   if (!n) return fallback;
   double v = 0;
-  const bool number =
-      n.IsScalar() && YAML::convert<double>::decode(n, v) && std::isfinite(v);
+  // A plain scalar: a quoted one ("8", tag "!") is a string, not a number.
+  const bool number = n.IsScalar() && n.Tag() == "?" &&
+                      YAML::convert<double>::decode(n, v) && std::isfinite(v);
   if (!number || v > hi || v < lo || (lo_open && v == lo)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: %s must be a number in %c%g, %g], got '%s'",
@@ -167,6 +169,46 @@ absl::Status ParseNcclKeys(const YAML::Node& root, absl::string_view origin,
   return absl::OkStatus();
 }
 
+// A plain scalar that reads as a number (`name: 42`): not a name.
+bool IsNumber(const YAML::Node& n) {
+  double v = 0;
+  return n.IsScalar() && n.Tag() == "?" && YAML::convert<double>::decode(n, v);
+}
+
+// `gpu`: a string that names a GPU some preset is for (A100, H100, ...,
+// anywhere in it: "NVIDIA H100 80GB HBM3"); `name`: a string. An unknown GPU
+// used to fall back to the H100's figures silently.
+absl::Status CheckNames(const YAML::Node& root, absl::string_view origin,
+                        const std::vector<Platform>& presets) {
+  if (const YAML::Node gpu = root["gpu"]) {
+    std::vector<std::string> known;
+    bool found = false;
+    for (const Platform& p : presets) {
+      if (p.host_backend) continue;
+      known.push_back(p.gpu);
+      found = found ||
+              (gpu.IsScalar() && !IsNumber(gpu) &&
+               absl::StrContains(absl::AsciiStrToUpper(gpu.Scalar()), p.gpu));
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: gpu must be the name of a GPU with a preset (one of %s), got "
+          "'%s'",
+          origin, absl::StrJoin(known, ", "),
+          gpu.IsScalar() ? EscapeForPrint(gpu.Scalar())
+                         : std::string("<non-scalar>")));
+    }
+  }
+  if (const YAML::Node name = root["name"];
+      name && (!name.IsScalar() || IsNumber(name) || name.Scalar().empty())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: name must be a non-empty string, got '%s'", origin,
+                        name.IsScalar() ? EscapeForPrint(name.Scalar())
+                                        : std::string("<non-scalar>")));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Platform PlatformForGroup(const Platform& platform, int64_t ranks_per_node) {
@@ -202,33 +244,23 @@ std::optional<Platform> PlatformForDevice(absl::string_view device_name) {
 }
 
 bool IsPlatformText(absl::string_view text) {
-  if (!YamlNestingWithin(text, kMaxNestingDepth)) return false;
-  try {  // yaml-cpp reports errors by exception; they stop here.
-    const YAML::Node root = YAML::Load(std::string(text));
-    return root.IsMap() && (root["gpu"] || root["gpus_per_node"]) &&
-           !root["dims"] && !root["npus_count"];
-  } catch (const YAML::Exception&) {
-    return false;
-  }
+  // A file that is not valid configuration text is reported by the topology
+  // reader, through the same LoadYamlConfig.
+  absl::StatusOr<YAML::Node> root = LoadYamlConfig(text, "");
+  if (!root.ok() || !root->IsMap()) return false;
+  return ((*root)["gpu"] || (*root)["gpus_per_node"]) && !(*root)["dims"] &&
+         !(*root)["npus_count"];
 }
 
 absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
                                        absl::string_view origin) {
-  if (!YamlNestingWithin(text, kMaxNestingDepth)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: nested deeper than %d levels", origin, kMaxNestingDepth));
-  }
-  YAML::Node root;
-  try {  // yaml-cpp reports errors by exception; they stop here.
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", e.what()));
-  }
+  ASSIGN_OR_RETURN(const YAML::Node root, LoadYamlConfig(text, origin));
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         absl::StrCat(origin, ": not a YAML/JSON map"));
   }
   RETURN_IF_ERROR(CheckKeys(root, origin));
+  RETURN_IF_ERROR(CheckNames(root, origin, Presets()));
   // Start from the preset of the named GPU, so a file may give only what
   // differs (e.g. the NICs).
   Platform p = *FindPlatformPreset("HGX-H100");
@@ -245,7 +277,7 @@ absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
                                         origin, kMinGbps, kMaxGbps));
   ASSIGN_OR_RETURN(double nics, Number(root, "nics_per_node",
                                        static_cast<double>(p.nics_per_node),
-                                       origin, 0, 1024));
+                                       origin, 1, 1024));
   ASSIGN_OR_RETURN(p.nic_gbits, Number(root, "nic_gbits", p.nic_gbits, origin,
                                        kMinGbps, kMaxGbps));
   ASSIGN_OR_RETURN(p.intra_efficiency,
@@ -284,7 +316,7 @@ absl::StatusOr<Platform> ParsePlatform(absl::string_view text,
         "%s: gpus_per_node and nics_per_node must be whole numbers", origin));
   }
   p.gpus_per_node = static_cast<int64_t>(gpn);
-  p.nics_per_node = std::max<int64_t>(1, static_cast<int64_t>(nics));
+  p.nics_per_node = static_cast<int64_t>(nics);
   return p;
 }
 

@@ -15,6 +15,7 @@
 #include "base/input_limits.h"
 #include "base/json_file.h"
 #include "base/status_macros.h"
+#include "simulator/platform/yaml_config.h"
 #include "yaml-cpp/yaml.h"
 
 namespace et::sim {
@@ -197,13 +198,8 @@ double Topology::BytesPerNs(size_t d) const {
 
 absl::StatusOr<Topology> ParseTopology(absl::string_view text,
                                        absl::string_view origin) {
-  if (!YamlNestingWithin(text, kMaxNestingDepth)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: nested deeper than %d levels", origin, kMaxNestingDepth));
-  }
-  YAML::Node root;
+  ASSIGN_OR_RETURN(const YAML::Node root, LoadYamlConfig(text, origin));
   try {  // yaml-cpp reports errors by exception; they stop here.
-    root = YAML::Load(std::string(text));
     if (!root.IsMap()) {
       return absl::InvalidArgumentError(
           absl::StrCat(origin, ": not a YAML/JSON map"));

@@ -134,7 +134,82 @@ def kineto_cases():
         # Not refused, but must be quick: thread matching once took minutes here.
         kineto_case("kineto-3000-threads-fast", None, "", code=0,
                     text=lambda: json.dumps(kineto_trace(threads=3000))),
+    ] + kineto_field_cases()
+
+
+def kernel_args(trace):
+    return last_kernel(trace)["args"]
+
+
+def set_info(**fields):
+    return lambda t: t["distributedInfo"].update(fields)
+
+
+def kineto_field_cases():
+    """Issue 51: each field of an event, of args and of the trace's header with a value
+    of the wrong type or range; each refusal names the event (#N) and the field."""
+    big = 2 ** 64
+    refused = [
+        ("name-array", lambda t: first_op(t).update(name=["aten::mm"]), "'name'"),
+        ("name-number", lambda t: first_op(t).update(name=5), "'name'"),
+        ("name-null", lambda t: first_op(t).update(name=None), "'name'"),
+        ("name-missing", lambda t: first_op(t).pop("name"), "'name'"),
+        ("pid-array", lambda t: first_op(t).update(pid=[1]), "'pid'"),
+        ("pid-float", lambda t: first_op(t).update(pid=1.5), "'pid'"),
+        ("tid-object", lambda t: first_op(t).update(tid={"id": 100}), "'tid'"),
+        ("tid-2p63", lambda t: first_op(t).update(tid=2 ** 63), "'tid'"),
+        ("cat-number", lambda t: first_op(t).update(cat=7), "'cat'"),
+        ("args-string", lambda t: first_op(t).update(args="External id"), "'args'"),
+        ("external-id-string", lambda t: first_op(t)["args"].update({"External id": "9"}),
+         "'External id'"),
+        ("external-id-2p64", lambda t: first_op(t)["args"].update({"External id": big}),
+         "'External id'"),
+        ("correlation-2p64", lambda t: kernel_args(t).update(correlation=big),
+         "'correlation'"),
+        ("grid-string", lambda t: kernel_args(t).update(grid="[1, 1, 1]"), "'grid'"),
+        ("kernel-no-dur", lambda t: last_kernel(t).pop("dur"), "'dur'"),
+        ("cpu-op-no-dur", lambda t: first_op(t).pop("dur"), "'dur'"),
+        ("ts-dur-near-max-double",
+         lambda t: first_op(t).update(ts=1.7976931348623157e308, dur=1.7976931348623157e308),
+         "'ts'"),
+        ("ts-plus-dur-past-range",
+         lambda t: first_op(t).update(ts=2 ** 61 // 1000 - 1, dur=2 ** 61 // 1000 - 1),
+         "'dur'"),
+        ("world-size-zero", set_info(world_size=0), "distributedInfo.world_size"),
+        ("world-size-huge", set_info(world_size=2 ** 40), "distributedInfo.world_size"),
+        ("rank-not-below-world", set_info(rank=4, world_size=2), "distributedInfo.rank"),
+        ("device-properties-object",
+         lambda t: t.update(deviceProperties={"name": "NVIDIA H100"}), "deviceProperties"),
+        ("device-properties-garbage",
+         lambda t: t.update(deviceProperties=[17, "x"]), "deviceProperties[0]"),
+        ("device-properties-name-number",
+         lambda t: t.update(deviceProperties=[{"id": 0, "name": 5}]),
+         "deviceProperties[0].name"),
+        ("stream-string", lambda t: kernel_args(t).update(stream="7"), "'stream'"),
+        ("device-negative", lambda t: kernel_args(t).update(device=-1), "'device'"),
     ]
+    cases = [kineto_case("kineto-" + name, edit, expect) for name, edit, expect in refused]
+
+    # What real traces carry is read, with a warning that counts it (docs/bad-input.md).
+    def add_instant_and_flow(t):
+        t["traceEvents"] += [
+            {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1,
+             "tid": 100, "ts": 1001, "s": "t", "args": {"Ev Idx": 1}},
+            {"ph": "s", "id": 7, "cat": "ac2g", "name": "ac2g", "pid": 1, "tid": 100,
+             "ts": 1032},
+            {"ph": "f", "id": 7, "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7,
+             "ts": 1040, "bp": "e"}]
+    accepted = [
+        ("instant-and-flow-without-dur", add_instant_and_flow),
+        # Kineto of 2021 (tests/data/public/kineto_resnet50_*) writes CPU tids as strings.
+        ("tid-numeric-string", lambda t: [e.update(tid=str(e["tid"]))
+                                          for e in t["traceEvents"] if e["pid"] == 1]),
+        # AMD's profiler (tests/data/kineto-only/tracelens_mi300_*) writes runtime
+        # calls' byte counts as strings.
+        ("bytes-numeric-string", lambda t: kernel_args(t).update(bytes="4096")),
+    ]
+    cases += [kineto_case("kineto-" + name, edit, "", code=0) for name, edit in accepted]
+    return cases
 
 
 def fifo_case(name, argv, expect, key="in"):
@@ -239,6 +314,68 @@ def set_wal(con):
     con.execute("PRAGMA journal_mode=WAL")
 
 
+def set_schema(con, value):
+    con.execute("UPDATE META_DATA_EXPORT SET value = ? WHERE name = "
+                "'EXPORT_SCHEMA_VERSION'", (value,))
+
+
+def update_first(table, assignment):
+    """Sets `assignment` on the table's first row (by rowid), after copying the table
+    without its NOT NULL constraints (a damaged or hand-made export need not keep them)."""
+    def edit(c):
+        c.execute(f"CREATE TABLE loose AS SELECT * FROM {table} ORDER BY rowid")
+        c.execute(f"DROP TABLE {table}")
+        c.execute(f"ALTER TABLE loose RENAME TO {table}")
+        c.execute(f"UPDATE {table} SET {assignment} WHERE rowid = "
+                  f"(SELECT min(rowid) FROM {table})")
+    return edit
+
+
+def nsys_field_cases(data):
+    """Issue 51: each column read, NULL, text or out of its range; each refusal names the
+    table, the row and the column."""
+    one = os.path.join(data, "nsys", "nsysai_mock_rtx3080.sqlite.gz")
+    two = os.path.join(data, "nsys", "nsysai_mfu_2gpu_before.sqlite.gz")
+    kernel, memcpy = "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY"
+    runtime, nvtx = "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"
+    refused = [
+        ("kernel-start-null", one, kernel, "start = NULL", "start"),
+        ("kernel-start-text", one, kernel, "start = 'soon'", "start"),
+        ("kernel-end-null", one, kernel, "end = NULL", "end"),
+        ("kernel-end-text", one, kernel, "end = '12x'", "end"),
+        ("kernel-stream-null", one, kernel, "streamId = NULL", "streamId"),
+        ("kernel-stream-text", one, kernel, "streamId = 'seven'", "streamId"),
+        ("kernel-device-null", one, kernel, "deviceId = NULL", "deviceId"),
+        ("kernel-device-text", one, kernel, "deviceId = 'gpu0'", "deviceId"),
+        ("kernel-name-null", one, kernel, "demangledName = NULL", "demangledName"),
+        ("kernel-name-text", one, kernel, "demangledName = 'gemm'", "demangledName"),
+        ("kernel-end-before-start", one, kernel, "end = start - 1000", "end"),
+        ("kernel-start-real-1e300", one, kernel, "start = 1e300", "start"),
+        ("kernel-grid-negative", one, kernel, "gridX = -4", "gridX"),
+        ("kernel-grid-huge", one, kernel, "gridY = 1099511627776", "gridY"),
+        ("kernel-device-negative", one, kernel, "deviceId = -1", "deviceId"),
+        ("kernel-device-huge", one, kernel, "deviceId = 1099511627776", "deviceId"),
+        ("memcpy-bytes-negative", one, memcpy, "bytes = -8", "bytes"),
+        ("memcpy-bytes-huge", one, memcpy, "bytes = 9223372036854775807", "bytes"),
+        ("runtime-end-before-start", one, runtime, "end = start - 5", "end"),
+        ("runtime-correlation-null", one, runtime, "correlationId = NULL", "correlationId"),
+        ("runtime-name-null", one, runtime, "nameId = NULL", "nameId"),
+        ("nvtx-end-before-start", two, nvtx, "end = start - 5", "end"),
+        ("stringids-value-null", one, "StringIds", "value = NULL", "value"),
+    ]
+    cases = [nsys_case("nsys-" + name, src, update_first(table, sql), f"{table} row 0: {col}")
+             for name, src, table, sql, col in refused]
+    cases.append(nsys_case("nsys-nvtx-tid-null", two, update_first(nvtx, "globalTid = NULL"),
+                           f"{nvtx} row 0 has no globalTid"))
+    cases += [
+        nsys_case("nsys-schema-version-plus", one, lambda c: set_schema(c, "3.+24.14"),
+                  "EXPORT_SCHEMA_VERSION"),
+        nsys_case("nsys-schema-version-spaces", one, lambda c: set_schema(c, " 3.24 .14"),
+                  "EXPORT_SCHEMA_VERSION"),
+    ]
+    return cases
+
+
 def nsys_cases(data):
     one = os.path.join(data, "nsys", "nsysai_mock_rtx3080.sqlite.gz")
     two = os.path.join(data, "nsys", "nsysai_mfu_2gpu_before.sqlite.gz")
@@ -264,7 +401,7 @@ def nsys_cases(data):
         nsys_case("nsys-second-output-fails", two, lambda c: None, "is a directory",
                   pre=lambda d: os.makedirs(os.path.join(d, "out.1.et")) or {},
                   names="{dir}/out.1.et"),
-    ]
+    ] + nsys_field_cases(data)
 
 
 # ---------------------------------------------------------------- et-sim inputs
@@ -322,6 +459,79 @@ def sim_cases(good_et):
                   "a row of 0 bytes", filename="l.txt"),
         Case("nccl-tests-missing-log", log[:-1] + ["{dir}/no-such.txt"], 1, "no-such.txt",
              names=""),
+    ] + config_cases(good_et, topo) + log_cases(log, log_head)
+
+
+def binary_case(name, argv, body, expect, filename):
+    def make(d):
+        path = os.path.join(d, filename)
+        with open(path, "wb") as f:
+            f.write(body)
+        return {"in": path}
+    return Case(name, argv, 1, expect, make=make)
+
+
+def config_cases(good_et, topo):
+    """Issue 51: platform, topology and calibration files: duplicate keys anywhere,
+    text after the value, several documents, language-specific tags, bytes that are not
+    UTF-8, and platform fields of the wrong type or meaning."""
+    cases = [
+        text_case("platform-duplicate-key", topo, "gpu: H100\ngpus_per_node: 8\ngpu: A100\n",
+                  "duplicate key 'gpu'"),
+        text_case("platform-json-duplicate-key", topo,
+                  '{"gpu": "H100", "nic_gbits": 400, "nic_gbits": 100}',
+                  "duplicate key 'nic_gbits'", filename="p.json"),
+        text_case("topology-duplicate-nested-key", topo,
+                  "dims:\n  - {kind: Ring, npus: 8, bandwidth_gbps: 300, latency_ns: 500,"
+                  " npus: 4}\n", "duplicate key 'dims[0].npus'"),
+        text_case("platform-json-trailing-text", topo, '{"gpu": "H100"} {"gpu": "A100"}',
+                  "after", filename="p.json"),
+        text_case("platform-two-documents", topo, "gpu: H100\n---\ngpu: A100\n",
+                  "more than one YAML document"),
+        text_case("platform-python-tag", topo,
+                  "gpu: !!python/object/apply:os.system [echo]\n", "tag"),
+        binary_case("platform-not-utf8", topo, b"gpu: H1\xff\xfe00\n", "UTF-8",
+                    "f.yaml"),
+        text_case("platform-gpus-per-node-string", topo, 'gpu: H100\ngpus_per_node: "8"\n',
+                  "gpus_per_node must be a number"),
+        text_case("platform-gpu-empty", topo, 'gpu: ""\n', "gpu must"),
+        text_case("platform-gpu-number", topo, "gpu: 100\n", "gpu must"),
+        text_case("platform-gpu-unknown", topo, "gpu: Z9000\n", "gpu must"),
+        text_case("platform-name-list", topo, "gpu: H100\nname: [a, b]\n", "name must"),
+        text_case("platform-name-number", topo, "gpu: H100\nname: 42\n", "name must"),
+        text_case("platform-zero-nics", topo, "gpu: H100\nnics_per_node: 0\n",
+                  "nics_per_node must be a number in [1"),
+        text_case("calibration-duplicate-key",
+                  ["et-sim", good_et, "--compute", "calibrated", "--calibration", "{in}"],
+                  '{"device": "H100", "device": "A100"}', "duplicate key 'device'",
+                  filename="c.json"),
+        text_case("device-file-duplicate-key",
+                  ["et-sim", good_et, "--device", "X1", "--device-file", "{in}"],
+                  '{"devices": {"X1": {"peak_tflops": 1}, "X1": {"peak_tflops": 2}}}',
+                  "duplicate key 'devices.X1'", filename="d.json"),
+        # A topology far past 2^20 ranks, with no --world to fit it to.
+        text_case("topology-huge-size", ["et-sim", good_et, "--topology", "{in}"],
+                  "dims:\n  - {kind: Ring, npus: 1048576, bandwidth_gbps: 300, "
+                  "latency_ns: 500}\n  - {kind: Switch, npus: 1048576, "
+                  "bandwidth_gbps: 50, latency_ns: 5000}\n", "ranks"),
+    ]
+    return cases
+
+
+def log_cases(log, log_head):
+    """Issue 51: nccl-tests logs with binary data, times no run can take, and an empty
+    path in the --comm-from list."""
+    row = "  8  2  float  sum  -1  {t}  0.00  0.00  0  9.1  0.00  0.00  0\n"
+    return [
+        binary_case("nccl-tests-binary-after-header", log,
+                    log_head.encode() + bytes(range(256)) * 4 +
+                    row.format(t="9.2").encode(), "binary", "l.txt"),
+        text_case("nccl-tests-time-1e308", log, log_head + row.format(t="1e308"),
+                  "time '1e308'", filename="l.txt"),
+        text_case("nccl-tests-time-1e-300", log, log_head + row.format(t="1e-300"),
+                  "time '1e-300'", filename="l.txt"),
+        Case("nccl-tests-empty-in-list", log[:-1] + ["{dir}/a.txt,,{dir}/b.txt"], 2,
+             "--comm-from", names=""),
     ]
 
 
@@ -358,6 +568,10 @@ def flag_cases(good_et):
         Case("flag-layout-plus", ["et-sim", good_et, "--layout", "dp=+4"], 2, "--layout",
              names=""),
         Case("flag-sweep-empty", ["et-sim", good_et, "--sweep", ""], 2, "--sweep", names=""),
+        Case("flag-measured-step-1e308",
+             ["et-convert", os.path.join(os.path.dirname(os.path.dirname(good_et)), "hta",
+                                         "simple_add_et.json.gz"), "{dir}/out.et",
+              "--measured-step-ms", "1e308"], 2, "--measured-step-ms", names=""),
     ]
 
 

@@ -53,7 +53,13 @@ for target in fuzz_et_json fuzz_kineto fuzz_et_reader fuzz_configs fuzz_kineto_o
   esac
   echo "== $target: ${seconds}s"
   log=$BUILD/fuzz-crashes/$target.log
-  if "$BUILD/tests/fuzz/$target" "$BUILD/fuzz-corpus/$target" \
+  # The field names of each reader (tests/fuzz/*.dict, kept in step by
+  # check_dictionaries.py); fuzz_et_json and fuzz_et_reader have none yet.
+  dict=tests/fuzz/${target}.dict
+  case $target in fuzz_kineto_only) dict=tests/fuzz/fuzz_kineto.dict ;; esac
+  dict_flag=()
+  [ -f "$dict" ] && dict_flag=(-dict="$dict")
+  if "$BUILD/tests/fuzz/$target" "$BUILD/fuzz-corpus/$target" "${dict_flag[@]}" \
       -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=4096 -timeout=20 \
       -artifact_prefix="$BUILD/fuzz-crashes/$target-" -print_final_stats=1 > "$log" 2>&1; then
     tail -n 12 "$log"

@@ -202,7 +202,7 @@ TEST(KinetoTraceTest, WrongTypesAndValuesAreRefused) {
       {R"("ts": 1, "dur": "2")", "event #0: 'dur' is not a number"},
       {R"("ts": 1, "dur": -2)", "event #0 ('a'): negative 'dur' -2.000 us"},
       {R"("ts": 1, "dur": 2, "args": {"correlation": "7"})",
-       "event #0: 'correlation' must be an integer id, got \"7\""},
+       "event #0: 'correlation' must be an integer in [0, 2^63), got \"7\""},
       {R"("ts": 1, "dur": 2, "args": {"In msg nelems": -4})",
        "event #0: 'In msg nelems' must be a count"},
       {R"("ts": 1, "dur": 2, "args": {"Out msg nelems": 18446744073709551616})",
@@ -264,6 +264,87 @@ TEST(KinetoTraceTest, TwoDocumentsAndCutFilesAreClearErrors) {
 
 TEST(KinetoTraceTest, MissingFileIsAnError) {
   EXPECT_FALSE(KinetoTrace::Load(DataPath("no/such/kineto.json")).ok());
+}
+
+// Issue 51: every field of an event holds what the format says or the trace
+// is refused, naming the event and the field; what real traces write against
+// the format (string tids of 2021, AMD's string byte counts) is read and
+// counted.
+TEST(KinetoTraceTest, EachFieldIsCheckedByTypeAndRange) {
+  const std::map<std::string, std::string> cases = {
+      {R"("name": 5, "ts": 1, "dur": 2)", "event #0: 'name' must be a string"},
+      {R"("name": null, "ts": 1, "dur": 2)", "'name' must be a string"},
+      {R"("ts": 1, "dur": 2, "cat": 3)", "event #0: 'cat' must be a string"},
+      {R"("ts": 1, "dur": 2, "pid": 1.5)",
+       "event #0: 'pid' must be an integer"},
+      {R"("ts": 1, "dur": 2, "tid": {})",
+       "'tid' must be an integer that fits "
+       "64 bits, or a string, got an object"},
+      {R"("ts": 1, "dur": 2, "tid": 9223372036854775808)", "'tid' must be"},
+      {R"("ts": 1, "dur": 2, "args": "x")",
+       "event #0: 'args' must be an object"},
+      {R"("ts": 1, "dur": 2, "args": {"External id": "9"})",
+       "'External id' must be an integer in [0, 2^63)"},
+      {R"("ts": 1, "dur": 2, "args": {"grid": "[1,1,1]"})",
+       "'grid' must be a list of three integers"},
+      {R"("ts": 1, "dur": 2, "args": {"block": [1, 2]})", "'block' must be"},
+      {R"("ts": 1, "dur": 2, "args": {"stream": "7"})", "'stream' must be"},
+      {R"("ts": 1, "dur": 2, "args": {"device": -1})",
+       "'device' must be an integer in [0, 65536), got -1"},
+      {R"("ts": 1)", "event #0 ('a'): complete event without 'dur'"},
+      {R"("ts": 2305843009213693, "dur": 2305843009213693)",
+       "'ts' + 'dur' ends past 2^61 ns"},
+  };
+  for (const auto& [fields, message] : cases) {
+    const std::string named =
+        fields.find("\"name\"") == std::string::npos ? R"("name": "a", )" : "";
+    auto trace =
+        KinetoTrace::Parse(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", )" +
+                               named + fields + "}]}",
+                           "f.json");
+    ASSERT_FALSE(trace.ok()) << fields;
+    EXPECT_NE(trace.status().message().find(message), std::string::npos)
+        << trace.status();
+  }
+  const std::map<std::string, std::string> headers = {
+      {R"("deviceProperties": {"name": "H100"})",
+       "deviceProperties must be a list of devices, got an object"},
+      {R"("deviceProperties": [7])",
+       "deviceProperties[0] must be an object, got 7"},
+      {R"("deviceProperties": [{"name": "H100"}, {"name": 5}])",
+       "deviceProperties[1].name must be a string, got 5"},
+      {R"("distributedInfo": {"rank": 4, "world_size": 2})",
+       "distributedInfo.rank 4 is not below distributedInfo.world_size 2"},
+      {R"("distributedInfo": [0])", "distributedInfo must be an object"},
+  };
+  for (const auto& [field, message] : headers) {
+    auto trace =
+        KinetoTrace::Parse("{" + field + R"(, "traceEvents": []})", "h.json");
+    ASSERT_FALSE(trace.ok()) << field;
+    EXPECT_NE(trace.status().message().find("h.json: " + message),
+              std::string::npos)
+        << trace.status();
+  }
+  // Instant and flow events have no 'dur'; string tids and byte counts are
+  // read and counted.
+  auto odd = KinetoTrace::Parse(
+      R"({"traceEvents": [
+        {"ph": "i", "name": "mark", "pid": 1, "tid": 2, "ts": 5, "s": "t"},
+        {"ph": "s", "id": 1, "name": "ac2g", "pid": 1, "tid": 2, "ts": 5},
+        {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": "25738",
+         "ts": 5, "dur": 1},
+        {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpy", "pid": 1,
+         "tid": "25738", "ts": 6, "dur": 1, "args": {"bytes": "4096"}}]})",
+      "odd.json");
+  ASSERT_TRUE(odd.ok()) << odd.status();
+  ASSERT_EQ(odd->events().size(), 2u);
+  EXPECT_EQ(odd->events()[0].tid, 25738);
+  EXPECT_EQ(odd->events()[1].bytes, 4096);
+  ASSERT_EQ(odd->read_warnings().size(), 2u);
+  EXPECT_NE(odd->read_warnings()[0].find("2 events give 'tid' as a numeric"),
+            std::string::npos);
+  EXPECT_NE(odd->read_warnings()[1].find("1 events give 'bytes'"),
+            std::string::npos);
 }
 
 }  // namespace

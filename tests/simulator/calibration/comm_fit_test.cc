@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "model/node_model.h"
 #include "simulator/calibration/comm_calibration.h"
@@ -98,9 +99,28 @@ TEST(NcclTestsLogTest, RowsThatCannotBeFittedAreRefusedByLine) {
       head + "  8  2  float  sum  -1  inf  0.00  0.00  0  9.1  0.00  0.00  0\n",
       "inf.txt");
   ASSERT_FALSE(inf.ok());
-  EXPECT_EQ(
-      std::string(inf.status().message()),
-      "inf.txt: line 3: time 'inf' is not a finite positive number of us");
+  EXPECT_EQ(std::string(inf.status().message()),
+            "inf.txt: line 3: time 'inf' is not a finite positive number of us "
+            "in [0.001, 3.6e+09] (1 ns to an hour)");
+  // Times no run takes (issue 51), and binary data after a valid header.
+  for (const char* time : {"1e308", "1e-300", "0.0001"}) {
+    auto odd = ParseNcclTestsLog(head + "  8  2  float  sum  -1  " + time +
+                                     "  0.00  0.00  0  9.1  0.00  0.00  0\n",
+                                 "t.txt");
+    ASSERT_FALSE(odd.ok()) << time;
+    EXPECT_NE(odd.status().message().find(
+                  absl::StrCat("t.txt: line 3: time '", time, "'")),
+              std::string::npos)
+        << odd.status();
+  }
+  auto binary = ParseNcclTestsLog(
+      head + std::string("\x01\x02\xff garbage\n", 12) +
+          "  8  2  float  sum  -1  9.2  0.00  0.00  0  9.1  0.00  0.00  0\n",
+      "b.txt");
+  ASSERT_FALSE(binary.ok());
+  EXPECT_NE(binary.status().message().find("b.txt: line 3: binary data"),
+            std::string::npos)
+      << binary.status();
   auto zero = ParseNcclTestsLog(
       head + "  0  0  float  sum  -1  9.2  0.00  0.00  0  9.1  0.00  0.00  0\n",
       "zero.txt");
