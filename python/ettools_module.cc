@@ -1,10 +1,11 @@
 // _ettools: the C++ half of the Python module ettools (python/ettools/):
-// loads traces into column tables, converts traces, and runs et-sim's own
-// command (simulator/et_sim_command.h) from keyword options, with the GIL
-// released while C++ works. Tables go to Python as numpy arrays that own the
-// C++ vectors (no copy per cell); an absl::Status becomes ettools.Error, or
+// loads traces into column tables and runs et-sim's own command
+// (simulator/et_sim_command.h) from keyword options, with the GIL released
+// while C++ works. Tables go to Python as numpy arrays that own the C++
+// vectors (no copy per cell); an absl::Status becomes ettools.Error, or
 // ettools.UsageError for a mistake in the options (et-sim's exit status 2),
-// carrying the tool's one line.
+// carrying the tool's one line. Conversion is _etconvert's
+// (convert_module.cc), so that reading and simulating load no converter.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -24,7 +25,6 @@
 #include "cli/flag_use.h"
 #include "python/sim_tables.h"
 #include "python/table.h"
-#include "python/trace_convert.h"
 #include "python/trace_tables.h"
 #include "simulator/et_sim_command.h"
 
@@ -338,18 +338,6 @@ std::unique_ptr<SimRun> Simulate(const std::vector<std::string>& positional,
   return run;
 }
 
-py::list Convert(const ConvertCall& call) {
-  absl::StatusOr<std::vector<std::string>> summaries;
-  {
-    py::gil_scoped_release release;
-    summaries = ConvertTrace(call);
-  }
-  RaiseIfError(summaries.status());
-  py::list out;
-  for (const std::string& s : *summaries) out.append(s);
-  return out;
-}
-
 }  // namespace
 }  // namespace et::python
 
@@ -385,17 +373,4 @@ PYBIND11_MODULE(_ettools, m) {
       .def("timeline", &SimRun::Timeline);
   m.def("simulate", &Simulate, py::arg("positional"), py::arg("options"));
   m.def("option_names", &OptionNames);
-
-  py::class_<ConvertCall>(m, "ConvertCall")
-      .def(py::init<>())
-      .def_readwrite("input", &ConvertCall::input)
-      .def_readwrite("output", &ConvertCall::output)
-      .def_readwrite("kineto", &ConvertCall::kineto)
-      .def_readwrite("host_profile", &ConvertCall::host_profile)
-      .def_readwrite("measured_step_ms", &ConvertCall::measured_step_ms)
-      .def_readwrite("keep", &ConvertCall::keep)
-      .def_readwrite("force_schema", &ConvertCall::force_schema)
-      .def_readwrite("rank", &ConvertCall::rank)
-      .def_readwrite("ranks", &ConvertCall::ranks);
-  m.def("convert", &Convert, py::arg("call"));
 }

@@ -104,7 +104,11 @@ Table NodesTable(const LoadedTrace& trace) {
       step->push_back(m.step(i));
       parent->push_back(m.parent_id(i));
       const CommSpec* comm = m.comm(i);
-      comm_types.Append(comm ? CommTypeName(comm->type) : "");
+      // A send or receive has no collective type: its kind says what it is.
+      comm_types.Append(!comm ? absl::string_view()
+                        : m.kind(i) == NodeKind::kCollective
+                            ? CommTypeName(comm->type)
+                            : NodeKindName(m.kind(i)));
       comm_bytes->push_back(comm ? comm->bytes : 0);
       comm_groups.Append(comm ? m.string(comm->pg_name) : "");
       comm_peer->push_back(comm ? comm->peer : -1);

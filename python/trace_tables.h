@@ -30,7 +30,8 @@ absl::StatusOr<LoadedTrace> LoadTrace(const std::string& path,
 // One row per node of every rank, in rank then id order: id, name, kind, node
 // type, rank, queue (thread, stream or comm group) and its number, recorded
 // start and duration in us (NaN: not recorded), FLOPs, bytes, step,
-// communication type, bytes, group, peer.
+// communication type (a collective's Chakra type, else send or recv), bytes,
+// group, peer.
 Table NodesTable(const LoadedTrace& trace);
 
 // One row per dependency: rank, the node that waits (dst), the node it waits

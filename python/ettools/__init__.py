@@ -118,7 +118,8 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     trace alone or an nsys export to .et, as et-convert does; with ranks=N,
     'in.%d.json' to 'out.%d.et' (kineto with %d too), all ranks or none.
     Returns each rank's summary (et-convert --json-summary's)."""
-    call = _ettools.ConvertCall()
+    from . import _etconvert
+    call = _etconvert.ConvertCall()
     call.input, call.output = str(input), str(output)
     call.kineto = "" if kineto is None else str(kineto)
     call.host_profile = "" if host_profile is None else str(host_profile)
@@ -128,7 +129,10 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     call.force_schema = bool(force_schema)
     call.rank = -1 if rank is None else int(rank)
     call.ranks = int(ranks or 0)
-    summaries = [_json.loads(s) for s in _ettools.convert(call)]
+    error, usage, texts = _etconvert.convert(call)
+    if error:
+        raise (UsageError if usage else Error)(error)
+    summaries = [_json.loads(s) for s in texts]
     return summaries[0] if not ranks else summaries
 
 
