@@ -6,6 +6,7 @@
 #define PYTHON_TABLE_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
 #include <variant>
@@ -31,9 +32,10 @@ struct Column {
   ColumnData data;
 };
 
-// Columns in order; each as long as the others.
+// Columns in order; each as long as the others. A deque, so that the column
+// Add returned stays where it is while others are added.
 struct Table {
-  std::vector<Column> columns;
+  std::deque<Column> columns;
   template <typename T>
   std::vector<T>* Add(const std::string& name) {
     columns.push_back({name, std::vector<T>()});
