@@ -4,8 +4,8 @@
 // while C++ works. Tables go to Python as numpy arrays that own the C++
 // vectors (no copy per cell); an absl::Status becomes ettools.Error, or
 // ettools.UsageError for a mistake in the options (et-sim's exit status 2),
-// carrying the tool's one line. Conversion is _etconvert's
-// (convert_module.cc), so that reading and simulating load no converter.
+// carrying the tool's one line. Conversion's bindings are in
+// convert_bindings.cc.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "base/text_escape.h"
 #include "cli/flag_use.h"
+#include "python/convert_bindings.h"
 #include "python/sim_tables.h"
 #include "python/table.h"
 #include "python/trace_tables.h"
@@ -373,4 +374,5 @@ PYBIND11_MODULE(_ettools, m) {
       .def("timeline", &SimRun::Timeline);
   m.def("simulate", &Simulate, py::arg("positional"), py::arg("options"));
   m.def("option_names", &OptionNames);
+  AddConvertBindings(m);
 }

@@ -118,8 +118,7 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     trace alone or an nsys export to .et, as et-convert does; with ranks=N,
     'in.%d.json' to 'out.%d.et' (kineto with %d too), all ranks or none.
     Returns each rank's summary (et-convert --json-summary's)."""
-    from . import _etconvert
-    call = _etconvert.ConvertCall()
+    call = _ettools.ConvertCall()
     call.input, call.output = str(input), str(output)
     call.kineto = "" if kineto is None else str(kineto)
     call.host_profile = "" if host_profile is None else str(host_profile)
@@ -129,7 +128,7 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     call.force_schema = bool(force_schema)
     call.rank = -1 if rank is None else int(rank)
     call.ranks = int(ranks or 0)
-    error, usage, texts = _etconvert.convert(call)
+    error, usage, texts = _ettools.convert(call)
     if error:
         raise (UsageError if usage else Error)(error)
     summaries = [_json.loads(s) for s in texts]

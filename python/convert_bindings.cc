@@ -1,8 +1,11 @@
-// _etconvert: ettools.convert's C++ half (python/trace_convert.h), a module
-// of its own so that the converter is loaded only by a program that
-// converts. Returns (error, usage, summaries): the error's one line ("" on
-// success), whether it is a usage error, and each rank's JSON summary;
-// python/ettools raises ettools.Error from them.
+// ettools.convert's bindings (python/trace_convert.h), part of _ettools: one
+// module, since two would each register the Chakra protobuf schema with the
+// one shared protobuf library (a second registration aborts). convert
+// returns (error, usage, summaries): the error's one line ("" on success),
+// whether it is a usage error, and each rank's JSON summary; python/ettools
+// raises ettools.Error from them.
+#include "python/convert_bindings.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -36,9 +39,9 @@ std::tuple<std::string, bool, std::vector<std::string>> Convert(
 }  // namespace
 }  // namespace et::python
 
-PYBIND11_MODULE(_etconvert, m) {
-  using et::python::ConvertCall;
-  m.doc() = "C++ core of ettools.convert: et-convert's trace conversion";
+namespace et::python {
+
+void AddConvertBindings(py::module_& m) {
   py::class_<ConvertCall>(m, "ConvertCall")
       .def(py::init<>())
       .def_readwrite("input", &ConvertCall::input)
@@ -50,5 +53,7 @@ PYBIND11_MODULE(_etconvert, m) {
       .def_readwrite("force_schema", &ConvertCall::force_schema)
       .def_readwrite("rank", &ConvertCall::rank)
       .def_readwrite("ranks", &ConvertCall::ranks);
-  m.def("convert", &et::python::Convert, py::arg("call"));
+  m.def("convert", &Convert, py::arg("call"));
 }
+
+}  // namespace et::python
