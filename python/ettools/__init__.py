@@ -314,16 +314,21 @@ def temporal_breakdown(events):
 
     `events` is a Trace's nodes (device nodes with recorded times) or a
     Result's timeline (ops on GPU streams and channels); each op is
-    'communication' when it communicates, 'memory' when it is a memory op,
-    else 'compute'."""
+    'communication' when it communicates (or is an NCCL kernel), 'memory'
+    when it is a memory op (or a Memcpy/Memset kernel), else 'compute'."""
     if "on_host" in events.columns:            # recorded nodes
         d = events[~events["on_host"] & events["start_us"].notna()]
         start = d["start_us"].to_numpy()
         end = start + d["duration_us"].to_numpy()
         kind = d["kind"].astype(str).to_numpy()
-        cls = _np.where(_np.isin(kind, ["collective", "send", "recv"]),
-                        "communication",
-                        _np.where(kind == "memory", "memory", "compute"))
+        # HTA's rule by name too: NCCL kernels communicate, memcpy and
+        # memset kernels (Kineto's "Memcpy HtoD ...") are memory.
+        name = d["name"].astype(str).str
+        comm = _np.isin(kind, ["collective", "send", "recv"]) | \
+            name.contains("nccl", case=False).to_numpy()
+        memory = (kind == "memory") | name.match("Mem(cpy|set)").to_numpy()
+        cls = _np.where(comm, "communication",
+                        _np.where(memory, "memory", "compute"))
     else:                                      # simulated timeline
         d = events[~events["host"]]
         start = d["start_us"].to_numpy()
