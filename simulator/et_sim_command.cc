@@ -71,10 +71,19 @@ struct Command {
   std::string write_ranks;
   std::string groups_path;
   size_t top = 15;
+  EtSimOutput* out = nullptr;  // where the text goes, and the results
 };
 
-void PrintNote(const std::string& note) {
-  std::fprintf(stderr, "et-sim: note: %s\n", EscapeForPrint(note).c_str());
+void PrintOut(EtSimOutput* out, const std::string& text) {
+  if (out->print_out) return out->print_out(text);
+  std::fputs(text.c_str(), stdout);
+}
+void PrintErr(EtSimOutput* out, const std::string& line) {
+  if (out->print_err) return out->print_err(line);
+  std::fputs(line.c_str(), stderr);
+}
+void PrintNote(EtSimOutput* out, const std::string& note) {
+  PrintErr(out, "et-sim: note: " + EscapeForPrint(note) + "\n");
 }
 
 // Looks `value` up in `choices`; an error names the flag and the accepted
@@ -413,7 +422,7 @@ absl::StatusOr<std::vector<std::string>> CheckInputs(const Command& c,
 }
 
 // et-sim --nccl-tests OP: the model's nccl-tests table; no trace involved.
-absl::Status RunNcclTests(const EtSimFlags& flags) {
+absl::Status RunNcclTests(const EtSimFlags& flags, EtSimOutput* out) {
   const std::optional<NcclOp> op = NcclOpByName(flags.nccl_tests);
   if (!op) {
     return UsageError("--nccl-tests '" + flags.nccl_tests +
@@ -470,39 +479,41 @@ absl::Status RunNcclTests(const EtSimFlags& flags) {
     auto fitted = FitPlatformToLogs(logs, &node);
     if (!fitted.ok()) return InputError(std::string(fitted.status().message()));
     RefitNode(node, &*network);
-    PrintNote(*fitted);
+    PrintNote(out, *fitted);
   }
   const std::vector<NcclTestsRow> rows =
       NcclTestsTable(network->platform, *op, world, *min_bytes, *max_bytes);
-  const std::string out =
+  const std::string text =
       flags.json ? FormatNcclTestsJson(rows, *op, world, network->name,
                                        network->cluster)
                  : FormatNcclTestsText(rows, *op, world, network->name,
                                        network->cluster);
-  std::fputs(out.c_str(), stdout);
+  PrintOut(out, text);
+  out->nccl_tests = rows;
   return absl::OkStatus();
 }
 
 // Prints where the job went and how ASTRA-sim reads it.
 void ReportJob(const scaleout::RankJobSpec& spec,
-               const scaleout::RankJobResult& job) {
+               const scaleout::RankJobResult& job, EtSimOutput* out) {
   std::string groups;
   if (!job.comm_groups_path.empty())
     groups = " --comm-group-configuration=" + job.comm_groups_path;
-  std::fprintf(stderr,
-               "et-sim: note: wrote %d ranks (%d nodes, %d collectives) for "
-               "ASTRA-sim: --workload-configuration=%s%s (its network must "
-               "have %d NPUs)\n",
+  PrintErr(out,
+           absl::StrFormat(
+               "et-sim: note: wrote %d ranks (%d nodes, %d collectives) "
+               "for ASTRA-sim: --workload-configuration=%s%s (its "
+               "network must have %d NPUs)\n",
                static_cast<int>(spec.world_size), static_cast<int>(job.nodes),
                static_cast<int>(job.collectives),
-               scaleout::WorkloadConfiguration(spec).c_str(), groups.c_str(),
-               static_cast<int>(spec.world_size));
+               scaleout::WorkloadConfiguration(spec), groups,
+               static_cast<int>(spec.world_size)));
   if (!job.astra_teardown_abort.empty()) {
-    std::fprintf(stderr,
-                 "et-sim: note: %s: ASTRA-sim (518bd51) runs this job to the "
-                 "end, then aborts at exit freeing that collective's "
-                 "implementation twice (docs/astra-sim.md has the fix)\n",
-                 job.astra_teardown_abort.c_str());
+    PrintErr(out, absl::StrFormat(
+                      "et-sim: note: %s: ASTRA-sim (518bd51) runs this job to "
+                      "the end, then aborts at exit freeing that collective's "
+                      "implementation twice (docs/astra-sim.md has the fix)\n",
+                      job.astra_teardown_abort));
   }
 }
 
@@ -528,7 +539,7 @@ absl::Status WriteJob(const Command& c, const scaleout::RankJobSpec& spec,
   }
   auto job = scaleout::WriteRankJob(spec, *source);
   if (!job.ok()) return InputError(std::string(job.status().message()));
-  ReportJob(spec, *job);
+  ReportJob(spec, *job, c.out);
   return absl::OkStatus();
 }
 
@@ -557,7 +568,7 @@ absl::Status RunSweep(const Command& c) {
   if (!result.ok()) return InputError(std::string(result.status().message()));
   const std::string text =
       c.json ? FormatSweepJson(*result) + "\n" : FormatSweepText(*result);
-  std::fputs(text.c_str(), stdout);
+  PrintOut(c.out, text);
   if (!c.chart.empty()) {
     absl::Status s = WriteStepChart(*result, c.chart);
     if (!s.ok()) return InputError(c.chart + ": " + std::string(s.message()));
@@ -569,6 +580,7 @@ absl::Status RunSweep(const Command& c) {
     absl::Status s = WriteHtmlReport(page, c.html);
     if (!s.ok()) return InputError(c.html + ": " + std::string(s.message()));
   }
+  c.out->sweep = std::move(*result);
   return absl::OkStatus();
 }
 
@@ -606,11 +618,12 @@ absl::Status RunTrace(Command c) {
   ASSIGN_OR_RETURN(const std::vector<std::string> notes, CheckInputs(c, **sim));
   if (absl::Status s = (*sim)->Simulate(c.options); !s.ok())
     return InputError(std::string(s.message()));
-  for (const std::string& note : notes) PrintNote(note);
+  for (const std::string& note : notes) PrintNote(c.out, note);
   const Report& report = (*sim)->report();
   const std::string text = c.json ? FormatReportJson(report) + "\n"
                                   : FormatReportText(report, c.top);
-  std::fputs(text.c_str(), stdout);
+  PrintOut(c.out, text);
+  c.out->report = report;
   if (!c.timeline.empty()) {
     absl::Status s =
         WriteTimeline((*sim)->classes(), (*sim)->result(), c.timeline);
@@ -629,18 +642,64 @@ absl::Status RunTrace(Command c) {
   }
   // The job folder last: a run that fails publishes no job. A replicated job
   // reloads the recorded graph: the simulation's memory goes first.
-  if (c.write_ranks.empty()) return absl::OkStatus();
-  if (c.options.layout) return WriteLayoutRanks(c, **sim);
-  const int64_t world = std::max<int64_t>((*sim)->world_size(), 1);
-  sim->reset();
-  return WriteReplicatedRanks(c, world);
+  if (!c.write_ranks.empty() && c.options.layout)
+    RETURN_IF_ERROR(WriteLayoutRanks(c, **sim));
+  if (!c.write_ranks.empty() && !c.options.layout) {
+    const int64_t world = std::max<int64_t>((*sim)->world_size(), 1);
+    sim->reset();
+    return WriteReplicatedRanks(c, world);
+  }
+  if (c.out->keep_simulation) c.out->simulation = std::move(*sim);
+  return absl::OkStatus();
 }
 
 }  // namespace
 
+std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
+  const bool nccl_tests = !flags.nccl_tests.empty();
+  const bool scaled = !flags.layout.empty() || !flags.sweep.empty();
+  // The closed-form model is the one that reads the algorithm and the
+  // efficiency: NCCL's model picks its own, ASTRA-sim's has one.
+  const bool alpha_beta = flags.comm == "alpha-beta" || flags.comm == "model";
+  const bool unprofiled = flags.host_time == "unprofiled";
+  return {
+      {"calibration", flags.compute == "calibrated",
+       "--compute calibrated (the model that reads it)"},
+      {"dp_sync", scaled, "--layout or --sweep (the job whose dp it syncs)"},
+      {"bucket_mb", scaled,
+       "--layout or --sweep (the job whose gradient buckets it sizes)"},
+      {"recorded_layout", scaled,
+       "--layout or --sweep (the job to predict from the recorded one)"},
+      {"chart", !flags.sweep.empty(), "--sweep (the chart draws a sweep)"},
+      {"html", !nccl_tests, "a trace (the page reports a run or a sweep)"},
+      {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
+      {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
+      {"astra_system", flags.comm == "astra" || flags.comm == "astra-aware",
+       "--comm astra or astra-aware"},
+      {"host_profile", unprofiled,
+       "--host-time unprofiled (the host cost it learns)"},
+      {"host_speed", unprofiled && !nccl_tests,
+       "--host-time unprofiled (the host model it scales; recorded host "
+       "times are kept as they are)"},
+      {"algorithm", alpha_beta && !nccl_tests,
+       "--comm alpha-beta (the closed-form model it picks for; NCCL's model "
+       "chooses as NCCL does)"},
+      {"nccl_efficiency", alpha_beta && !nccl_tests,
+       "--comm alpha-beta (the closed-form model whose bandwidth it scales)"},
+      {"device_memory_gib", !flags.no_memory && !nccl_tests,
+       "the memory model of a trace (not --no-memory, not --nccl-tests)"},
+  };
+}
+
 absl::Status RunEtSim(const EtSimFlags& flags) {
-  if (!flags.nccl_tests.empty()) return RunNcclTests(flags);
+  EtSimOutput output;
+  return RunEtSim(flags, &output);
+}
+
+absl::Status RunEtSim(const EtSimFlags& flags, EtSimOutput* output) {
+  if (!flags.nccl_tests.empty()) return RunNcclTests(flags, output);
   ASSIGN_OR_RETURN(Command command, ParseCommand(flags));
+  command.out = output;
   RETURN_IF_ERROR(CheckOutputs(command));
   if (command.sweep) return RunSweep(command);
   return RunTrace(std::move(command));

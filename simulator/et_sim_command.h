@@ -2,16 +2,25 @@
 // et_sim_main.cc from Abseil's flags), checked and turned into SimOptions, and
 // the run they ask for: the nccl-tests table, a layout sweep, or one
 // simulation with its report, timeline and per-rank job. Prints the report
-// to stdout and its notes to stderr; an error is returned, never printed.
+// to stdout and its notes to stderr, or hands them and the results to a
+// caller that reads them (EtSimOutput: the Python module); an error is
+// returned, never printed. The flags that mean something only with another
+// are listed here once (EtSimFlagUses), for et_sim_main.cc and Python alike.
 #ifndef SIMULATOR_ET_SIM_COMMAND_H_
 #define SIMULATOR_ET_SIM_COMMAND_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "simulator/calibration/nccl_tests_table.h"
+#include "simulator/report/report.h"
+#include "simulator/report/sweep_report.h"
+#include "simulator/simulation.h"
 
 namespace et::sim {
 
@@ -54,11 +63,42 @@ struct EtSimFlags {
   std::optional<int64_t> nccl_min_channels, nccl_max_channels, gpus_per_process;
 };
 
+// The flags refused when given an empty value (`--sweep ''`): the run they
+// asked for would silently not happen. Spelled as users type them.
+inline constexpr const char* kEtSimNonEmptyFlags[] = {
+    "sweep",    "layout",      "recorded-layout", "chart",
+    "timeline", "write-ranks", "topology",        "html"};
+
+// A flag that means something only with another (cli/flag_use.h's FlagUse).
+struct EtSimFlagUse {
+  const char* flag;   // as declared: "bucket_mb"
+  bool used;          // whether the run `flags` asks for uses it
+  const char* needs;  // what makes it used
+};
+// et-sim's conditional flags, in the order they are checked.
+std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags);
+
+// Where a run's output goes. Unset functions print as et-sim does: the text
+// to stdout, each note line ("et-sim: note: ...\n") to stderr. A caller that
+// reads results rather than text (Python) finds them here after the run.
+struct EtSimOutput {
+  std::function<void(const std::string& text)> print_out;
+  std::function<void(const std::string& line)> print_err;
+  // Keep the simulation (its graphs, rank classes and timelines) in
+  // `simulation` after a trace run; it is dropped otherwise.
+  bool keep_simulation = false;
+  std::optional<Report> report;            // a trace run's report
+  std::unique_ptr<Simulation> simulation;  // with keep_simulation
+  std::optional<SweepResult> sweep;        // --sweep
+  std::vector<NcclTestsRow> nccl_tests;    // --nccl-tests
+};
+
 // Runs the command `flags` asks for. An error's message is the one line to
 // print; its code says the exit status: kInvalidArgument for a mistake in the
 // command line (the usage exit status), any other for one in the inputs or
-// the run (exit 1).
+// the run (exit 1). Text printed before an error stays printed.
 absl::Status RunEtSim(const EtSimFlags& flags);
+absl::Status RunEtSim(const EtSimFlags& flags, EtSimOutput* output);
 
 }  // namespace et::sim
 

@@ -185,8 +185,7 @@ void RefuseEmptyFlags(int argc, char** argv) {
     const bool empty = eq != absl::string_view::npos
                            ? eq + 1 == arg.size()
                            : i + 1 < argc && argv[i + 1][0] == '\0';
-    for (const char* flag : {"sweep", "layout", "recorded-layout", "chart",
-                             "timeline", "write-ranks", "topology", "html"}) {
+    for (const char* flag : et::sim::kEtSimNonEmptyFlags) {
       if (empty && name == flag)
         Fail(absl::StrCat("--", flag, " was given an empty value"),
              et::kUsageExitCode);
@@ -204,44 +203,11 @@ void RefuseEmptyFlags(int argc, char** argv) {
 }
 
 // Flags that mean something only with another: given without it, they are
-// refused rather than ignored (cli/flag_use.h).
-void RefuseUnusedFlags() {
-  const bool nccl_tests = !absl::GetFlag(FLAGS_nccl_tests).empty();
-  const bool scaled = !absl::GetFlag(FLAGS_layout).empty() ||
-                      !absl::GetFlag(FLAGS_sweep).empty();
-  const std::string comm = absl::GetFlag(FLAGS_comm);
-  // The closed-form model is the one that reads the algorithm and the
-  // efficiency: NCCL's model picks its own, ASTRA-sim's has one.
-  const bool alpha_beta = comm == "alpha-beta" || comm == "model";
-  const bool unprofiled = absl::GetFlag(FLAGS_host_time) == "unprofiled";
-  const et::FlagUse uses[] = {
-      {"calibration", absl::GetFlag(FLAGS_compute) == "calibrated",
-       "--compute calibrated (the model that reads it)"},
-      {"dp_sync", scaled, "--layout or --sweep (the job whose dp it syncs)"},
-      {"bucket_mb", scaled,
-       "--layout or --sweep (the job whose gradient buckets it sizes)"},
-      {"recorded_layout", scaled,
-       "--layout or --sweep (the job to predict from the recorded one)"},
-      {"chart", !absl::GetFlag(FLAGS_sweep).empty(),
-       "--sweep (the chart draws a sweep)"},
-      {"html", !nccl_tests, "a trace (the page reports a run or a sweep)"},
-      {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
-      {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
-      {"astra_system", comm == "astra" || comm == "astra-aware",
-       "--comm astra or astra-aware"},
-      {"host_profile", unprofiled,
-       "--host-time unprofiled (the host cost it learns)"},
-      {"host_speed", unprofiled && !nccl_tests,
-       "--host-time unprofiled (the host model it scales; recorded host "
-       "times are kept as they are)"},
-      {"algorithm", alpha_beta && !nccl_tests,
-       "--comm alpha-beta (the closed-form model it picks for; NCCL's model "
-       "chooses as NCCL does)"},
-      {"nccl_efficiency", alpha_beta && !nccl_tests,
-       "--comm alpha-beta (the closed-form model whose bandwidth it scales)"},
-      {"device_memory_gib", !absl::GetFlag(FLAGS_no_memory) && !nccl_tests,
-       "the memory model of a trace (not --no-memory, not --nccl-tests)"},
-  };
+// refused rather than ignored (cli/flag_use.h; the table is the command's).
+void RefuseUnusedFlags(const et::sim::EtSimFlags& flags) {
+  std::vector<et::FlagUse> uses;
+  for (const et::sim::EtSimFlagUse& use : et::sim::EtSimFlagUses(flags))
+    uses.push_back({use.flag, use.used, use.needs});
   et::RefuseUnusedFlags("et-sim", uses);
 }
 
@@ -313,8 +279,9 @@ int main(int argc, char** argv) {
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
   RefuseEmptyFlags(argc, argv);
-  RefuseUnusedFlags();
-  const absl::Status s = et::sim::RunEtSim(ReadFlags(positional));
+  const et::sim::EtSimFlags flags = ReadFlags(positional);
+  RefuseUnusedFlags(flags);
+  const absl::Status s = et::sim::RunEtSim(flags);
   if (s.ok()) return 0;
   Fail(std::string(s.message()),
        absl::IsInvalidArgument(s) ? et::kUsageExitCode : 1);

@@ -62,6 +62,11 @@ ALLOWED = {
     "replay": set(SHARED) | {"replay"},
     "visualizer": set(SHARED) | {"visualizer"},
     "cli": {"cli"},
+    # The Python module: a front end like the mains, over the converter's
+    # and the simulator's drivers (and cli's flag rule), never replay/viz.
+    "python": set(SHARED) | {"scaleout", "cli", "converter", "simulator",
+                             "python"} | set(CONVERTER_BELOW)
+    | set(CONVERTER_IMPORTERS) | set(SIMULATOR_PARTS),
 }
 SUBLIBS = CONVERTER_BELOW + CONVERTER_IMPORTERS + SIMULATOR_PARTS
 KNOWN = SUBLIBS + [k for k in ALLOWED if k not in SUBLIBS]

@@ -35,7 +35,7 @@ Report TwoClassReport() {
   CollectiveRow tp{"ALL_GATHER", "tp", 1 << 12, 2, 8, 4'000'000, 0, 0, false};
   r.collectives = {dp1, tp, dp2};
   r.memory =
-      MemorySummary{3LL << 30, 2LL << 30, "--device-memory-gib", false, ""};
+      MemorySummary{3LL << 30, 2LL << 30, "--device-memory-gib", false, "", ""};
   return r;
 }
 

@@ -1,0 +1,53 @@
+// The simulated run's table; see sim_tables.h.
+#include "python/sim_tables.h"
+
+#include <string>
+
+#include "simulator/engine/engine.h"
+#include "simulator/engine/rank_program.h"
+
+namespace et::python {
+
+Table TimelineTable(const sim::Simulation& simulation) {
+  Table t;
+  auto* rank = t.Add<int64_t>("rank");
+  auto* class_ranks = t.Add<int64_t>("class_ranks");
+  auto* node = t.Add<uint64_t>("id");
+  Categorical* name = t.AddCategorical("name");
+  Categorical* category = t.AddCategorical("category");
+  Categorical* resource = t.AddCategorical("resource");
+  auto* host = t.Add<bool>("host");
+  auto* issue_us = t.Add<double>("issue_us");
+  auto* start_us = t.Add<double>("start_us");
+  auto* end_us = t.Add<double>("end_us");
+  auto* duration_us = t.Add<double>("duration_us");
+  auto* wait_us = t.Add<double>("wait_us");
+  auto* bytes = t.Add<uint64_t>("bytes");
+  CategoryWriter names(name), categories(category), resources(resource);
+  const std::vector<sim::RankClass>& classes = simulation.classes();
+  const sim::SimResult& result = simulation.result();
+  for (size_t c = 0; c < classes.size() && c < result.timelines.size(); ++c) {
+    const sim::RankProgram& p = *classes[c].program;
+    const sim::ClassTimeline& tl = result.timelines[c];
+    for (size_t i = 0; i < p.kind.size(); ++i) {
+      if (p.kind[i] == sim::SimOpKind::kNoop || tl.finish_ns[i] < 0) continue;
+      const bool comm = p.kind[i] != sim::SimOpKind::kCompute;
+      rank->push_back(classes[c].ranks.front());
+      class_ranks->push_back(static_cast<int64_t>(classes[c].ranks.size()));
+      node->push_back(p.graph->id(i));
+      names.Append(p.graph->name(i));
+      categories.Append(comm ? "comm" : "compute");
+      resources.Append(p.resource_names[p.resource[i]]);
+      host->push_back(p.resource_is_host[p.resource[i]]);
+      issue_us->push_back(tl.issue_ns[i] / 1e3);
+      start_us->push_back(tl.start_ns[i] / 1e3);
+      end_us->push_back(tl.finish_ns[i] / 1e3);
+      duration_us->push_back((tl.finish_ns[i] - tl.start_ns[i]) / 1e3);
+      wait_us->push_back(comm ? (tl.start_ns[i] - tl.issue_ns[i]) / 1e3 : 0.0);
+      bytes->push_back(comm ? p.comm_bytes[i] : 0);
+    }
+  }
+  return t;
+}
+
+}  // namespace et::python
