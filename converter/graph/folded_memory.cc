@@ -25,14 +25,6 @@ bool Holds(absl::Span<const TensorRef> refs, const TensorRef& t) {
   });
 }
 
-// Whether `k` (after `node` in id order) descends from `node`: ops of other
-// threads can take ids inside a subtree's range.
-bool Descends(const OpTable& table, uint32_t k, uint32_t node) {
-  uint32_t p = table.parent(k);
-  while (p != kNoOp && p > node) p = table.parent(p);
-  return p == node;
-}
-
 // Running peak of [first, last] intervals over `n` positions.
 int64_t PeakOf(const std::vector<Temp>& temps, bool on_gpu, uint32_t n) {
   std::vector<int64_t> delta(n + 1, 0);
@@ -49,17 +41,23 @@ int64_t PeakOf(const std::vector<Temp>& temps, bool on_gpu, uint32_t n) {
 }  // namespace
 
 int64_t FoldedPeakBytes(const OpTable& table, uint32_t node) {
-  const uint64_t end_id = table.subtree_max_id(node);
   absl::flat_hash_set<StorageKey> own;
   for (auto refs : {table.inputs(node), table.outputs(node)})
     for (const TensorRef& t : refs) own.insert({t.on_gpu, t.storage_id});
   absl::flat_hash_map<StorageKey, size_t> index;
   std::vector<Temp> temps;
   uint32_t pos = 0;
-  // Ops are sorted by id and a subtree's ids follow its root's.
-  for (uint32_t k = node + 1; k < table.size() && table.op(k).id <= end_id;
-       ++k, ++pos) {
-    if (table.op(k).is_gpu() || !Descends(table, k, node)) continue;
+  // The subtree in preorder (start order on the node's thread). Walking the
+  // id range [node, subtree_max_id] instead met every other thread's ops
+  // started meanwhile: quadratic on a long nsys capture (100 MB: minutes).
+  std::vector<uint32_t> stack(table.children(node).rbegin(),
+                              table.children(node).rend());
+  for (; !stack.empty(); ++pos) {
+    const uint32_t k = stack.back();
+    stack.pop_back();
+    const auto children = table.children(k);
+    stack.insert(stack.end(), children.rbegin(), children.rend());
+    if (table.op(k).is_gpu()) continue;
     for (const TensorRef& t : table.outputs(k)) {
       const StorageKey key{t.on_gpu, t.storage_id};
       if (t.elem_bytes <= 0 || own.contains(key) || index.contains(key) ||
