@@ -1,6 +1,7 @@
 // Checked YAML/JSON configuration text; see yaml_config.h.
 #include "simulator/platform/yaml_config.h"
 
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "base/status_macros.h"
 #include "base/text_escape.h"
 #include "simulator/platform/topology.h"
+#include "yaml-cpp/eventhandler.h"
 
 namespace et::sim {
 namespace {
@@ -132,6 +134,55 @@ absl::Status CheckNodes(const YAML::Node& root, absl::string_view origin) {
   return absl::OkStatus();
 }
 
+// Where each document of a stream starts. yaml-cpp's parser does not consume
+// a ',' at the top of a document, so YAML::LoadAll (and any loop over
+// HandleNextDocument) yields null documents at that spot forever; a document
+// that starts where the one before it started is that ',' and stops the count.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { last_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  const YAML::Mark& last() const { return last_; }
+
+ private:
+  YAML::Mark last_ = YAML::Mark::null_mark();
+};
+
+// The number of documents in `text`, or an error where the parser stalls.
+// Throws YAML::Exception on a syntax error, as yaml-cpp does.
+absl::StatusOr<int> CountDocuments(const std::string& text,
+                                   absl::string_view origin) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  int documents = 0;
+  int previous_pos = -1;
+  while (parser.HandleNextDocument(starts)) {
+    const YAML::Mark& at = starts.last();
+    if (at.pos <= previous_pos) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: line %d, column %d: '%s' where a value should start (a ',' "
+          "separates items only inside [ ] or { })",
+          origin, at.line + 1, at.column + 1,
+          EscapeForPrint(absl::string_view(text).substr(at.pos, 1))));
+    }
+    previous_pos = at.pos;
+    ++documents;
+  }
+  return documents;
+}
+
 }  // namespace
 
 absl::StatusOr<YAML::Node> LoadYamlConfig(absl::string_view text,
@@ -151,19 +202,20 @@ absl::StatusOr<YAML::Node> LoadYamlConfig(absl::string_view text,
         "%s: line %d: text after the end of the JSON value: '%s'", origin,
         LineOf(text, trailing_at), EscapeForPrint(rest.substr(0, 40))));
   }
-  std::vector<YAML::Node> documents;
+  const std::string owned(text);
+  YAML::Node root;
   try {  // yaml-cpp reports errors by exception; they stop here.
-    documents = YAML::LoadAll(std::string(text));
+    ASSIGN_OR_RETURN(const int documents, CountDocuments(owned, origin));
+    if (documents > 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: more than one YAML document (%d, separated by '---'): a "
+          "configuration file holds one",
+          origin, documents));
+    }
+    root = YAML::Load(owned);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": ", e.what()));
   }
-  if (documents.size() > 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: more than one YAML document (%d, separated by '---'): a "
-        "configuration file holds one",
-        origin, documents.size()));
-  }
-  YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
   try {
     RETURN_IF_ERROR(CheckNodes(root, origin));
   } catch (const YAML::Exception& e) {

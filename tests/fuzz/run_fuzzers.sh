@@ -36,6 +36,11 @@ printf '\x03{"format": "et-calibration", "entries": [{"name": "aten::mm", "input
 printf '\x04[{"pg_name": "0", "ranks": [0, 1], "group_size": 2}]' > "$dir/groups"
 printf '\x05{name: mine, gpu: A100, gpus_per_node: 8, nics_per_node: 4, nic_gbits: 200}' > "$dir/platform"
 for f in $DATA/nccl-tests/logs/*.txt; do { printf '\x06'; head -c 20000 "$f"; } > "$dir/log$i"; i=$((i+1)); done
+# Inputs that once crashed or hung a target: tests/fuzz/regressions/TARGET-*.
+for f in tests/fuzz/regressions/*; do
+  t=$(basename "$f"); t=${t%%-*}
+  mkdir -p "$BUILD/fuzz-corpus/$t" && cp "$f" "$BUILD/fuzz-corpus/$t/"
+done
 # The newer imports: a Kineto trace alone, an nsys export.
 seed fuzz_kineto_only $DATA/kineto-only/hta_alexnet_trace.json.gz $DATA/hta/simple_add_kineto.json.gz
 seed fuzz_nsys $DATA/nsys/nsysai_mock_rtx3080.sqlite.gz

@@ -38,6 +38,20 @@ TEST(YamlConfigTest, RefusesWhatYamlCppWouldReadSilently) {
             std::string::npos);
 }
 
+// yaml-cpp's parser never consumes a ',' at the top of a document: LoadAll
+// looped there forever, allocating (found by fuzz_configs).
+TEST(YamlConfigTest, RefusesACommaWhereADocumentStarts) {
+  EXPECT_EQ(ErrorOf(",inf other l)erwork\n"),
+            "f.yaml: line 1, column 1: ',' where a value should start (a ',' "
+            "separates items only inside [ ] or { })");
+  EXPECT_NE(ErrorOf("# topology\n, x\n").find("line 2, column 1: ','"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("---\n,\n").find("line 2, column 1"), std::string::npos);
+  EXPECT_NE(ErrorOf("a: 1\n---\nb: 2\n---\nc: 3\n")
+                .find("more than one YAML document (3"),
+            std::string::npos);
+}
+
 TEST(YamlConfigTest, AcceptsPlainFilesAndTheSharedNetworkConfigs) {
   EXPECT_EQ(ErrorOf("gpu: H100  # a comment\nname: 'quoted'\n"), "");
   EXPECT_EQ(ErrorOf("{\"gpu\": \"H100\", \"s\": \"a}\\\"b\"}  # after\n"), "");
