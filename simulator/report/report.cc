@@ -48,25 +48,28 @@ bool IsComm(SimOpKind k) {
          k == SimOpKind::kRecv;
 }
 
+// The whole graph split as each step is (step_breakdown.h): exposed
+// communication by the bound's rule, so the table and the bound agree; every
+// busy instant else is compute (ops, and the host's time between them, as the
+// bound counts host busy); idle is the rest: waiting on a dependency or rank.
 RankStats Summarize(const RankClass& rc, const ClassTimeline& tl) {
   const RankProgram& p = *rc.program;
   RankStats s;
   s.ranks = rc.ranks;
-  std::vector<Interval> compute, comm;
+  std::vector<Interval> comm;
   for (size_t i = 0; i < p.kind.size(); ++i) {
     if (tl.finish_ns[i] < 0) continue;
     s.step_ns = std::max(s.step_ns, tl.finish_ns[i]);
-    if (p.kind[i] == SimOpKind::kCompute)
-      compute.push_back({tl.start_ns[i], tl.finish_ns[i]});
-    if (IsComm(p.kind[i])) comm.push_back({tl.start_ns[i], tl.finish_ns[i]});
+    // From its issue, as the bound counts it: waiting for the other members
+    // is the rank's communication time too.
+    if (IsComm(p.kind[i])) comm.push_back({tl.issue_ns[i], tl.finish_ns[i]});
   }
-  s.compute_ns = UnionLength(&compute);
   s.comm_ns = UnionLength(&comm);
-  std::vector<Interval> both = compute;
-  both.insert(both.end(), comm.begin(), comm.end());
-  const int64_t busy = UnionLength(&both);
-  s.exposed_comm_ns = busy - s.compute_ns;
-  s.idle_ns = s.step_ns - busy;
+  const StepBreakdown whole = BreakdownSteps(p, tl, {s.step_ns}).front();
+  auto part = [&](StepPart k) { return whole.part_ns[static_cast<int>(k)]; };
+  s.exposed_comm_ns = part(StepPart::kExposedComm);
+  s.idle_ns = part(StepPart::kOther);
+  s.compute_ns = s.step_ns - s.exposed_comm_ns - s.idle_ns;
   return s;
 }
 
@@ -316,7 +319,8 @@ std::string FormatReportText(const Report& r, size_t top) {
   // Totals over the whole graph, every step: graph_ms, not step_ms, so that
   // it is not read against the per-step times above.
   absl::StrAppendFormat(&out,
-                        "\nper rank, over the whole graph (%d steps):\n"
+                        "\nper rank, over the whole graph (%d steps; compute + "
+                        "exposed_comm + idle = graph):\n"
                         "ranks            graph_ms  compute_ms  comm_ms  "
                         "exposed_comm_ms  idle_ms\n",
                         r.step.steps);
