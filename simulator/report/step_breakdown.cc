@@ -18,15 +18,6 @@ bool IsComm(SimOpKind k) {
          k == SimOpKind::kRecv;
 }
 
-// A GPU op's part by its name (Kineto's "Memcpy HtoD (Pageable -> Device)",
-// "Memset (Device)"; the node model has no kind of its own for them).
-StepPart GpuPartOf(absl::string_view name) {
-  const std::string lower = absl::AsciiStrToLower(name);
-  if (absl::StrContains(lower, "memcpy")) return StepPart::kMemcpy;
-  if (absl::StrContains(lower, "memset")) return StepPart::kMemset;
-  return StepPart::kKernel;
-}
-
 // Every node as simulated, sorted into the time each part would hold alone.
 struct PartIntervals {
   std::vector<Interval> kernel, memcpy, memset, comm, host_ops, host_gaps;
@@ -64,6 +55,15 @@ PartIntervals Collect(const RankProgram& p, const ClassTimeline& tl) {
 }
 
 }  // namespace
+
+// A GPU op's part by its name (Kineto's "Memcpy HtoD (Pageable -> Device)",
+// "Memset (Device)"; the node model has no kind of its own for them).
+StepPart GpuPartOf(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (absl::StrContains(lower, "memcpy")) return StepPart::kMemcpy;
+  if (absl::StrContains(lower, "memset")) return StepPart::kMemset;
+  return StepPart::kKernel;
+}
 
 const char* StepPartName(StepPart part) {
   switch (part) {

@@ -160,6 +160,20 @@ def check(case, text, page):
     for row, line in zip(page_ops, ops):
         same("op name", line[:30].rstrip(), row[0][:30].rstrip())
         same("op numbers", numbers(" ".join(row[1:])), numbers(line[30:]))
+    # GPU kernels: the text cuts names to 50 characters; the tensor-core
+    # summary line is the text's.
+    kernels = section(text, r"^kernel\s+calls\s+total_ms")
+    page_kernels = body_rows(page, "kernels")
+    same("kernel rows", len(page_kernels), len(kernels))
+    for row, line in zip(page_kernels, kernels):
+        same("kernel name", line[:50].rstrip(), row[0][:50].rstrip())
+        same("kernel numbers", numbers(" ".join(row[1:5] + row[6:])),
+             numbers(line[50:]))
+        same("kernel tensor cores", row[5], line[50:].split()[4])
+    if kernels:
+        summary = re.search(r"\((tensor cores: .*? kernel names);", text)
+        same("tensor-core summary", page.texts["tensor-cores"],
+             summary.group(1))
     # Collectives.
     colls = section(text, r"^collectives\s+group\s+ranks")
     colls = [c for c in colls if not c.startswith("*")]
