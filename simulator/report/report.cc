@@ -448,7 +448,9 @@ std::string FormatReportText(const Report& r, size_t top) {
   return out;
 }
 
-std::string FormatReportJson(const Report& r) {
+std::string FormatReportJson(const Report& r) { return ReportJson(r).dump(1); }
+
+nlohmann::json ReportJson(const Report& r) {
   nlohmann::json j;
   j["world_size"] = r.world_size;
   j["topology"] = r.topology;
@@ -506,7 +508,7 @@ std::string FormatReportJson(const Report& r) {
                                  {"gpu_gap", w.gpu_gap_ns},
                                  {"rendezvous", w.rendezvous_ns},
                                  {"other", w.other_ns}};
-  return j.dump(1);
+  return j;
 }
 
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,

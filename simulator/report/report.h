@@ -108,6 +108,7 @@ Report BuildReport(const std::vector<RankClass>& classes,
 
 std::string FormatReportText(const Report& report, size_t top_rows);
 std::string FormatReportJson(const Report& report);
+nlohmann::json ReportJson(const Report& report);  // FormatReportJson's object
 
 // Chrome trace JSON of the simulated run, written atomically to `path`.
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,
