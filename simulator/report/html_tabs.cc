@@ -101,6 +101,13 @@ std::string OpsSection(const Report& r, size_t max_rows) {
           ? std::string("\"-\": no call of that name was timed, or a GPU op "
                         "was scaled to another device")
           : HtmlEscape(absl::StrCat("none here: ", r.recorded_none)));
+  if (r.step.host_time == HostTimeMode::kUnprofiled && r.recorded_none.empty())
+    absl::StrAppend(
+        &out,
+        "<p class=\"why\">Host time unprofiled: a host op's simulated time "
+        "leaves out the profiler's cost that its recorded time holds "
+        "(docs/step-model.md), so host ops read below their recording; "
+        "--host-time recorded compares the run as recorded.</p>");
   absl::StrAppend(&out, RenderHtmlTable(t), KernelsHtml(r, max_rows));
   if (!r.breakdown.empty()) {
     int64_t kernel = 0, memcpy = 0, memset = 0;
