@@ -615,7 +615,8 @@ absl::Status CheckOutputs(const Command& c) {
 
 // --compare OTHER: the other input run with the same flags, for its report
 // alone (its simulation is dropped). Its notes and errors name it.
-absl::StatusOr<Report> SimulateOther(const Command& c) {
+absl::StatusOr<Report> SimulateOther(const Command& c,
+                                     std::vector<std::string>* notes) {
   Command other = c;
   other.input.path = c.compare;
   other.options.keep_timeline = false;
@@ -623,12 +624,12 @@ absl::StatusOr<Report> SimulateOther(const Command& c) {
   if (!sim.ok())
     return InputError(
         absl::StrCat("--compare ", c.compare, ": ", sim.status().message()));
-  ASSIGN_OR_RETURN(const std::vector<std::string> notes,
+  ASSIGN_OR_RETURN(const std::vector<std::string> other_notes,
                    CheckInputs(other, **sim));
   if (absl::Status s = (*sim)->Simulate(other.options); !s.ok())
     return InputError(absl::StrCat("--compare ", c.compare, ": ", s.message()));
-  for (const std::string& note : notes)
-    PrintNote(c.out, absl::StrCat("--compare ", c.compare, ": ", note));
+  for (const std::string& note : other_notes)
+    notes->push_back(absl::StrCat("--compare ", c.compare, ": ", note));
   return (*sim)->report();
 }
 
@@ -653,16 +654,17 @@ absl::Status RunTrace(Command c) {
   RETURN_IF_ERROR(CheckWriteRanksInput(c));
   auto sim = Simulation::Load(c.input, c.options);
   if (!sim.ok()) return InputError(std::string(sim.status().message()));
-  ASSIGN_OR_RETURN(const std::vector<std::string> notes, CheckInputs(c, **sim));
+  ASSIGN_OR_RETURN(std::vector<std::string> notes, CheckInputs(c, **sim));
   if (absl::Status s = (*sim)->Simulate(c.options); !s.ok())
     return InputError(std::string(s.message()));
-  for (const std::string& note : notes) PrintNote(c.out, note);
   const Report& report = (*sim)->report();
+  // The other run before any output: an error in it is the one line printed.
   std::optional<ReportComparison> comparison;
   if (!c.compare.empty()) {
-    ASSIGN_OR_RETURN(const Report other, SimulateOther(c));
+    ASSIGN_OR_RETURN(const Report other, SimulateOther(c, &notes));
     comparison = CompareReports(c.input.path, report, c.compare, other);
   }
+  for (const std::string& note : notes) PrintNote(c.out, note);
   PrintOut(c.out, ReportText(c, report, comparison));
   c.out->report = report;
   if (!c.timeline.empty()) {
