@@ -10,6 +10,7 @@
 #include "base/html_page.h"
 #include "base/svg_chart.h"
 #include "simulator/report/html_sections.h"
+#include "simulator/report/kernel_table.h"
 
 namespace et::sim {
 namespace {
@@ -48,8 +49,8 @@ std::string OpsHtml(const ReportComparison& c, size_t max_rows) {
   t.numeric = {false, false, true, true, true, true, true};
   for (size_t i = 0; i < c.ops.size() && i < max_rows; ++i) {
     const OpMove& m = c.ops[i];
-    t.rows.push_back({m.name, m.change, absl::StrCat(m.a_calls), Ms(m.a_ns),
-                      absl::StrCat(m.b_calls), Ms(m.b_ns),
+    t.rows.push_back({PageName(m.name), m.change, absl::StrCat(m.a_calls),
+                      Ms(m.a_ns), absl::StrCat(m.b_calls), Ms(m.b_ns),
                       SignedMs(m.b_ns - m.a_ns)});
   }
   return absl::StrCat(

@@ -56,7 +56,7 @@ std::string KernelsHtml(const Report& r, size_t max_rows) {
   for (size_t i = 0; i < r.kernels.size() && i < max_rows; ++i) {
     const KernelRow& k = r.kernels[i];
     t.rows.push_back(
-        {k.name, absl::StrCat(k.calls), Ms(k.total_ns),
+        {PageName(k.name), absl::StrCat(k.calls), Ms(k.total_ns),
          absl::StrFormat("%.2f", k.total_ns / 1e3 / k.calls),
          absl::StrFormat("%.1f%%", k.share * 100),
          k.tensor_cores ? "yes" : "no", absl::StrCat(k.recorded.calls),
@@ -67,7 +67,8 @@ std::string KernelsHtml(const Report& r, size_t max_rows) {
       HtmlEscape(TensorCoreSummary(r)),
       "</p><p class=\"why\">Share: of all kernel time, as simulated "
       "(memcpy and memset apart). Tensor cores: read from the kernel's name "
-      "(docs/html-report.md, \"Tensor cores\").</p>",
+      "(docs/html-report.md, \"Tensor cores\"). Names past 160 characters "
+      "are cut (--json has them whole).</p>",
       RenderHtmlTable(t));
 }
 
@@ -81,7 +82,7 @@ std::string OpsSection(const Report& r, size_t max_rows) {
   t.numeric = {false, true, true, true, true, true, true, true};
   for (size_t i = 0; i < r.ops.size() && i < max_rows; ++i) {
     const OpRow& o = r.ops[i];
-    t.rows.push_back({o.name, absl::StrCat(o.calls), Ms(o.total_ns),
+    t.rows.push_back({PageName(o.name), absl::StrCat(o.calls), Ms(o.total_ns),
                       absl::StrFormat("%.2f", o.total_ns / 1e3 / o.calls),
                       absl::StrFormat("%.1f%%", o.share * 100),
                       absl::StrCat(o.recorded.calls),
@@ -92,8 +93,8 @@ std::string OpsSection(const Report& r, size_t max_rows) {
       "<h2>Top ops of the slowest rank, as simulated, beside their recorded "
       "times</h2><p>Host time %s; share of all compute time; %d op names%s. "
       "<i>Recorded</i>: the calls the trace timed, their recorded time, and "
-      "the error of the same calls' simulated time against it (%s). Click a "
-      "header to sort.</p>",
+      "the error of the same calls' simulated time against it (%s). Names "
+      "past 160 characters are cut. Click a header to sort.</p>",
       HostTimeModeName(r.step.host_time), r.ops.size(),
       r.ops.size() > max_rows ? absl::StrFormat(", the first %d", max_rows)
                               : "",

@@ -62,6 +62,11 @@ std::optional<int64_t> RecordedDurationNs(const RankProgram& p, size_t i) {
   return g.duration_ns(n);
 }
 
+std::string PageName(absl::string_view name, size_t max_chars) {
+  if (name.size() <= max_chars) return std::string(name);
+  return absl::StrCat(name.substr(0, max_chars), "...");
+}
+
 std::string RecordedMsText(const RecordedTime& t) {
   if (t.calls == 0) return "-";
   return absl::StrFormat("%.3f", t.recorded_ns / 1e6);

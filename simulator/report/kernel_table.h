@@ -32,6 +32,10 @@ std::optional<int64_t> RecordedDurationNs(const RankProgram& program, size_t i);
 std::string RecordedMsText(const RecordedTime& t);
 std::string RecordedErrorText(const RecordedTime& t);
 
+// A name as a page's table shows it: at most `max_chars` characters, then
+// "..." (C++ kernel names run to kilobytes; --json has them whole).
+std::string PageName(absl::string_view name, size_t max_chars = 160);
+
 // The text section (nothing without kernels): `top` rows, names cut to 50.
 std::string FormatKernelTableText(const Report& report, size_t top);
 // "Tensor cores: 1.234 ms of 5.678 ms kernel time (21.7%)": the summary line
