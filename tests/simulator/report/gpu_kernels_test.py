@@ -12,7 +12,8 @@ GEMM/convolution kernel on them and most of its kernel time there. And the
 table adds up: kernel rows are GPU work only (no memcpy, memset, host op),
 their shares sum to 1, calls and times match the op table's rows of the same
 name, and each row's recorded time is the trace's (recorded calls == calls,
-error 0 at --compute recorded). Exits 77 when no recording is found.
+error 0 at --compute recorded), and none where it is no truth (a
+tensor-parallel split, --device). Exits 77 when no recording is found.
 """
 
 import json
@@ -66,6 +67,32 @@ def check(model, dtype, report):
           % (model, dtype, len(kernels), len(tc), 100.0 * tc_ns / total))
 
 
+def check_no_truth(sim, et):
+    """Where the recorded time is no truth for the simulated one, none is
+    compared: a tensor-parallel split divides the durations (every op, and
+    the report says why); --device scales the GPU ops (kernels only: host
+    ops keep theirs); --compute roofline prices kernels anew (compared,
+    and no longer equal)."""
+    split = json.loads(run([sim, et, "--layout", "tp=2", "--json"]))
+    assert "tensor-parallel" in split["recorded_none"], split.get(
+        "recorded_none")
+    assert all(o["recorded_calls"] == 0 for o in split["ops"])
+    scaled = json.loads(run([sim, et, "--device", "A100", "--json"]))
+    assert "recorded_none" not in scaled
+    assert all(k["recorded_calls"] == 0 for k in scaled["gpu_kernels"])
+    kernels = {k["name"] for k in scaled["gpu_kernels"]}
+    host = [o for o in scaled["ops"] if o["name"] not in kernels and
+            o["recorded_calls"] > 0]
+    assert host, "--device: no host op kept its recorded time"
+    roofline = json.loads(run([sim, et, "--compute", "roofline", "--json"]))
+    moved = [k for k in roofline["gpu_kernels"] if k["recorded_calls"] and
+             k["predicted_of_recorded_ns"] != k["recorded_ns"]]
+    assert moved, "--compute roofline: every kernel at its recorded time"
+    print("no truth: tp split %d ops, --device %d kernels and %d host ops "
+          "kept, roofline %d kernels moved" % (
+              len(split["ops"]), len(kernels), len(host), len(moved)))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -95,6 +122,8 @@ def main():
             run([convert, os.path.join(folder, model + "_et.json.gz"), et,
                  "--kineto", os.path.join(folder, model + "_kineto.json.gz")])
             check(model, dtype, json.loads(run([sim, et, "--json"])))
+            if model == "mlp1024":
+                check_no_truth(sim, et)
     return 0
 
 
