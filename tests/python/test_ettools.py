@@ -103,6 +103,13 @@ def test_compare_is_et_sim_compare(workdir):
     assert result.json == expected
     assert result.to_dict()["compare"]["after"] == str(ets[1])
     assert 'id="tab-compare"' in page.read_text()
+    d = json.loads(expected)
+    assert list(result.compare_ops["name"]) == \
+        [o["name"] for o in d["compare"]["ops"]]
+    assert list(result.gpu_kernels["tensor_cores"]) == \
+        [k["tensor_cores"] for k in d["gpu_kernels"]]
+    assert list(result.gpu_kernels["recorded_ns"]) == \
+        [k["recorded_ns"] for k in d["gpu_kernels"]]
 
 
 # ---- the node table -------------------------------------------------------
