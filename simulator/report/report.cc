@@ -175,6 +175,56 @@ void AddWhatIfNote(const RankProgram& p, StepReport* report) {
       b.step_us / 1e3, what_if, BoundSideName(b.side), bound_us / 1e3));
 }
 
+// The op table (by name, with the recorded time of the calls the trace timed)
+// and the GPU kernel table of one rank as simulated.
+void AddOpTables(const RankProgram& p, const ClassTimeline& tl, Report* r) {
+  std::map<std::string, OpRow> ops;
+  int64_t compute_total = 0;
+  std::map<std::string, KernelRow> kernels;
+  int64_t kernel_total = 0;
+  for (size_t i = 0; i < p.kind.size(); ++i) {
+    if (p.kind[i] != SimOpKind::kCompute || tl.finish_ns[i] < 0) continue;
+    const std::string name(p.graph->name(i));
+    const int64_t ns = tl.finish_ns[i] - tl.start_ns[i];
+    const std::optional<int64_t> recorded = RecordedDurationNs(p, i);
+    OpRow& row = ops[name];
+    row.name = name;
+    ++row.calls;
+    row.total_ns += ns;
+    compute_total += ns;
+    AddRecorded(recorded, ns, &row.recorded);
+    if (p.resource_is_host[p.resource[i]] ||
+        GpuPartOf(name) != StepPart::kKernel)
+      continue;
+    KernelRow& k = kernels[name];
+    k.name = name;
+    ++k.calls;
+    k.total_ns += ns;
+    kernel_total += ns;
+    AddRecorded(recorded, ns, &k.recorded);
+  }
+  for (auto& [name, row] : ops) {
+    row.share = compute_total > 0
+                    ? static_cast<double>(row.total_ns) / compute_total
+                    : 0;
+    r->ops.push_back(row);
+  }
+  std::sort(r->ops.begin(), r->ops.end(), [](const OpRow& a, const OpRow& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  for (auto& [name, k] : kernels) {
+    k.share =
+        kernel_total > 0 ? static_cast<double>(k.total_ns) / kernel_total : 0;
+    k.tensor_cores = UsesTensorCores(name);
+    r->kernels.push_back(k);
+  }
+  std::sort(r->kernels.begin(), r->kernels.end(),
+            [](const KernelRow& a, const KernelRow& b) {
+              return a.total_ns != b.total_ns ? a.total_ns > b.total_ns
+                                              : a.name < b.name;
+            });
+}
+
 StepReport BuildStepReport(const std::vector<RankClass>& classes,
                            const SimResult& result) {
   std::vector<RankSteps> rows;
@@ -208,8 +258,6 @@ Report BuildReport(const std::vector<RankClass>& classes,
   r.classes = static_cast<int64_t>(classes.size());
   r.events = result.events;
   size_t slowest = 0;
-  std::map<std::string, OpRow> ops;
-  int64_t compute_total = 0;
   for (size_t c = 0; c < classes.size(); ++c) {
     r.ranks.push_back(Summarize(classes[c], result.timelines[c]));
     if (r.ranks.back().step_ns > r.step_ns) {
@@ -221,53 +269,11 @@ Report BuildReport(const std::vector<RankClass>& classes,
           absl::StrCat("rank ", classes[c].ranks.front(), ": ", note));
     }
   }
-  // Per-op table over the slowest rank (other ranks are alike or listed in
-  // --json).
+  // Per-op and kernel tables over the slowest rank (other ranks are alike or
+  // listed in --json).
   const RankProgram& p = *classes[slowest].program;
   const ClassTimeline& tl = result.timelines[slowest];
-  std::map<std::string, KernelRow> kernels;
-  int64_t kernel_total = 0;
-  for (size_t i = 0; i < p.kind.size(); ++i) {
-    if (p.kind[i] != SimOpKind::kCompute || tl.finish_ns[i] < 0) continue;
-    const std::string name(p.graph->name(i));
-    const int64_t ns = tl.finish_ns[i] - tl.start_ns[i];
-    const std::optional<int64_t> recorded = RecordedDurationNs(p, i);
-    OpRow& row = ops[name];
-    row.name = name;
-    ++row.calls;
-    row.total_ns += ns;
-    compute_total += ns;
-    AddRecorded(recorded, ns, &row.recorded);
-    if (p.resource_is_host[p.resource[i]] ||
-        GpuPartOf(name) != StepPart::kKernel)
-      continue;
-    KernelRow& k = kernels[name];
-    k.name = name;
-    ++k.calls;
-    k.total_ns += ns;
-    kernel_total += ns;
-    AddRecorded(recorded, ns, &k.recorded);
-  }
-  for (auto& [name, row] : ops) {
-    row.share = compute_total > 0
-                    ? static_cast<double>(row.total_ns) / compute_total
-                    : 0;
-    r.ops.push_back(row);
-  }
-  std::sort(r.ops.begin(), r.ops.end(), [](const OpRow& a, const OpRow& b) {
-    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
-  });
-  for (auto& [name, k] : kernels) {
-    k.share =
-        kernel_total > 0 ? static_cast<double>(k.total_ns) / kernel_total : 0;
-    k.tensor_cores = UsesTensorCores(name);
-    r.kernels.push_back(k);
-  }
-  std::sort(r.kernels.begin(), r.kernels.end(),
-            [](const KernelRow& a, const KernelRow& b) {
-              return a.total_ns != b.total_ns ? a.total_ns > b.total_ns
-                                              : a.name < b.name;
-            });
+  AddOpTables(p, tl, &r);
   r.phases = PhaseBreakdown(p, tl);
   std::map<std::tuple<std::string, std::string, uint64_t, int64_t, bool>,
            CollectiveRow>
