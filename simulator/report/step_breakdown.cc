@@ -5,11 +5,22 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "simulator/report/interval_set.h"
 #include "simulator/report/timeline_sides.h"
 
 namespace et::sim {
+
+// A GPU op's part by its name (Kineto's "Memcpy HtoD (Pageable -> Device)",
+// "Memset (Device)"; the node model has no kind of its own for them).
+StepPart GpuPartOf(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  if (absl::StrContains(lower, "memcpy")) return StepPart::kMemcpy;
+  if (absl::StrContains(lower, "memset")) return StepPart::kMemset;
+  return StepPart::kKernel;
+}
 
 const char* StepPartName(StepPart part) {
   switch (part) {

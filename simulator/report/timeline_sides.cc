@@ -1,11 +1,9 @@
 // A rank's timeline by side; see timeline_sides.h.
 #include "simulator/report/timeline_sides.h"
 
-#include <string>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
+#include "simulator/report/step_breakdown.h"
 
 namespace et::sim {
 namespace {
@@ -15,13 +13,16 @@ bool IsComm(SimOpKind k) {
          k == SimOpKind::kRecv;
 }
 
-// A GPU op's set by its name (Kineto's "Memcpy HtoD (Pageable -> Device)",
-// "Memset (Device)"; the node model has no kind of its own for them).
+// A GPU op's set by its part (step_breakdown.h's rule on its name).
 std::vector<Interval>* GpuSetOf(absl::string_view name, TimelineSides* s) {
-  const std::string lower = absl::AsciiStrToLower(name);
-  if (absl::StrContains(lower, "memcpy")) return &s->memcpy;
-  if (absl::StrContains(lower, "memset")) return &s->memset;
-  return &s->kernel;
+  switch (GpuPartOf(name)) {
+    case StepPart::kMemcpy:
+      return &s->memcpy;
+    case StepPart::kMemset:
+      return &s->memset;
+    default:
+      return &s->kernel;
+  }
 }
 
 }  // namespace
