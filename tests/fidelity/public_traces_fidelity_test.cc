@@ -142,5 +142,37 @@ TEST(PublicTracesFidelityTest, AmdRocmTraceReplaysItsSteps) {
       << "predicted " << step.predicted_us << " us vs " << *step.measured_us;
 }
 
+// HTA's DLRM-like rank 0 of 16 (Kineto alone): replayed as recorded, four of
+// its five steps are within 2% of their recorded ones; the last one's GPU
+// work ran on 158 ms past the step's end (374.5 ms against 209.8-216.5), so
+// the mean misses by -13%: the report says it step by step.
+TEST(PublicTracesFidelityTest, AMeanMissFromOneStepIsSaidStepByStep) {
+  const std::string out = std::string(ET_BINARY_DIR) + "/public_hta_nq.et";
+  ASSERT_TRUE(
+      convert::ConvertFile(std::string(ET_TEST_DATA) +
+                               "/public/hta_negative_queue_rank0.json.gz",
+                           out, {})
+          .ok());
+  SimOptions recorded;
+  recorded.host_time = HostTimeMode::kRecorded;
+  auto sim = Simulation::Run({out, 0}, recorded);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const StepReport& step = (*sim)->report().step;
+  ASSERT_EQ(step.ranks.size(), 1u);
+  const RankSteps& rank = step.ranks[0];
+  ASSERT_EQ(rank.step_us.size(), 5u);
+  ASSERT_EQ(rank.measured.steps_us.size(), 5u);
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_LE(std::abs(rank.step_us[k] / rank.measured.steps_us[k] - 1), 0.02)
+        << "step " << k;
+  }
+  EXPECT_GT(rank.measured.steps_us[4], 1.5 * rank.step_us[4]);
+  EXPECT_TRUE(std::any_of(
+      step.notes.begin(), step.notes.end(), [](const std::string& n) {
+        return n.find("step by step:") != std::string::npos &&
+               n.find("step 4 ") != std::string::npos;
+      }));
+}
+
 }  // namespace
 }  // namespace et::sim
