@@ -4,7 +4,7 @@
 // Triton kernel), so the light profile times the records, not the program:
 // a torch.compile'd GPT-2 on H100 was +92.5% with its light profile and +0.2%
 // without (issue 48). A light step far above the unprofiled truth is no such
-// sign: the light steps of 27 GPU recordings here are 1.04-2.08x their truths,
+// sign: the light steps of 20 GPU recordings here are 1.04-2.08x their truths,
 // and those at 2x predict within 7% (docs/step-model.md, "A light profile
 // that does not help"). The decision and its reason, for the report.
 #ifndef STEP_LIGHT_PROFILE_CHECK_H_
