@@ -18,7 +18,7 @@ namespace {
 // fused activations: 80 `triton_poi_fused_add_0` and 40
 // `triton_poi_fused_add_mul_tanh_0` records, each around one Triton kernel
 // named `triton__0d1d2d3d4de` / `triton__0d1d2d3de` (counted in its Kineto
-// trace), among 777 GPU ops.
+// trace), among the 693 kernels of its 777 GPU ops (81 are memsets).
 TEST(LightProfileCheckTest, CountsInductorsRecordsOnMegatron) {
   const std::string data = std::string(ET_TEST_DATA) + "/public/";
   const std::string out = ::testing::TempDir() + "/megatron_lpc.et";
@@ -33,8 +33,7 @@ TEST(LightProfileCheckTest, CountsInductorsRecordsOnMegatron) {
   light.light_step_ns = 100'000'000;  // as if learned from a light profile
   const LightProfileVerdict v = CheckLightProfile(model, light);
   EXPECT_EQ(v.kernels_in_own_record, 120);
-  EXPECT_GT(v.kernels, 600);
-  EXPECT_LT(v.kernels, 777);       // memcpy and memset are not kernels
+  EXPECT_EQ(v.kernels, 693);       // memsets are not kernels
   EXPECT_TRUE(v.usable) << v.why;  // 120 of them: below half
 }
 

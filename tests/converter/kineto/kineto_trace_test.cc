@@ -285,8 +285,6 @@ TEST(KinetoTraceTest, EachFieldIsCheckedByTypeAndRange) {
        "event #0: 'args' must be an object"},
       {R"("ts": 1, "dur": 2, "args": {"External id": "9"})",
        "'External id' must be an integer in [0, 2^63)"},
-      {R"("ts": 1, "dur": 2, "args": {"grid": "[1,1,1]"})",
-       "'grid' must be a list of three integers"},
       {R"("ts": 1, "dur": 2, "args": {"block": [1, 2]})", "'block' must be"},
       {R"("ts": 1, "dur": 2, "args": {"stream": "7"})", "'stream' must be"},
       {R"("ts": 1, "dur": 2, "args": {"device": -1})",
@@ -306,6 +304,36 @@ TEST(KinetoTraceTest, EachFieldIsCheckedByTypeAndRange) {
     EXPECT_NE(trace.status().message().find(message), std::string::npos)
         << trace.status();
   }
+  // A grid written as text: a kernel's is refused; a host range's is
+  // Inductor's expression around a Triton launch ("grid(100,)"), skipped.
+  auto text_grid = [](const std::string& cat) {
+    return KinetoTrace::Parse(
+        R"j({"traceEvents": [{"ph": "X", "cat": ")j" + cat +
+            R"j(", "name": "k", "ts": 1, "dur": 2, "args": {"grid": )j"
+            R"j("grid(100,)"}}]})j",
+        "f.json");
+  };
+  ASSERT_FALSE(text_grid("kernel").ok());
+  EXPECT_NE(text_grid("kernel").status().message().find(
+                "event #0: 'grid' must be a list of three integers in [0, "
+                "2^31), got \"grid(100,)\""),
+            std::string::npos)
+      << text_grid("kernel").status();
+  EXPECT_TRUE(text_grid("cpu_op").ok());
+  // ROCm 6 writes a runtime call's stream handle in hexadecimal: read.
+  auto hex = [](const std::string& stream) {
+    return KinetoTrace::Parse(
+        R"({"traceEvents": [{"ph": "X", "cat": "cuda_runtime", "name": )"
+        R"("hipMemcpyWithStream", "ts": 1, "dur": 2, "args": {"stream": ")" +
+            stream + R"("}}]})",
+        "f.json");
+  };
+  EXPECT_TRUE(hex("0x1f").ok());
+  ASSERT_FALSE(hex("0xzz").ok());
+  EXPECT_NE(hex("0xzz").status().message().find(
+                "'stream' must be an integer in [-1, 2^63) or a hexadecimal "
+                "handle, got \"0xzz\""),
+            std::string::npos);
   const std::map<std::string, std::string> headers = {
       {R"("deviceProperties": {"name": "H100"})",
        "deviceProperties must be a list of devices, got an object"},
