@@ -2,6 +2,7 @@
 #include "scaleout/group_remap.h"
 
 #include "absl/strings/str_format.h"
+#include "scaleout/pipeline_plan.h"
 #include "scaleout/tensor_parallel.h"
 
 namespace et::scaleout {
@@ -87,6 +88,12 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     g.desc = "tensor_parallel (synthesized)";
     out.groups.push_back(Placed(g, target, MaskOf(Dim::kTp)));
     out.tp_group_name = kTpGroupName;
+  }
+  if ((synthesized & MaskOf(Dim::kPp)) != 0 && target.of(Dim::kPp) > 1) {
+    ProcessGroup g;
+    g.name = kPpGroupName;
+    g.desc = "pipeline_parallel (synthesized)";
+    out.groups.push_back(Placed(g, target, MaskOf(Dim::kPp)));
   }
   return out;
 }

@@ -101,6 +101,11 @@ ABSL_FLAG(std::string, dp_sync, "",
           "the recorded one and the trace holds no dp collectives (default "
           "ddp; docs/dp-sync.md), and what each replica's memory shards "
           "(docs/memory-model.md)");
+ABSL_FLAG(int64_t, micro_batches, 1,
+          "--layout pp=P: micro-batches per step, each 1/M of the recorded "
+          "batch (docs/et-sim.md, pipeline parallelism)");
+ABSL_FLAG(std::string, pp_schedule, "1f1b",
+          "--layout pp=P: the pipeline schedule, 1f1b or gpipe");
 ABSL_FLAG(double, bucket_mb, 25,
           "--dp-sync ddp/zero/fsdp: the bucket cap in MiB (DDP's "
           "bucket_cap_mb)");
@@ -239,6 +244,8 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.chart = absl::GetFlag(FLAGS_chart);
   f.dp_sync = absl::GetFlag(FLAGS_dp_sync);
   f.bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
+  f.micro_batches = absl::GetFlag(FLAGS_micro_batches);
+  f.pp_schedule = absl::GetFlag(FLAGS_pp_schedule);
   f.device_memory_gib = absl::GetFlag(FLAGS_device_memory_gib);
   f.no_memory = absl::GetFlag(FLAGS_no_memory);
   f.no_symmetry = absl::GetFlag(FLAGS_no_symmetry);
