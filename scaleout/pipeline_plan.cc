@@ -72,8 +72,8 @@ std::vector<Region> Regions(const NodeModel& m, int64_t step) {
       optimizer |= m.role(i) == NodeRole::kOptimizer;
     }
     backward_seen |= backward;
-    r.part = backward    ? Part::kBackward
-             : optimizer ? Part::kOther
+    r.part = backward        ? Part::kBackward
+             : optimizer     ? Part::kOther
              : backward_seen ? Part::kOther
                              : Part::kForward;
   }
@@ -173,11 +173,12 @@ std::vector<std::pair<NodeIndex, int64_t>> CollectiveRegions(
 
 // Each region's simulated time: the progress of the latest finish over its
 // compute nodes from the previous region's, less the time of the
-// collectives it issues (a blocking one delays what follows).
-void TimeRegions(const NodeModel& m, int64_t step, const NodeTimes& t,
-                 const std::vector<int64_t>& region_of,
-                 const std::vector<std::pair<NodeIndex, int64_t>>& comms,
-                 std::vector<Region>* regions) {
+// collectives it issues (a blocking one delays what follows). Returns the
+// host's time between the previous step's end and this one's first op.
+int64_t TimeRegions(const NodeModel& m, int64_t step, const NodeTimes& t,
+                    const std::vector<int64_t>& region_of,
+                    const std::vector<std::pair<NodeIndex, int64_t>>& comms,
+                    std::vector<Region>* regions) {
   std::vector<int64_t> comm_ns(regions->size(), 0);
   std::vector<int64_t> finish(regions->size(), -1);
   for (const auto& [i, region] : comms)
@@ -189,16 +190,22 @@ void TimeRegions(const NodeModel& m, int64_t step, const NodeTimes& t,
     finish[region_of[i]] = std::max(finish[region_of[i]], t.finish_ns[i]);
   }
   // The step starts when its first op does and every op of the steps before
-  // it has finished (a GPU still running the last optimizer's kernels).
-  int64_t mark = regions->empty() ? 0 : t.start_ns[regions->front().begin];
+  // it has finished (a GPU still running the last optimizer's kernels); the
+  // host's time between the two steps (the Python loop, data) is returned.
+  const int64_t first =
+      regions->empty() ? 0 : t.start_ns[regions->front().begin];
+  int64_t previous = -1;
   for (NodeIndex i = 0; i < m.size(); ++i)
-    if (m.step(i) >= 0 && m.step(i) < step) mark = std::max(mark, t.finish_ns[i]);
+    if (m.step(i) >= 0 && m.step(i) < step)
+      previous = std::max(previous, t.finish_ns[i]);
+  int64_t mark = std::max(first, previous);
   for (size_t k = 0; k < regions->size(); ++k) {
     Region& r = (*regions)[k];
     const int64_t end = std::max(mark, finish[k]);
     r.ns = std::max<int64_t>(0, end - mark - comm_ns[k]);
     mark = end;
   }
+  return previous >= 0 ? std::max<int64_t>(0, first - previous) : 0;
 }
 
 // Bytes crossing each cut after layer k (k < layers - 1), whole batch.
@@ -218,13 +225,13 @@ void BoundaryBytes(const NodeModel& m, const std::vector<Region>& regions,
         auto it = made.find(t.storage_id);
         if (it == made.end() || persistent.contains(t.storage_id)) continue;
         it->second.reader = std::max(it->second.reader, r.layer);
-        it->second.bytes = std::max<int64_t>(it->second.bytes,
-                                             t.extent_bytes());
+        it->second.bytes =
+            std::max<int64_t>(it->second.bytes, t.extent_bytes());
       }
       for (const IoTensor& t : m.recorded_tensors(i, true)) {
         if (t.storage_id == 0 || persistent.contains(t.storage_id)) continue;
-        auto [it, inserted] = made.try_emplace(
-            t.storage_id, Crossing{r.layer, r.layer, 0});
+        auto [it, inserted] =
+            made.try_emplace(t.storage_id, Crossing{r.layer, r.layer, 0});
         if (inserted) order.push_back(t.storage_id);
         it->second.bytes =
             std::max<int64_t>(it->second.bytes, t.extent_bytes());
@@ -343,8 +350,8 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
           events[s][k + 1].first != events[s][k].first)
         peak = std::max(peak, live);
     }
-    (*stages)[s].transient_peak_bytes = std::max(peak,
-                                                 (*stages)[s].activation_bytes);
+    (*stages)[s].transient_peak_bytes =
+        std::max(peak, (*stages)[s].activation_bytes);
     (*stages)[s].device = device;
   }
 }
@@ -400,7 +407,7 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
   const int64_t n = static_cast<int64_t>(plan.layers.size());
   if (options.pp > n) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "pp=%d but step %d's forward has %d layer blocks (an op reading "
+        "pp=%d but step %d's forward has layer blocks: %d (an op reading "
         "parameters no earlier op read starts one: %s): at most pp=%d",
         options.pp, plan.step, n,
         absl::StrJoin(plan.layers, ", ",
@@ -412,7 +419,7 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
   const std::vector<int64_t> region_of = RegionOf(m, regions);
   const std::vector<std::pair<NodeIndex, int64_t>> comms =
       CollectiveRegions(m, plan.step, region_of);
-  TimeRegions(m, plan.step, times, region_of, comms, &regions);
+  plan.other_ns = TimeRegions(m, plan.step, times, region_of, comms, &regions);
   for (const Region& r : regions) {
     if (r.part == Part::kForward) plan.layers[r.layer].forward_ns += r.ns;
     if (r.part == Part::kBackward) plan.layers[r.layer].backward_ns += r.ns;
@@ -442,12 +449,12 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
     }
     st.forward_ns = (fwd + mb / 2) / mb;
     st.backward_ns = (bwd + mb / 2) / mb;
-    st.other_ns = param_bytes > 0 ? static_cast<int64_t>(
-                                        static_cast<double>(plan.other_ns) *
-                                        static_cast<double>(
-                                            stage_param_bytes[s]) /
-                                        static_cast<double>(param_bytes))
-                                  : plan.other_ns / options.pp;
+    st.other_ns =
+        param_bytes > 0
+            ? static_cast<int64_t>(static_cast<double>(plan.other_ns) *
+                                   static_cast<double>(stage_param_bytes[s]) /
+                                   static_cast<double>(param_bytes))
+            : plan.other_ns / options.pp;
     st.send_bytes = s + 1 < options.pp
                         ? (plan.layers[st.last_layer].out_bytes + mb - 1) / mb
                         : 0;
@@ -463,10 +470,10 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
     // Gradient syncs: each stage syncs its own parameters' share.
     if (syncs_gradients || m.comm(i)->grad_sync) {
       for (int64_t s = 0; s < options.pp; ++s) {
-        const double share =
-            param_bytes > 0 ? static_cast<double>(stage_param_bytes[s]) /
-                                  static_cast<double>(param_bytes)
-                            : 1.0 / static_cast<double>(options.pp);
+        const double share = param_bytes > 0
+                                 ? static_cast<double>(stage_param_bytes[s]) /
+                                       static_cast<double>(param_bytes)
+                                 : 1.0 / static_cast<double>(options.pp);
         plan.collectives.push_back({i, s, true, true, share});
       }
       continue;
@@ -499,8 +506,10 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
     sum += st.forward_ns + st.backward_ns;
   }
   const double span = static_cast<double>((mb - 1) * slowest + sum);
-  const double mean = static_cast<double>(sum) / static_cast<double>(options.pp);
-  if (span > 0) plan.staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;
+  const double mean =
+      static_cast<double>(sum) / static_cast<double>(options.pp);
+  if (span > 0)
+    plan.staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;
   if (mean > 0) plan.imbalance = static_cast<double>(slowest) / mean;
   std::vector<std::string> parts;
   for (size_t s = 0; s < plan.stages.size(); ++s) {

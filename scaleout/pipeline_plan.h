@@ -68,13 +68,13 @@ struct NodeTimes {
 };
 
 struct PipelineLayer {
-  NodeIndex first = 0;        // its first top-level op
-  std::string first_op;       // that op's name
-  int64_t forward_ns = 0;     // the recorded batch's, not a micro-batch's
+  NodeIndex first = 0;     // its first top-level op
+  std::string first_op;    // that op's name
+  int64_t forward_ns = 0;  // the recorded batch's, not a micro-batch's
   int64_t backward_ns = 0;
-  int64_t parameters = 0;     // parameter storages it reads first
+  int64_t parameters = 0;  // parameter storages it reads first
   int64_t parameter_bytes = 0;
-  int64_t out_bytes = 0;      // the activation its end sends (whole batch)
+  int64_t out_bytes = 0;  // the activation its end sends (whole batch)
 };
 
 // A collective of the step, placed on its stage.
@@ -95,11 +95,11 @@ struct PipelineStage {
   int64_t first_layer = 0, last_layer = 0;  // inclusive
   // Per micro-batch (1/M of the recorded batch's).
   int64_t forward_ns = 0, backward_ns = 0;
-  int64_t other_ns = 0;       // once per step: optimizer and the rest
-  int64_t send_bytes = 0;     // per micro-batch to the next stage (0: last)
-  int64_t in_flight = 0;      // micro-batches whose activations it holds
+  int64_t other_ns = 0;    // once per step: optimizer and the rest
+  int64_t send_bytes = 0;  // per micro-batch to the next stage (0: last)
+  int64_t in_flight = 0;   // micro-batches whose activations it holds
   int64_t persistent_bytes = 0;
-  int64_t activation_bytes = 0;  // one micro-batch's stashed activations
+  int64_t activation_bytes = 0;      // one micro-batch's stashed activations
   int64_t transient_peak_bytes = 0;  // one micro-batch's peak, not stashed
   int64_t peak_bytes = 0;
   MemoryByKind peak_parts{};

@@ -53,10 +53,10 @@ class Builder {
 
   uint64_t PointToPoint(bool send, int64_t peer, int64_t bytes, int64_t stream,
                         const std::string& name, std::vector<uint64_t> deps) {
-    Node& n = Add(name,
-                  send ? ChakraProtoMsg::COMM_SEND_NODE
-                       : ChakraProtoMsg::COMM_RECV_NODE,
-                  deps);
+    Node& n = Add(
+        name,
+        send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
+        deps);
     auto* attrs = n.mutable_attr();
     SetBool(attrs, attr::kIsCpuOp, false);
     if (on_host_) SetBool(attrs, attr::kCommOnHost, true);
@@ -72,8 +72,8 @@ class Builder {
   // A copy of the model's collective `i` moving `bytes`.
   uint64_t Collective(NodeIndex i, int64_t bytes, std::vector<uint64_t> deps) {
     const CommSpec& c = *model_.comm(i);
-    Node& n = Add(std::string(model_.name(i)), ChakraProtoMsg::COMM_COLL_NODE,
-                  deps);
+    Node& n =
+        Add(std::string(model_.name(i)), ChakraProtoMsg::COMM_COLL_NODE, deps);
     auto* attrs = n.mutable_attr();
     SetBool(attrs, attr::kIsCpuOp, false);
     if (c.on_host) SetBool(attrs, attr::kCommOnHost, true);
@@ -116,8 +116,7 @@ class Builder {
 StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
                            const NodeModel& model,
                            const ChakraProtoMsg::GlobalMetadata& metadata,
-                           int64_t prev_rank, int64_t next_rank,
-                           bool on_host) {
+                           int64_t prev_rank, int64_t next_rank, bool on_host) {
   const PipelineStage& st = plan.stages[stage];
   const int64_t mb = plan.options.micro_batches;
   const int64_t in_bytes = stage > 0 ? plan.stages[stage - 1].send_bytes : 0;
@@ -137,11 +136,10 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
           {}));
       ++out.recvs;
     }
-    last = b.Compute(
-        absl::StrFormat("pp:%s mb%d (layers %d-%d)",
-                        backward ? "backward" : "forward", k, st.first_layer,
-                        st.last_layer),
-        backward ? st.backward_ns : st.forward_ns, deps);
+    last = b.Compute(absl::StrFormat("pp:%s mb%d (layers %d-%d)",
+                                     backward ? "backward" : "forward", k,
+                                     st.first_layer, st.last_layer),
+                     backward ? st.backward_ns : st.forward_ns, deps);
     for (const StageCollective& c : plan.collectives) {
       if (c.stage != stage || c.backward != backward) continue;
       if (c.per_step) {

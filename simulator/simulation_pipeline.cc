@@ -55,7 +55,8 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
   // stride - 1 hold every other dimension), for its nodes' times.
   RankClass one{programs_[0].get(), {}, 1.0};
   for (int64_t r = 0; r < stride; ++r) one.ranks.push_back(r);
-  ASSIGN_OR_RETURN(SimResult first, RunSimulation({one}, stride, options, comm));
+  ASSIGN_OR_RETURN(SimResult first,
+                   RunSimulation({one}, stride, options, comm));
   scaleout::NodeTimes times{first.timelines[0].start_ns,
                             first.timelines[0].finish_ns};
   scaleout::PipelineOptions popts{pp, options.micro_batches,
@@ -160,9 +161,9 @@ void Simulation::ReportPipeline() {
   std::vector<std::string> memory;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const scaleout::PipelineStage& st = plan.stages[s];
-    memory.push_back(absl::StrFormat(
-        "stage %d %s (%d in flight)", s, MemorySizeText(st.peak_bytes),
-        st.in_flight));
+    memory.push_back(absl::StrFormat("stage %d %s (%d in flight)", s,
+                                     MemorySizeText(st.peak_bytes),
+                                     st.in_flight));
   }
   report_.notes.push_back(absl::StrFormat(
       "pipeline: %d micro-batches run in %.3f ms (first forward to last "
@@ -177,8 +178,8 @@ void Simulation::ReportPipeline() {
       mb, pr.pipeline_ns / 1e6, 100 * pr.bubble, 100 * plan.analytic_bubble,
       100 * (pr.bubble - plan.analytic_bubble), plan.imbalance,
       100 * plan.staged_bubble, 100 * (pr.bubble - plan.staged_bubble),
-      pr.sends, pr.recvs,
-      pr.send_bytes, scaleout::PpScheduleName(plan.options.schedule),
+      pr.sends, pr.recvs, pr.send_bytes,
+      scaleout::PpScheduleName(plan.options.schedule),
       memory.empty() ? "not modelled (--no-memory)"
                      : absl::StrJoin(memory, ", ")));
 }
