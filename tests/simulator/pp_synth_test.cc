@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/et_sim_command.h"
+#include "simulator/layout_sweep.h"
 #include "simulator/simulation.h"
 
 namespace {
@@ -280,6 +281,32 @@ TEST(PpSynthTest, RefusesWhatTheTraceCannotGive) {
   EXPECT_TRUE(
       absl::StrContains(stepless.status().message(), "no training step"))
       << stepless.status();
+}
+
+TEST(PpSynthTest, SweepsPipelineAndTensorParallelism) {
+  et::sim::SimOptions base;
+  base.micro_batches = 8;
+  auto pp = et::sim::RunLayoutSweep({Gpt(), 0}, base,
+                                    *et::scaleout::ParseSweep("pp=1,2,4"));
+  ASSERT_TRUE(pp.ok()) << pp.status();
+  ASSERT_EQ(pp->rows.size(), 3u);
+  auto two = MustRun(Gpt(), "pp=2", 8);
+  ASSERT_NE(two, nullptr);
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(pp->rows[k].world, int64_t{1} << k);
+  // The pp=2 point is the --layout pp=2 run; the stages' peaks fall with pp.
+  EXPECT_DOUBLE_EQ(pp->rows[1].step_us, two->report().step.predicted_us);
+  EXPECT_GT(pp->rows[0].peak_bytes, pp->rows[1].peak_bytes);
+  auto tp = et::sim::RunLayoutSweep({TpMlp(), 0}, base,
+                                    *et::scaleout::ParseSweep("tp=1,2"));
+  ASSERT_TRUE(tp.ok()) << tp.status();
+  ASSERT_EQ(tp->rows.size(), 2u);
+  EXPECT_EQ(tp->rows[1].world, 2);
+  EXPECT_EQ(tp->rows[1].groups.front().name.rfind("scaleout:tp", 0), 0u);
+  EXPECT_LT(tp->rows[1].peak_bytes, tp->rows[0].peak_bytes);
+  // Expert parallelism is not synthesized: refused before any point runs.
+  EXPECT_FALSE(et::sim::RunLayoutSweep({Gpt(), 0}, base,
+                                       *et::scaleout::ParseSweep("ep=1,2"))
+                   .ok());
 }
 
 TEST(PpSynthTest, H100Gpt2FourStages) {
