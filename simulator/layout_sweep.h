@@ -1,8 +1,9 @@
 // et-sim --sweep dp=1,2,4,... (or tp=, pp=): one simulation per value of one
 // layout dimension (the other dimensions as --layout gives them, else as
-// recorded), each point's row read off its report (simulator/report/sweep_report.h). A
-// point is compared with the trace's measured step only when it is the recorded
-// job; the others are predictions for jobs that were not measured.
+// recorded), each point's row read off its report
+// (simulator/report/sweep_report.h). A point is compared with the trace's
+// measured step only when it is the recorded job; the others are predictions
+// for jobs that were not measured.
 #ifndef SIMULATOR_LAYOUT_SWEEP_H_
 #define SIMULATOR_LAYOUT_SWEEP_H_
 
