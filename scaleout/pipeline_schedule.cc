@@ -47,6 +47,7 @@ class Builder {
     SetBool(n.mutable_attr(), attr::kIsCpuOp, true);
     SetInt64(n.mutable_attr(), attr::kTid, 1);
     n.set_duration_micros(static_cast<uint64_t>(ns / 1000));
+    SetInt64(n.mutable_attr(), attr::kDurationNs, ns);
     compute_ns_.push_back({n.id(), ns});
     return n.id();
   }

@@ -569,6 +569,11 @@ absl::Status WriteLayoutRanks(const Command& c, const Simulation& sim) {
   const scaleout::ParallelLayout& layout = *c.options.layout;
   const scaleout::RankJobSpec spec{
       c.write_ranks, scaleout::JobStemFor(c.input.path), layout.world()};
+  if (!sim.stage_graphs().empty()) {
+    return WriteJob(c, spec,
+                    scaleout::PipelineRankSource(
+                        sim.stage_graphs(), *sim.recorded_layout(), layout));
+  }
   return WriteJob(c, spec,
                   scaleout::LayoutRankSource(*sim.layout_graph(),
                                              *sim.recorded_layout(), layout));

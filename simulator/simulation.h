@@ -79,6 +79,9 @@ class Simulation {
     int64_t sends = 0, recvs = 0, send_bytes = 0;
   };
   const std::optional<PipelineResult>& pipeline() const { return pipeline_; }
+  // With a synthesized pipeline and SimOptions::keep_graph: each stage's
+  // graph, in stage order (rank 0's pipeline).
+  const std::vector<Graph>& stage_graphs() const { return stage_graphs_; }
 
  private:
   absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
@@ -119,7 +122,7 @@ class Simulation {
   absl::Status SplitPipeline(const SimOptions& options,
                              const CommEnvironment& comm);
   // What a synthesized pipeline refuses (--micro-batches < 1, no rank
-  // symmetry, --write-ranks), one line naming `file`.
+  // symmetry), one line naming `file`.
   static absl::Status CheckPipelineOptions(
       const std::string& file, const scaleout::ParallelLayout& layout,
       const SimOptions& options);
@@ -147,6 +150,7 @@ class Simulation {
   std::optional<SimOptions> compile_options_;
   std::optional<ComputeCostModel> compute_model_;
   std::optional<PipelineResult> pipeline_;
+  std::vector<Graph> stage_graphs_;
   // The first rank file (index into files_) whose trace records no tensor
   // sizes: no memory peak is predicted.
   std::optional<size_t> memory_unknown_in_;

@@ -37,12 +37,6 @@ absl::Status Simulation::CheckPipelineOptions(
                               "symmetry only pp alone (a world of %d) runs",
                               what, layout.of(scaleout::Dim::kPp))));
   }
-  if (options.keep_graph) {
-    return absl::InvalidArgumentError(PrefixPath(
-        file, absl::StrFormat("%s: --write-ranks does not write the ranks of "
-                              "a synthesized pipeline yet (docs/et-sim.md)",
-                              what)));
-  }
   return absl::OkStatus();
 }
 
@@ -85,6 +79,7 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
     result.sends += stage.sends;
     result.recvs += stage.recvs;
     result.send_bytes += stage.send_bytes;
+    if (options.keep_graph) stage_graphs_.push_back(stage.graph);
     models_.push_back(std::make_unique<NodeModel>(
         NodeModel::FromGraph(stage.graph, ModelOptions{false, false, false})));
     absl::StatusOr<RankProgram> p =

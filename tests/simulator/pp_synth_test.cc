@@ -253,6 +253,53 @@ TEST(PpSynthTest, PpOneChangesNothing) {
   }
 }
 
+TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
+  // pp=2 x dp=2: ranks 0, 1 run stage 0 and 2, 3 stage 1 (pp outermost);
+  // rank 1's pipeline is ranks 1 and 3.
+  const std::string dir =
+      absl::StrCat(::testing::TempDir(), "/", getpid(), "_ppsynth_job");
+  et::sim::EtSimFlags flags;
+  flags.positional = {"et-sim", Gpt()};
+  flags.layout = "pp=2,dp=2";
+  flags.micro_batches = 4;
+  flags.write_ranks = dir;
+  et::sim::EtSimOutput output;
+  output.print_out = [](const std::string&) {};
+  output.print_err = [](const std::string&) {};
+  ASSERT_TRUE(et::sim::RunEtSim(flags, &output).ok());
+  ASSERT_TRUE(output.report.has_value());
+  const double predicted_us = output.report->step.predicted_us;
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    auto model = et::NodeModel::Load(absl::StrCat(dir, "/", getpid(),
+                                                  "_ppsynth_cpu_gpt_w64_et."
+                                                  "json.gz.",
+                                                  rank, ".et"));
+    ASSERT_TRUE(model.ok()) << model.status();
+    int64_t sends = 0, recvs = 0;
+    for (et::NodeIndex i = 0; i < model->size(); ++i) {
+      const et::NodeKind kind = model->kind(i);
+      if (kind != et::NodeKind::kSend && kind != et::NodeKind::kRecv) continue;
+      (kind == et::NodeKind::kSend ? sends : recvs) += 1;
+      EXPECT_EQ(model->comm(i)->peer, rank < 2 ? rank + 2 : rank - 2)
+          << "rank " << rank;
+    }
+    EXPECT_EQ(sends, 4);  // M = 4 to its one neighbour stage
+    EXPECT_EQ(recvs, sends);
+    EXPECT_EQ(model->counts().unknown_groups, 0);
+  }
+  // The written job, simulated as it is (each rank's times as written),
+  // runs the predicted step.
+  et::sim::SimOptions options;
+  options.host_time = et::HostTimeMode::kRecorded;
+  auto job =
+      Simulation::Run({absl::StrCat(dir, "/", getpid(),
+                                    "_ppsynth_cpu_gpt_w64_et.json.gz.%d.et"),
+                       4},
+                      options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_NEAR((*job)->report().step.predicted_us / predicted_us, 1.0, 0.01);
+}
+
 TEST(PpSynthTest, RefusesWhatTheTraceCannotGive) {
   // More stages than the MLP's layer blocks (its 4 linear layers, the
   // second pair's bias added after the all-reduce, and the first pair's).
