@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "step/memory_timeline.h"
 #include "step/step_model.h"
 
@@ -356,6 +357,149 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   }
 }
 
+// The refusals once the step is read: no forward or backward ops, fewer
+// layers than stages.
+absl::Status CheckLayers(const PipelinePlan& plan, bool has_backward) {
+  if (plan.layers.empty() || !has_backward) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "step %d has %s: pipeline stages need a training step's forward and "
+        "backward ops (autograd_backward stamps; an inference trace or one "
+        "converted without them has none)",
+        plan.step, plan.layers.empty() ? "no forward ops" : "no backward ops"));
+  }
+  const int64_t n = static_cast<int64_t>(plan.layers.size());
+  if (plan.options.pp <= n) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "pp=%d but step %d's forward has layer blocks: %d (an op reading "
+      "parameters no earlier op read starts one: %s): at most pp=%d",
+      plan.options.pp, plan.step, n,
+      absl::StrJoin(plan.layers, ", ",
+                    [](std::string* out, const PipelineLayer& l) {
+                      out->append(l.first_op);
+                    }),
+      n));
+}
+
+// The stages from the balanced cuts: their layers, times per micro-batch,
+// boundary bytes, share of the rest and in-flight micro-batches. Fills
+// `stage_of_layer` and each stage's share of the parameters' bytes.
+void MakeStages(PipelinePlan* plan, std::vector<int64_t>* stage_of_layer,
+                std::vector<double>* param_share) {
+  const PipelineOptions& o = plan->options;
+  const int64_t mb = o.micro_batches;
+  const std::vector<int64_t> last = BalancedCuts(plan->layers, o.pp);
+  stage_of_layer->assign(plan->layers.size(), 0);
+  int64_t param_bytes = 0;
+  for (const PipelineLayer& l : plan->layers) param_bytes += l.parameter_bytes;
+  for (int64_t s = 0; s < o.pp; ++s) {
+    PipelineStage st;
+    st.first_layer = s == 0 ? 0 : last[s - 1] + 1;
+    st.last_layer = last[s];
+    int64_t fwd = 0, bwd = 0, bytes = 0;
+    for (int64_t l = st.first_layer; l <= st.last_layer; ++l) {
+      (*stage_of_layer)[l] = s;
+      fwd += plan->layers[l].forward_ns;
+      bwd += plan->layers[l].backward_ns;
+      bytes += plan->layers[l].parameter_bytes;
+    }
+    const double share = param_bytes > 0 ? static_cast<double>(bytes) /
+                                               static_cast<double>(param_bytes)
+                                         : 1.0 / static_cast<double>(o.pp);
+    param_share->push_back(share);
+    st.forward_ns = (fwd + mb / 2) / mb;
+    st.backward_ns = (bwd + mb / 2) / mb;
+    st.other_ns =
+        static_cast<int64_t>(static_cast<double>(plan->other_ns) * share);
+    st.send_bytes = s + 1 < o.pp
+                        ? (plan->layers[st.last_layer].out_bytes + mb - 1) / mb
+                        : 0;
+    st.in_flight = InFlight(o, s);
+    plan->stages.push_back(st);
+  }
+}
+
+// Each collective on its stage: a gradient sync (on the data-parallel group,
+// or stamped grad_sync) on every stage with its parameters' share; one of a
+// layer on that layer's stage, per micro-batch; one of no layer (the
+// optimizer's) once on every stage.
+void PlaceCollectives(const NodeModel& m, const std::vector<Region>& regions,
+                      const std::vector<std::pair<NodeIndex, int64_t>>& comms,
+                      const std::vector<int64_t>& stage_of_layer,
+                      const std::vector<double>& param_share,
+                      PipelinePlan* plan) {
+  const PipelineOptions& o = plan->options;
+  for (const auto& [i, region] : comms) {
+    const Region* r = region >= 0 ? &regions[region] : nullptr;
+    const bool syncs_gradients =
+        m.comm(i)->grad_sync ||
+        (!o.dp_group_name.empty() &&
+         m.string(m.comm(i)->pg_name) == o.dp_group_name);
+    if (syncs_gradients) {
+      for (int64_t s = 0; s < o.pp; ++s)
+        plan->collectives.push_back({i, s, true, true, param_share[s]});
+    } else if (r != nullptr && r->layer >= 0) {
+      plan->collectives.push_back(
+          {i, stage_of_layer[r->layer], r->part != Part::kForward, false});
+    } else {
+      for (int64_t s = 0; s < o.pp; ++s)
+        plan->collectives.push_back({i, s, true, true});
+    }
+  }
+}
+
+// Each stage's peak: persistent + one micro-batch's transient peak + the
+// other in-flight micro-batches' activations, each 1/M of the batch's.
+void StagePeaks(PipelinePlan* plan) {
+  const int64_t mb = plan->options.micro_batches;
+  for (PipelineStage& st : plan->stages) {
+    const int64_t stash = (st.activation_bytes + mb - 1) / mb;
+    const int64_t transient = (st.transient_peak_bytes + mb - 1) / mb;
+    st.peak_bytes =
+        st.persistent_bytes + transient + (st.in_flight - 1) * stash;
+    st.peak_parts[static_cast<int>(MemoryKind::kActivation)] +=
+        st.in_flight * stash;
+    st.peak_parts[static_cast<int>(MemoryKind::kTemporary)] +=
+        transient - stash;
+  }
+}
+
+// The analytic bubbles: of balanced stages, and of the stages found.
+void Bubbles(PipelinePlan* plan) {
+  const int64_t pp = plan->options.pp, mb = plan->options.micro_batches;
+  plan->analytic_bubble =
+      static_cast<double>(pp - 1) / static_cast<double>(mb + pp - 1);
+  int64_t slowest = 0, sum = 0;
+  for (const PipelineStage& st : plan->stages) {
+    slowest = std::max(slowest, st.forward_ns + st.backward_ns);
+    sum += st.forward_ns + st.backward_ns;
+  }
+  const double span = static_cast<double>((mb - 1) * slowest + sum);
+  const double mean = static_cast<double>(sum) / static_cast<double>(pp);
+  if (span > 0)
+    plan->staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;
+  if (mean > 0) plan->imbalance = static_cast<double>(slowest) / mean;
+}
+
+std::string PlanNote(const PipelinePlan& plan) {
+  std::vector<std::string> parts;
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const PipelineStage& st = plan.stages[s];
+    parts.push_back(absl::StrFormat(
+        "stage %d: layers %d-%d (%s .. %s), forward %.3f + backward %.3f ms "
+        "per micro-batch, sends %d bytes",
+        s, st.first_layer, st.last_layer, plan.layers[st.first_layer].first_op,
+        plan.layers[st.last_layer].first_op, st.forward_ns / 1e6,
+        st.backward_ns / 1e6, st.send_bytes));
+  }
+  const PipelineOptions& o = plan.options;
+  return absl::StrFormat(
+      "pipeline parallelism: synthesized pp=%d, %d micro-batches, %s "
+      "schedule, from step %d's %d layer blocks (each micro-batch 1/%d of the "
+      "recorded batch's time and activations); %s",
+      o.pp, o.micro_batches, PpScheduleName(o.schedule), plan.step,
+      plan.layers.size(), o.micro_batches, absl::StrJoin(parts, "; "));
+}
+
 }  // namespace
 
 absl::string_view PpScheduleName(PpSchedule schedule) {
@@ -385,37 +529,18 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
   plan.options = options;
   plan.step = *step;
   std::vector<Region> regions = Regions(m, *step);
-  const StorageLivesResult own = FindStorageLives(m);
   absl::flat_hash_map<uint64_t, int64_t> params;  // storage -> bytes
   absl::flat_hash_set<uint64_t> persistent;
-  for (const StorageLife& l : own.lives) {
+  for (const StorageLife& l : FindStorageLives(m).lives) {
     if (!l.persistent || l.storage_id == 0) continue;
     persistent.insert(l.storage_id);
     if (l.kind == MemoryKind::kParameter) params[l.storage_id] = l.bytes;
   }
   plan.layers = AssignLayers(m, params, &regions);
-  const bool has_backward =
-      std::any_of(regions.begin(), regions.end(),
-                  [](const Region& r) { return r.part == Part::kBackward; });
-  if (plan.layers.empty() || !has_backward) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "step %d has %s: pipeline stages need a training step's forward and "
-        "backward ops (autograd_backward stamps; an inference trace or one "
-        "converted without them has none)",
-        plan.step, plan.layers.empty() ? "no forward ops" : "no backward ops"));
-  }
-  const int64_t n = static_cast<int64_t>(plan.layers.size());
-  if (options.pp > n) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "pp=%d but step %d's forward has layer blocks: %d (an op reading "
-        "parameters no earlier op read starts one: %s): at most pp=%d",
-        options.pp, plan.step, n,
-        absl::StrJoin(plan.layers, ", ",
-                      [](std::string* out, const PipelineLayer& l) {
-                        out->append(l.first_op);
-                      }),
-        n));
-  }
+  RETURN_IF_ERROR(CheckLayers(
+      plan, std::any_of(regions.begin(), regions.end(), [](const Region& r) {
+        return r.part == Part::kBackward;
+      })));
   const std::vector<int64_t> region_of = RegionOf(m, regions);
   const std::vector<std::pair<NodeIndex, int64_t>> comms =
       CollectiveRegions(m, plan.step, region_of);
@@ -428,105 +553,14 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
                                  : plan.other_ns) += r.ns;
   }
   BoundaryBytes(m, regions, persistent, &plan.layers);
-  const std::vector<int64_t> last = BalancedCuts(plan.layers, options.pp);
-  std::vector<int64_t> stage_of_layer(n);
-  const int64_t mb = options.micro_batches;
-  int64_t param_bytes = 0;
-  std::vector<int64_t> stage_param_bytes(options.pp, 0);
-  for (const PipelineLayer& l : plan.layers) {
-    param_bytes += l.parameter_bytes;
-  }
-  for (int64_t s = 0; s < options.pp; ++s) {
-    PipelineStage st;
-    st.first_layer = s == 0 ? 0 : last[s - 1] + 1;
-    st.last_layer = last[s];
-    int64_t fwd = 0, bwd = 0;
-    for (int64_t l = st.first_layer; l <= st.last_layer; ++l) {
-      stage_of_layer[l] = s;
-      fwd += plan.layers[l].forward_ns;
-      bwd += plan.layers[l].backward_ns;
-      stage_param_bytes[s] += plan.layers[l].parameter_bytes;
-    }
-    st.forward_ns = (fwd + mb / 2) / mb;
-    st.backward_ns = (bwd + mb / 2) / mb;
-    st.other_ns =
-        param_bytes > 0
-            ? static_cast<int64_t>(static_cast<double>(plan.other_ns) *
-                                   static_cast<double>(stage_param_bytes[s]) /
-                                   static_cast<double>(param_bytes))
-            : plan.other_ns / options.pp;
-    st.send_bytes = s + 1 < options.pp
-                        ? (plan.layers[st.last_layer].out_bytes + mb - 1) / mb
-                        : 0;
-    st.in_flight = InFlight(options, s);
-    plan.stages.push_back(st);
-  }
-  // A collective of no layer (the optimizer's) runs once on every stage.
-  for (const auto& [i, region] : comms) {
-    const Region* r = region >= 0 ? &regions[region] : nullptr;
-    const bool syncs_gradients =
-        !options.dp_group_name.empty() &&
-        m.string(m.comm(i)->pg_name) == options.dp_group_name;
-    // Gradient syncs: each stage syncs its own parameters' share.
-    if (syncs_gradients || m.comm(i)->grad_sync) {
-      for (int64_t s = 0; s < options.pp; ++s) {
-        const double share = param_bytes > 0
-                                 ? static_cast<double>(stage_param_bytes[s]) /
-                                       static_cast<double>(param_bytes)
-                                 : 1.0 / static_cast<double>(options.pp);
-        plan.collectives.push_back({i, s, true, true, share});
-      }
-      continue;
-    }
-    if (r != nullptr && r->layer >= 0) {
-      plan.collectives.push_back(
-          {i, stage_of_layer[r->layer], r->part != Part::kForward, false});
-      continue;
-    }
-    for (int64_t s = 0; s < options.pp; ++s)
-      plan.collectives.push_back({i, s, true, true});
-  }
+  std::vector<int64_t> stage_of_layer;
+  std::vector<double> param_share;
+  MakeStages(&plan, &stage_of_layer, &param_share);
+  PlaceCollectives(m, regions, comms, stage_of_layer, param_share, &plan);
   StageMemory(m, regions, stage_of_layer, lives, &plan.stages);
-  for (int64_t s = 0; s < options.pp; ++s) {
-    PipelineStage& st = plan.stages[s];
-    const int64_t stash = (st.activation_bytes + mb - 1) / mb;
-    const int64_t transient = (st.transient_peak_bytes + mb - 1) / mb;
-    st.peak_bytes =
-        st.persistent_bytes + transient + (st.in_flight - 1) * stash;
-    st.peak_parts[static_cast<int>(MemoryKind::kActivation)] +=
-        st.in_flight * stash;
-    st.peak_parts[static_cast<int>(MemoryKind::kTemporary)] +=
-        transient - stash;
-  }
-  plan.analytic_bubble = static_cast<double>(options.pp - 1) /
-                         static_cast<double>(mb + options.pp - 1);
-  int64_t slowest = 0, sum = 0;
-  for (const PipelineStage& st : plan.stages) {
-    slowest = std::max(slowest, st.forward_ns + st.backward_ns);
-    sum += st.forward_ns + st.backward_ns;
-  }
-  const double span = static_cast<double>((mb - 1) * slowest + sum);
-  const double mean =
-      static_cast<double>(sum) / static_cast<double>(options.pp);
-  if (span > 0)
-    plan.staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;
-  if (mean > 0) plan.imbalance = static_cast<double>(slowest) / mean;
-  std::vector<std::string> parts;
-  for (size_t s = 0; s < plan.stages.size(); ++s) {
-    const PipelineStage& st = plan.stages[s];
-    parts.push_back(absl::StrFormat(
-        "stage %d: layers %d-%d (%s .. %s), forward %.3f + backward %.3f ms "
-        "per micro-batch, sends %d bytes",
-        s, st.first_layer, st.last_layer, plan.layers[st.first_layer].first_op,
-        plan.layers[st.last_layer].first_op, st.forward_ns / 1e6,
-        st.backward_ns / 1e6, st.send_bytes));
-  }
-  plan.note = absl::StrFormat(
-      "pipeline parallelism: synthesized pp=%d, %d micro-batches, %s "
-      "schedule, from step %d's %d layer blocks (each micro-batch 1/%d of the "
-      "recorded batch's time and activations); %s",
-      options.pp, mb, PpScheduleName(options.schedule), plan.step, n, mb,
-      absl::StrJoin(parts, "; "));
+  StagePeaks(&plan);
+  Bubbles(&plan);
+  plan.note = PlanNote(plan);
   return plan;
 }
 
