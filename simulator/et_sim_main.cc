@@ -82,8 +82,9 @@ ABSL_FLAG(std::string, groups, "",
 ABSL_FLAG(std::string, layout, "",
           "dp=D[,tp=T][,pp=P][,ep=E]: run one rank's trace as every rank of "
           "this job (the world is the product; Megatron's placement, tp "
-          "innermost); the trace's groups keep their recorded dimensions and "
-          "dp scales (docs/et-sim.md)");
+          "innermost); the trace's groups keep their recorded dimensions, dp "
+          "scales, and tp and pp are synthesized on a trace recorded without "
+          "them (docs/et-sim.md)");
 ABSL_FLAG(std::string, recorded_layout, "",
           "the layout the trace was recorded with, e.g. tp=8, when its process "
           "groups do not say (checked against them)");
@@ -283,6 +284,8 @@ int main(int argc, char** argv) {
       "  et-sim out.et --sweep dp=1,2,4,8 [--chart step.svg]\n"
       "  et-sim out.et --layout tp=8,dp=64 [--dp-sync ddp] [--bucket-mb 25] "
       "[--write-ranks job/]\n"
+      "  et-sim out.et --layout pp=4,dp=8 --micro-batches 8 "
+      "[--pp-schedule gpipe]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
   RefuseEmptyFlags(argc, argv);
