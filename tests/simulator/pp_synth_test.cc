@@ -251,6 +251,25 @@ TEST(PpSynthTest, PpOneChangesNothing) {
     EXPECT_EQ(with, without) << layout;
     EXPECT_FALSE(absl::StrContains(with, "pipeline")) << layout;
   }
+  // `--layout pp=1` against no layout: the same but for the layout's note
+  // (which `--layout dp=1` prints too).
+  std::string plain, pp1;
+  for (std::string* out : {&plain, &pp1}) {
+    et::sim::EtSimFlags flags;
+    flags.positional = {"et-sim", Gpt()};
+    if (out == &pp1) flags.layout = "pp=1";
+    et::sim::EtSimOutput output;
+    output.print_out = [out](const std::string& t) { *out += t; };
+    output.print_err = [out](const std::string& t) { *out += t; };
+    ASSERT_TRUE(et::sim::RunEtSim(flags, &output).ok());
+  }
+  const std::string note =
+      "note: --layout dp=1: 1 ranks run this rank's trace, recorded as dp=1 "
+      "(a one-rank trace)\n";
+  const size_t at = pp1.find(note);
+  ASSERT_NE(at, std::string::npos);
+  pp1.erase(at, note.size());
+  EXPECT_EQ(plain, pp1);
 }
 
 TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
