@@ -28,6 +28,7 @@ h2{font-size:16px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:6px 0 14px;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}
 th,td.num{white-space:nowrap}
+td{overflow-wrap:anywhere}td:first-child{min-width:14em}
 th{background:#f0f3f7;cursor:pointer;user-select:none}
 th[data-dir=asc]::after{content:" \25B2"}th[data-dir=desc]::after{content:" \25BC"}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}

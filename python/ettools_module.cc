@@ -241,6 +241,7 @@ const std::vector<std::pair<std::string, Setter>>& EtSimOptions() {
       {"json", Bool(&F::json)},
       {"timeline", Text(&F::timeline)},
       {"html", Text(&F::html)},
+      {"compare", Text(&F::compare)},
       {"top", Int(&F::top)},
       {"write_ranks", Text(&F::write_ranks)},
       {"nccl_tests", Text(&F::nccl_tests)},

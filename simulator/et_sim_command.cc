@@ -27,6 +27,7 @@
 #include "base/status_macros.h"
 #include "base/text_escape.h"
 #include "model/process_group.h"
+#include "nlohmann/json.hpp"
 #include "scaleout/dp_sync.h"
 #include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
@@ -41,6 +42,7 @@
 #include "simulator/layout_sweep.h"
 #include "simulator/platform/network.h"
 #include "simulator/report/html_report.h"
+#include "simulator/report/report_compare.h"
 #include "simulator/report/step_chart.h"
 #include "simulator/simulation.h"
 #include "step/host_profile.h"
@@ -66,6 +68,7 @@ struct Command {
   bool json = false;
   std::string timeline;
   std::string html;
+  std::string compare;  // --compare: the other input, run with these flags
   std::optional<scaleout::LayoutSweep> sweep;
   std::string chart;
   std::string write_ranks;
@@ -402,6 +405,7 @@ absl::StatusOr<Command> ParseCommand(const EtSimFlags& flags) {
   c.json = flags.json;
   c.timeline = flags.timeline;
   c.html = flags.html;
+  c.compare = flags.compare;
   c.write_ranks = flags.write_ranks;
   c.groups_path = flags.groups;
   RETURN_IF_ERROR(ParseSweepFlags(flags, &c));
@@ -626,20 +630,59 @@ absl::Status CheckOutputs(const Command& c) {
   return absl::OkStatus();
 }
 
+// --compare OTHER: the other input run with the same flags, for its report
+// alone (its simulation is dropped). Its notes and errors name it.
+absl::StatusOr<Report> SimulateOther(const Command& c,
+                                     std::vector<std::string>* notes) {
+  Command other = c;
+  other.input.path = c.compare;
+  other.options.keep_timeline = false;
+  auto sim = Simulation::Load(other.input, other.options);
+  if (!sim.ok())
+    return InputError(
+        absl::StrCat("--compare ", c.compare, ": ", sim.status().message()));
+  ASSIGN_OR_RETURN(const std::vector<std::string> other_notes,
+                   CheckInputs(other, **sim));
+  if (absl::Status s = (*sim)->Simulate(other.options); !s.ok())
+    return InputError(absl::StrCat("--compare ", c.compare, ": ", s.message()));
+  for (const std::string& note : other_notes)
+    notes->push_back(absl::StrCat("--compare ", c.compare, ": ", note));
+  return (*sim)->report();
+}
+
+// The report as printed: text or JSON, with the comparison when there is one.
+std::string ReportText(const Command& c, const Report& report,
+                       const std::optional<ReportComparison>& comparison) {
+  if (c.json && !comparison) return FormatReportJson(report) + "\n";
+  if (c.json) {
+    nlohmann::json j = ReportJson(report);
+    j["compare"] = ComparisonJson(*comparison);
+    return j.dump(1) + "\n";
+  }
+  std::string text = FormatReportText(report, c.top);
+  if (comparison)
+    absl::StrAppend(&text, FormatComparisonText(*comparison, c.top));
+  return text;
+}
+
 // One simulation: its report, timeline and job.
 absl::Status RunTrace(Command c) {
   c.options.keep_timeline = !c.timeline.empty();
   RETURN_IF_ERROR(CheckWriteRanksInput(c));
   auto sim = Simulation::Load(c.input, c.options);
   if (!sim.ok()) return InputError(std::string(sim.status().message()));
-  ASSIGN_OR_RETURN(const std::vector<std::string> notes, CheckInputs(c, **sim));
+  ASSIGN_OR_RETURN(std::vector<std::string> notes, CheckInputs(c, **sim));
   if (absl::Status s = (*sim)->Simulate(c.options); !s.ok())
     return InputError(std::string(s.message()));
-  for (const std::string& note : notes) PrintNote(c.out, note);
   const Report& report = (*sim)->report();
-  const std::string text = c.json ? FormatReportJson(report) + "\n"
-                                  : FormatReportText(report, c.top);
-  PrintOut(c.out, text);
+  // The other run before any output: an error in it is the one line printed.
+  std::optional<ReportComparison> comparison;
+  if (!c.compare.empty()) {
+    ASSIGN_OR_RETURN(const Report other, SimulateOther(c, &notes));
+    comparison = CompareReports(c.input.path, report, c.compare, other);
+  }
+  for (const std::string& note : notes) PrintNote(c.out, note);
+  PrintOut(c.out, ReportText(c, report, comparison));
   c.out->report = report;
   if (!c.timeline.empty()) {
     absl::Status s =
@@ -654,6 +697,7 @@ absl::Status RunTrace(Command c) {
     page.classes = &(*sim)->classes();
     page.result = &(*sim)->result();
     page.timeline_path = c.timeline;
+    if (comparison) page.comparison = &*comparison;
     absl::Status s = WriteHtmlReport(page, c.html);
     if (!s.ok()) return InputError(c.html + ": " + std::string(s.message()));
   }
@@ -691,6 +735,8 @@ std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
        "--layout or --sweep (the job to predict from the recorded one)"},
       {"chart", !flags.sweep.empty(), "--sweep (the chart draws a sweep)"},
       {"html", !nccl_tests, "a trace (the page reports a run or a sweep)"},
+      {"compare", !nccl_tests && flags.sweep.empty(),
+       "a trace run without --sweep (it compares two runs)"},
       {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"astra_system", flags.comm == "astra" || flags.comm == "astra-aware",

@@ -52,7 +52,8 @@ struct EtSimFlags {
   bool no_symmetry = false;
   bool json = false;
   std::string timeline;
-  std::string html;  // --html FILE: the report as one HTML page
+  std::string html;     // --html FILE: the report as one HTML page
+  std::string compare;  // --compare OTHER: another input, the same flags
   int64_t top = 15;
   std::string write_ranks;
   // --nccl-tests OP: the NCCL model's table, no trace.
@@ -68,8 +69,8 @@ struct EtSimFlags {
 // The flags refused when given an empty value (`--sweep ''`): the run they
 // asked for would silently not happen. Spelled as users type them.
 inline constexpr const char* kEtSimNonEmptyFlags[] = {
-    "sweep",    "layout",      "recorded-layout", "chart",
-    "timeline", "write-ranks", "topology",        "html"};
+    "sweep",    "layout", "recorded-layout", "chart", "timeline", "write-ranks",
+    "topology", "html",   "compare"};
 
 // A flag that means something only with another (cli/flag_use.h's FlagUse).
 struct EtSimFlagUse {

@@ -124,6 +124,10 @@ ABSL_FLAG(std::string, html, "",
           "also write the report as one self-contained HTML page (tabs: "
           "overview, ops, timeline, memory, distributed; scale with --sweep; "
           "docs/html-report.md)");
+ABSL_FLAG(std::string, compare, "",
+          "OTHER: also simulate another trace (same form as the input) with "
+          "these flags and compare: step, bound, parts, the ops that moved "
+          "most, collectives (text, --json, the page's Compare tab)");
 ABSL_FLAG(int64_t, top, 15, "rows per table in the text report");
 ABSL_FLAG(std::string, write_ranks, "",
           "DIR: also write the simulated job as one .et per rank, "
@@ -253,6 +257,7 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.json = absl::GetFlag(FLAGS_json);
   f.timeline = absl::GetFlag(FLAGS_timeline);
   f.html = absl::GetFlag(FLAGS_html);
+  f.compare = absl::GetFlag(FLAGS_compare);
   f.top = absl::GetFlag(FLAGS_top);
   f.write_ranks = absl::GetFlag(FLAGS_write_ranks);
   f.nccl_tests = absl::GetFlag(FLAGS_nccl_tests);
@@ -277,7 +282,7 @@ int main(int argc, char** argv) {
       "predicts step time and communication cost of Chakra traces\n"
       "  et-sim out.et --world 8\n"
       "  et-sim 'out.%d.et' --ranks 8 [--topology DGX-A100] [--json] "
-      "[--timeline t.json] [--html report.html]\n"
+      "[--timeline t.json] [--html report.html] [--compare other.et]\n"
       "  et-sim traces_dir/\n"
       "  et-sim out.et --world 8 --write-ranks job/   (one .et per rank, "
       "for ASTRA-sim)\n"

@@ -21,6 +21,7 @@
 #include "simulator/calibration/comm_fit.h"
 #include "simulator/platform/compute_cost_model.h"
 #include "simulator/platform/network.h"
+#include "simulator/report/kernel_table.h"
 #include "simulator/report/report_checks.h"
 #include "step/memory_timeline.h"
 #include "step/storage_lives.h"
@@ -753,6 +754,10 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   if (!world_note_.empty()) sim->report_.notes.push_back(world_note_);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   if (!tp_note_.empty()) sim->report_.notes.push_back(tp_note_);
+  if (tp_split_)
+    DropRecordedTimes(
+        "the tensor-parallel split divided the recorded durations",
+        &sim->report_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
   sim->ReportPipeline();
   sim->ReportMemory(options);

@@ -504,6 +504,7 @@ MeasuredStep StepModel::Measured(HostTimeMode mode) const {
   for (double us : profiled_step_us_) sum += us;
   m.us = sum / static_cast<double>(profiled_step_us_.size());
   m.source = "profiled-run";
+  m.steps_us = profiled_step_us_;
   return m;
 }
 

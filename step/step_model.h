@@ -46,6 +46,9 @@ struct MeasuredStep {
   // The mean step of each timing block whose median `us` is, when the
   // recorder stored them: how far the truth itself moves.
   std::vector<double> blocks_us;
+  // A profiled truth's steps, one per step of the graph in order (the mean
+  // is `us`): where a mean's miss comes from. Empty for other truths.
+  std::vector<double> steps_us;
   // Why the trace's step is not compared although it has one (a prediction
   // for another job: et-sim --layout, --world); empty otherwise.
   std::string withheld;

@@ -310,9 +310,9 @@ absl::Status RunSteps(const Options& o, std::vector<std::string>* written,
       graph = et::viz::FoldRepeats(graph);
     }
     if (et::viz::IsDrawing(format)) {
-      absl::Status size = et::viz::CheckDrawingSize(
-          graph, traces, selections, o.filter, o.export_options.max_nodes,
-          o.repeats != et::viz::RepeatMode::kKeep);
+      absl::Status size = et::viz::CheckDrawingSize(graph, traces, o.filter,
+                                                    o.export_options.max_nodes,
+                                                    {format, o.repeats});
       if (!size.ok()) {
         return absl::Status(size.code(),
                             absl::StrCat(o.graph_output, ": ", size.message()));

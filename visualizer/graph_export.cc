@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "base/atomic_output_file.h"
 #include "base/status_macros.h"
 #include "visualizer/dot_renderer.h"
@@ -23,44 +24,7 @@
 #include "visualizer/repeat_folding.h"
 
 namespace et::viz {
-namespace {
-
-// The deepest --depth whose shown nodes fit in max_nodes, or -1 if not even
-// depth 0.
-int32_t DeepestFittingDepth(const std::vector<RankTrace>& traces,
-                            const std::vector<RankSelection>& selections,
-                            int64_t max_nodes, int64_t* count_at_depth) {
-  std::map<int32_t, int64_t> by_depth;
-  for (size_t t = 0; t < traces.size(); ++t) {
-    for (NodeIndex i = 0; i < traces[t].model.size(); ++i) {
-      if (selections[t].shown[i]) ++by_depth[traces[t].hierarchy.depth(i)];
-    }
-  }
-  int32_t best = -1;
-  int64_t cumulative = 0;
-  for (const auto& [depth, count] : by_depth) {
-    cumulative += count;
-    if (cumulative > max_nodes) break;
-    best = depth;
-    *count_at_depth = cumulative;
-  }
-  return best;
-}
-
-// "--ids A:B" covering the first max_nodes drawn nodes of the first rank drawn.
-std::string FirstIdsHint(const VizGraph& graph, int64_t max_nodes) {
-  const VizNode& first = graph.nodes.front();
-  uint64_t last_id = first.id;
-  for (int64_t k = 0;
-       k < max_nodes && k < static_cast<int64_t>(graph.nodes.size()); ++k) {
-    if (graph.nodes[k].rank != first.rank) break;
-    last_id = graph.nodes[k].id;
-  }
-  return absl::StrFormat("--ids %d:%d (the first %d nodes)", first.id, last_id,
-                         max_nodes);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<GraphFormat> GraphFormatFromPath(absl::string_view path) {
   const std::string lower = absl::AsciiStrToLower(path);
@@ -141,17 +105,75 @@ int64_t EstimateLayoutSize(const VizGraph& graph) {
 namespace {
 
 // Whether the drawing `filter` selects passes the size check; its node count
-// (as drawn: after folding repeats when `fold`).
+// as drawn (repeats folded where et-viz would fold them: `style`).
 bool DrawingFits(const std::vector<RankTrace>& traces, const NodeFilter& filter,
-                 int64_t max_nodes, bool fold, int64_t* nodes,
+                 int64_t max_nodes, const DrawingStyle& style, int64_t* nodes,
                  int64_t* layout = nullptr) {
   absl::StatusOr<std::vector<RankSelection>> sel = SelectNodes(traces, filter);
   if (!sel.ok()) return false;
   VizGraph g = BuildVizGraph(traces, *sel);
-  if (fold) g = FoldRepeats(g);
+  if (ShouldFoldRepeats(g, style.format, style.repeats, max_nodes))
+    g = FoldRepeats(g);
   *nodes = static_cast<int64_t>(g.nodes.size());
   if (layout != nullptr) *layout = EstimateLayoutSize(g);
   return WithinDrawingLimits(g, max_nodes);
+}
+
+// "--ids A:B (its first N nodes)": the longest prefix of the nodes `filter`
+// selects (of its first rank) whose drawing fits, found by bisection, N
+// counted as drawn; "" when not even one node fits.
+std::string FirstIdsHint(const std::vector<RankTrace>& traces,
+                         const NodeFilter& filter, int64_t max_nodes,
+                         const DrawingStyle& style) {
+  absl::StatusOr<std::vector<RankSelection>> sel = SelectNodes(traces, filter);
+  if (!sel.ok()) return "";
+  const VizGraph g = BuildVizGraph(traces, *sel);
+  if (g.nodes.empty()) return "";
+  size_t prefix = 1;  // the first rank's nodes only: --ids spans every rank
+  while (prefix < g.nodes.size() && g.nodes[prefix].rank == g.nodes[0].rank)
+    ++prefix;
+  NodeFilter narrowed = filter;
+  narrowed.min_id = g.nodes.front().id;
+  size_t lo = 0, hi = prefix + 1;  // prefix lengths: lo fits, hi not
+  int64_t lo_nodes = 0;
+  while (hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    narrowed.max_id = g.nodes[mid - 1].id;
+    int64_t nodes = 0;
+    if (DrawingFits(traces, narrowed, max_nodes, style, &nodes)) {
+      lo = mid;
+      lo_nodes = nodes;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == 0) return "";
+  return absl::StrFormat("--ids %d:%d (%d node%s)", g.nodes.front().id,
+                         g.nodes[lo - 1].id, lo_nodes,
+                         lo_nodes == 1 ? "" : "s");
+}
+
+// "--depth D --collapse (N nodes)": the deepest depth whose drawing fits,
+// N as drawn; "" when not even depth 0 fits.
+std::string DepthHint(const std::vector<RankTrace>& traces,
+                      const NodeFilter& filter, int64_t max_nodes,
+                      const DrawingStyle& style) {
+  int32_t deepest = 0;
+  for (const RankTrace& t : traces) {
+    for (NodeIndex i = 0; i < t.model.size(); ++i)
+      deepest = std::max(deepest, t.hierarchy.depth(i));
+  }
+  NodeFilter narrowed = filter;
+  narrowed.collapse = true;
+  for (int32_t depth = std::min(deepest, filter.max_depth.value_or(deepest));
+       depth >= 0; --depth) {
+    narrowed.max_depth = depth;
+    int64_t nodes = 0;
+    if (DrawingFits(traces, narrowed, max_nodes, style, &nodes))
+      return absl::StrFormat("--depth %d --collapse (%d node%s)", depth, nodes,
+                             nodes == 1 ? "" : "s");
+  }
+  return "";
 }
 
 // "--step N" with the nodes each step would draw under the current filter and
@@ -161,7 +183,8 @@ bool DrawingFits(const std::vector<RankTrace>& traces, const NodeFilter& filter,
 // makes the first one fit. The first kMaxStepsChecked steps are checked.
 constexpr size_t kMaxStepsChecked = 16;
 std::string StepHint(const std::vector<RankTrace>& traces,
-                     const NodeFilter& filter, int64_t max_nodes, bool fold) {
+                     const NodeFilter& filter, int64_t max_nodes,
+                     const DrawingStyle& style) {
   std::vector<int64_t> steps;
   for (const RankTrace& t : traces) {
     for (int64_t s : ProfilerSteps(t)) steps.push_back(s);
@@ -176,7 +199,7 @@ std::string StepHint(const std::vector<RankTrace>& traces,
     one.step = step;
     int64_t nodes = 0, layout = 0;
     const bool fits =
-        DrawingFits(traces, one, max_nodes, fold, &nodes, &layout);
+        DrawingFits(traces, one, max_nodes, style, &nodes, &layout);
     // A step refused under the node limit is refused for its layout: said,
     // or "0: 812 nodes" reads as fitting a limit of 2,000.
     if (fits || nodes > max_nodes) {
@@ -193,48 +216,20 @@ std::string StepHint(const std::vector<RankTrace>& traces,
         "--step N (%s%s%s)", absl::StrJoin(fit, ", "),
         too_big.empty() ? "" : "; too large: ", absl::StrJoin(too_big, ", "));
   }
-  int32_t deepest = 0;
-  for (const RankTrace& t : traces) {
-    for (NodeIndex i = 0; i < t.model.size(); ++i)
-      deepest = std::max(deepest, t.hierarchy.depth(i));
+  NodeFilter first = filter;
+  first.step = steps.front();
+  // A depth to cut first; flat graphs (et-convert keeps the outermost ops)
+  // have none: then the longest prefix of the first step's ids that fits.
+  std::string narrower = DepthHint(traces, first, max_nodes, style);
+  if (narrower.empty()) {
+    narrower = FirstIdsHint(traces, first, max_nodes, style);
+    absl::StrReplaceAll({{" (", " (its first "}}, &narrower);
   }
-  NodeFilter narrowed = filter;
-  narrowed.step = steps.front();
-  narrowed.collapse = true;
-  for (int32_t depth = std::min(deepest, filter.max_depth.value_or(deepest));
-       depth >= 0; --depth) {
-    narrowed.max_depth = depth;
-    int64_t nodes = 0;
-    if (DrawingFits(traces, narrowed, max_nodes, fold, &nodes)) {
-      return absl::StrFormat(
-          "--step %d --depth %d --collapse (%d nodes; each step alone is too "
-          "large: %s)",
-          steps.front(), depth, nodes, absl::StrJoin(too_big, ", "));
-    }
-  }
-  // Flat graphs (et-convert keeps the outermost ops) have no depth to cut:
-  // the longest prefix of the first step's ids that fits, found by bisection.
-  narrowed = filter;
-  narrowed.step = steps.front();
-  absl::StatusOr<std::vector<RankSelection>> sel =
-      SelectNodes(traces, narrowed);
-  if (sel.ok()) {
-    const VizGraph g = BuildVizGraph(traces, *sel);
-    size_t lo = 0, hi = g.nodes.size();  // prefix lengths: lo fits, hi not
-    while (hi - lo > 1) {
-      const size_t mid = (lo + hi) / 2;
-      narrowed.min_id = g.nodes.front().id;
-      narrowed.max_id = g.nodes[mid - 1].id;
-      int64_t nodes = 0;
-      (DrawingFits(traces, narrowed, max_nodes, fold, &nodes) ? lo : hi) = mid;
-    }
-    if (lo > 0) {
-      return absl::StrFormat(
-          "--step %d --ids %d:%d (its first %d nodes; each step alone is too "
-          "large: %s)",
-          steps.front(), g.nodes.front().id, g.nodes[lo - 1].id, lo,
-          absl::StrJoin(too_big, ", "));
-    }
+  if (!narrower.empty() && narrower.back() == ')') {
+    narrower.pop_back();
+    return absl::StrFormat("--step %d %s; each step alone is too large: %s)",
+                           steps.front(), narrower,
+                           absl::StrJoin(too_big, ", "));
   }
   return absl::StrFormat(
       "--step N with another filter (every step is too large alone: %s)",
@@ -245,13 +240,11 @@ std::string StepHint(const std::vector<RankTrace>& traces,
 
 absl::Status CheckDrawingSize(const VizGraph& graph,
                               const std::vector<RankTrace>& traces,
-                              const std::vector<RankSelection>& selections,
                               const NodeFilter& filter, int64_t max_nodes,
-                              bool fold_repeats) {
+                              const DrawingStyle& style) {
   if (max_nodes <= 0) return absl::OkStatus();
   const int64_t n = static_cast<int64_t>(graph.nodes.size());
   std::string problem;
-  int64_t fitting_nodes = max_nodes;
   const std::string folded =
       graph.repeat_folded_nodes > 0
           ? absl::StrFormat(" (after folding %d repeated nodes)",
@@ -270,23 +263,26 @@ absl::Status CheckDrawingSize(const VizGraph& graph,
         "that Graphviz would lay out about %d nodes (virtual ones included), "
         "above the limit of %d",
         n, folded, layout, budget);
-    fitting_nodes = std::max<int64_t>(1, n * budget / layout / 2);
   }
+  // Every count a hint gives is of the drawing it selects, built and folded
+  // as et-viz will draw it: the hint draws what it promises.
   std::vector<std::string> hints;
-  int64_t fitting = 0;
-  const int32_t depth =
-      DeepestFittingDepth(traces, selections, fitting_nodes, &fitting);
-  if (depth >= 0 && !filter.max_depth) {
-    hints.push_back(
-        absl::StrFormat("--depth %d --collapse (%d nodes)", depth, fitting));
+  if (!filter.max_depth) {
+    if (std::string depth = DepthHint(traces, filter, max_nodes, style);
+        !depth.empty()) {
+      hints.push_back(depth);
+    }
   }
   if (!filter.step) {
-    if (std::string steps = StepHint(traces, filter, max_nodes, fold_repeats);
+    if (std::string steps = StepHint(traces, filter, max_nodes, style);
         !steps.empty()) {
       hints.push_back(steps);
     }
   }
-  hints.push_back(FirstIdsHint(graph, fitting_nodes));
+  if (std::string ids = FirstIdsHint(traces, filter, max_nodes, style);
+      !ids.empty()) {
+    hints.push_back(ids);
+  }
   hints.push_back("--name REGEX");
   hints.push_back("--type compute|collective|gpu|...");
   return absl::ResourceExhaustedError(absl::StrFormat(

@@ -58,17 +58,6 @@ inline constexpr int64_t kLayoutUnitsPerNode = 5;
 // max_nodes layout units (max_nodes 0: no limit).
 bool WithinDrawingLimits(const VizGraph& graph, int64_t max_nodes);
 
-// Fails (ResourceExhausted) when a drawing would exceed max_nodes nodes or
-// kLayoutUnitsPerNode * max_nodes layout units, suggesting filters that fit,
-// computed from the traces and the current selection; with fold_repeats the
-// suggested drawings are counted with their repeats folded, as they will be
-// drawn.
-absl::Status CheckDrawingSize(const VizGraph& graph,
-                              const std::vector<RankTrace>& traces,
-                              const std::vector<RankSelection>& selections,
-                              const NodeFilter& filter, int64_t max_nodes,
-                              bool fold_repeats = false);
-
 // Whether runs of repeated structure are drawn once with "x N"
 // (repeat_folding.h): kAuto folds page drawings (.pdf, .svg, .png) that do
 // not fit a page as they are (above the drawing limits, or folded into
@@ -79,6 +68,22 @@ enum class RepeatMode { kAuto, kFold, kKeep };
 absl::StatusOr<RepeatMode> ParseRepeatMode(absl::string_view text);
 bool ShouldFoldRepeats(const VizGraph& graph, GraphFormat format,
                        RepeatMode mode, int64_t max_nodes);
+
+// How et-viz will draw a selection: the format and repeat mode decide
+// whether repeats are folded, and so how many nodes a drawing has.
+struct DrawingStyle {
+  GraphFormat format = GraphFormat::kDot;
+  RepeatMode repeats = RepeatMode::kKeep;
+};
+
+// Fails (ResourceExhausted) when a drawing would exceed max_nodes nodes or
+// kLayoutUnitsPerNode * max_nodes layout units, suggesting filters that fit
+// (each added to `filter`), computed from the traces; every node count a
+// suggestion gives is of that drawing as `style` draws it.
+absl::Status CheckDrawingSize(const VizGraph& graph,
+                              const std::vector<RankTrace>& traces,
+                              const NodeFilter& filter, int64_t max_nodes,
+                              const DrawingStyle& style = {});
 
 // Writes `graph` to `path` in the format its extension names: the files
 // written (a drawing on several pages may be one file per page) and a note

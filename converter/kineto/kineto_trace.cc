@@ -164,6 +164,12 @@ EventKind KindOfCategory(std::string_view cat) {
   return EventKind::kOther;
 }
 
+// A host op or annotation (no category: the legacy profiler's CPU ops).
+bool IsHostRangeCategory(std::string_view cat) {
+  const EventKind kind = KindOfCategory(cat);
+  return kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation;
+}
+
 // The fields of one event before interning.
 struct RawEvent {
   std::string_view ph;
@@ -174,6 +180,9 @@ struct RawEvent {
   bool has_name = false;
   KinetoEvent event;
   std::optional<std::array<int64_t, 3>> grid, block;
+  // A `grid`/`block` written as text: Inductor's record of a Triton launch
+  // ("grid(100,)"); only a host range may carry one.
+  std::string_view text_dims_key, text_dims;
   bool has_comm = false;  // a "Collective name" arg was seen
   CommArgs comm;
   std::string_view input_dims;   // `Input Dims` JSON text, "" absent
@@ -254,6 +263,7 @@ class KinetoJsonParser {
   // as numeric strings (AMD's ROCm profiler).
   int64_t string_tids_ = 0;
   int64_t string_bytes_ = 0;
+  int64_t hex_streams_ = 0;  // ROCm 6's runtime calls: "stream": "0x0"
 
  public:
   // The counted oddities as warnings, after the parse.
@@ -272,6 +282,12 @@ void KinetoJsonParser::AddReadWarnings() const {
         "%s: %d events give 'bytes' as a numeric string (as AMD's ROCm "
         "profiler writes runtime calls): read as the byte count",
         source_, string_bytes_));
+  }
+  if (hex_streams_ > 0) {
+    trace_->AddReadWarning(absl::StrFormat(
+        "%s: %d events give 'stream' as a hexadecimal string (as ROCm 6 "
+        "writes its runtime calls' stream handles): read as the number",
+        source_, hex_streams_));
   }
 }
 
@@ -590,6 +606,25 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
     } else if (key == "device") {
       RETURN_IF_ERROR(ReadArgInt(key, value, 0, 1 << 16, &event->device));
     } else if (key == "stream") {
+      od::json_type type;
+      std::string_view text;
+      if (!value.type().get(type) && type == od::json_type::string &&
+          !value.get_string().get(text) &&
+          absl::StartsWith(ToAbsl(text), "0x")) {
+        // ROCm 6 writes a runtime call's stream handle as "0x0".
+        uint64_t handle = 0;
+        if (!absl::SimpleHexAtoi(ToAbsl(text.substr(2)), &handle) ||
+            handle > static_cast<uint64_t>(INT64_MAX)) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "kineto: %s: event #%d: 'stream' must be an integer in [-1, "
+              "2^63) or a hexadecimal handle, got \"%s\"",
+              source_, event_index_,
+              EscapeForPrint(ToAbsl(text.substr(0, 40)))));
+        }
+        event->stream = static_cast<int64_t>(handle);
+        ++hex_streams_;
+        continue;
+      }
       RETURN_IF_ERROR(ReadArgInt(key, value, -1, INT64_MAX, &event->stream));
     } else if (key == "wait_on_stream") {
       RETURN_IF_ERROR(
@@ -609,6 +644,17 @@ absl::Status KinetoJsonParser::ParseArgs(od::object& args, KinetoEvent* event,
         RETURN_IF_ERROR(ReadArgInt(key, value, 0, INT64_MAX, &event->bytes));
       }
     } else if (key == "grid" || key == "block") {
+      // torch.compile's record around a Triton launch writes its grid as
+      // Inductor's expression ("grid(100,)"): text, not the launch's dims
+      // (its kernel event has those).
+      od::json_type type;
+      std::string_view text;
+      if (!value.type().get(type) && type == od::json_type::string &&
+          !value.get_string().get(text)) {
+        raw->text_dims_key = key;
+        raw->text_dims = text;
+        continue;
+      }
       std::optional<std::array<int64_t, 3>> dims = ReadDims(value);
       if (!dims) {
         return BadField(ToAbsl(key), value,
@@ -751,6 +797,14 @@ absl::Status KinetoJsonParser::ParseEvents(od::array& events) {
             event_index_,
             EscapeForPrint(trace_->name(raw.event.name).substr(0, 80)),
             raw.event.dur_ns / 1000.0));
+      }
+      if (!raw.text_dims_key.empty() && raw.has_cat &&
+          !IsHostRangeCategory(raw.cat)) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "kineto: %s: event #%d: '%s' must be a list of three integers in "
+            "[0, 2^31), got \"%s\"",
+            source_, event_index_, ToAbsl(raw.text_dims_key),
+            EscapeForPrint(ToAbsl(raw.text_dims.substr(0, 40)))));
       }
       Emit(raw);
     } else {

@@ -210,6 +210,26 @@ class Result:
         return _rows(self._dict.get("ops", []))
 
     @property
+    def gpu_kernels(self):
+        """The slowest rank's GPU kernels (--json's 'gpu_kernels'): calls,
+        total_ns, share of kernel time, tensor_cores, and the recorded time
+        of the calls the trace timed (recorded_calls, recorded_ns,
+        predicted_of_recorded_ns)."""
+        return _rows(self._dict.get("gpu_kernels", []))
+
+    @property
+    def compare(self):
+        """With compare=: the comparison (--json's 'compare': the steps,
+        bounds, parts, ops and collectives before and after), else None."""
+        return self._dict.get("compare")
+
+    @property
+    def compare_ops(self):
+        """With compare=: the op groups by how far their simulated time
+        moved (before_ns, after_ns, change), largest first."""
+        return _rows((self.compare or {}).get("ops", []))
+
+    @property
     def collectives(self):
         return _rows(self._dict.get("collectives", []))
 

@@ -17,6 +17,7 @@
 #include "scaleout/peer_remap.h"
 #include "simulator/platform/device_what_if.h"
 #include "simulator/platform/platform.h"
+#include "step/light_profile_check.h"
 #include "step/step_report.h"
 
 namespace et::sim {
@@ -679,6 +680,27 @@ void FillMeasured(const NodeModel& graph, const SimOptions& options,
   }
 }
 
+// A GPU trace's host costs learned from a light profile that cannot be the
+// program's (step/light_profile_check.h) give way to the defaults, said.
+void KeepLightProfileWhereItHelps(const NodeModel& graph, RankProgram* p) {
+  if (!p->steps.has_gpu_ops() || p->steps.model().light_step_ns <= 0 ||
+      p->host_time != HostTimeMode::kUnprofiled) {
+    return;
+  }
+  const LightProfileVerdict verdict =
+      CheckLightProfile(graph, p->steps.model());
+  if (verdict.usable) return;
+  const std::string learned_from = p->steps.model().source;
+  HostTimeModel defaults;
+  defaults.host_speed = p->steps.model().host_speed;
+  p->steps = StepModel::Build(graph, defaults);
+  p->notes.push_back(absl::StrFormat(
+      "the light profile's host costs (%s) are not used: %s; the documented "
+      "defaults are (docs/step-model.md, \"A light profile that does not "
+      "help\")",
+      learned_from, verdict.why));
+}
+
 }  // namespace
 
 absl::StatusOr<RankProgram> CompileRankProgram(
@@ -697,6 +719,7 @@ absl::StatusOr<RankProgram> CompileRankProgram(
                  ? options.host_model
                  : StoredHostCostsOr(graph, options.host_model));
   p.host_time = options.host_time;
+  KeepLightProfileWhereItHelps(graph, &p);
   ComputeTiming timing;
   timing.compute = &compute;
   timing.host_time_model =

@@ -14,10 +14,6 @@
 namespace et::sim {
 namespace {
 
-const char* const kPartColors[kStepParts] = {"#59a14f", "#8cd17d", "#b6992d",
-                                             "#e15759", "#4e79a7", "#a0cbe8",
-                                             "#bab0ac"};
-
 std::string Ms(int64_t ns) { return absl::StrFormat("%.3f", ns / 1e6); }
 
 std::string Card(const std::string& id, const std::string& label,
@@ -76,7 +72,7 @@ std::string BreakdownHtml(const std::vector<StepBreakdown>& steps) {
   chart.unit = "ms";
   for (int k = 0; k < kStepParts; ++k)
     chart.series.push_back(
-        {StepPartName(static_cast<StepPart>(k)), kPartColors[k]});
+        {StepPartName(static_cast<StepPart>(k)), kStepPartColors[k]});
   HtmlTable table;
   table.id = "breakdown";
   table.header = {"step", "step_ms"};

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "base/html_page.h"
 #include "simulator/report/html_sections.h"
+#include "simulator/report/kernel_table.h"
 
 namespace et::sim {
 namespace {
@@ -85,6 +86,20 @@ void GpuAdvice(const Report& r, std::vector<Recommendation>* out) {
            o.name),
        absl::StrFormat("top ops: %s, %d calls, %.3f ms, %.1f%% of compute",
                        o.name, o.calls, Ms(o.total_ns), o.share * 100)});
+  // Little kernel time on tensor cores: the matmuls run on the CUDA cores.
+  int64_t kernel_ns = 0, tensor_core_ns = 0;
+  for (const KernelRow& k : r.kernels) {
+    kernel_ns += k.total_ns;
+    if (k.tensor_cores) tensor_core_ns += k.total_ns;
+  }
+  if (kernel_ns > 0 && tensor_core_ns * 10 < kernel_ns) {
+    out->push_back(
+        {"Little of the GPU's kernel time runs on tensor cores: matmuls in "
+         "fp32 run on the CUDA cores. TF32 "
+         "(torch.backends.cuda.matmul.allow_tf32 = True) or bf16 autocast "
+         "puts them on tensor cores, several times faster.",
+         TensorCoreSummary(r)});
+  }
 }
 
 // Memory: over or near the device's capacity, what shrinks it.

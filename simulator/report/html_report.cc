@@ -56,6 +56,9 @@ std::string HtmlReportPage(const HtmlReportInput& in) {
     tabs.push_back({"memory", "Memory", MemorySection(r)});
     tabs.push_back(
         {"distributed", "Distributed", DistributedSection(r, in.max_rows)});
+    if (in.comparison)
+      tabs.push_back(
+          {"compare", "Compare", CompareSection(*in.comparison, in.max_rows)});
   } else if (in.sweep) {
     tabs.push_back({"overview", "Overview", SweepOverviewSection(*in.sweep)});
   }

@@ -5,7 +5,8 @@
 // Timeline (the simulated run, sampled: simulator/report/sampled_timeline.h),
 // Memory (each rank's curve, the peak and its parts against capacity),
 // Distributed (per-rank compute, exposed communication and idle; the
-// collectives by group) and, for a sweep, Scale. Every number is formatted
+// collectives by group), with --compare a Compare tab (the run against
+// another: report_compare.h) and, for a sweep, Scale. Every number is formatted
 // from the same Report the text prints, with the text's formats, so the page
 // and the text agree. The page shell is base/html_page.h.
 #ifndef SIMULATOR_REPORT_HTML_REPORT_H_
@@ -18,6 +19,7 @@
 #include "absl/status/status.h"
 #include "simulator/engine/engine.h"
 #include "simulator/report/report.h"
+#include "simulator/report/report_compare.h"
 #include "simulator/report/sweep_report.h"
 
 namespace et::sim {
@@ -30,6 +32,8 @@ struct HtmlReportInput {
   const std::vector<RankClass>* classes = nullptr;
   const SimResult* result = nullptr;
   const SweepResult* sweep = nullptr;
+  // --compare: the run against another; adds the Compare tab.
+  const ReportComparison* comparison = nullptr;
   std::string timeline_path;  // --timeline's file, named on the Timeline tab
   size_t max_rows = 200;      // rows per table (the page sorts; text: --top)
 };

@@ -8,9 +8,15 @@
 #include <string>
 
 #include "simulator/report/report.h"
+#include "simulator/report/report_compare.h"
 #include "simulator/report/sweep_report.h"
 
 namespace et::sim {
+
+// Each step part's colour (StepPart order), on the Overview and Compare.
+inline constexpr const char* kStepPartColors[kStepParts] = {
+    "#59a14f", "#8cd17d", "#b6992d", "#e15759",
+    "#4e79a7", "#a0cbe8", "#bab0ac"};
 
 // Overview: the step against its truth, the bound side, the per-step parts,
 // the critical path, notes and recommendations (html_overview.cc).
@@ -22,6 +28,10 @@ std::string RecommendationsHtml(const Report& report);
 std::string OpsSection(const Report& report, size_t max_rows);
 std::string MemorySection(const Report& report);
 std::string DistributedSection(const Report& report, size_t max_rows);
+
+// Compare: two runs' steps, parts, op groups and collectives side by side
+// (html_compare.cc); `max_rows` op rows.
+std::string CompareSection(const ReportComparison& comparison, size_t max_rows);
 
 // Scale: the sweep's chart and table; and a sweep page's overview
 // (html_scale.cc).

@@ -9,6 +9,7 @@
 #include "base/html_page.h"
 #include "base/svg_chart.h"
 #include "simulator/report/html_sections.h"
+#include "simulator/report/kernel_table.h"
 #include "step/storage_lives.h"
 
 namespace et::sim {
@@ -43,27 +44,72 @@ std::string CollectivesTable(const Report& r, size_t max_rows) {
   return out;
 }
 
+// The GPU kernel table, with its tensor-core summary; nothing without kernels.
+std::string KernelsHtml(const Report& r, size_t max_rows) {
+  if (r.kernels.empty()) return "";
+  HtmlTable t;
+  t.id = "kernels";
+  t.header = {"kernel",         "calls",       "total ms",
+              "mean us",        "share",       "tensor cores",
+              "recorded calls", "recorded ms", "error"};
+  t.numeric = {false, true, true, true, true, false, true, true, true};
+  for (size_t i = 0; i < r.kernels.size() && i < max_rows; ++i) {
+    const KernelRow& k = r.kernels[i];
+    t.rows.push_back(
+        {PageName(k.name), absl::StrCat(k.calls), Ms(k.total_ns),
+         absl::StrFormat("%.2f", k.total_ns / 1e3 / k.calls),
+         absl::StrFormat("%.1f%%", k.share * 100),
+         k.tensor_cores ? "yes" : "no", absl::StrCat(k.recorded.calls),
+         RecordedMsText(k.recorded), RecordedErrorText(k.recorded)});
+  }
+  return absl::StrCat(
+      "<h2>GPU kernels of the slowest rank</h2><p id=\"tensor-cores\">",
+      HtmlEscape(TensorCoreSummary(r)),
+      "</p><p class=\"why\">Share: of all kernel time, as simulated "
+      "(memcpy and memset apart). Tensor cores: read from the kernel's name "
+      "(docs/html-report.md, \"Tensor cores\"). Names past 160 characters "
+      "are cut (--json has them whole).</p>",
+      RenderHtmlTable(t));
+}
+
 }  // namespace
 
 std::string OpsSection(const Report& r, size_t max_rows) {
   HtmlTable t;
   t.id = "ops";
-  t.header = {"op", "calls", "total ms", "mean us", "share"};
-  t.numeric = {false, true, true, true, true};
+  t.header = {"op",    "calls",          "total ms",    "mean us",
+              "share", "recorded calls", "recorded ms", "error"};
+  t.numeric = {false, true, true, true, true, true, true, true};
   for (size_t i = 0; i < r.ops.size() && i < max_rows; ++i) {
     const OpRow& o = r.ops[i];
-    t.rows.push_back({o.name, absl::StrCat(o.calls), Ms(o.total_ns),
+    t.rows.push_back({PageName(o.name), absl::StrCat(o.calls), Ms(o.total_ns),
                       absl::StrFormat("%.2f", o.total_ns / 1e3 / o.calls),
-                      absl::StrFormat("%.1f%%", o.share * 100)});
+                      absl::StrFormat("%.1f%%", o.share * 100),
+                      absl::StrCat(o.recorded.calls),
+                      RecordedMsText(o.recorded),
+                      RecordedErrorText(o.recorded)});
   }
   std::string out = absl::StrFormat(
-      "<h2>Top ops of the slowest rank, as simulated</h2><p>Host time %s; "
-      "share of all compute time; %d op names%s (et-viz --report shows the "
-      "recorded times). Click a header to sort.</p>",
+      "<h2>Top ops of the slowest rank, as simulated, beside their recorded "
+      "times</h2><p>Host time %s; share of all compute time; %d op names%s. "
+      "<i>Recorded</i>: the calls the trace timed, their recorded time, and "
+      "the error of the same calls' simulated time against it (%s). Names "
+      "past 160 characters are cut. Click a header to sort.</p>",
       HostTimeModeName(r.step.host_time), r.ops.size(),
       r.ops.size() > max_rows ? absl::StrFormat(", the first %d", max_rows)
-                              : "");
-  absl::StrAppend(&out, RenderHtmlTable(t));
+                              : "",
+      r.recorded_none.empty()
+          ? std::string("\"-\": no call of that name was timed, or a GPU op "
+                        "was scaled to another device")
+          : HtmlEscape(absl::StrCat("none here: ", r.recorded_none)));
+  if (r.step.host_time == HostTimeMode::kUnprofiled && r.recorded_none.empty())
+    absl::StrAppend(
+        &out,
+        "<p class=\"why\">Host time unprofiled: a host op's simulated time "
+        "leaves out the profiler's cost that its recorded time holds "
+        "(docs/step-model.md), so host ops read below their recording; "
+        "--host-time recorded compares the run as recorded.</p>");
+  absl::StrAppend(&out, RenderHtmlTable(t), KernelsHtml(r, max_rows));
   if (!r.breakdown.empty()) {
     int64_t kernel = 0, memcpy = 0, memset = 0;
     for (const StepBreakdown& b : r.breakdown) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "model/comm_type.h"
 #include "nlohmann/json.hpp"
+#include "simulator/report/kernel_table.h"
 #include "simulator/report/step_busy.h"
 #include "step/chrome_trace.h"
 #include "step/recorded_timeline.h"
@@ -43,30 +45,41 @@ int64_t UnionLength(std::vector<Interval>* v) {
   return total;
 }
 
+void AddRecorded(std::optional<int64_t> recorded_ns, int64_t predicted_ns,
+                 RecordedTime* t) {
+  if (!recorded_ns) return;
+  ++t->calls;
+  t->recorded_ns += *recorded_ns;
+  t->predicted_ns += predicted_ns;
+}
+
 bool IsComm(SimOpKind k) {
   return k == SimOpKind::kCollective || k == SimOpKind::kSend ||
          k == SimOpKind::kRecv;
 }
 
+// The whole graph split as each step is (step_breakdown.h): exposed
+// communication by the bound's rule, so the table and the bound agree; every
+// busy instant else is compute (ops, and the host's time between them, as the
+// bound counts host busy); idle is the rest: waiting on a dependency or rank.
 RankStats Summarize(const RankClass& rc, const ClassTimeline& tl) {
   const RankProgram& p = *rc.program;
   RankStats s;
   s.ranks = rc.ranks;
-  std::vector<Interval> compute, comm;
+  std::vector<Interval> comm;
   for (size_t i = 0; i < p.kind.size(); ++i) {
     if (tl.finish_ns[i] < 0) continue;
     s.step_ns = std::max(s.step_ns, tl.finish_ns[i]);
-    if (p.kind[i] == SimOpKind::kCompute)
-      compute.push_back({tl.start_ns[i], tl.finish_ns[i]});
-    if (IsComm(p.kind[i])) comm.push_back({tl.start_ns[i], tl.finish_ns[i]});
+    // From its issue, as the bound counts it: waiting for the other members
+    // is the rank's communication time too.
+    if (IsComm(p.kind[i])) comm.push_back({tl.issue_ns[i], tl.finish_ns[i]});
   }
-  s.compute_ns = UnionLength(&compute);
   s.comm_ns = UnionLength(&comm);
-  std::vector<Interval> both = compute;
-  both.insert(both.end(), comm.begin(), comm.end());
-  const int64_t busy = UnionLength(&both);
-  s.exposed_comm_ns = busy - s.compute_ns;
-  s.idle_ns = s.step_ns - busy;
+  const StepBreakdown whole = BreakdownSteps(p, tl, {s.step_ns}).front();
+  auto part = [&](StepPart k) { return whole.part_ns[static_cast<int>(k)]; };
+  s.exposed_comm_ns = part(StepPart::kExposedComm);
+  s.idle_ns = part(StepPart::kOther);
+  s.compute_ns = s.step_ns - s.exposed_comm_ns - s.idle_ns;
   return s;
 }
 
@@ -162,6 +175,56 @@ void AddWhatIfNote(const RankProgram& p, StepReport* report) {
       b.step_us / 1e3, what_if, BoundSideName(b.side), bound_us / 1e3));
 }
 
+// The op table (by name, with the recorded time of the calls the trace timed)
+// and the GPU kernel table of one rank as simulated.
+void AddOpTables(const RankProgram& p, const ClassTimeline& tl, Report* r) {
+  std::map<std::string, OpRow> ops;
+  int64_t compute_total = 0;
+  std::map<std::string, KernelRow> kernels;
+  int64_t kernel_total = 0;
+  for (size_t i = 0; i < p.kind.size(); ++i) {
+    if (p.kind[i] != SimOpKind::kCompute || tl.finish_ns[i] < 0) continue;
+    const std::string name(p.graph->name(i));
+    const int64_t ns = tl.finish_ns[i] - tl.start_ns[i];
+    const std::optional<int64_t> recorded = RecordedDurationNs(p, i);
+    OpRow& row = ops[name];
+    row.name = name;
+    ++row.calls;
+    row.total_ns += ns;
+    compute_total += ns;
+    AddRecorded(recorded, ns, &row.recorded);
+    if (p.resource_is_host[p.resource[i]] ||
+        GpuPartOf(name) != StepPart::kKernel)
+      continue;
+    KernelRow& k = kernels[name];
+    k.name = name;
+    ++k.calls;
+    k.total_ns += ns;
+    kernel_total += ns;
+    AddRecorded(recorded, ns, &k.recorded);
+  }
+  for (auto& [name, row] : ops) {
+    row.share = compute_total > 0
+                    ? static_cast<double>(row.total_ns) / compute_total
+                    : 0;
+    r->ops.push_back(row);
+  }
+  std::sort(r->ops.begin(), r->ops.end(), [](const OpRow& a, const OpRow& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  for (auto& [name, k] : kernels) {
+    k.share =
+        kernel_total > 0 ? static_cast<double>(k.total_ns) / kernel_total : 0;
+    k.tensor_cores = UsesTensorCores(name);
+    r->kernels.push_back(k);
+  }
+  std::sort(r->kernels.begin(), r->kernels.end(),
+            [](const KernelRow& a, const KernelRow& b) {
+              return a.total_ns != b.total_ns ? a.total_ns > b.total_ns
+                                              : a.name < b.name;
+            });
+}
+
 StepReport BuildStepReport(const std::vector<RankClass>& classes,
                            const SimResult& result) {
   std::vector<RankSteps> rows;
@@ -195,8 +258,6 @@ Report BuildReport(const std::vector<RankClass>& classes,
   r.classes = static_cast<int64_t>(classes.size());
   r.events = result.events;
   size_t slowest = 0;
-  std::map<std::string, OpRow> ops;
-  int64_t compute_total = 0;
   for (size_t c = 0; c < classes.size(); ++c) {
     r.ranks.push_back(Summarize(classes[c], result.timelines[c]));
     if (r.ranks.back().step_ns > r.step_ns) {
@@ -208,27 +269,11 @@ Report BuildReport(const std::vector<RankClass>& classes,
           absl::StrCat("rank ", classes[c].ranks.front(), ": ", note));
     }
   }
-  // Per-op table over the slowest rank (other ranks are alike or listed in
-  // --json).
+  // Per-op and kernel tables over the slowest rank (other ranks are alike or
+  // listed in --json).
   const RankProgram& p = *classes[slowest].program;
   const ClassTimeline& tl = result.timelines[slowest];
-  for (size_t i = 0; i < p.kind.size(); ++i) {
-    if (p.kind[i] != SimOpKind::kCompute || tl.finish_ns[i] < 0) continue;
-    OpRow& row = ops[std::string(p.graph->name(i))];
-    row.name = std::string(p.graph->name(i));
-    ++row.calls;
-    row.total_ns += tl.finish_ns[i] - tl.start_ns[i];
-    compute_total += tl.finish_ns[i] - tl.start_ns[i];
-  }
-  for (auto& [name, row] : ops) {
-    row.share = compute_total > 0
-                    ? static_cast<double>(row.total_ns) / compute_total
-                    : 0;
-    r.ops.push_back(row);
-  }
-  std::sort(r.ops.begin(), r.ops.end(), [](const OpRow& a, const OpRow& b) {
-    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
-  });
+  AddOpTables(p, tl, &r);
   r.phases = PhaseBreakdown(p, tl);
   std::map<std::tuple<std::string, std::string, uint64_t, int64_t, bool>,
            CollectiveRow>
@@ -316,7 +361,8 @@ std::string FormatReportText(const Report& r, size_t top) {
   // Totals over the whole graph, every step: graph_ms, not step_ms, so that
   // it is not read against the per-step times above.
   absl::StrAppendFormat(&out,
-                        "\nper rank, over the whole graph (%d steps):\n"
+                        "\nper rank, over the whole graph (%d steps; compute + "
+                        "exposed_comm + idle = graph):\n"
                         "ranks            graph_ms  compute_ms  comm_ms  "
                         "exposed_comm_ms  idle_ms\n",
                         r.step.steps);
@@ -348,14 +394,23 @@ std::string FormatReportText(const Report& r, size_t top) {
       &out,
       "\ntop ops of the slowest rank, as simulated (host time %s; et-viz "
       "--report shows the recorded times):\n"
-      "op                             calls   total_ms    mean_us  share\n",
-      HostTimeModeName(r.step.host_time));
+      "%s"
+      "op                             calls   total_ms    mean_us  share  "
+      "rec_calls   rec_ms   error\n",
+      HostTimeModeName(r.step.host_time),
+      r.recorded_none.empty()
+          ? std::string("recorded: the calls the trace timed, their recorded "
+                        "time and the error of their simulated time\n")
+          : absl::StrCat("recorded: none, ", r.recorded_none, "\n"));
   for (size_t i = 0; i < r.ops.size() && i < top; ++i) {
     const OpRow& o = r.ops[i];
-    absl::StrAppendFormat(&out, "%-30.30s %6d %10.3f %10.2f %5.1f%%\n", o.name,
-                          o.calls, ms(o.total_ns), o.total_ns / 1e3 / o.calls,
-                          o.share * 100);
+    absl::StrAppendFormat(
+        &out, "%-30.30s %6d %10.3f %10.2f %5.1f%% %10d %8s %7s\n", o.name,
+        o.calls, ms(o.total_ns), o.total_ns / 1e3 / o.calls, o.share * 100,
+        o.recorded.calls, RecordedMsText(o.recorded),
+        RecordedErrorText(o.recorded));
   }
+  absl::StrAppend(&out, FormatKernelTableText(r, top));
   absl::StrAppend(&out,
                   "\ncollectives          group   ranks       bytes  calls   "
                   "total_ms    mean_us  wait_ms  share\n");
@@ -399,7 +454,9 @@ std::string FormatReportText(const Report& r, size_t top) {
   return out;
 }
 
-std::string FormatReportJson(const Report& r) {
+std::string FormatReportJson(const Report& r) { return ReportJson(r).dump(1); }
+
+nlohmann::json ReportJson(const Report& r) {
   nlohmann::json j;
   j["world_size"] = r.world_size;
   j["topology"] = r.topology;
@@ -427,7 +484,10 @@ std::string FormatReportJson(const Report& r) {
                         {"calls", o.calls},
                         {"total_ns", o.total_ns},
                         {"share", o.share}});
+    j["ops"].back().update(RecordedJson(o.recorded));
   }
+  j["gpu_kernels"] = KernelTableJson(r);
+  if (!r.recorded_none.empty()) j["recorded_none"] = r.recorded_none;
   if (!r.phases.empty()) j["phases"] = PhasesJson(r.phases);
   j["collectives"] = nlohmann::json::array();
   for (const CollectiveRow& c : r.collectives) {
@@ -454,7 +514,7 @@ std::string FormatReportJson(const Report& r) {
                                  {"gpu_gap", w.gpu_gap_ns},
                                  {"rendezvous", w.rendezvous_ns},
                                  {"other", w.other_ns}};
-  return j.dump(1);
+  return j;
 }
 
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,

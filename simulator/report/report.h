@@ -28,10 +28,28 @@ struct RankStats {
   std::optional<MemoryRow> memory;  // the memory model's peak (Simulation)
 };
 
+// The calls of an op (or kernel) group that the trace timed: their recorded
+// duration beside their simulated one (kernel_table.h).
+struct RecordedTime {
+  int64_t calls = 0;         // the calls with a recorded duration
+  int64_t recorded_ns = 0;   // their recorded durations, summed
+  int64_t predicted_ns = 0;  // the same calls as simulated
+};
+
 struct OpRow {
   std::string name;
   int64_t calls = 0, total_ns = 0;
   double share = 0;  // of all compute time
+  RecordedTime recorded;
+};
+
+// A GPU kernel (not memcpy or memset) of the slowest rank, by name.
+struct KernelRow {
+  std::string name;
+  int64_t calls = 0, total_ns = 0;
+  double share = 0;           // of all kernel time, as simulated
+  bool tensor_cores = false;  // UsesTensorCores(name)
+  RecordedTime recorded;
 };
 
 struct CollectiveRow {
@@ -69,6 +87,9 @@ struct Report {
   int64_t step_ns = 0;  // the whole graph (every step), max over ranks
   std::vector<RankStats> ranks;
   std::vector<OpRow> ops;
+  std::vector<KernelRow> kernels;  // by simulated time, largest first
+  // Why no op has a recorded time to compare with ("" when they may).
+  std::string recorded_none;
   std::vector<PhaseRow> phases;  // the slowest rank's, when roles are stamped
   std::vector<CollectiveRow> collectives;
   std::vector<CriticalStep>
@@ -87,6 +108,7 @@ Report BuildReport(const std::vector<RankClass>& classes,
 
 std::string FormatReportText(const Report& report, size_t top_rows);
 std::string FormatReportJson(const Report& report);
+nlohmann::json ReportJson(const Report& report);  // FormatReportJson's object
 
 // Chrome trace JSON of the simulated run, written atomically to `path`.
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,

@@ -9,14 +9,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "simulator/report/interval_set.h"
+#include "simulator/report/timeline_sides.h"
 
 namespace et::sim {
-namespace {
-
-bool IsComm(SimOpKind k) {
-  return k == SimOpKind::kCollective || k == SimOpKind::kSend ||
-         k == SimOpKind::kRecv;
-}
 
 // A GPU op's part by its name (Kineto's "Memcpy HtoD (Pageable -> Device)",
 // "Memset (Device)"; the node model has no kind of its own for them).
@@ -26,44 +21,6 @@ StepPart GpuPartOf(absl::string_view name) {
   if (absl::StrContains(lower, "memset")) return StepPart::kMemset;
   return StepPart::kKernel;
 }
-
-// Every node as simulated, sorted into the time each part would hold alone.
-struct PartIntervals {
-  std::vector<Interval> kernel, memcpy, memset, comm, host_ops, host_gaps;
-};
-
-PartIntervals Collect(const RankProgram& p, const ClassTimeline& tl) {
-  PartIntervals s;
-  for (size_t i = 0; i < p.kind.size(); ++i) {
-    if (p.kind[i] == SimOpKind::kNoop || tl.finish_ns[i] < 0) continue;
-    const Interval op = {tl.start_ns[i], tl.finish_ns[i]};
-    if (IsComm(p.kind[i])) {
-      // From its issue, as step_busy counts it: waiting for the others is
-      // the rank's communication time too.
-      s.comm.push_back({tl.issue_ns[i], tl.finish_ns[i]});
-      continue;
-    }
-    const uint32_t r = p.resource[i];
-    if (r < p.resource_is_host.size() && p.resource_is_host[r]) {
-      s.host_ops.push_back(op);
-      s.host_gaps.push_back({op.first - p.gap_ns[i], op.first});
-      continue;
-    }
-    switch (GpuPartOf(p.graph->name(i))) {
-      case StepPart::kMemcpy:
-        s.memcpy.push_back(op);
-        break;
-      case StepPart::kMemset:
-        s.memset.push_back(op);
-        break;
-      default:
-        s.kernel.push_back(op);
-    }
-  }
-  return s;
-}
-
-}  // namespace
 
 const char* StepPartName(StepPart part) {
   switch (part) {
@@ -88,30 +45,23 @@ const char* StepPartName(StepPart part) {
 std::vector<StepBreakdown> BreakdownSteps(
     const RankProgram& p, const ClassTimeline& tl,
     const std::vector<int64_t>& step_end_ns) {
-  PartIntervals s = Collect(p, tl);
+  const TimelineSides s = SortTimeline(p, tl);
   // Each part less every part before it: the first part holds an instant.
+  // Exposed communication is the bound's (timeline_sides.h): it already
+  // excludes the GPU's time, and a CPU-only run's host time, so it is taken
+  // before the host ops whatever they overlap.
   std::vector<std::vector<Interval>> held(kStepParts);
   std::vector<Interval> taken;
-  auto take = [&](StepPart part, std::vector<Interval> v) {
-    held[static_cast<int>(part)] = Subtract(Merge(std::move(v)), taken);
+  auto take = [&](StepPart part, const std::vector<Interval>& v) {
+    held[static_cast<int>(part)] = Subtract(v, taken);
     taken = Union(taken, held[static_cast<int>(part)]);
   };
-  const std::vector<Interval> host_all =
-      Union(Merge(s.host_ops), Merge(s.host_gaps));
-  take(StepPart::kKernel, std::move(s.kernel));
-  take(StepPart::kMemcpy, std::move(s.memcpy));
-  take(StepPart::kMemset, std::move(s.memset));
-  // Exposed as step_busy has it: where the side that computes is idle (the
-  // GPU when the trace has GPU ops, else the host threads, gaps included).
-  if (!p.steps.has_gpu_ops()) {
-    held[static_cast<int>(StepPart::kExposedComm)] =
-        Subtract(Merge(std::move(s.comm)), host_all);
-    taken = Union(taken, held[static_cast<int>(StepPart::kExposedComm)]);
-  } else {
-    take(StepPart::kExposedComm, std::move(s.comm));
-  }
-  take(StepPart::kHostOps, std::move(s.host_ops));
-  take(StepPart::kHostGaps, std::move(s.host_gaps));
+  take(StepPart::kKernel, s.kernel);
+  take(StepPart::kMemcpy, s.memcpy);
+  take(StepPart::kMemset, s.memset);
+  take(StepPart::kExposedComm, s.exposed_comm);
+  take(StepPart::kHostOps, s.host_ops);
+  take(StepPart::kHostGaps, s.host_gaps);
   std::vector<StepBreakdown> out;
   int64_t prev_end = 0;
   for (int64_t end_k : step_end_ns) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "simulator/engine/engine.h"
 #include "simulator/engine/rank_program.h"
@@ -34,6 +35,9 @@ inline constexpr int kStepParts = 7;
 // "kernel", "memcpy", "memset", "exposed comm", "host ops",
 // "host between ops", "other".
 const char* StepPartName(StepPart part);
+
+// A GPU op's part by its name: memcpy, memset, else kernel.
+StepPart GpuPartOf(absl::string_view name);
 
 struct StepBreakdown {
   int64_t step_ns = 0;

@@ -443,6 +443,11 @@ def sim_cases(good_et):
              "a character device", names="/dev/zero"),
         fifo_case("topology-fifo", ["et-sim", good_et, "--topology", "{in}"], "a FIFO"),
         fifo_case("trace-fifo", ["et-sim", "{in}"], "a FIFO"),
+        # --compare's trace is read as the input is, its errors naming it.
+        fifo_case("compare-trace-fifo", ["et-sim", good_et, "--compare", "{in}"],
+                  "a FIFO"),
+        Case("compare-dev-zero", ["et-sim", good_et, "--compare", "/dev/zero"], 1,
+             "a character device", names="/dev/zero"),
         fifo_case("viz-trace-fifo", ["et-viz", "{in}", "--report"], "a FIFO"),
         fifo_case("replay-trace-fifo", ["et-replay", "{in}", "--device", "cpu"], "a FIFO"),
         # 2,000 ranks of a 2.9 MB graph: 5.8 GB of files, refused after rank 0 and

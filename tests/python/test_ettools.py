@@ -88,6 +88,30 @@ def test_demo_timeline_is_et_sim_timeline(demo, workdir):
         assert abs(ts - s) < 1e-3 and abs(d - dur) < 1e-3
 
 
+def test_compare_is_et_sim_compare(workdir):
+    """simulate(compare=) is et-sim --compare: the comparison in its JSON,
+    and the page with the Compare tab."""
+    ets = []
+    for model in ("mlp1024", "mlp4096"):
+        ets.append(workdir / (model + ".et"))
+        data = REPO / "tests/data/h100"
+        ettools.convert(data / (model + "_et.json.gz"), ets[-1],
+                        kineto=data / (model + "_kineto.json.gz"))
+    page = workdir / "compare.html"
+    result = ettools.simulate(str(ets[0]), compare=str(ets[1]), html=str(page))
+    expected = et_sim_json(ets[0], "--compare", ets[1])
+    assert result.json == expected
+    assert result.to_dict()["compare"]["after"] == str(ets[1])
+    assert 'id="tab-compare"' in page.read_text()
+    d = json.loads(expected)
+    assert list(result.compare_ops["name"]) == \
+        [o["name"] for o in d["compare"]["ops"]]
+    assert list(result.gpu_kernels["tensor_cores"]) == \
+        [k["tensor_cores"] for k in d["gpu_kernels"]]
+    assert list(result.gpu_kernels["recorded_ns"]) == \
+        [k["recorded_ns"] for k in d["gpu_kernels"]]
+
+
 # ---- the node table -------------------------------------------------------
 
 def test_nodes_are_what_the_converter_wrote(workdir):

@@ -110,8 +110,7 @@ void RenderAndCheckEveryFormat(const std::vector<RankTrace>& traces,
   auto sel = SelectNodes(traces, filter);
   ASSERT_TRUE(sel.ok()) << sel.status();
   VizGraph g = BuildVizGraph(traces, *sel);
-  ASSERT_TRUE(
-      CheckDrawingSize(g, traces, *sel, filter, kDefaultMaxDrawnNodes).ok());
+  ASSERT_TRUE(CheckDrawingSize(g, traces, filter, kDefaultMaxDrawnNodes).ok());
   const int64_t nodes = static_cast<int64_t>(g.nodes.size());
   const int64_t edges = static_cast<int64_t>(g.edges.size());
 
@@ -206,7 +205,7 @@ TEST_F(RealTraceTest, ResnetWithoutFilterHitsTheSizeLimit) {
   ASSERT_TRUE(sel.ok());
   VizGraph g = BuildVizGraph(traces, *sel);
   EXPECT_GT(g.nodes.size(), 2000u);
-  absl::Status s = CheckDrawingSize(g, traces, *sel, {}, kDefaultMaxDrawnNodes);
+  absl::Status s = CheckDrawingSize(g, traces, {}, kDefaultMaxDrawnNodes);
   ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(s.message().find("--ids"), std::string::npos) << s;
   // And through the CLI: non-zero exit, one error line, no output file.
@@ -246,7 +245,7 @@ TEST_F(RealTraceTest, TheStepHintOfARefusalFitsOnTheFirstTry) {
   auto sel = SelectNodes(traces, {});
   ASSERT_TRUE(sel.ok());
   absl::Status refused = CheckDrawingSize(BuildVizGraph(traces, *sel), traces,
-                                          *sel, {}, kDefaultMaxDrawnNodes);
+                                          {}, kDefaultMaxDrawnNodes);
   ASSERT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   const std::string message(refused.message());
   const size_t at = message.find("--step N (");
@@ -262,8 +261,8 @@ TEST_F(RealTraceTest, TheStepHintOfARefusalFitsOnTheFirstTry) {
   auto narrowed = SelectNodes(traces, hinted);
   ASSERT_TRUE(narrowed.ok()) << narrowed.status();
   EXPECT_EQ(narrowed->front().shown_count, nodes);
-  EXPECT_TRUE(CheckDrawingSize(BuildVizGraph(traces, *narrowed), traces,
-                               *narrowed, hinted, kDefaultMaxDrawnNodes)
+  EXPECT_TRUE(CheckDrawingSize(BuildVizGraph(traces, *narrowed), traces, hinted,
+                               kDefaultMaxDrawnNodes)
                   .ok());
 }
 
@@ -728,6 +727,53 @@ TEST_F(RealTraceTest, NnDemoTimelineHasAnEventPerTimedNode) {
   }
   EXPECT_EQ(complete, timed);
   EXPECT_EQ(tracks, (std::set<std::string>{"thread 1"}));
+}
+
+// Every suggestion of a refusal draws the node count it names, through the
+// CLI (its folding of repeats included): on HTA's NCCL trace (Kineto alone)
+// the "--step 4 --depth 0 --collapse (832 nodes)" once drew 1,492 (issue 48).
+TEST_F(RealTraceTest, EverySuggestedFilterDrawsWhatItNames) {
+  const std::string data = ET_TEST_DATA;
+  const std::string et = dir_ + "/hta_nccl.et";
+  ASSERT_TRUE(convert::ConvertFile(data + "/public/hta_nccl_data.json.gz", et,
+                                   convert::ConvertOptions())
+                  .ok());
+  CommandResult refused = RunCommand(std::string(ET_VIZ_BINARY) + " " + et +
+                                     " -o " + dir_ + "/nccl_all.svg");
+  ASSERT_EQ(refused.exit_code, 1) << refused.output;
+  // "narrow it with A (N nodes...), B (N nodes), ...; or raise"
+  const size_t from = refused.output.find("narrow it with ");
+  const size_t to = refused.output.find("; or raise");
+  ASSERT_NE(from, std::string::npos) << refused.output;
+  absl::string_view hints =
+      absl::string_view(refused.output).substr(from + 15, to - from - 15);
+  int checked = 0;
+  while (!hints.empty()) {
+    const size_t open = hints.find(" (");
+    if (open == absl::string_view::npos) break;
+    const std::string flags(hints.substr(0, open));
+    long nodes = 0;  // NOLINT: sscanf's %ld
+    absl::string_view count = hints.substr(open + 2);
+    absl::ConsumePrefix(&count, "its first ");
+    ASSERT_EQ(std::sscanf(std::string(count).c_str(), "%ld node", &nodes), 1)
+        << flags;
+    // Past this hint's parentheses (they nest no deeper than one level).
+    size_t close = open + 2, depth = 1;
+    for (; close < hints.size() && depth > 0; ++close) {
+      depth += hints[close] == '(' ? 1 : hints[close] == ')' ? -1 : 0;
+    }
+    hints.remove_prefix(std::min(hints.size(), close));
+    absl::ConsumePrefix(&hints, ", ");
+    CommandResult drawn =
+        RunCommand(absl::StrCat(ET_VIZ_BINARY, " ", et, " ", flags, " -o ",
+                                dir_, "/nccl_hint", checked, ".svg"));
+    ASSERT_EQ(drawn.exit_code, 0) << flags << ": " << drawn.output;
+    EXPECT_NE(drawn.output.find(absl::StrCat("(", nodes, " node")),
+              std::string::npos)
+        << flags << ": " << drawn.output;
+    ++checked;
+  }
+  EXPECT_GE(checked, 2) << refused.output;  // a step and an id range
 }
 
 }  // namespace

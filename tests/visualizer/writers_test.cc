@@ -169,9 +169,8 @@ TEST(GraphExportTest, LayoutSizeCountsLongEdges) {
   VizGraph g = BuildVizGraph(traces, *sel);
   EXPECT_EQ(EstimateLayoutSize(g), 10 + 8);
   NodeFilter none;
-  EXPECT_TRUE(
-      CheckDrawingSize(g, traces, *sel, none, 10).ok());  // 18 <= 5 * 10
-  auto refused = CheckDrawingSize(g, traces, *sel, none, 3);
+  EXPECT_TRUE(CheckDrawingSize(g, traces, none, 10).ok());  // 18 <= 5 * 10
+  auto refused = CheckDrawingSize(g, traces, none, 3);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(refused.message().find("above the limit of 3"), std::string::npos);

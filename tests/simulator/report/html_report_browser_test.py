@@ -13,6 +13,8 @@ CASE is one of:
          page, the same design (Overview, Ops, Memory, Distributed)
   diff   et-viz --diff --html on the H100 MLP at widths 1024 and 4096: the
          Compare tab
+  compare  et-sim's page of the H100 MLP at width 1024 --compare 4096
+         (tests/data/h100): the run's tabs and its Compare tab
   big    the ~308k-node trace of docs/benchmarks.md (tests/bench: made once,
          cached in $ET_BENCH_DATA_DIR, default /tmp/et-bench): under 5 MB,
          loaded in under 3 s
@@ -94,6 +96,16 @@ def make_page(case, build, src, work):
             [os.path.join(work, "ddp_mlp.%d.et" % r) for r in range(4)] +
             ["--report", "--html", page])
         return page, ["overview", "ops", "memory", "distributed"]
+    if case == "compare":
+        ets = []
+        for model in ("mlp1024", "mlp4096"):
+            folder = os.path.join(src, "tests", "data", "h100")
+            ets.append(os.path.join(work, model + ".et"))
+            run([convert, os.path.join(folder, model + "_et.json.gz"),
+                 ets[-1], "--kineto",
+                 os.path.join(folder, model + "_kineto.json.gz")])
+        run([sim, ets[0], "--compare", ets[1], "--html", page])
+        return page, RUN_TABS + ["compare"]
     h100 = os.path.join(shared_traces(src), "h100")
     if case == "diff":
         if not os.path.isdir(h100):

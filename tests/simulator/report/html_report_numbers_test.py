@@ -4,17 +4,22 @@
 Usage: html_report_numbers_test.py BUILD_DIR SOURCE_DIR
 
 Runs et-sim once with --html and --top 100000 (so the text prints every row)
-on the demo (4 ranks, a truth, host memory) and on an H100 recording at
---layout dp=8 (GPU kernels, synthesized collectives, GPU memory), parses both
+on the demo (4 ranks, a truth, host memory), on an H100 recording at
+--layout dp=8 (GPU kernels, synthesized collectives, GPU memory) and on the
+H100 MLP at width 1024 --compare 4096 (tests/data/h100), parses both
 outputs, and compares section by section: the step, its truth and error, the
 bound, each rank's steps and bounds, the per-step parts, the per-rank totals,
-the op and collective tables, the critical path and its causes, the memory
-rows and the notes; and --html misused is refused (exit 2; a missing
+the op table (recorded beside predicted), the GPU kernel table and its
+tensor-core summary, the collective table, the critical path and its causes,
+the memory rows, the notes, and the Compare tab (step, bounds, parts, op
+moves, the largest checked against the two runs' own --json); and --html or
+--compare misused is refused (exit 2; a missing
 output folder exit 1, before the run). No browser needed. Exits 77 when ../shared is absent
 (the demo alone is then checked).
 """
 
 import html.parser
+import json
 import os
 import re
 import subprocess
@@ -160,6 +165,20 @@ def check(case, text, page):
     for row, line in zip(page_ops, ops):
         same("op name", line[:30].rstrip(), row[0][:30].rstrip())
         same("op numbers", numbers(" ".join(row[1:])), numbers(line[30:]))
+    # GPU kernels: the text cuts names to 50 characters; the tensor-core
+    # summary line is the text's.
+    kernels = section(text, r"^kernel\s+calls\s+total_ms")
+    page_kernels = body_rows(page, "kernels")
+    same("kernel rows", len(page_kernels), len(kernels))
+    for row, line in zip(page_kernels, kernels):
+        same("kernel name", line[:50].rstrip(), row[0][:50].rstrip())
+        same("kernel numbers", numbers(" ".join(row[1:5] + row[6:])),
+             numbers(line[50:]))
+        same("kernel tensor cores", row[5], line[50:].split()[4])
+    if kernels:
+        summary = re.search(r"\((tensor cores: .*? kernel names);", text)
+        same("tensor-core summary", page.texts["tensor-cores"],
+             summary.group(1))
     # Collectives.
     colls = section(text, r"^collectives\s+group\s+ranks")
     colls = [c for c in colls if not c.startswith("*")]
@@ -211,6 +230,51 @@ def check(case, text, page):
     return checked
 
 
+def check_compare(text, page, before, after):
+    """The Compare tab against the text's comparison, and the comparison's
+    op moves against the two runs' own --json reports."""
+    checked = 0
+
+    def same(what, got, want):
+        nonlocal checked
+        assert got == want, "compare: %s: page %r, text %r" % (what, got,
+                                                               want)
+        checked += 1
+
+    step = re.search(r"^step: ([\d.]+) ms -> ([\d.]+) ms \((\S+)\)$", text,
+                     re.M)
+    same("step", numbers(page.texts["compare-step"]), list(step.groups()))
+    for side in ("before", "after"):
+        bound = re.search(r"^bound %s: (.*)$" % side, text, re.M).group(1)
+        same("bound " + side,
+             page.texts["compare-bound-" + side].split(": ", 1)[1], bound)
+    parts = section(text, r"^per step of the slowest rank\s+before_ms")
+    same("parts", [[r[0]] + numbers(" ".join(r[1:])) for r in
+                   body_rows(page, "compare-parts")],
+         [[line[:28].rstrip()] + numbers(line[28:]) for line in parts])
+    moves = section(text, r"^op\s+change\s+before_calls")
+    page_moves = body_rows(page, "compare-ops")
+    same("op moves", len(page_moves), len(moves))
+    for row, line in zip(page_moves, moves):
+        same("op move name", row[0][:30].rstrip(), line[:30].rstrip())
+        same("op move", [row[1]] + numbers(" ".join(row[2:])),
+             [line[31:].split()[0]] + numbers(line[40:]))
+    # The moves are the two runs' op tables subtracted, largest first.
+    a = {o["name"]: o for o in before["ops"]}
+    b = {o["name"]: o for o in after["ops"]}
+    names = set(a) | set(b)
+    delta = {n: b.get(n, {}).get("total_ns", 0) - a.get(n, {}).get(
+        "total_ns", 0) for n in names}
+    largest = max(abs(d) for d in delta.values())
+    top = page_moves[0]
+    same("top mover moved most", [n for n in names if abs(delta[n]) ==
+                                  largest and n.startswith(top[0])] != [],
+         True)
+    same("top mover's change", top[6], "%+.3f" % (largest / 1e6 * (
+        1 if max(delta.values()) == largest else -1)))
+    return checked
+
+
 def run(cmd):
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
@@ -224,6 +288,10 @@ def check_refusals(sim, et, work):
             (["--nccl-tests", "all_reduce", "--html", "x.html"], 2,
              "--html is used only with a trace"),
             ([et, "--html", ""], 2, "--html was given an empty value"),
+            ([et, "--compare", ""], 2, "--compare was given an empty value"),
+            ([et, "--sweep", "dp=1,2", "--compare", et], 2, "--compare"),
+            ([et, "--compare", os.path.join(work, "none.et")], 1,
+             "--compare " + os.path.join(work, "none.et")),
             ([et, "--html", os.path.join(work, "no", "such", "x.html")], 1,
              "--html " + os.path.join(work, "no", "such", "x.html"))):
         result = subprocess.run([sim] + args, capture_output=True, text=True)
@@ -255,6 +323,14 @@ def main():
             run([convert, os.path.join(h100, "mlp1024_et.json.gz"), et,
                  "--kineto", os.path.join(h100, "mlp1024_kineto.json.gz")])
             cases.append(("gpu", [et, "--layout", "dp=8"]))
+        folder = os.path.join(src, "tests", "data", "h100")
+        for model in ("mlp1024", "mlp4096"):
+            run([convert, os.path.join(folder, model + "_et.json.gz"),
+                 os.path.join(w, "t_" + model + ".et"), "--kineto",
+                 os.path.join(folder, model + "_kineto.json.gz")])
+        before, after = (os.path.join(w, "t_mlp%d.et" % n)
+                         for n in (1024, 4096))
+        cases.append(("compare", [before, "--compare", after]))
         for case, args in cases:
             page_path = os.path.join(w, case + ".html")
             text = run([sim] + args + ["--top", "100000", "--html",
@@ -262,8 +338,15 @@ def main():
             page = Page()
             with open(page_path, encoding="utf-8") as f:
                 page.feed(f.read())
-            print("%s: %d numbers and lines agree" % (case,
-                                                      check(case, text, page)))
+            checked = check(case, text, page)
+            if case == "compare":
+                checked += check_compare(
+                    text, page, json.loads(run([sim, before, "--json"])),
+                    json.loads(run([sim, after, "--json"])))
+                joint = json.loads(run([sim] + args + ["--json"]))
+                assert joint["compare"]["ops"][0]["name"] == body_rows(
+                    page, "compare-ops")[0][0], joint["compare"]["ops"][0]
+            print("%s: %d numbers and lines agree" % (case, checked))
     if not os.path.isdir(h100):
         print("SKIP: %s is absent (the demo was checked)" % h100)
         return 77
