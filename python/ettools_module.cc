@@ -233,6 +233,8 @@ const std::vector<std::pair<std::string, Setter>>& EtSimOptions() {
       {"chart", Text(&F::chart)},
       {"dp_sync", Text(&F::dp_sync)},
       {"bucket_mb", Double(&F::bucket_mb)},
+      {"micro_batches", Int(&F::micro_batches)},
+      {"pp_schedule", Text(&F::pp_schedule)},
       {"device_memory_gib", Double(&F::device_memory_gib)},
       {"no_memory", Bool(&F::no_memory)},
       {"no_symmetry", Bool(&F::no_symmetry)},

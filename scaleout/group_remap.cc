@@ -2,6 +2,7 @@
 #include "scaleout/group_remap.h"
 
 #include "absl/strings/str_format.h"
+#include "scaleout/pipeline_plan.h"
 #include "scaleout/tensor_parallel.h"
 
 namespace et::scaleout {
@@ -44,15 +45,14 @@ absl::StatusOr<ScaledGroups> RemapGroups(
             ? "tensor parallelism is synthesized only from the trace itself "
               "(scaleout/tensor_parallel.h)"
         : d == Dim::kPp
-            ? "pipeline parallelism is not synthesized yet (it would split "
-              "the repeated layers into stages with send/recv between them): "
-              "a trace recorded with it keeps its pp"
+            ? "pipeline parallelism is synthesized only by et-sim's "
+              "simulation (simulator/simulation_pipeline.cc)"
             : "expert parallelism is not synthesized yet (it would split the "
               "experts with all-to-all dispatch and combine): a trace "
               "recorded with it keeps its ep";
     return absl::InvalidArgumentError(absl::StrFormat(
         "--layout %s: the trace records no %s (%s), and %s; dp scales, and tp "
-        "is synthesized on a trace recorded without it",
+        "and pp are synthesized on a trace recorded without them",
         target.ToString(), DimName(d), recorded.layout.ToString(), needs));
   }
   ScaledGroups out;
@@ -87,6 +87,12 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     g.desc = "tensor_parallel (synthesized)";
     out.groups.push_back(Placed(g, target, MaskOf(Dim::kTp)));
     out.tp_group_name = kTpGroupName;
+  }
+  if ((synthesized & MaskOf(Dim::kPp)) != 0 && target.of(Dim::kPp) > 1) {
+    ProcessGroup g;
+    g.name = kPpGroupName;
+    g.desc = "pipeline_parallel (synthesized)";
+    out.groups.push_back(Placed(g, target, MaskOf(Dim::kPp)));
   }
   return out;
 }

@@ -39,8 +39,9 @@ struct ScaledGroups {
 // Errors (one line) when `target` changes a dimension other than dp: a
 // recorded dimension keeps its size (the ops are sharded for it), and one the
 // trace does not record cannot be added (there are no ops for it) unless it is
-// in `synthesized`: the caller makes its ops (tp: scaleout/tensor_parallel.h),
-// and its group (kTpGroupName) is appended.
+// in `synthesized`: the caller makes its ops, and its group is appended (tp:
+// scaleout/tensor_parallel.h, kTpGroupName; pp: scaleout/pipeline_schedule.h,
+// kPpGroupName).
 absl::StatusOr<ScaledGroups> RemapGroups(
     const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
     const ParallelLayout& target, DimMask synthesized = 0);

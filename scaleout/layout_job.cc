@@ -15,6 +15,7 @@
 #include "proto/attributes.h"
 #include "scaleout/group_remap.h"
 #include "scaleout/peer_remap.h"
+#include "scaleout/pipeline_plan.h"
 #include "scaleout/replicated_job.h"
 #include "scaleout/tensor_parallel.h"
 
@@ -86,6 +87,10 @@ absl::StatusOr<std::vector<GroupKind>> KindsOf(const Graph& graph,
       kind.mask = MaskOf(Dim::kTp);
       found = true;
     }
+    if (!found && g.name == kPpGroupName) {
+      kind.mask = MaskOf(Dim::kPp);
+      found = true;
+    }
     if (!found && g.name == kAllRanksGroupName) {
       kind.mask = recorded.all_ranks_mask;
       found = true;
@@ -127,6 +132,21 @@ absl::Status MovePeers(const RecordedLayout& recorded,
   return absl::OkStatus();
 }
 
+// A synthesized pipeline's send or receive: its peer is rank 0's replica's
+// neighbour stage; `rank`'s is as far from it as `rank` is from its stage's
+// first rank.
+void MovePipelinePeer(const ParallelLayout& target, int64_t rank,
+                      ChakraProtoMsg::Node* node) {
+  const char* field = node->type() == ChakraProtoMsg::COMM_SEND_NODE
+                          ? attr::kCommDst
+                          : attr::kCommSrc;
+  const std::optional<int64_t> peer = GetInt(node->attr(), field);
+  if (!peer.has_value()) return;
+  const int64_t first = target.coord(rank, Dim::kPp) * target.stride(Dim::kPp);
+  SetInt32(node->mutable_attr(), field,
+           static_cast<int32_t>(*peer + rank - first));
+}
+
 absl::StatusOr<Graph> RankCopy(const Graph& graph,
                                const std::vector<GroupKind>& kinds,
                                const RecordedLayout& recorded,
@@ -158,8 +178,14 @@ absl::StatusOr<Graph> RankCopy(const Graph& graph,
   for (ChakraProtoMsg::Node& node : nodes) {
     if (GetStringList(node.attr(), attr::kPgNames).has_value())
       ReplaceGroupTable(table, node.mutable_attr());
-    if (node.type() == ChakraProtoMsg::COMM_SEND_NODE ||
-        node.type() == ChakraProtoMsg::COMM_RECV_NODE) {
+    const bool p2p = node.type() == ChakraProtoMsg::COMM_SEND_NODE ||
+                     node.type() == ChakraProtoMsg::COMM_RECV_NODE;
+    if (p2p && GetString(node, attr::kPgName) == kPpGroupName) {
+      MovePipelinePeer(target, rank, &node);
+      SetString(node.mutable_attr(), attr::kPgName, renamed.at(kPpGroupName));
+      continue;
+    }
+    if (p2p) {
       absl::Status s = MovePeers(recorded, target, from, rank, &node);
       if (!s.ok()) return s;
     }
@@ -185,6 +211,25 @@ absl::StatusOr<RankGraphSource> LayoutRankSource(const Graph& graph,
        target](int64_t rank) -> absl::StatusOr<std::shared_ptr<const Graph>> {
         ASSIGN_OR_RETURN(Graph copy,
                          RankCopy(graph, kinds, recorded, target, rank));
+        return std::make_shared<const Graph>(std::move(copy));
+      });
+}
+
+absl::StatusOr<RankGraphSource> PipelineRankSource(
+    const std::vector<Graph>& stages, const RecordedLayout& recorded,
+    const ParallelLayout& target) {
+  std::vector<std::vector<GroupKind>> kinds;
+  for (const Graph& g : stages) {
+    absl::StatusOr<std::vector<GroupKind>> k = KindsOf(g, recorded);
+    if (!k.ok()) return k.status();
+    kinds.push_back(std::move(*k));
+  }
+  return RankGraphSource(
+      [&stages, kinds = std::move(kinds), recorded,
+       target](int64_t rank) -> absl::StatusOr<std::shared_ptr<const Graph>> {
+        const size_t s = static_cast<size_t>(target.coord(rank, Dim::kPp));
+        ASSIGN_OR_RETURN(Graph copy,
+                         RankCopy(stages[s], kinds[s], recorded, target, rank));
         return std::make_shared<const Graph>(std::move(copy));
       });
 }

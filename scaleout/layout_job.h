@@ -14,6 +14,8 @@
 #ifndef SCALEOUT_LAYOUT_JOB_H_
 #define SCALEOUT_LAYOUT_JOB_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "model/graph.h"
 #include "scaleout/parallel_layout.h"
@@ -34,6 +36,15 @@ namespace et::scaleout {
 absl::StatusOr<RankGraphSource> LayoutRankSource(const Graph& graph,
                                                  const RecordedLayout& recorded,
                                                  const ParallelLayout& target);
+
+// A synthesized pipeline's job (scaleout/pipeline_schedule.h): rank r runs
+// its stage's graph, `stages[r's pp coordinate]` (each must outlive the
+// source), with the groups of LayoutRankSource and its sends and receives
+// moved from rank 0's pipeline to r's (kPpGroupName's peers). Errors as
+// LayoutRankSource's.
+absl::StatusOr<RankGraphSource> PipelineRankSource(
+    const std::vector<Graph>& stages, const RecordedLayout& recorded,
+    const ParallelLayout& target);
 
 }  // namespace et::scaleout
 

@@ -352,6 +352,18 @@ absl::Status ParseJob(const EtSimFlags& flags, SimOptions* o) {
           absl::StrFormat("--%s %s", flag, parsed.status().message()));
     *target = *parsed;
   }
+  if (flags.micro_batches < 1)
+    return UsageError(absl::StrFormat(
+        "--micro-batches %d: a pipeline needs at least one micro-batch",
+        flags.micro_batches));
+  o->micro_batches = flags.micro_batches;
+  {
+    auto schedule = scaleout::ParsePpSchedule(flags.pp_schedule);
+    if (!schedule.ok())
+      return UsageError(
+          absl::StrCat("--pp-schedule: ", schedule.status().message()));
+    o->pp_schedule = *schedule;
+  }
   if (!flags.dp_sync.empty()) {
     auto parsed = scaleout::ParseDpSyncMode(flags.dp_sync);
     if (!parsed.ok())
@@ -561,6 +573,11 @@ absl::Status WriteLayoutRanks(const Command& c, const Simulation& sim) {
   const scaleout::ParallelLayout& layout = *c.options.layout;
   const scaleout::RankJobSpec spec{
       c.write_ranks, scaleout::JobStemFor(c.input.path), layout.world()};
+  if (!sim.stage_graphs().empty()) {
+    return WriteJob(c, spec,
+                    scaleout::PipelineRankSource(
+                        sim.stage_graphs(), *sim.recorded_layout(), layout));
+  }
   return WriteJob(c, spec,
                   scaleout::LayoutRankSource(*sim.layout_graph(),
                                              *sim.recorded_layout(), layout));
@@ -712,6 +729,8 @@ std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
       {"dp_sync", scaled, "--layout or --sweep (the job whose dp it syncs)"},
       {"bucket_mb", scaled,
        "--layout or --sweep (the job whose gradient buckets it sizes)"},
+      {"micro_batches", scaled, "--layout or --sweep (a pipeline's, pp=P)"},
+      {"pp_schedule", scaled, "--layout or --sweep (a pipeline's, pp=P)"},
       {"recorded_layout", scaled,
        "--layout or --sweep (the job to predict from the recorded one)"},
       {"chart", !flags.sweep.empty(), "--sweep (the chart draws a sweep)"},

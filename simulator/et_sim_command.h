@@ -45,6 +45,8 @@ struct EtSimFlags {
   std::string topology, astra_system, groups;
   std::string layout, recorded_layout, sweep, chart, dp_sync;
   double bucket_mb = 25;
+  int64_t micro_batches = 1;  // --layout pp=P
+  std::string pp_schedule = "1f1b";
   double device_memory_gib = 0;
   bool no_memory = false;
   bool no_symmetry = false;

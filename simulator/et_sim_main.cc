@@ -82,8 +82,9 @@ ABSL_FLAG(std::string, groups, "",
 ABSL_FLAG(std::string, layout, "",
           "dp=D[,tp=T][,pp=P][,ep=E]: run one rank's trace as every rank of "
           "this job (the world is the product; Megatron's placement, tp "
-          "innermost); the trace's groups keep their recorded dimensions and "
-          "dp scales (docs/et-sim.md)");
+          "innermost); the trace's groups keep their recorded dimensions, dp "
+          "scales, and tp and pp are synthesized on a trace recorded without "
+          "them (docs/et-sim.md)");
 ABSL_FLAG(std::string, recorded_layout, "",
           "the layout the trace was recorded with, e.g. tp=8, when its process "
           "groups do not say (checked against them)");
@@ -101,6 +102,11 @@ ABSL_FLAG(std::string, dp_sync, "",
           "the recorded one and the trace holds no dp collectives (default "
           "ddp; docs/dp-sync.md), and what each replica's memory shards "
           "(docs/memory-model.md)");
+ABSL_FLAG(int64_t, micro_batches, 1,
+          "--layout pp=P: micro-batches per step, each 1/M of the recorded "
+          "batch (docs/et-sim.md, pipeline parallelism)");
+ABSL_FLAG(std::string, pp_schedule, "1f1b",
+          "--layout pp=P: the pipeline schedule, 1f1b or gpipe");
 ABSL_FLAG(double, bucket_mb, 25,
           "--dp-sync ddp/zero/fsdp: the bucket cap in MiB (DDP's "
           "bucket_cap_mb)");
@@ -243,6 +249,8 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.chart = absl::GetFlag(FLAGS_chart);
   f.dp_sync = absl::GetFlag(FLAGS_dp_sync);
   f.bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
+  f.micro_batches = absl::GetFlag(FLAGS_micro_batches);
+  f.pp_schedule = absl::GetFlag(FLAGS_pp_schedule);
   f.device_memory_gib = absl::GetFlag(FLAGS_device_memory_gib);
   f.no_memory = absl::GetFlag(FLAGS_no_memory);
   f.no_symmetry = absl::GetFlag(FLAGS_no_symmetry);
@@ -281,6 +289,8 @@ int main(int argc, char** argv) {
       "  et-sim out.et --sweep dp=1,2,4,8 [--chart step.svg]\n"
       "  et-sim out.et --layout tp=8,dp=64 [--dp-sync ddp] [--bucket-mb 25] "
       "[--write-ranks job/]\n"
+      "  et-sim out.et --layout pp=4,dp=8 --micro-batches 8 "
+      "[--pp-schedule gpipe]\n"
       "  et-sim --nccl-tests all_reduce --world 16 [--topology HGX-H100] "
       "[--min-bytes 8] [--max-bytes 16G]");
   RefuseEmptyFlags(argc, argv);

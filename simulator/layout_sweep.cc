@@ -39,11 +39,10 @@ absl::StatusOr<ParallelLayout> BaseLayout(const std::string& file,
 absl::Status CheckLayoutSweep(const SimOptions& base,
                               const scaleout::LayoutSweep& sweep) {
   const std::string name(DimName(sweep.dim));
-  if (sweep.dim != Dim::kDp) {
+  if (sweep.dim == Dim::kEp) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--sweep %s: only dp can be swept (a dimension the trace records "
-        "keeps its size, its ops are sharded for it; one it does not record "
-        "has no ops)",
+        "--sweep %s: dp, tp and pp can be swept (tp and pp synthesized on a "
+        "trace recorded without them); expert parallelism is not synthesized",
         name));
   }
   if (base.layout && base.layout->of(sweep.dim) != 1) {

@@ -221,6 +221,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
       RETURN_IF_ERROR(SplitTensorParallel(f, model_options));
       RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
       compile_options.scaled_groups = scaled_;
+      compile_options_ = compile_options;
     }
     if (options.memory) ModelMemory(options);
     absl::StatusOr<RankProgram> p =
@@ -231,6 +232,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     programs_.push_back(std::make_unique<RankProgram>(std::move(*p)));
     files_.push_back(f);
   }
+  compute_model_ = compute;
   program_of_rank_.resize(world_size_);
   for (int64_t r = 0; r < world_size_; ++r) {
     program_of_rank_[r] = files.size() == 1 ? 0 : static_cast<int32_t>(r);
@@ -338,11 +340,13 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
     if (!checked.ok())
       return absl::InvalidArgumentError(PrefixPath(file, checked.message()));
   }
-  // A trace recorded without tensor parallelism gets it synthesized.
-  const scaleout::DimMask synthesized =
-      recorded->layout.of(scaleout::Dim::kTp) == 1
-          ? scaleout::MaskOf(scaleout::Dim::kTp)
-          : 0;
+  // A trace recorded without tensor (or pipeline) parallelism gets it
+  // synthesized.
+  scaleout::DimMask synthesized = 0;
+  for (scaleout::Dim d : {scaleout::Dim::kTp, scaleout::Dim::kPp})
+    if (recorded->layout.of(d) == 1) synthesized |= scaleout::MaskOf(d);
+  if (layout.of(scaleout::Dim::kPp) > recorded->layout.of(scaleout::Dim::kPp))
+    RETURN_IF_ERROR(CheckPipelineOptions(file, layout, options));
   absl::StatusOr<scaleout::ScaledGroups> scaled =
       scaleout::RemapGroups(model.groups(), *recorded, layout, synthesized);
   if (!scaled.ok()) {
@@ -528,6 +532,11 @@ void Simulation::ModelMemory(const SimOptions& options) {
           scaled_->layout.of(scaleout::Dim::kTp));
       at_layout = true;
     }
+  }
+  if (scaled_ && scaled_->layout.of(scaleout::Dim::kPp) >
+                     scaled_->recorded.of(scaleout::Dim::kPp)) {
+    layout_lives_ = std::move(lives.lives);  // per stage: SplitPipeline
+    return;
   }
   memory_rows_.push_back(MakeMemoryRow(
       model, BuildMemoryTimeline(lives.lives, model.size(), /*curve=*/true),
@@ -727,6 +736,10 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
     }
     ASSIGN_OR_RETURN(comm.astra, LoadAstraSystemConfig(options.astra_system));
   }
+  if (sim->compile_options_ &&
+      sim->scaled_->layout.of(scaleout::Dim::kPp) >
+          sim->scaled_->recorded.of(scaleout::Dim::kPp))
+    RETURN_IF_ERROR(sim->SplitPipeline(options, comm));
   ASSIGN_OR_RETURN(sim->result_, RunSimulation(sim->classes_, sim->world_size_,
                                                options, comm));
   sim->report_ = BuildReport(sim->classes_, sim->result_, sim->world_size_);
@@ -746,6 +759,7 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
         "the tensor-parallel split divided the recorded durations",
         &sim->report_);
   if (!dp_sync_note_.empty()) sim->report_.notes.push_back(dp_sync_note_);
+  sim->ReportPipeline();
   sim->ReportMemory(options);
   // A report that breaks an invariant is a bug: said in it, never silent.
   for (const std::string& broken : ReportInconsistencies(sim->report_)) {

@@ -15,12 +15,14 @@
 #include "model/graph.h"
 #include "model/node_model.h"
 #include "scaleout/dp_sync.h"
+#include "scaleout/pipeline_plan.h"
 #include "scaleout/recorded_layout.h"
 #include "scaleout/tensor_parallel.h"
 #include "simulator/engine/engine.h"
 #include "simulator/engine/rank_program.h"
 #include "simulator/platform/sim_options.h"
 #include "simulator/report/report.h"
+#include "step/storage_lives.h"
 
 namespace et::sim {
 
@@ -64,6 +66,22 @@ class Simulation {
   const std::optional<scaleout::DpSyncResult>& dp_sync() const {
     return dp_sync_;
   }
+  // --layout with pp > 1 on a trace recorded without it: the stages
+  // (scaleout/pipeline_plan.h) and what their simulation measured.
+  struct PipelineResult {
+    scaleout::PipelinePlan plan;
+    // From the first forward to the last backward's end (the optimizer
+    // after it left out), on the slowest stage.
+    int64_t pipeline_ns = 0;
+    // 1 - the busiest stage's forward and backward time / pipeline_ns.
+    double bubble = 0;
+    // Rank 0's replica of the pipeline (one rank per stage), per step.
+    int64_t sends = 0, recvs = 0, send_bytes = 0;
+  };
+  const std::optional<PipelineResult>& pipeline() const { return pipeline_; }
+  // With a synthesized pipeline and SimOptions::keep_graph: each stage's
+  // graph, in stage order (rank 0's pipeline).
+  const std::vector<Graph>& stage_graphs() const { return stage_graphs_; }
 
  private:
   absl::Status LoadFiles(const SimInput& input, const SimOptions& options);
@@ -98,6 +116,18 @@ class Simulation {
   // The memory model of models_.back() (at the layout's dp and --dp-sync
   // stage with --layout), appended to memory_rows_.
   void ModelMemory(const SimOptions& options);
+  // --layout pp=P: the one-rank graph simulated once (its layer times), its
+  // stages planned, and one program per stage in place of its own; ranks
+  // run their stage's (simulation_pipeline.cc).
+  absl::Status SplitPipeline(const SimOptions& options,
+                             const CommEnvironment& comm);
+  // What a synthesized pipeline refuses (--micro-batches < 1, no rank
+  // symmetry), one line naming `file`.
+  static absl::Status CheckPipelineOptions(
+      const std::string& file, const scaleout::ParallelLayout& layout,
+      const SimOptions& options);
+  // The pipeline's step, bubble and per-stage memory on report_.
+  void ReportPipeline();
   // The memory rows and verdict on report_.
   void ReportMemory(const SimOptions& options);
 
@@ -113,6 +143,14 @@ class Simulation {
   std::optional<Graph> graph_;
   std::optional<scaleout::DpSyncResult> dp_sync_;
   std::optional<scaleout::TpShardResult> tp_split_;
+  // --layout pp=P: the one-rank model the stages come from, its lives at the
+  // layout, the options its program was compiled with, the result.
+  std::unique_ptr<NodeModel> full_model_;
+  std::vector<StorageLife> layout_lives_;
+  std::optional<SimOptions> compile_options_;
+  std::optional<ComputeCostModel> compute_model_;
+  std::optional<PipelineResult> pipeline_;
+  std::vector<Graph> stage_graphs_;
   // The first rank file (index into files_) whose trace records no tensor
   // sizes: no memory peak is predicted.
   std::optional<size_t> memory_unknown_in_;

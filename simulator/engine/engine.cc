@@ -357,9 +357,15 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
   const int64_t self = classes_[c].ranks.front();
   const int64_t peer = p.peer[node];
   const int32_t peer_class = ClassOfRank(peer);
-  const bool matched = classes_[c].ranks.size() == 1 && peer_class >= 0 &&
-                       classes_[peer_class].ranks.size() == 1 &&
-                       static_cast<uint32_t>(peer_class) != c;
+  // Two classes of as many ranks match too when each program's peer is the
+  // other class's first rank (a synthesized pipeline's stages: every rank of
+  // a stage talks to its own replica's neighbour, as the first ranks do).
+  const bool matched =
+      peer_class >= 0 && static_cast<uint32_t>(peer_class) != c &&
+      ((classes_[c].ranks.size() == 1 &&
+        classes_[peer_class].ranks.size() == 1) ||
+       (classes_[c].ranks.size() == classes_[peer_class].ranks.size() &&
+        peer == classes_[peer_class].ranks.front()));
   if (!matched) {
     scratch_.assign(1, me);
     StartComm(scratch_, t, true, 2);

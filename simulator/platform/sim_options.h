@@ -16,6 +16,7 @@
 #include "scaleout/group_remap.h"
 #include "scaleout/memory_at_layout.h"
 #include "scaleout/parallel_layout.h"
+#include "scaleout/pipeline_plan.h"
 #include "simulator/platform/nccl_settings.h"
 #include "simulator/platform/network.h"
 #include "step/step_model.h"
@@ -67,6 +68,10 @@ struct SimOptions {
   std::optional<scaleout::ParallelLayout> recorded_layout;
   // Filled by Simulation from `layout`: the trace's groups on that job.
   std::optional<scaleout::ScaledGroups> scaled_groups;
+  // --micro-batches and --pp-schedule: a --layout with pp > 1 on a trace
+  // recorded without it (scaleout/pipeline_plan.h).
+  int64_t micro_batches = 1;
+  scaleout::PpSchedule pp_schedule = scaleout::PpSchedule::k1F1B;
   // --dp-sync: the data-parallel sync synthesized when --layout's dp exceeds
   // the recorded one and the trace holds no dp collectives
   // (scaleout/dp_sync.h). Unset: ddp, and a trace without gradients gets a

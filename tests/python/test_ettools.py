@@ -258,6 +258,19 @@ def test_sweep_is_et_sim_sweep(workdir):
     assert ettools.simulate(str(et), sweep="dp=1,8,64").to_dict() == expected
 
 
+def test_pipeline_is_et_sim_pipeline(workdir):
+    """--layout pp=P with --micro-batches and --pp-schedule, as keywords."""
+    et = workdir / "gpt64.et"
+    ettools.convert(REPO / "tests/data/cpu-corpus/cpu_gpt_w64_et.json.gz", et,
+                    kineto=REPO / "tests/data/cpu-corpus/cpu_gpt_w64_kineto.json.gz")
+    expected = json.loads(et_sim_json(et, "--layout", "pp=2", "--micro-batches",
+                                      "8", "--pp-schedule", "gpipe"))
+    result = ettools.simulate(str(et), layout="pp=2", micro_batches=8,
+                              pp_schedule="gpipe")
+    assert result.to_dict() == expected
+    assert any("bubble" in n for n in expected["notes"])
+
+
 def test_nccl_tests_is_et_sim_table():
     expected = json.loads(et_sim_json("--nccl-tests", "all_gather",
                                       "--world", "16", "--max-bytes", "1M"))

@@ -219,9 +219,10 @@ TEST(TpSynthTest, ATraceWithoutAPairIsRefusedWithWhatItLacks) {
 
 namespace {
 
-TEST(TpSynthTest, PipelineAndExpertParallelismAreRefusedWithWhatIsMissing) {
+TEST(TpSynthTest, ExpertParallelismIsRefusedWithWhatIsMissing) {
+  // (pp is synthesized since: tests/simulator/pp_synth_test.cc.)
   const std::string path = OneRank();
-  for (const char* layout : {"pp=2,dp=4", "ep=2"}) {
+  for (const char* layout : {"ep=2", "ep=2,tp=2"}) {
     et::sim::SimOptions options;
     options.layout = *et::scaleout::ParseLayout(layout);
     auto sim = et::sim::Simulation::Run({path, 0}, options);
@@ -230,8 +231,8 @@ TEST(TpSynthTest, PipelineAndExpertParallelismAreRefusedWithWhatIsMissing) {
         absl::StrContains(sim.status().message(), "is not synthesized yet"))
         << sim.status();
     EXPECT_TRUE(absl::StrContains(sim.status().message(),
-                                  "tp is synthesized on a trace recorded "
-                                  "without it"))
+                                  "tp and pp are synthesized on a trace "
+                                  "recorded without them"))
         << sim.status();
   }
 }

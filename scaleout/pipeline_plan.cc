@@ -1,0 +1,567 @@
+// Layers, stages, boundary bytes and memory of a synthesized pipeline; see
+// pipeline_plan.h.
+#include "scaleout/pipeline_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "step/memory_timeline.h"
+#include "step/step_model.h"
+
+namespace et::scaleout {
+namespace {
+
+enum class Part : uint8_t { kForward, kBackward, kOther };
+
+// One top-level op of the step and the node indices it spans.
+struct Region {
+  NodeIndex begin = 0, end = 0;  // [begin, end)
+  Part part = Part::kOther;
+  int64_t layer = -1;  // forward and backward regions
+  int64_t ns = 0;
+};
+
+// The last step's index (et-convert stamps each op's ProfilerStep#N).
+absl::StatusOr<int64_t> LastStep(const NodeModel& m) {
+  int64_t step = -1;
+  for (NodeIndex i = 0; i < m.size(); ++i) step = std::max(step, m.step(i));
+  if (step >= 0) return step;
+  return absl::FailedPreconditionError(
+      "the trace records no training step (no op of a ProfilerStep#N), so it "
+      "has no forward/backward structure to split into pipeline stages");
+}
+
+// A host op of the step whose parent is the step itself (ProfilerStep#N), or
+// no op of the step (the converter keeps no step op; the autograd thread's
+// ops have no parent on the main thread).
+bool IsTopLevel(const NodeModel& m, NodeIndex i, int64_t step) {
+  if (m.step(i) != step || !m.on_host(i) || m.kind(i) != NodeKind::kHostOp ||
+      StepNumberOfName(m.name(i)) >= 0)
+    return false;
+  const std::optional<NodeIndex> parent = m.Find(m.parent_id(i));
+  return !parent.has_value() || m.step(*parent) != step ||
+         StepNumberOfName(m.name(*parent)) >= 0;
+}
+
+// The step's regions, classified; the first backward region starts the
+// backward part.
+std::vector<Region> Regions(const NodeModel& m, int64_t step) {
+  std::vector<Region> regions;
+  NodeIndex last = 0;
+  for (NodeIndex i = 0; i < m.size(); ++i) {
+    if (m.step(i) == step) last = i;
+    if (IsTopLevel(m, i, step)) regions.push_back({i, i, Part::kOther});
+  }
+  bool backward_seen = false;
+  for (size_t k = 0; k < regions.size(); ++k) {
+    Region& r = regions[k];
+    r.end = k + 1 < regions.size() ? regions[k + 1].begin : last + 1;
+    bool backward = false, optimizer = false;
+    for (NodeIndex i = r.begin; i < r.end; ++i) {
+      backward |= m.role(i) == NodeRole::kBackward ||
+                  m.role(i) == NodeRole::kGradAccumulation;
+      optimizer |= m.role(i) == NodeRole::kOptimizer;
+    }
+    backward_seen |= backward;
+    r.part = backward        ? Part::kBackward
+             : optimizer     ? Part::kOther
+             : backward_seen ? Part::kOther
+                             : Part::kForward;
+  }
+  return regions;
+}
+
+// Gradient accumulations in a region (the outermost AccumulateGrad ops).
+int64_t Accumulations(const NodeModel& m, const Region& r) {
+  int64_t n = 0;
+  for (NodeIndex i = r.begin; i < r.end; ++i) {
+    if (m.role(i) != NodeRole::kGradAccumulation || !m.on_host(i)) continue;
+    const std::optional<NodeIndex> parent = m.Find(m.parent_id(i));
+    if (!parent || m.role(*parent) != NodeRole::kGradAccumulation) ++n;
+  }
+  return n;
+}
+
+// Layers from the forward regions (parameters read first), backward regions
+// by gradient accumulations. Returns the layers found.
+std::vector<PipelineLayer> AssignLayers(
+    const NodeModel& m, const absl::flat_hash_map<uint64_t, int64_t>& params,
+    std::vector<Region>* regions) {
+  std::vector<PipelineLayer> layers;
+  absl::flat_hash_set<uint64_t> seen;
+  for (Region& r : *regions) {
+    if (r.part != Part::kForward) continue;
+    int64_t fresh = 0, bytes = 0;
+    for (NodeIndex i = r.begin; i < r.end; ++i) {
+      if (!m.on_host(i)) continue;
+      for (const IoTensor& t : m.recorded_tensors(i, false)) {
+        auto p = params.find(t.storage_id);
+        if (p == params.end() || !seen.insert(t.storage_id).second) continue;
+        ++fresh;
+        bytes += p->second;
+      }
+    }
+    // The ops before the first parameter's (zero_grad, position ids) open
+    // the first layer.
+    const bool opening = layers.size() == 1 && layers[0].parameters == 0;
+    if (layers.empty() || (fresh > 0 && !opening))
+      layers.push_back({r.begin, std::string(m.name(r.begin))});
+    layers.back().parameters += fresh;
+    layers.back().parameter_bytes += bytes;
+    r.layer = static_cast<int64_t>(layers.size()) - 1;
+  }
+  if (layers.empty()) return layers;
+  int64_t layer = static_cast<int64_t>(layers.size()) - 1;
+  int64_t left = layers[layer].parameters;
+  for (Region& r : *regions) {
+    if (r.part != Part::kBackward) continue;
+    r.layer = layer;
+    left -= Accumulations(m, r);
+    while (left <= 0 && layer > 0) left += layers[--layer].parameters;
+  }
+  return layers;
+}
+
+// Each node's region (-1: none): a host node's by its id, a device op's its
+// launcher's (the host node it depends on; GPU ops' ids follow every host
+// op's).
+std::vector<int64_t> RegionOf(const NodeModel& m,
+                              const std::vector<Region>& regions) {
+  std::vector<int64_t> region_of(m.size(), -1);
+  for (size_t k = 0; k < regions.size(); ++k)
+    for (NodeIndex i = regions[k].begin; i < regions[k].end; ++i)
+      if (m.on_host(i)) region_of[i] = static_cast<int64_t>(k);
+  for (NodeIndex i = 0; i < m.size(); ++i) {
+    if (m.on_host(i) || IsCommunication(m.kind(i))) continue;
+    for (auto deps : {m.ctrl_deps(i), m.data_deps(i)}) {
+      for (NodeIndex d : deps) {
+        if (region_of[i] < 0 && m.on_host(d)) region_of[i] = region_of[d];
+      }
+    }
+  }
+  return region_of;
+}
+
+// The region of each collective of the step: the one holding the first of
+// its data dependencies that a region holds (the GEMM a tensor-parallel
+// all-reduce reduces, the gradients a bucket syncs); -1 when none does.
+std::vector<std::pair<NodeIndex, int64_t>> CollectiveRegions(
+    const NodeModel& m, int64_t step, const std::vector<int64_t>& region_of) {
+  std::vector<std::pair<NodeIndex, int64_t>> out;
+  for (NodeIndex i = 0; i < m.size(); ++i) {
+    if (m.kind(i) != NodeKind::kCollective || m.step(i) != step) continue;
+    int64_t region = -1;
+    for (NodeIndex d : m.data_deps(i)) {
+      if (region_of[d] >= 0) {
+        region = region_of[d];
+        break;
+      }
+    }
+    out.push_back({i, region >= 0 ? region : region_of[i]});
+  }
+  return out;
+}
+
+// Each region's simulated time: the progress of the latest finish over its
+// compute nodes from the previous region's, less the time of the
+// collectives it issues (a blocking one delays what follows). Returns the
+// host's time between the previous step's end and this one's first op.
+int64_t TimeRegions(const NodeModel& m, int64_t step, const NodeTimes& t,
+                    const std::vector<int64_t>& region_of,
+                    const std::vector<std::pair<NodeIndex, int64_t>>& comms,
+                    std::vector<Region>* regions) {
+  std::vector<int64_t> comm_ns(regions->size(), 0);
+  std::vector<int64_t> finish(regions->size(), -1);
+  for (const auto& [i, region] : comms)
+    if (region >= 0 && t.finish_ns[i] >= 0)
+      comm_ns[region] += t.finish_ns[i] - t.start_ns[i];
+  for (NodeIndex i = 0; i < m.size(); ++i) {
+    if (region_of[i] < 0 || t.finish_ns[i] < 0 || IsCommunication(m.kind(i)))
+      continue;
+    finish[region_of[i]] = std::max(finish[region_of[i]], t.finish_ns[i]);
+  }
+  // The step starts when its first op does and every op of the steps before
+  // it has finished (a GPU still running the last optimizer's kernels); the
+  // host's time between the two steps (the Python loop, data) is returned.
+  const int64_t first =
+      regions->empty() ? 0 : t.start_ns[regions->front().begin];
+  int64_t previous = -1;
+  for (NodeIndex i = 0; i < m.size(); ++i)
+    if (m.step(i) >= 0 && m.step(i) < step)
+      previous = std::max(previous, t.finish_ns[i]);
+  int64_t mark = std::max(first, previous);
+  for (size_t k = 0; k < regions->size(); ++k) {
+    Region& r = (*regions)[k];
+    const int64_t end = std::max(mark, finish[k]);
+    r.ns = std::max<int64_t>(0, end - mark - comm_ns[k]);
+    mark = end;
+  }
+  return previous >= 0 ? std::max<int64_t>(0, first - previous) : 0;
+}
+
+// Bytes crossing each cut after layer k (k < layers - 1), whole batch.
+void BoundaryBytes(const NodeModel& m, const std::vector<Region>& regions,
+                   const absl::flat_hash_set<uint64_t>& persistent,
+                   std::vector<PipelineLayer>* layers) {
+  struct Crossing {
+    int64_t maker = 0, reader = 0, bytes = 0;
+  };
+  absl::flat_hash_map<uint64_t, Crossing> made;
+  std::vector<uint64_t> order;  // storages in the order first made
+  for (const Region& r : regions) {
+    if (r.part != Part::kForward) continue;
+    for (NodeIndex i = r.begin; i < r.end; ++i) {
+      if (!m.on_host(i)) continue;
+      for (const IoTensor& t : m.recorded_tensors(i, false)) {
+        auto it = made.find(t.storage_id);
+        if (it == made.end() || persistent.contains(t.storage_id)) continue;
+        it->second.reader = std::max(it->second.reader, r.layer);
+        it->second.bytes =
+            std::max<int64_t>(it->second.bytes, t.extent_bytes());
+      }
+      for (const IoTensor& t : m.recorded_tensors(i, true)) {
+        if (t.storage_id == 0 || persistent.contains(t.storage_id)) continue;
+        auto [it, inserted] =
+            made.try_emplace(t.storage_id, Crossing{r.layer, r.layer, 0});
+        if (inserted) order.push_back(t.storage_id);
+        it->second.bytes =
+            std::max<int64_t>(it->second.bytes, t.extent_bytes());
+      }
+    }
+  }
+  for (uint64_t s : order) {
+    const Crossing& c = made[s];
+    for (int64_t k = c.maker; k < c.reader; ++k)
+      (*layers)[k].out_bytes += c.bytes;
+  }
+}
+
+// Contiguous stages minimizing the slowest stage (forward + backward):
+// the last layer of each stage.
+std::vector<int64_t> BalancedCuts(const std::vector<PipelineLayer>& layers,
+                                  int64_t pp) {
+  const int64_t n = static_cast<int64_t>(layers.size());
+  std::vector<int64_t> prefix(n + 1, 0);
+  for (int64_t i = 0; i < n; ++i)
+    prefix[i + 1] = prefix[i] + layers[i].forward_ns + layers[i].backward_ns;
+  constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
+  // best[s][i]: the slowest stage when layers [0, i) make s stages.
+  std::vector<std::vector<int64_t>> best(pp + 1,
+                                         std::vector<int64_t>(n + 1, kInf));
+  std::vector<std::vector<int64_t>> from(pp + 1, std::vector<int64_t>(n + 1));
+  best[0][0] = 0;
+  for (int64_t s = 1; s <= pp; ++s) {
+    for (int64_t i = s; i <= n; ++i) {
+      for (int64_t j = s - 1; j < i; ++j) {
+        if (best[s - 1][j] == kInf) continue;
+        const int64_t v = std::max(best[s - 1][j], prefix[i] - prefix[j]);
+        if (v < best[s][i]) {
+          best[s][i] = v;
+          from[s][i] = j;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> last(pp);
+  for (int64_t s = pp, i = n; s >= 1; --s) {
+    last[s - 1] = i - 1;
+    i = from[s][i];
+  }
+  return last;
+}
+
+int64_t InFlight(const PipelineOptions& o, int64_t stage) {
+  return o.schedule == PpSchedule::kGpipe
+             ? o.micro_batches
+             : std::min(o.micro_batches, o.pp - stage);
+}
+
+// Per stage: persistent bytes by kind, one micro-batch's stash and
+// transient peak (whole batch), from the lives of the analysed step.
+void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
+                 const std::vector<int64_t>& stage_of_layer,
+                 const std::vector<StorageLife>& lives,
+                 std::vector<PipelineStage>* stages) {
+  const int64_t pp = static_cast<int64_t>(stages->size());
+  std::vector<int64_t> stage_at(m.size(), -1);
+  std::vector<Part> part_at(m.size(), Part::kOther);
+  absl::flat_hash_map<uint64_t, int64_t> stage_of_storage;
+  for (const Region& r : regions) {
+    const int64_t s = r.layer >= 0 ? stage_of_layer[r.layer] : -1;
+    for (NodeIndex i = r.begin; i < r.end; ++i) {
+      stage_at[i] = s;
+      part_at[i] = r.part;
+      if (s < 0) continue;
+      for (bool out : {false, true})
+        for (const IoTensor& t : m.recorded_tensors(i, out))
+          stage_of_storage.try_emplace(t.storage_id, s);
+    }
+  }
+  // The device the answer is about: the one holding the most bytes.
+  std::map<int32_t, int64_t> by_device;
+  for (const StorageLife& l : lives) by_device[l.device] += l.bytes;
+  int32_t device = kHostDevice;
+  int64_t most = -1;
+  for (const auto& [d, b] : by_device)
+    if (b > most) std::tie(device, most) = std::make_pair(d, b);
+  std::vector<std::vector<std::pair<NodeIndex, int64_t>>> events(pp);
+  std::vector<int64_t> life_stage(lives.size(), -1);
+  for (size_t k = 0; k < lives.size(); ++k) {
+    const StorageLife& l = lives[k];
+    if (l.device != device) continue;
+    const int64_t bytes = AllocatedBytes(l.device, l.bytes);
+    if (l.persistent) {
+      auto it = stage_of_storage.find(l.storage_id);
+      int64_t s = it != stage_of_storage.end() ? it->second : -1;
+      if (s < 0 && l.owner >= 0) {
+        auto o = stage_of_storage.find(lives[l.owner].storage_id);
+        if (o != stage_of_storage.end()) s = o->second;
+      }
+      for (int64_t t = 0; t < pp; ++t) {
+        if (s >= 0 ? t != s : (l.kind != MemoryKind::kWorkspace && t != 0))
+          continue;
+        (*stages)[t].persistent_bytes += bytes;
+        (*stages)[t].peak_parts[static_cast<int>(l.kind)] += bytes;
+      }
+      continue;
+    }
+    if (l.first >= m.size() || stage_at[l.first] < 0) continue;
+    const int64_t s = stage_at[l.first];
+    if (l.kind == MemoryKind::kActivation && part_at[l.first] == Part::kForward)
+      (*stages)[s].activation_bytes += bytes;
+    events[s].push_back({l.first, bytes});
+    events[s].push_back({std::max(l.first, l.last) + 1, -bytes});
+  }
+  for (int64_t s = 0; s < pp; ++s) {
+    std::sort(events[s].begin(), events[s].end());
+    int64_t live = 0, peak = 0;
+    for (size_t k = 0; k < events[s].size(); ++k) {
+      live += events[s][k].second;
+      if (k + 1 == events[s].size() ||
+          events[s][k + 1].first != events[s][k].first)
+        peak = std::max(peak, live);
+    }
+    (*stages)[s].transient_peak_bytes =
+        std::max(peak, (*stages)[s].activation_bytes);
+    (*stages)[s].device = device;
+  }
+}
+
+// The refusals once the step is read: no forward or backward ops, fewer
+// layers than stages.
+absl::Status CheckLayers(const PipelinePlan& plan, bool has_backward) {
+  if (plan.layers.empty() || !has_backward) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "step %d has %s: pipeline stages need a training step's forward and "
+        "backward ops (autograd_backward stamps; an inference trace or one "
+        "converted without them has none)",
+        plan.step, plan.layers.empty() ? "no forward ops" : "no backward ops"));
+  }
+  const int64_t n = static_cast<int64_t>(plan.layers.size());
+  if (plan.options.pp <= n) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "pp=%d but step %d's forward has layer blocks: %d (an op reading "
+      "parameters no earlier op read starts one: %s): at most pp=%d",
+      plan.options.pp, plan.step, n,
+      absl::StrJoin(plan.layers, ", ",
+                    [](std::string* out, const PipelineLayer& l) {
+                      out->append(l.first_op);
+                    }),
+      n));
+}
+
+// The stages from the balanced cuts: their layers, times per micro-batch,
+// boundary bytes, share of the rest and in-flight micro-batches. Fills
+// `stage_of_layer` and each stage's share of the parameters' bytes.
+void MakeStages(PipelinePlan* plan, std::vector<int64_t>* stage_of_layer,
+                std::vector<double>* param_share) {
+  const PipelineOptions& o = plan->options;
+  const int64_t mb = o.micro_batches;
+  const std::vector<int64_t> last = BalancedCuts(plan->layers, o.pp);
+  stage_of_layer->assign(plan->layers.size(), 0);
+  int64_t param_bytes = 0;
+  for (const PipelineLayer& l : plan->layers) param_bytes += l.parameter_bytes;
+  for (int64_t s = 0; s < o.pp; ++s) {
+    PipelineStage st;
+    st.first_layer = s == 0 ? 0 : last[s - 1] + 1;
+    st.last_layer = last[s];
+    int64_t fwd = 0, bwd = 0, bytes = 0;
+    for (int64_t l = st.first_layer; l <= st.last_layer; ++l) {
+      (*stage_of_layer)[l] = s;
+      fwd += plan->layers[l].forward_ns;
+      bwd += plan->layers[l].backward_ns;
+      bytes += plan->layers[l].parameter_bytes;
+    }
+    const double share = param_bytes > 0 ? static_cast<double>(bytes) /
+                                               static_cast<double>(param_bytes)
+                                         : 1.0 / static_cast<double>(o.pp);
+    param_share->push_back(share);
+    st.forward_ns = (fwd + mb / 2) / mb;
+    st.backward_ns = (bwd + mb / 2) / mb;
+    st.other_ns =
+        static_cast<int64_t>(static_cast<double>(plan->other_ns) * share);
+    st.send_bytes = s + 1 < o.pp
+                        ? (plan->layers[st.last_layer].out_bytes + mb - 1) / mb
+                        : 0;
+    st.in_flight = InFlight(o, s);
+    plan->stages.push_back(st);
+  }
+}
+
+// Each collective on its stage: a gradient sync (on the data-parallel group,
+// or stamped grad_sync) on every stage with its parameters' share; one of a
+// layer on that layer's stage, per micro-batch; one of no layer (the
+// optimizer's) once on every stage.
+void PlaceCollectives(const NodeModel& m, const std::vector<Region>& regions,
+                      const std::vector<std::pair<NodeIndex, int64_t>>& comms,
+                      const std::vector<int64_t>& stage_of_layer,
+                      const std::vector<double>& param_share,
+                      PipelinePlan* plan) {
+  const PipelineOptions& o = plan->options;
+  for (const auto& [i, region] : comms) {
+    const Region* r = region >= 0 ? &regions[region] : nullptr;
+    const bool syncs_gradients =
+        m.comm(i)->grad_sync ||
+        (!o.dp_group_name.empty() &&
+         m.string(m.comm(i)->pg_name) == o.dp_group_name);
+    if (syncs_gradients) {
+      for (int64_t s = 0; s < o.pp; ++s)
+        plan->collectives.push_back({i, s, true, true, param_share[s]});
+    } else if (r != nullptr && r->layer >= 0) {
+      plan->collectives.push_back(
+          {i, stage_of_layer[r->layer], r->part != Part::kForward, false});
+    } else {
+      for (int64_t s = 0; s < o.pp; ++s)
+        plan->collectives.push_back({i, s, true, true});
+    }
+  }
+}
+
+// Each stage's peak: persistent + one micro-batch's transient peak + the
+// other in-flight micro-batches' activations, each 1/M of the batch's.
+void StagePeaks(PipelinePlan* plan) {
+  const int64_t mb = plan->options.micro_batches;
+  for (PipelineStage& st : plan->stages) {
+    const int64_t stash = (st.activation_bytes + mb - 1) / mb;
+    const int64_t transient = (st.transient_peak_bytes + mb - 1) / mb;
+    st.peak_bytes =
+        st.persistent_bytes + transient + (st.in_flight - 1) * stash;
+    st.peak_parts[static_cast<int>(MemoryKind::kActivation)] +=
+        st.in_flight * stash;
+    st.peak_parts[static_cast<int>(MemoryKind::kTemporary)] +=
+        transient - stash;
+  }
+}
+
+// The analytic bubbles: of balanced stages, and of the stages found.
+void Bubbles(PipelinePlan* plan) {
+  const int64_t pp = plan->options.pp, mb = plan->options.micro_batches;
+  plan->analytic_bubble =
+      static_cast<double>(pp - 1) / static_cast<double>(mb + pp - 1);
+  int64_t slowest = 0, sum = 0;
+  for (const PipelineStage& st : plan->stages) {
+    slowest = std::max(slowest, st.forward_ns + st.backward_ns);
+    sum += st.forward_ns + st.backward_ns;
+  }
+  const double span = static_cast<double>((mb - 1) * slowest + sum);
+  const double mean = static_cast<double>(sum) / static_cast<double>(pp);
+  if (span > 0)
+    plan->staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;
+  if (mean > 0) plan->imbalance = static_cast<double>(slowest) / mean;
+}
+
+std::string PlanNote(const PipelinePlan& plan) {
+  std::vector<std::string> parts;
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const PipelineStage& st = plan.stages[s];
+    parts.push_back(absl::StrFormat(
+        "stage %d: layers %d-%d (%s .. %s), forward %.3f + backward %.3f ms "
+        "per micro-batch, sends %d bytes",
+        s, st.first_layer, st.last_layer, plan.layers[st.first_layer].first_op,
+        plan.layers[st.last_layer].first_op, st.forward_ns / 1e6,
+        st.backward_ns / 1e6, st.send_bytes));
+  }
+  const PipelineOptions& o = plan.options;
+  return absl::StrFormat(
+      "pipeline parallelism: synthesized pp=%d, %d micro-batches, %s "
+      "schedule, from step %d's %d layer blocks (each micro-batch 1/%d of the "
+      "recorded batch's time and activations); %s",
+      o.pp, o.micro_batches, PpScheduleName(o.schedule), plan.step,
+      plan.layers.size(), o.micro_batches, absl::StrJoin(parts, "; "));
+}
+
+}  // namespace
+
+absl::string_view PpScheduleName(PpSchedule schedule) {
+  return schedule == PpSchedule::kGpipe ? "gpipe" : "1f1b";
+}
+
+absl::StatusOr<PpSchedule> ParsePpSchedule(absl::string_view text) {
+  if (text == "1f1b") return PpSchedule::k1F1B;
+  if (text == "gpipe") return PpSchedule::kGpipe;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "'%s': unknown pipeline schedule (expected 1f1b or gpipe)", text));
+}
+
+absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
+                                          const NodeTimes& times,
+                                          const std::vector<StorageLife>& lives,
+                                          const PipelineOptions& options) {
+  if (options.pp < 2 || options.micro_batches < 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "pp=%d with %d micro-batches: a pipeline needs pp >= 2 and at least "
+        "one micro-batch",
+        options.pp, options.micro_batches));
+  }
+  auto step = LastStep(m);
+  if (!step.ok()) return step.status();
+  PipelinePlan plan;
+  plan.options = options;
+  plan.step = *step;
+  std::vector<Region> regions = Regions(m, *step);
+  absl::flat_hash_map<uint64_t, int64_t> params;  // storage -> bytes
+  absl::flat_hash_set<uint64_t> persistent;
+  for (const StorageLife& l : FindStorageLives(m).lives) {
+    if (!l.persistent || l.storage_id == 0) continue;
+    persistent.insert(l.storage_id);
+    if (l.kind == MemoryKind::kParameter) params[l.storage_id] = l.bytes;
+  }
+  plan.layers = AssignLayers(m, params, &regions);
+  RETURN_IF_ERROR(CheckLayers(
+      plan, std::any_of(regions.begin(), regions.end(), [](const Region& r) {
+        return r.part == Part::kBackward;
+      })));
+  const std::vector<int64_t> region_of = RegionOf(m, regions);
+  const std::vector<std::pair<NodeIndex, int64_t>> comms =
+      CollectiveRegions(m, plan.step, region_of);
+  plan.other_ns = TimeRegions(m, plan.step, times, region_of, comms, &regions);
+  for (const Region& r : regions) {
+    if (r.part == Part::kForward) plan.layers[r.layer].forward_ns += r.ns;
+    if (r.part == Part::kBackward) plan.layers[r.layer].backward_ns += r.ns;
+    (r.part == Part::kForward    ? plan.forward_ns
+     : r.part == Part::kBackward ? plan.backward_ns
+                                 : plan.other_ns) += r.ns;
+  }
+  BoundaryBytes(m, regions, persistent, &plan.layers);
+  std::vector<int64_t> stage_of_layer;
+  std::vector<double> param_share;
+  MakeStages(&plan, &stage_of_layer, &param_share);
+  PlaceCollectives(m, regions, comms, stage_of_layer, param_share, &plan);
+  StageMemory(m, regions, stage_of_layer, lives, &plan.stages);
+  StagePeaks(&plan);
+  Bubbles(&plan);
+  plan.note = PlanNote(plan);
+  return plan;
+}
+
+}  // namespace et::scaleout

@@ -1,0 +1,177 @@
+// A pipeline stage's graph in its schedule's order; see pipeline_schedule.h.
+#include "scaleout/pipeline_schedule.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "model/dtype.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
+
+namespace et::scaleout {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+// (backward, micro-batch) in the order stage `s` runs them.
+std::vector<std::pair<bool, int64_t>> Order(const PipelineOptions& o,
+                                            int64_t s) {
+  std::vector<std::pair<bool, int64_t>> order;
+  const int64_t m = o.micro_batches;
+  const int64_t warm =
+      o.schedule == PpSchedule::kGpipe ? m : std::min(m, o.pp - s - 1);
+  for (int64_t k = 0; k < warm; ++k) order.push_back({false, k});
+  for (int64_t k = 0; k < m - warm; ++k) {
+    order.push_back({false, warm + k});
+    order.push_back({true, k});
+  }
+  for (int64_t k = m - warm; k < m; ++k) order.push_back({true, k});
+  return order;
+}
+
+// The point-to-point channels: one stream each (the activations in and out,
+// their gradients in and out), so that no send waits behind another
+// direction's receive.
+constexpr int64_t kActInStream = 9001, kActOutStream = 9002,
+                  kGradInStream = 9003, kGradOutStream = 9004;
+
+class Builder {
+ public:
+  Builder(const NodeModel& model, bool on_host)
+      : model_(model), on_host_(on_host) {}
+
+  uint64_t Compute(const std::string& name, int64_t ns,
+                   std::vector<uint64_t> deps) {
+    Node& n = Add(name, ChakraProtoMsg::COMP_NODE, deps);
+    SetBool(n.mutable_attr(), attr::kIsCpuOp, true);
+    SetInt64(n.mutable_attr(), attr::kTid, 1);
+    n.set_duration_micros(static_cast<uint64_t>(ns / 1000));
+    SetInt64(n.mutable_attr(), attr::kDurationNs, ns);
+    compute_ns_.push_back({n.id(), ns});
+    return n.id();
+  }
+
+  uint64_t PointToPoint(bool send, int64_t peer, int64_t bytes, int64_t stream,
+                        const std::string& name, std::vector<uint64_t> deps) {
+    Node& n = Add(
+        name,
+        send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
+        deps);
+    auto* attrs = n.mutable_attr();
+    SetBool(attrs, attr::kIsCpuOp, false);
+    if (on_host_) SetBool(attrs, attr::kCommOnHost, true);
+    SetInt64(attrs, attr::kStream, stream);
+    SetInt64(attrs, attr::kCommSize, bytes);
+    SetInt32(attrs, send ? attr::kCommDst : attr::kCommSrc,
+             static_cast<int32_t>(peer));
+    SetString(attrs, attr::kPgName, kPpGroupName);
+    SetBool(attrs, attr::kSynthesized, true);
+    return n.id();
+  }
+
+  // A copy of the model's collective `i` moving `bytes`.
+  uint64_t Collective(NodeIndex i, int64_t bytes, std::vector<uint64_t> deps) {
+    const CommSpec& c = *model_.comm(i);
+    Node& n =
+        Add(std::string(model_.name(i)), ChakraProtoMsg::COMM_COLL_NODE, deps);
+    auto* attrs = n.mutable_attr();
+    SetBool(attrs, attr::kIsCpuOp, false);
+    if (c.on_host) SetBool(attrs, attr::kCommOnHost, true);
+    SetInt64(attrs, attr::kCommType, c.type);
+    SetInt64(attrs, attr::kCommSize, bytes);
+    if (c.pg_name != 0)
+      SetString(attrs, attr::kPgName, std::string(model_.string(c.pg_name)));
+    if (c.dtype != Dtype::kUnknown)
+      SetString(attrs, attr::kDtype, DtypeName(c.dtype));
+    if (c.grad_sync) SetBool(attrs, attr::kGradSync, true);
+    SetBool(attrs, attr::kSynthesized, true);
+    return n.id();
+  }
+
+  std::vector<Node> TakeNodes() { return std::move(nodes_); }
+  std::vector<std::pair<uint64_t, int64_t>> TakeTimes() {
+    return std::move(compute_ns_);
+  }
+
+ private:
+  Node& Add(const std::string& name, ChakraProtoMsg::NodeType type,
+            const std::vector<uint64_t>& deps) {
+    Node& n = nodes_.emplace_back();
+    n.set_id(nodes_.size());
+    n.set_name(name);
+    n.set_type(type);
+    for (uint64_t d : deps)
+      if (d != 0) n.add_data_deps(d);
+    return n;
+  }
+
+  const NodeModel& model_;
+  bool on_host_;
+  std::vector<Node> nodes_;
+  std::vector<std::pair<uint64_t, int64_t>> compute_ns_;
+};
+
+}  // namespace
+
+StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
+                           const NodeModel& model,
+                           const ChakraProtoMsg::GlobalMetadata& metadata,
+                           int64_t prev_rank, int64_t next_rank, bool on_host) {
+  const PipelineStage& st = plan.stages[stage];
+  const int64_t mb = plan.options.micro_batches;
+  const int64_t in_bytes = stage > 0 ? plan.stages[stage - 1].send_bytes : 0;
+  StageGraph out;
+  Builder b(model, on_host);
+  uint64_t last = 0;
+  std::vector<uint64_t> grad_syncs;
+  for (const auto& [backward, k] : Order(plan.options, stage)) {
+    std::vector<uint64_t> deps = {last};
+    const bool receives = backward ? next_rank >= 0 : prev_rank >= 0;
+    if (receives) {
+      deps.push_back(b.PointToPoint(
+          false, backward ? next_rank : prev_rank,
+          backward ? st.send_bytes : in_bytes,
+          backward ? kGradInStream : kActInStream,
+          absl::StrFormat("pp:recv %s mb%d", backward ? "grad" : "act", k),
+          {}));
+      ++out.recvs;
+    }
+    last = b.Compute(absl::StrFormat("pp:%s mb%d (layers %d-%d)",
+                                     backward ? "backward" : "forward", k,
+                                     st.first_layer, st.last_layer),
+                     backward ? st.backward_ns : st.forward_ns, deps);
+    for (const StageCollective& c : plan.collectives) {
+      if (c.stage != stage || c.backward != backward) continue;
+      if (c.per_step) {
+        if (backward && k == mb - 1)
+          grad_syncs.push_back(b.Collective(
+              c.node,
+              static_cast<int64_t>(
+                  static_cast<double>(model.comm(c.node)->bytes) * c.share),
+              {last}));
+        continue;
+      }
+      last = b.Collective(c.node, (model.comm(c.node)->bytes + mb - 1) / mb,
+                          {last});
+    }
+    const bool sends = backward ? prev_rank >= 0 : next_rank >= 0;
+    if (sends) {
+      const int64_t bytes = backward ? in_bytes : st.send_bytes;
+      b.PointToPoint(
+          true, backward ? prev_rank : next_rank, bytes,
+          backward ? kGradOutStream : kActOutStream,
+          absl::StrFormat("pp:send %s mb%d", backward ? "grad" : "act", k),
+          {last});
+      ++out.sends;
+      out.send_bytes += bytes;
+    }
+  }
+  grad_syncs.push_back(last);
+  b.Compute("pp:optimizer and the rest of the step", st.other_ns, grad_syncs);
+  out.compute_ns = b.TakeTimes();
+  out.graph = Graph::Build(metadata, b.TakeNodes());
+  return out;
+}
+
+}  // namespace et::scaleout
