@@ -50,4 +50,59 @@ Table TimelineTable(const sim::Simulation& simulation) {
   return t;
 }
 
+Table OpsTable(const sim::Report& report) {
+  Table t;
+  CategoryWriter name(t.AddCategorical("name"));
+  auto* calls = t.Add<int64_t>("calls");
+  auto* total_ns = t.Add<int64_t>("total_ns");
+  auto* share = t.Add<double>("share");
+  for (const sim::OpRow& o : report.ops) {
+    name.Append(o.name);
+    calls->push_back(o.calls);
+    total_ns->push_back(o.total_ns);
+    share->push_back(o.share);
+  }
+  return t;
+}
+
+Table CollectivesTable(const sim::Report& report) {
+  Table t;
+  CategoryWriter type(t.AddCategorical("type"));
+  CategoryWriter group(t.AddCategorical("group"));
+  auto* group_size = t.Add<int64_t>("group_size");
+  auto* bytes = t.Add<uint64_t>("bytes");
+  auto* calls = t.Add<int64_t>("calls");
+  auto* total_ns = t.Add<int64_t>("total_ns");
+  auto* wait_ns = t.Add<int64_t>("wait_ns");
+  auto* share = t.Add<double>("share");
+  auto* synthesized = t.Add<bool>("synthesized");
+  for (const sim::CollectiveRow& c : report.collectives) {
+    type.Append(c.type);
+    group.Append(c.group);
+    group_size->push_back(c.group_size);
+    bytes->push_back(c.bytes);
+    calls->push_back(c.calls);
+    total_ns->push_back(c.total_ns);
+    wait_ns->push_back(c.wait_ns);
+    share->push_back(c.share);
+    synthesized->push_back(c.synthesized);
+  }
+  return t;
+}
+
+Table CriticalPathTable(const sim::Report& report) {
+  Table t;
+  auto* node = t.Add<uint64_t>("node");
+  CategoryWriter name(t.AddCategorical("name"));
+  auto* start_ns = t.Add<int64_t>("start_ns");
+  auto* duration_ns = t.Add<int64_t>("duration_ns");
+  for (const sim::CriticalStep& s : report.critical_path) {
+    node->push_back(s.node_id);
+    name.Append(s.name);
+    start_ns->push_back(s.start_ns);
+    duration_ns->push_back(s.duration_ns);
+  }
+  return t;
+}
+
 }  // namespace et::python

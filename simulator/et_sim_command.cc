@@ -620,9 +620,10 @@ absl::Status RunTrace(Command c) {
     return InputError(std::string(s.message()));
   for (const std::string& note : notes) PrintNote(c.out, note);
   const Report& report = (*sim)->report();
-  const std::string text = c.json ? FormatReportJson(report) + "\n"
-                                  : FormatReportText(report, c.top);
-  PrintOut(c.out, text);
+  if (c.out->print_report) {
+    PrintOut(c.out, c.json ? FormatReportJson(report) + "\n"
+                           : FormatReportText(report, c.top));
+  }
   c.out->report = report;
   if (!c.timeline.empty()) {
     absl::Status s =

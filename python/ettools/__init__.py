@@ -137,22 +137,31 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
 
 class Result:
     """One et-sim run. to_dict() is et-sim --json's report, parsed from the
-    very text et-sim prints; the DataFrames are read off it (and the
-    simulated events off the engine's timeline)."""
+    very text et-sim prints (formatted when first asked for); the small
+    parts (step, ranks, memory) are read off the report less its long
+    tables, and the long tables (ops, collectives, critical path) and the
+    simulated events come as columns built in C++."""
 
     def __init__(self, run):
         self._run = run
-        self._dict = _json.loads(run.json)
+        self._summary = None
+        self._tables = {}
         self._timeline = None
+
+    @property
+    def _dict(self):
+        if self._summary is None:
+            self._summary = _json.loads(self._run.summary_json())
+        return self._summary
 
     def to_dict(self):
         """et-sim --json, parsed (a fresh copy)."""
-        return _json.loads(self._run.json)
+        return _json.loads(self._run.json())
 
     @property
     def json(self):
         """et-sim --json's text, byte for byte."""
-        return self._run.json
+        return self._run.json()
 
     @property
     def text(self):
@@ -205,17 +214,31 @@ class Result:
             df = df[["rank"] + [c for c in df.columns if c != "rank"]]
         return df
 
+    def _report_table(self, name):
+        if name not in self._tables:
+            t = self._run.report_table(name)
+            self._tables[name] = _frame(t) if t is not None else \
+                _rows(self._dict.get(name, []))
+        return self._tables[name]
+
     @property
     def ops(self):
-        return _rows(self._dict.get("ops", []))
+        """The slowest rank's ops by total time: name, calls, total_ns,
+        share (of its compute time)."""
+        return self._report_table("ops")
 
     @property
     def collectives(self):
-        return _rows(self._dict.get("collectives", []))
+        """The collectives by total time: type, group, group_size, bytes,
+        calls, total_ns, wait_ns (for the slowest member), share (of all
+        communication time), synthesized (by --dp-sync or --layout)."""
+        return self._report_table("collectives")
 
     @property
     def critical_path(self):
-        return _rows(self._dict.get("critical_path", []))
+        """The slowest rank's critical path in time order: node, name,
+        start_ns, duration_ns."""
+        return self._report_table("critical_path")
 
     @property
     def memory(self):
@@ -299,7 +322,7 @@ def sweep(trace, dp=None, **options):
 def nccl_tests(op, **options):
     """et-sim --nccl-tests OP: the NCCL model's nccl-tests table."""
     d = _json.loads(_ettools.simulate(["et-sim"], dict(
-        options, nccl_tests=op)).json)
+        options, nccl_tests=op)).json())
     rows = d.get("rows", d.get("results", []))
     df = _rows(rows)
     df.attrs.update({k: v for k, v in d.items() if not isinstance(v, list)})

@@ -399,7 +399,10 @@ std::string FormatReportText(const Report& r, size_t top) {
   return out;
 }
 
-std::string FormatReportJson(const Report& r) {
+namespace {
+
+// FormatReportJson's object less its three long tables.
+nlohmann::json ReportSummaryJson(const Report& r) {
   nlohmann::json j;
   j["world_size"] = r.world_size;
   j["topology"] = r.topology;
@@ -421,6 +424,26 @@ std::string FormatReportJson(const Report& r) {
     if (s.memory) j["ranks"].back().update(MemoryRowJson(*s.memory));
   }
   if (r.memory) j["memory"] = MemorySummaryJson(*r.memory);
+  if (!r.phases.empty()) j["phases"] = PhasesJson(r.phases);
+  j["critical_path_busy_ns"] = r.critical_path_busy_ns;
+  const CriticalWaits& w = r.critical_path_waits;
+  j["critical_path_waits_ns"] = {{"host_gap", w.host_gap_ns},
+                                 {"gpu_gap", w.gpu_gap_ns},
+                                 {"rendezvous", w.rendezvous_ns},
+                                 {"other", w.other_ns}};
+  return j;
+}
+
+}  // namespace
+
+std::string FormatReportSummaryJson(const Report& r) {
+  return ReportSummaryJson(r).dump(1);
+}
+
+// The keys are sorted (nlohmann::json's map), so the summary's keys and the
+// tables' interleave as before.
+std::string FormatReportJson(const Report& r) {
+  nlohmann::json j = ReportSummaryJson(r);
   j["ops"] = nlohmann::json::array();
   for (const OpRow& o : r.ops) {
     j["ops"].push_back({{"name", o.name},
@@ -428,7 +451,6 @@ std::string FormatReportJson(const Report& r) {
                         {"total_ns", o.total_ns},
                         {"share", o.share}});
   }
-  if (!r.phases.empty()) j["phases"] = PhasesJson(r.phases);
   j["collectives"] = nlohmann::json::array();
   for (const CollectiveRow& c : r.collectives) {
     j["collectives"].push_back({{"type", c.type},
@@ -448,12 +470,6 @@ std::string FormatReportJson(const Report& r) {
                                   {"start_ns", s.start_ns},
                                   {"duration_ns", s.duration_ns}});
   }
-  j["critical_path_busy_ns"] = r.critical_path_busy_ns;
-  const CriticalWaits& w = r.critical_path_waits;
-  j["critical_path_waits_ns"] = {{"host_gap", w.host_gap_ns},
-                                 {"gpu_gap", w.gpu_gap_ns},
-                                 {"rendezvous", w.rendezvous_ns},
-                                 {"other", w.other_ns}};
   return j.dump(1);
 }
 
