@@ -339,14 +339,20 @@ class SimRun {
     if (output.sweep) return sim::FormatSweepText(*output.sweep);
     return "";
   }
-  py::object Timeline() const {
+  // A table of the kept simulation (TimelineTable, MemoryTimelineTable);
+  // None without one.
+  py::object SimulationTable(Table (*make)(const sim::Simulation&)) const {
     if (!output.simulation) return py::none();
     Table table;
     {
       py::gil_scoped_release release;
-      table = TimelineTable(*output.simulation);
+      table = make(*output.simulation);
     }
     return ToPython(std::move(table));
+  }
+  py::object Timeline() const { return SimulationTable(TimelineTable); }
+  py::object MemoryTimeline() const {
+    return SimulationTable(MemoryTimelineTable);
   }
 };
 
@@ -407,7 +413,8 @@ PYBIND11_MODULE(_ettools, m) {
       .def("report_table", &SimRun::ReportTable)
       .def_readonly("notes", &SimRun::notes)
       .def("text", &SimRun::Text)
-      .def("timeline", &SimRun::Timeline);
+      .def("timeline", &SimRun::Timeline)
+      .def("memory_timeline", &SimRun::MemoryTimeline);
   m.def("simulate", &Simulate, py::arg("positional"), py::arg("options"));
   m.def("option_names", &OptionNames);
   AddConvertBindings(m);

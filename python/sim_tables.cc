@@ -1,10 +1,15 @@
 // The simulated run's table; see sim_tables.h.
 #include "python/sim_tables.h"
 
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "simulator/engine/engine.h"
 #include "simulator/engine/rank_program.h"
+#include "step/memory_timeline.h"
+#include "step/storage_lives.h"
 
 namespace et::python {
 
@@ -45,6 +50,57 @@ Table TimelineTable(const sim::Simulation& simulation) {
       duration_us->push_back((tl.finish_ns[i] - tl.start_ns[i]) / 1e3);
       wait_us->push_back(comm ? (tl.start_ns[i] - tl.issue_ns[i]) / 1e3 : 0.0);
       bytes->push_back(comm ? p.comm_bytes[i] : 0);
+    }
+  }
+  return t;
+}
+
+Table MemoryTimelineTable(const sim::Simulation& simulation) {
+  Table t;
+  auto* rank = t.Add<int64_t>("rank");
+  auto* class_ranks = t.Add<int64_t>("class_ranks");
+  Categorical* device = t.AddCategorical("device");
+  auto* node = t.Add<uint64_t>("id");
+  Categorical* name = t.AddCategorical("name");
+  auto* start_us = t.Add<double>("start_us");
+  auto* end_us = t.Add<double>("end_us");
+  auto* allocated_bytes = t.Add<int64_t>("allocated_bytes");
+  std::vector<std::vector<int64_t>*> kind_bytes;
+  for (int k = 0; k < kMemoryKinds; ++k) {
+    kind_bytes.push_back(t.Add<int64_t>(
+        absl::StrCat(MemoryKindName(static_cast<MemoryKind>(k)), "_bytes")));
+  }
+  CategoryWriter devices(device), names(name);
+  const std::vector<sim::RankClass>& classes = simulation.classes();
+  const sim::SimResult& result = simulation.result();
+  for (size_t c = 0; c < classes.size() && c < result.timelines.size(); ++c) {
+    const sim::RankProgram& p = *classes[c].program;
+    const sim::MemoryRow* row = simulation.MemoryRowOf(&p);
+    const std::vector<StorageLife>* lives = simulation.MemoryLivesOf(&p);
+    if (row == nullptr || lives == nullptr) continue;
+    const std::string device_name = row->device < 0
+                                        ? std::string("host")
+                                        : absl::StrCat("cuda:", row->device);
+    const sim::ClassTimeline& tl = result.timelines[c];
+    const std::vector<MemoryByKind> curve =
+        MemoryCurveByKind(*lives, p.graph->size(), row->device);
+    for (size_t i = 0; i < curve.size(); ++i) {
+      const bool ran = i < p.kind.size() &&
+                       p.kind[i] != sim::SimOpKind::kNoop &&
+                       tl.finish_ns[i] >= 0;
+      rank->push_back(classes[c].ranks.front());
+      class_ranks->push_back(static_cast<int64_t>(classes[c].ranks.size()));
+      devices.Append(device_name);
+      node->push_back(p.graph->id(static_cast<NodeIndex>(i)));
+      names.Append(p.graph->name(static_cast<NodeIndex>(i)));
+      start_us->push_back(ran ? tl.start_ns[i] / 1e3 : std::nan(""));
+      end_us->push_back(ran ? tl.finish_ns[i] / 1e3 : std::nan(""));
+      int64_t total = 0;
+      for (int k = 0; k < kMemoryKinds; ++k) {
+        kind_bytes[k]->push_back(curve[i][k]);
+        total += curve[i][k];
+      }
+      allocated_bytes->push_back(total);
     }
   }
   return t;

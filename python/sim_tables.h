@@ -19,6 +19,15 @@ namespace et::python {
 // no-ops are left out, as in the timeline file.
 Table TimelineTable(const sim::Simulation& simulation);
 
+// The memory model's curve of each rank class (its first rank standing for
+// the others), on the device its peak is about: one row per node in node
+// order (the order the model walks, the order the ops started when
+// recorded) with the node's simulated start_us and end_us (NaN: not
+// simulated), the bytes allocated during it (allocated_bytes, whose largest
+// is the reported peak) and those bytes by the model's kinds
+// (<kind>_bytes). Empty where no peak was predicted.
+Table MemoryTimelineTable(const sim::Simulation& simulation);
+
 // The report's three tables that grow with the graph, as columns named as
 // et-sim --json names their fields (FormatReportJson): ops (name, calls,
 // total_ns, share), collectives (type, group, group_size, bytes, calls,

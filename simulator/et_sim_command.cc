@@ -612,6 +612,7 @@ absl::Status CheckOutputs(const Command& c) {
 // One simulation: its report, timeline and job.
 absl::Status RunTrace(Command c) {
   c.options.keep_timeline = !c.timeline.empty();
+  c.options.keep_memory_lives = c.out->keep_simulation;
   RETURN_IF_ERROR(CheckWriteRanksInput(c));
   auto sim = Simulation::Load(c.input, c.options);
   if (!sim.ok()) return InputError(std::string(sim.status().message()));

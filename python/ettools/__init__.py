@@ -274,6 +274,22 @@ class Result:
         return self._timeline
 
     @property
+    def memory_timeline(self):
+        """The memory model's curve of each rank class (its first rank
+        stands for the others), on the device its peak is about: one row
+        per node in node order (the order the model walks it) with the
+        node's simulated start_us and end_us (NaN where it did not run),
+        allocated_bytes during it (its largest is the reported peak,
+        ranks' peak_allocated_bytes) and those bytes by kind
+        (parameters_bytes, gradients_bytes, ..., workspaces_bytes). Empty
+        when no peak was predicted (no_memory=True, no tensor sizes)."""
+        if "memory_timeline" not in self._tables:
+            t = self._run.memory_timeline()
+            self._tables["memory_timeline"] = \
+                _frame(t) if t is not None else _pd.DataFrame()
+        return self._tables["memory_timeline"]
+
+    @property
     def sweep(self):
         """With sweep=: one row per point (None otherwise)."""
         s = self._dict.get("sweep")
