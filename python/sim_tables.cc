@@ -20,6 +20,7 @@ Table TimelineTable(const sim::Simulation& simulation) {
   auto* node = t.Add<uint64_t>("id");
   Categorical* name = t.AddCategorical("name");
   Categorical* category = t.AddCategorical("category");
+  Categorical* kind = t.AddCategorical("kind");
   Categorical* resource = t.AddCategorical("resource");
   auto* host = t.Add<bool>("host");
   auto* issue_us = t.Add<double>("issue_us");
@@ -28,7 +29,8 @@ Table TimelineTable(const sim::Simulation& simulation) {
   auto* duration_us = t.Add<double>("duration_us");
   auto* wait_us = t.Add<double>("wait_us");
   auto* bytes = t.Add<uint64_t>("bytes");
-  CategoryWriter names(name), categories(category), resources(resource);
+  CategoryWriter names(name), categories(category), kinds(kind),
+      resources(resource);
   const std::vector<sim::RankClass>& classes = simulation.classes();
   const sim::SimResult& result = simulation.result();
   for (size_t c = 0; c < classes.size() && c < result.timelines.size(); ++c) {
@@ -42,6 +44,7 @@ Table TimelineTable(const sim::Simulation& simulation) {
       node->push_back(p.graph->id(i));
       names.Append(p.graph->name(i));
       categories.Append(comm ? "comm" : "compute");
+      kinds.Append(NodeKindName(p.graph->kind(static_cast<NodeIndex>(i))));
       resources.Append(p.resource_names[p.resource[i]]);
       host->push_back(p.resource_is_host[p.resource[i]]);
       issue_us->push_back(tl.issue_ns[i] / 1e3);

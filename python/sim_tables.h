@@ -13,7 +13,8 @@
 namespace et::python {
 
 // rank (the class's first), class_ranks (how many it stands for), node id,
-// name, category (compute or comm), resource, host (a CPU thread), issue_us,
+// name, category (compute or comm), kind (the node model's: host, kernel,
+// gemm, collective, ...), resource, host (a CPU thread), issue_us,
 // start_us, end_us, duration_us, wait_us (a collective's wait for its
 // members: start - issue), bytes (communication). Ops that never ran and
 // no-ops are left out, as in the timeline file.

@@ -17,6 +17,12 @@ namespace {
 
 constexpr double kNotRecorded = std::numeric_limits<double>::quiet_NaN();
 
+// ns as us, rounded once: an epoch time in ns (1.7e18) is not a double
+// exactly (steps of 256 ns there), its whole us are (below 2^53).
+double Microseconds(int64_t ns) {
+  return static_cast<double>(ns / 1000) + static_cast<double>(ns % 1000) / 1e3;
+}
+
 absl::string_view QueueKindName(QueueKind kind) {
   switch (kind) {
     case QueueKind::kThread:
@@ -96,7 +102,7 @@ Table NodesTable(const LoadedTrace& trace) {
       queues.Append(QueueKindName(m.queue(i).kind));
       queue_number->push_back(m.queue(i).number);
       start_us->push_back(m.start_ns(i) < 0 ? kNotRecorded
-                                            : m.start_ns(i) / 1e3);
+                                            : Microseconds(m.start_ns(i)));
       duration_us->push_back(m.duration_ns(i) / 1e3);
       inclusive_us->push_back(m.inclusive_duration_ns(i) / 1e3);
       flops->push_back(m.flops(i));

@@ -1,0 +1,180 @@
+"""ettools' HTA analyses (kernel breakdown, kernel type breakdown,
+communication/computation overlap) against HTA's definitions computed by
+hand, straight from the Kineto events of the public traces HTA ships in its
+tests (HTA itself is not installable here: no package index), on the
+converted trace's nodes; and on a simulated timeline."""
+import bisect
+import collections
+import gzip
+import json
+import os
+import statistics
+
+import pytest
+
+import ettools
+from conftest import SHARED
+
+TRACES = [
+    ("hta/simple_add_et.json.gz", "hta/simple_add_kineto.json.gz"),
+    (None, "hta/sampled_rank-0_kineto.json.gz"),
+    (None, "hta/sampled_rank-1_kineto.json.gz"),
+    (None, "kineto-only/hta_alexnet_trace.json.gz"),
+]
+
+
+def hta_type_by_hand(name):
+    """HTA's kernel types (hta/common/types.py at f4d0062), spelled out."""
+    if name.startswith(("nccl", "hip", "hccl")) or "ncclKernel" in name:
+        return "COMMUNICATION"
+    if name.startswith(("Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma")):
+        return "MEMORY"
+    if any(w in name for w in ("Memcpy", "Memset", "dma", "Sync")) or \
+            name.startswith(("Stream Wait Event", "runFunction", "job_exe",
+                             "packet", "pe_exe", "cpum_exe_subgraph",
+                             "collective_subgraph_execution")) or \
+            (name.startswith("cuda") and "LaunchKernel" in name):
+        return "OTHER"
+    return "COMPUTATION"
+
+
+def gpu_events(kineto):
+    events = json.load(gzip.open(kineto))["traceEvents"]
+    return [(e["ts"], e["ts"] + e["dur"], e["name"],
+             hta_type_by_hand(e["name"])) for e in events
+            if e.get("ph") == "X" and e.get("cat") in
+            ("kernel", "gpu_memcpy", "gpu_memset")]
+
+
+def union(intervals):
+    merged = []
+    for s, e in sorted(intervals):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    return merged
+
+
+def covers(merged, t):
+    i = bisect.bisect_right([s for s, _ in merged], t) - 1
+    return i >= 0 and merged[i][0] <= t < merged[i][1]
+
+
+def segments(merged_by_type):
+    """Each elementary stretch between boundaries: (length, types running)."""
+    cuts = sorted({x for m in merged_by_type.values() for iv in m
+                   for x in iv})
+    for lo, hi in zip(cuts, cuts[1:]):
+        mid = (lo + hi) / 2
+        yield hi - lo, [t for t, m in merged_by_type.items() if covers(m, mid)]
+
+
+@pytest.fixture(scope="module")
+def converted(workdir):
+    out = {}
+    for et, kineto in TRACES:
+        path = workdir / ("hta_" + os.path.basename(kineto) + ".et")
+        if et:
+            ettools.convert(SHARED / et, path, kineto=SHARED / kineto)
+        else:
+            ettools.convert(SHARED / kineto, path)
+        out[kineto] = ettools.load(path).nodes
+    return out
+
+
+@pytest.mark.parametrize("kineto", [k for _, k in TRACES])
+def test_kernel_breakdown_is_hta_definition(converted, kineto):
+    """Per kernel name: calls, total, min, max, mean and standard deviation
+    of the GPU events of that name, and HTA's type."""
+    want = collections.defaultdict(list)
+    types = {}
+    for s, e, name, t in gpu_events(SHARED / kineto):
+        want[name].append(e - s)
+        types[name] = t
+    got = ettools.kernel_breakdown(converted[kineto])
+    assert set(got["rank"]) == {0} or len(set(got["rank"])) == 1
+    assert set(got["name"]) == set(want)
+    total = sum(sum(d) for d in want.values())
+    for _, row in got.iterrows():
+        d = want[row["name"]]
+        assert row["calls"] == len(d)
+        assert row["total_us"] == pytest.approx(sum(d), abs=1e-3)
+        assert row["min_us"] == pytest.approx(min(d), abs=1e-3)
+        assert row["max_us"] == pytest.approx(max(d), abs=1e-3)
+        assert row["mean_us"] == pytest.approx(statistics.mean(d), abs=1e-3)
+        std = statistics.stdev(d) if len(d) > 1 else 0.0
+        assert row["std_us"] == pytest.approx(std, abs=1e-3)
+        assert row["share_pct"] == pytest.approx(100 * sum(d) / total)
+        assert row["hta_type"] == types[row["name"]]
+    # Largest first, and the kinds split HTA's types without mixing them.
+    assert list(got["total_us"]) == sorted(got["total_us"], reverse=True)
+    pairs = set(zip(got["kind"], got["hta_type"]))
+    assert pairs <= {("gemm", "COMPUTATION"), ("other", "COMPUTATION"),
+                     ("other", "OTHER"), ("communication", "COMMUNICATION"),
+                     ("memory", "MEMORY")}
+
+
+@pytest.mark.parametrize("kineto", [k for _, k in TRACES])
+def test_kernel_type_breakdown_is_hta_definition(converted, kineto):
+    """HTA's kernel type table: the time computation, communication (and
+    memory) run, alone or overlapping, each a union."""
+    events = gpu_events(SHARED / kineto)
+    for include_memory in (False, True):
+        types = ["COMPUTATION", "COMMUNICATION"] + (
+            ["MEMORY"] if include_memory else [])
+        merged = {t: union([(s, e) for s, e, _, k in events if k == t])
+                  for t in types}
+        want = collections.Counter()
+        for length, running in segments(merged):
+            if running:
+                want[" overlapping ".join(running)] += length
+        got = ettools.kernel_type_breakdown(converted[kineto],
+                                            include_memory=include_memory)
+        assert dict(zip(got["hta_type"], got["total_us"])) == \
+            pytest.approx(dict(want), abs=1e-3)
+        assert got["share_pct"].sum() == pytest.approx(100.0)
+
+
+@pytest.mark.parametrize("kineto", [k for _, k in TRACES])
+def test_comm_comp_overlap_is_hta_definition(converted, kineto):
+    """HTA's overlap: of the time NCCL kernels run (their union), the share
+    during which a computation kernel runs too."""
+    events = gpu_events(SHARED / kineto)
+    merged = {t: union([(s, e) for s, e, _, k in events if k == t])
+              for t in ("COMPUTATION", "COMMUNICATION")}
+    comm = sum(e - s for s, e in merged["COMMUNICATION"])
+    overlap = sum(length for length, running in segments(merged)
+                  if len(running) == 2)
+    got = ettools.comm_comp_overlap(converted[kineto])
+    assert len(got) == 1
+    assert got["comm_us"][0] == pytest.approx(comm, abs=1e-3)
+    assert got["overlap_us"][0] == pytest.approx(overlap, abs=1e-3)
+    if comm:
+        assert got["overlap_pct"][0] == pytest.approx(100 * overlap / comm)
+
+
+def test_sampled_ranks_communicate_and_overlap(converted):
+    """What the test above must not pass vacuously on: the sampled 128-rank
+    job's ranks run NCCL kernels, partly under computation."""
+    for kineto in ("hta/sampled_rank-0_kineto.json.gz",
+                   "hta/sampled_rank-1_kineto.json.gz"):
+        o = ettools.comm_comp_overlap(converted[kineto])
+        assert o["comm_us"][0] > 0
+        assert 0 < o["overlap_pct"][0] < 100
+
+
+def test_analyses_of_the_simulated_run(converted, workdir):
+    """The same functions read a simulated timeline: its GPU ops by stream
+    and channel, with the node model's kinds."""
+    path = workdir / "hta_sampled_rank-0_kineto.json.gz.et"
+    tl = ettools.simulate(str(path)).timeline
+    kb = ettools.kernel_breakdown(tl)
+    device = tl[~tl["host"]]
+    assert kb["calls"].sum() == len(device)
+    assert kb["total_us"].sum() == pytest.approx(device["duration_us"].sum())
+    assert set(kb["kind"]) >= {"gemm", "communication", "other"}
+    o = ettools.comm_comp_overlap(tl)
+    comm = device[device["category"] == "comm"]
+    assert o["comm_us"][0] <= comm["duration_us"].sum() + 1e-6
+    assert 0 <= o["overlap_pct"][0] <= 100
