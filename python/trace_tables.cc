@@ -72,6 +72,7 @@ Table NodesTable(const LoadedTrace& trace) {
   auto* start_us = t.Add<double>("start_us");
   auto* duration_us = t.Add<double>("duration_us");
   auto* inclusive_us = t.Add<double>("inclusive_duration_us");
+  auto* launch_us = t.Add<double>("launch_us");
   auto* flops = t.Add<double>("flops");
   auto* bytes = t.Add<double>("bytes");
   auto* step = t.Add<int64_t>("step");
@@ -105,6 +106,8 @@ Table NodesTable(const LoadedTrace& trace) {
                                             : Microseconds(m.start_ns(i)));
       duration_us->push_back(m.duration_ns(i) / 1e3);
       inclusive_us->push_back(m.inclusive_duration_ns(i) / 1e3);
+      launch_us->push_back(m.launch_ns(i) < 0 ? kNotRecorded
+                                              : Microseconds(m.launch_ns(i)));
       flops->push_back(m.flops(i));
       bytes->push_back(m.bytes(i));
       step->push_back(m.step(i));

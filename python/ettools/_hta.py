@@ -197,3 +197,59 @@ def intersection_length(a_start, a_end, b_start, b_end):
         else:
             j += 1
     return float(total)
+
+
+IDLE_CATEGORIES = ("host_wait", "kernel_wait", "other")
+
+
+def idle_time_breakdown(source, kernel_wait_us=30.0):
+    """HTA's idle time by cause, per rank and GPU stream: each gap between
+    an op and the one before it on its stream is host_wait when the op was
+    launched after the one before ended (the host was late), else
+    kernel_wait when shorter than kernel_wait_us (HTA's
+    consecutive_kernel_delay, 30 in the trace's microseconds), else other.
+    idle_us per category and idle_ratio of the stream's idle time.
+
+    `source` is a Trace or its nodes (the launch is launch_us, the start of
+    the runtime call that launched the op, as HTA reads it; NaN where the
+    trace has none, such as an nsys export's or an ET+ file's, and then no
+    gap is host_wait) or a Result's timeline (the launch is the op's
+    simulated issue time)."""
+    if isinstance(source, pd.DataFrame) and "issue_us" in source.columns:
+        d = source[~source["host"]]            # a simulated timeline
+        ops = pd.DataFrame({
+            "rank": d["rank"].to_numpy(),
+            "queue": d["resource"].astype(str).to_numpy(),
+            "start_us": d["start_us"].to_numpy(dtype=float),
+            "end_us": d["end_us"].to_numpy(dtype=float),
+            "launch_us": d["issue_us"].to_numpy(dtype=float)})
+    else:                                      # a Trace, or its nodes
+        nodes = source.nodes if hasattr(source, "nodes") else source
+        d = nodes[~nodes["on_host"] & nodes["start_us"].notna()]
+        ops = pd.DataFrame({
+            "rank": d["rank"].to_numpy(),
+            "queue": (d["queue"].astype(str) + " " +
+                      d["queue_number"].astype(str)).to_numpy(),
+            "start_us": d["start_us"].to_numpy(dtype=float),
+            "end_us": (d["start_us"] + d["duration_us"]).to_numpy(
+                dtype=float),
+            "launch_us": d["launch_us"].to_numpy(dtype=float)})
+    rows = []
+    for (rank, queue), mine in ops.groupby(["rank", "queue"], sort=True):
+        mine = mine.sort_values("start_us", kind="stable")
+        prev_end = mine["end_us"].shift(1).to_numpy()
+        gap = mine["start_us"].to_numpy() - prev_end
+        host = mine["launch_us"].to_numpy() > prev_end
+        kernel = ~host & (gap < kernel_wait_us)
+        other = ~host & ~kernel & ~np.isnan(gap)
+        idle = {"host_wait": gap[host].sum(), "kernel_wait": gap[kernel].sum(),
+                "other": gap[other].sum()}
+        total = sum(idle.values())
+        for category in IDLE_CATEGORIES:
+            rows.append({"rank": int(rank), "queue": queue,
+                         "idle_category": category,
+                         "idle_us": float(idle[category]),
+                         "idle_ratio": idle[category] / total
+                         if total > 0 else np.nan})
+    return pd.DataFrame(rows, columns=["rank", "queue", "idle_category",
+                                       "idle_us", "idle_ratio"])

@@ -178,3 +178,95 @@ def test_analyses_of_the_simulated_run(converted, workdir):
     comm = device[device["category"] == "comm"]
     assert o["comm_us"][0] <= comm["duration_us"].sum() + 1e-6
     assert 0 <= o["overlap_pct"][0] <= 100
+
+
+def hta_idle_by_hand(kineto, kernel_wait_us=30):
+    """HTA's idle time breakdown per stream, from the Kineto events: gaps
+    between consecutive GPU events of a stream; host wait where the runtime
+    call that launched the event (by correlation id) started after the one
+    before ended, else kernel wait below the threshold, else other."""
+    events = json.load(gzip.open(kineto))["traceEvents"]
+    runtime = {e["args"]["correlation"]: e["ts"] for e in events
+               if e.get("ph") == "X" and e.get("cat") in
+               ("cuda_runtime", "cuda_driver")
+               and "correlation" in e.get("args", {})}
+    by_stream = collections.defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy",
+                                                    "gpu_memset"):
+            by_stream[e["args"]["stream"]].append(
+                (e["ts"], e["ts"] + e["dur"],
+                 runtime.get(e["args"].get("correlation"))))
+    out = {}
+    for stream, ops in by_stream.items():
+        ops.sort(key=lambda o: o[0])
+        idle = collections.Counter({"host_wait": 0, "kernel_wait": 0,
+                                    "other": 0})
+        for (_, prev_end, _), (start, _, launch) in zip(ops, ops[1:]):
+            gap = start - prev_end
+            if launch is not None and launch > prev_end:
+                idle["host_wait"] += gap
+            elif gap < kernel_wait_us:
+                idle["kernel_wait"] += gap
+            else:
+                idle["other"] += gap
+        out["stream %d" % stream] = idle
+    return out
+
+
+@pytest.mark.parametrize("kineto", [k for _, k in TRACES])
+def test_idle_time_breakdown_is_hta_definition(converted, kineto):
+    """Each stream's idle time by cause is HTA's: the converter keeps each
+    GPU op's launch (its runtime call's start) as launch_us."""
+    got = ettools.idle_time_breakdown(converted[kineto])
+    want = hta_idle_by_hand(SHARED / kineto)
+    assert set(got["queue"]) == set(want)
+    for stream, idle in want.items():
+        mine = got[got["queue"] == stream].set_index("idle_category")
+        for category, us in idle.items():
+            assert mine["idle_us"][category] == pytest.approx(us, abs=1e-3)
+
+
+def test_idle_time_breakdown_finds_each_cause(converted):
+    """Not vacuous: on the sampled rank most idle time is the host's, and
+    there are kernel waits and other waits too."""
+    got = ettools.idle_time_breakdown(
+        converted["hta/sampled_rank-0_kineto.json.gz"])
+    by_cause = got.groupby("idle_category")["idle_us"].sum()
+    assert by_cause["host_wait"] > 0.5 * by_cause.sum()
+    assert by_cause["kernel_wait"] > 0 and by_cause["other"] > 0
+
+
+def test_idle_time_breakdown_of_the_simulated_run(workdir):
+    """On a simulated timeline the launch is the op's issue time: each
+    stream's idle time is the gaps between its ops."""
+    path = workdir / "hta_sampled_rank-0_kineto.json.gz.et"
+    tl = ettools.simulate(str(path)).timeline
+    got = ettools.idle_time_breakdown(tl)
+    for queue, mine in got.groupby("queue"):
+        ops = tl[tl["resource"].astype(str) == queue].sort_values("start_us")
+        gaps = ops["start_us"].to_numpy()[1:] - ops["end_us"].to_numpy()[:-1]
+        assert mine["idle_us"].sum() == pytest.approx(gaps.sum(), abs=1e-3)
+    assert got["idle_us"].sum() > 0
+
+
+@pytest.mark.parametrize("kineto", [k for _, k in TRACES])
+def test_launch_is_the_runtime_call(converted, kineto):
+    """launch_us: the start of the runtime call of the same correlation id,
+    for every GPU op that has one, and before the op starts."""
+    events = json.load(gzip.open(SHARED / kineto))["traceEvents"]
+    runtime = {e["args"]["correlation"]: e["ts"] for e in events
+               if e.get("ph") == "X" and e.get("cat") in
+               ("cuda_runtime", "cuda_driver")
+               and "correlation" in e.get("args", {})}
+    want = sorted(runtime[e["args"]["correlation"]] for e in events
+                  if e.get("ph") == "X" and e.get("cat") in
+                  ("kernel", "gpu_memcpy", "gpu_memset")
+                  and e["args"].get("correlation") in runtime)
+    nodes = converted[kineto]
+    gpu = nodes[~nodes["on_host"]]
+    got = sorted(gpu["launch_us"].dropna())
+    assert got == pytest.approx(want, abs=1e-3)
+    launched = gpu[gpu["launch_us"].notna()]
+    assert (launched["launch_us"] <= launched["start_us"]).all()
+    assert nodes[nodes["on_host"]]["launch_us"].isna().all()
