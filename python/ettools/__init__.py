@@ -20,8 +20,8 @@ import pandas as _pd
 
 from . import _ettools
 from ._tables import frame as _frame, rows as _rows
-from ._hta import (comm_comp_overlap, idle_time_breakdown, kernel_breakdown,
-                   kernel_type_breakdown)
+from ._hta import (comm_comp_overlap, critical_path, idle_time_breakdown,
+                   kernel_breakdown, kernel_type_breakdown)
 
 Error = _ettools.Error
 UsageError = _ettools.UsageError
@@ -29,7 +29,7 @@ UsageError = _ettools.UsageError
 __all__ = ["Error", "UsageError", "Trace", "Result", "load", "convert",
            "simulate", "sweep", "nccl_tests", "temporal_breakdown",
            "kernel_breakdown", "kernel_type_breakdown", "comm_comp_overlap",
-           "idle_time_breakdown",
+           "idle_time_breakdown", "critical_path",
            "OPTIONS"]
 
 # The et-sim flags simulate() takes, by their keyword names.

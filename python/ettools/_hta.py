@@ -253,3 +253,82 @@ def idle_time_breakdown(source, kernel_wait_us=30.0):
                          if total > 0 else np.nan})
     return pd.DataFrame(rows, columns=["rank", "queue", "idle_category",
                                        "idle_us", "idle_ratio"])
+
+
+def critical_path(trace):
+    """The recorded trace's critical path, per rank: the chain of dependent
+    nodes (trace.deps) that ends last, walked back in time from the end of
+    the node that ends last, in the spirit of HTA's critical path (a node's
+    start and end as events, its dependencies as edges):
+
+    - at a node's end: a host node that a device node it depends on ended
+      during (a sync: aten::item waiting for a kernel) ended because of the
+      last such one, else because it ran since its start;
+    - at a node's start: it waited for the node it depends on that ended
+      last by then (the gap is wait_us); if every one still ran (a kernel
+      its launcher was launching), it began inside the one that started
+      last, whose time up to here is on the path.
+
+    Rows in time order, one per stretch of a node on the path: rank, id,
+    name, kind, queue, start_us, end_us (the node's), path_start_us,
+    path_end_us, path_us (the stretch), wait_us (the gap before it); per
+    rank, path_us and wait_us sum to the span from the path's start to the
+    last end."""
+    nodes = trace.nodes
+    timed = nodes[nodes["start_us"].notna()]
+    deps = trace.deps[["rank", "dst", "src"]].drop_duplicates()
+    rows = []
+    for rank, mine in timed.groupby("rank", sort=True):
+        rows += _rank_critical_path(int(rank), mine,
+                                    deps[deps["rank"] == rank])
+    return pd.DataFrame(rows, columns=[
+        "rank", "id", "name", "kind", "queue", "start_us", "end_us",
+        "path_start_us", "path_end_us", "path_us", "wait_us"])
+
+
+def _rank_critical_path(rank, mine, deps):
+    ids = mine["id"].to_numpy()
+    start = dict(zip(ids, mine["start_us"].to_numpy(dtype=float)))
+    end = dict(zip(ids, (mine["start_us"] + mine["duration_us"]).to_numpy(
+        dtype=float)))
+    host = dict(zip(ids, mine["on_host"].to_numpy()))
+    preds = {}
+    for dst, src in deps[["dst", "src"]].itertuples(index=False):
+        if src in start and dst in start:
+            preds.setdefault(dst, []).append(src)
+    node = max(ids, key=lambda i: (end[i], i))
+    t = end[node]
+    stretches = []  # (node, from_us, to_us, wait_us before it), backwards
+    for _ in range(3 * len(ids) + 1):
+        cands = preds.get(node, [])
+        synced = [p for p in cands if host[node] and not host[p]
+                  and start[node] < end[p] <= t]
+        if synced:
+            p = max(synced, key=lambda q: (end[q], q))
+            stretches.append((node, end[p], t, 0.0))
+            node, t = p, end[p]
+            continue
+        done = [p for p in cands if end[p] <= start[node]]
+        if done:
+            p = max(done, key=lambda q: (end[q], q))
+            stretches.append((node, start[node], t, start[node] - end[p]))
+            node, t = p, end[p]
+        elif cands:
+            p = max(cands, key=lambda q: (start[q], q))
+            stretches.append((node, start[node], t, 0.0))
+            node, t = p, min(start[node], end[p])
+        else:
+            stretches.append((node, start[node], t, 0.0))
+            break
+    info = mine.set_index("id")
+    rows = []
+    for node, lo, hi, wait in reversed(stretches):
+        row = info.loc[node]
+        rows.append({
+            "rank": rank, "id": int(node), "name": str(row["name"]),
+            "kind": str(row["kind"]),
+            "queue": "%s %d" % (row["queue"], row["queue_number"]),
+            "start_us": start[node], "end_us": end[node],
+            "path_start_us": lo, "path_end_us": hi, "path_us": hi - lo,
+            "wait_us": wait})
+    return rows

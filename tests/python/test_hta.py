@@ -270,3 +270,61 @@ def test_launch_is_the_runtime_call(converted, kineto):
     launched = gpu[gpu["launch_us"].notna()]
     assert (launched["launch_us"] <= launched["start_us"]).all()
     assert nodes[nodes["on_host"]]["launch_us"].isna().all()
+
+
+@pytest.fixture(scope="module")
+def gpt2_trace(workdir):
+    """The H100 GPT-2 step of ../shared/traces, ET with its Kineto trace."""
+    et = workdir / "hta_gpt2.et"
+    ettools.convert(SHARED / "h100/gpt2_et.json.gz", et,
+                    kineto=SHARED / "h100/gpt2_kineto.json.gz")
+    return ettools.load(et)
+
+
+@pytest.mark.parametrize("which", ["demo", "gpt2", "sampled"])
+def test_critical_path_is_a_chain_of_dependencies(which, demo, gpt2_trace,
+                                                  converted, workdir):
+    """The recorded critical path: each node on it depends on the one before
+    (trace.deps), it ends at the rank's last end, its stretches and waits
+    tile the span, it starts at a node that depends on nothing timed, and
+    each wait is for the dependency that ended last by then."""
+    if which == "demo":
+        trace = ettools.load(demo, ranks=4)
+    elif which == "gpt2":
+        trace = gpt2_trace
+    else:
+        trace = ettools.load(workdir /
+                             "hta_sampled_rank-0_kineto.json.gz.et")
+    cp = ettools.critical_path(trace)
+    nodes = trace.nodes[trace.nodes["start_us"].notna()]
+    end = dict(zip(zip(nodes["rank"], nodes["id"]),
+                   nodes["start_us"] + nodes["duration_us"]))
+    preds = collections.defaultdict(set)
+    for r, dst, src in trace.deps[["rank", "dst", "src"]].itertuples(
+            index=False):
+        if (r, src) in end:
+            preds[(r, dst)].add(src)
+    assert set(cp["rank"]) == set(nodes["rank"])
+    for rank, path in cp.groupby("rank"):
+        path = path.reset_index(drop=True)
+        mine = nodes[nodes["rank"] == rank]
+        last_end = (mine["start_us"] + mine["duration_us"]).max()
+        assert path["path_end_us"].iloc[-1] == pytest.approx(last_end)
+        assert path["end_us"].iloc[-1] == pytest.approx(last_end)
+        span = last_end - path["path_start_us"].iloc[0]
+        assert (path["path_us"].sum() + path["wait_us"].sum()) == \
+            pytest.approx(span)
+        assert (path["path_us"] >= -1e-9).all()
+        assert (path["wait_us"] >= 0).all()
+        assert not preds[(rank, path["id"].iloc[0])]
+        for k in range(1, len(path)):
+            here, before = path.iloc[k], path.iloc[k - 1]
+            assert before["id"] in preds[(rank, here["id"])]
+            assert before["path_end_us"] + here["wait_us"] == \
+                pytest.approx(here["path_start_us"])
+            if here["wait_us"] > 0:
+                # It waited for what ended last among its dependencies.
+                latest = max(end[(rank, p)] for p in preds[(rank, here["id"])]
+                             if end[(rank, p)] <= here["start_us"])
+                assert end[(rank, before["id"])] == latest
+    assert len(cp) > 10
