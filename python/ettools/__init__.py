@@ -14,11 +14,13 @@ ettools.Error (ettools.UsageError for one in the options) with et-sim's own
 line. docs/python.md has the details.
 """
 import json as _json
+import os as _os
 
 import numpy as _np
 import pandas as _pd
 
 from . import _ettools
+from . import _progress
 from ._tables import frame as _frame, rows as _rows
 from ._hta import (comm_comp_overlap, critical_path, idle_time_breakdown,
                    kernel_breakdown, kernel_type_breakdown)
@@ -31,6 +33,15 @@ __all__ = ["Error", "UsageError", "Trace", "Result", "load", "convert",
            "kernel_breakdown", "kernel_type_breakdown", "comm_comp_overlap",
            "idle_time_breakdown", "critical_path",
            "OPTIONS"]
+
+# The progress line on stderr while C++ works (docs/python.md): False turns
+# it off.
+progress = True
+
+
+def _progress_line(what):
+    return _progress.progress(what, enabled=progress)
+
 
 # The et-sim flags simulate() takes, by their keyword names.
 OPTIONS = tuple(_ettools.option_names())
@@ -112,7 +123,8 @@ class Trace:
 def load(path, ranks=None):
     """Loads a trace (.et, a pattern 'out.%d.et' with ranks=N, or a folder
     of per-rank .et files). Raises ettools.Error naming the file at fault."""
-    data = _ettools.load(str(path), int(ranks or 0))
+    with _progress_line("loading " + _os.path.basename(str(path))):
+        data = _ettools.load(str(path), int(ranks or 0))
     return Trace(str(path), ranks, data)
 
 
@@ -132,7 +144,8 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     call.force_schema = bool(force_schema)
     call.rank = -1 if rank is None else int(rank)
     call.ranks = int(ranks or 0)
-    error, usage, texts = _ettools.convert(call)
+    with _progress_line("converting " + _os.path.basename(str(input))):
+        error, usage, texts = _ettools.convert(call)
     if error:
         raise (UsageError if usage else Error)(error)
     summaries = [_json.loads(s) for s in texts]
@@ -326,7 +339,11 @@ def simulate(trace, **options):
     if isinstance(trace, Trace) and trace.pattern_ranks and \
             options.get("ranks") is None:
         options["ranks"] = int(trace.pattern_ranks)
-    return Result(_ettools.simulate(_positional(trace), options))
+    args = _positional(trace)
+    what = "simulating " + (_os.path.basename(args[1]) if len(args) > 1
+                            else "")
+    with _progress_line(what.rstrip()):
+        return Result(_ettools.simulate(args, options))
 
 
 def sweep(trace, dp=None, **options):
