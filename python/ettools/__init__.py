@@ -132,8 +132,10 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
             host_profile=None, keep=None, force_schema=False, rank=None):
     """Converts a PyTorch execution trace (with its Kineto trace), a Kineto
     trace alone or an nsys export to .et, as et-convert does; with ranks=N,
-    'in.%d.json' to 'out.%d.et' (kineto with %d too), all ranks or none.
-    Returns each rank's summary (et-convert --json-summary's)."""
+    'in.%d.json' to 'out.%d.et' (kineto with %d too), all ranks or none; an
+    nsys export (.sqlite, .sqlite.gz) to 'out.%d.et', one graph per GPU and
+    process. Returns the summary (et-convert --json-summary's), a list of
+    them, one per rank, when the output is a %d pattern."""
     call = _ettools.ConvertCall()
     call.input, call.output = str(input), str(output)
     call.kineto = "" if kineto is None else str(kineto)
@@ -149,7 +151,7 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     if error:
         raise (UsageError if usage else Error)(error)
     summaries = [_json.loads(s) for s in texts]
-    return summaries[0] if not ranks else summaries
+    return summaries if ranks or "%d" in str(output) else summaries[0]
 
 
 class Result:
