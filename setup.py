@@ -19,8 +19,8 @@ class BuildWithCMake(build_py):
     """build_py that first builds the module with CMake and copies it in."""
 
     def run(self):
-        build = pathlib.Path(os.environ.get("ETTOOLS_CMAKE_BUILD_DIR",
-                                            ROOT / "build-pip")).resolve()
+        build = pathlib.Path(os.environ.get(
+            "ETTOOLS_CMAKE_BUILD_DIR", ROOT / "build-pip" / "cmake")).resolve()
         if not (build / "CMakeCache.txt").exists():
             subprocess.check_call([
                 "cmake", "-S", str(ROOT), "-B", str(build),
@@ -47,6 +47,11 @@ class CompiledDistribution(Distribution):
         return True
 
 
+# setuptools' own files go to build-pip/, not to build/ (the CMake tree
+# `make build` uses) nor beside the sources.
+(ROOT / "build-pip").mkdir(exist_ok=True)
 setup(packages=["ettools"], package_dir={"ettools": "python/ettools"},
       cmdclass={"build_py": BuildWithCMake}, distclass=CompiledDistribution,
+      options={"build": {"build_base": "build-pip/setuptools"},
+               "egg_info": {"egg_base": "build-pip"}},
       zip_safe=False)
