@@ -203,7 +203,8 @@ IDLE_CATEGORIES = ("host_wait", "kernel_wait", "other")
 
 
 def idle_time_breakdown(source, kernel_wait_us=30.0):
-    """HTA's idle time by cause, per rank and GPU stream: each gap between
+    """HTA's idle time by cause, per rank and GPU stream (not the channels
+    a CPU run's collectives take): each gap between
     an op and the one before it on its stream is host_wait when the op was
     launched after the one before ended (the host was late), else
     kernel_wait when shorter than kernel_wait_us (HTA's
@@ -216,7 +217,8 @@ def idle_time_breakdown(source, kernel_wait_us=30.0):
     gap is host_wait) or a Result's timeline (the launch is the op's
     simulated issue time)."""
     if isinstance(source, pd.DataFrame) and "issue_us" in source.columns:
-        d = source[~source["host"]]            # a simulated timeline
+        d = source[~source["host"] &           # a simulated timeline
+                   source["resource"].astype(str).str.contains("stream")]
         ops = pd.DataFrame({
             "rank": d["rank"].to_numpy(),
             "queue": d["resource"].astype(str).to_numpy(),
@@ -225,7 +227,8 @@ def idle_time_breakdown(source, kernel_wait_us=30.0):
             "launch_us": d["issue_us"].to_numpy(dtype=float)})
     else:                                      # a Trace, or its nodes
         nodes = source.nodes if hasattr(source, "nodes") else source
-        d = nodes[~nodes["on_host"] & nodes["start_us"].notna()]
+        d = nodes[~nodes["on_host"] & nodes["start_us"].notna() &
+                  (nodes["queue"].astype(str) == "stream")]
         ops = pd.DataFrame({
             "rank": d["rank"].to_numpy(),
             "queue": (d["queue"].astype(str) + " " +
