@@ -35,6 +35,16 @@ def main():
     print(result.breakdown)
     print(result.ops.head(8))
     print(ettools.temporal_breakdown(result.timeline))
+    # HTA's analyses, on the recorded trace (and alike on result.timeline).
+    print(ettools.kernel_breakdown(nodes).head(8))
+    print(ettools.comm_comp_overlap(nodes))
+    print(ettools.idle_time_breakdown(trace))
+    path = ettools.critical_path(trace)
+    print(path.groupby(["rank", "kind"])[["path_us", "wait_us"]].sum())
+    # The memory model's curve: its largest value is the reported peak.
+    memory = result.memory_timeline
+    if len(memory):
+        print(memory.groupby("rank")["allocated_bytes"].max())
 
     # One rank's trace on more GPUs: a prediction without a measured truth.
     first = trace.files[0]

@@ -38,6 +38,7 @@ enum class Attr : uint8_t {
   kIsGpuOp,
   kDurationNs,
   kStartNs,
+  kLaunchNs,
   kInclusiveDurNs,
   kNumOps,
   kTensorSize,
@@ -76,6 +77,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kIsGpuOp, Attr::kIsGpuOp},
       {attr::kDurationNs, Attr::kDurationNs},
       {attr::kStartNs, Attr::kStartNs},
+      {attr::kLaunchNs, Attr::kLaunchNs},
       {attr::kInclusiveDurNs, Attr::kInclusiveDurNs},
       {attr::kNumOps, Attr::kNumOps},
       {attr::kTensorSize, Attr::kTensorSize},
@@ -550,6 +552,8 @@ void NodeModelBuilder::Add(const Node& node) {
       std::clamp<int64_t>(attrs.Int(Attr::kDevice).value_or(-1), -1, 65535));
   f.start_ns = StartRule(node, attrs);
   f.duration_ns = DurationRule(node, attrs);
+  if (std::optional<int64_t> ns = attrs.Int(Attr::kLaunchNs); ns && *ns >= 0)
+    f.launch_ns = std::min(*ns, kMaxNs);
   f.inclusive_ns = std::min(
       attrs.Int(Attr::kInclusiveDurNs).value_or(f.duration_ns), kMaxNs);
   f.step = attrs.Int(Attr::kStep).value_or(-1);

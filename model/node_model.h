@@ -200,6 +200,8 @@ class NodeModel {
   const Queue& queue(NodeIndex i) const { return facts_[i].queue; }
   // Recorded times in ns; start -1 when not recorded.
   int64_t start_ns(NodeIndex i) const { return facts_[i].start_ns; }
+  // A GPU node's launch: its runtime call's start (ns); -1 not recorded.
+  int64_t launch_ns(NodeIndex i) const { return facts_[i].launch_ns; }
   int64_t duration_ns(NodeIndex i) const { return facts_[i].duration_ns; }
   int64_t inclusive_duration_ns(NodeIndex i) const {
     return facts_[i].inclusive_ns;
@@ -271,6 +273,7 @@ class NodeModel {
   struct Facts {
     uint64_t parent_id = 0;
     int64_t start_ns = -1;
+    int64_t launch_ns = -1;
     int64_t duration_ns = 0;
     int64_t inclusive_ns = 0;
     int64_t step = -1;

@@ -297,27 +297,65 @@ sim::EtSimFlags FlagsOf(const std::vector<std::string>& positional,
   return flags;
 }
 
-// One et-sim run: its --json text, notes, and what Python reads beside it.
+// One et-sim run: its notes, what it printed (a sweep's or the nccl-tests
+// table's --json), or a trace run's report, formatted only when asked.
 class SimRun {
  public:
-  std::string json;  // exactly what et-sim --json prints
+  std::string printed;  // exactly what et-sim --json printed
   std::vector<std::string> notes;
   sim::EtSimOutput output;
   int64_t top = 15;
 
+  // et-sim --json's text: a trace run's report formatted as et-sim formats
+  // it (once; the critical path makes it tens of MB on a large graph).
+  const std::string& Json() {
+    if (output.report && printed.empty()) {
+      py::gil_scoped_release release;
+      printed = sim::FormatReportJson(*output.report) + "\n";
+    }
+    return printed;
+  }
+  // The report without its long tables (which Table() gives as columns).
+  std::string SummaryJson() {
+    if (!output.report) return Json();
+    py::gil_scoped_release release;
+    return sim::FormatReportSummaryJson(*output.report);
+  }
+  // "ops", "collectives" or "critical_path" as columns; None without a
+  // report.
+  py::object ReportTable(const std::string& name) const {
+    if (!output.report) return py::none();
+    Table (*make)(const sim::Report&) = nullptr;
+    if (name == "ops") make = OpsTable;
+    if (name == "collectives") make = CollectivesTable;
+    if (name == "critical_path") make = CriticalPathTable;
+    if (make == nullptr) throw ToolError("no report table '" + name + "'");
+    Table table;
+    {
+      py::gil_scoped_release release;
+      table = make(*output.report);
+    }
+    return ToPython(std::move(table));
+  }
   std::string Text() const {
     if (output.report) return sim::FormatReportText(*output.report, top);
     if (output.sweep) return sim::FormatSweepText(*output.sweep);
     return "";
   }
-  py::object Timeline() const {
+  // A table of the kept simulation (TimelineTable, MemoryTimelineTable);
+  // None without one.
+  py::object SimulationTable(Table (*make)(const sim::Simulation&)) const {
     if (!output.simulation) return py::none();
     Table table;
     {
       py::gil_scoped_release release;
-      table = TimelineTable(*output.simulation);
+      table = make(*output.simulation);
     }
     return ToPython(std::move(table));
+  }
+  py::object Timeline() const { return SimulationTable(TimelineTable); }
+  py::object MemoryTimeline() const {
+    return SimulationTable(MemoryTimelineTable);
   }
 };
 
@@ -328,8 +366,9 @@ std::unique_ptr<SimRun> Simulate(const std::vector<std::string>& positional,
   run->top = flags.top;
   flags.json = true;  // the text is rebuilt from the report on demand
   run->output.keep_simulation = true;
+  run->output.print_report = false;  // formatted when asked (Json())
   run->output.print_out = [r = run.get()](const std::string& t) {
-    r->json += t;
+    r->printed += t;
   };
   run->output.print_err = [r = run.get()](const std::string& line) {
     r->notes.push_back(line);
@@ -372,10 +411,13 @@ PYBIND11_MODULE(_ettools, m) {
   m.def("load", &Load, py::arg("path"), py::arg("ranks") = 0);
 
   py::class_<SimRun>(m, "SimRun")
-      .def_readonly("json", &SimRun::json)
+      .def("json", &SimRun::Json)
+      .def("summary_json", &SimRun::SummaryJson)
+      .def("report_table", &SimRun::ReportTable)
       .def_readonly("notes", &SimRun::notes)
       .def("text", &SimRun::Text)
-      .def("timeline", &SimRun::Timeline);
+      .def("timeline", &SimRun::Timeline)
+      .def("memory_timeline", &SimRun::MemoryTimeline);
   m.def("simulate", &Simulate, py::arg("positional"), py::arg("options"));
   m.def("option_names", &OptionNames);
   AddConvertBindings(m);

@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "converter/converter.h"
 #include "converter/multi_rank.h"
+#include "converter/nsys/nsys_import.h"
 #include "step/host_profile.h"
 
 namespace et::python {
@@ -49,17 +50,9 @@ absl::StatusOr<convert::ConvertOptions> OptionsOf(const ConvertCall& call) {
   return o;
 }
 
-absl::StatusOr<std::vector<std::string>> ConvertRanksOf(
-    const ConvertCall& call, const convert::ConvertOptions& options) {
-  ASSIGN_OR_RETURN(
-      std::vector<convert::RankJob> jobs,
-      convert::JobsFromPattern(call.input, call.output, call.kineto,
-                               static_cast<int>(call.ranks)));
-  RETURN_IF_ERROR(convert::CheckJobInputs(jobs));
-  const int threads =
-      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<convert::RankResult> results =
-      convert::ConvertRanks(jobs, options, threads);
+// Each rank's summary once all are published (all or none).
+absl::StatusOr<std::vector<std::string>> PublishRanks(
+    std::vector<convert::RankResult> results) {
   std::vector<std::string> summaries;
   absl::Status first_failure;
   for (const convert::RankResult& r : results) {
@@ -78,6 +71,18 @@ absl::StatusOr<std::vector<std::string>> ConvertRanksOf(
   return summaries;
 }
 
+absl::StatusOr<std::vector<std::string>> ConvertRanksOf(
+    const ConvertCall& call, const convert::ConvertOptions& options) {
+  ASSIGN_OR_RETURN(
+      std::vector<convert::RankJob> jobs,
+      convert::JobsFromPattern(call.input, call.output, call.kineto,
+                               static_cast<int>(call.ranks)));
+  RETURN_IF_ERROR(convert::CheckJobInputs(jobs));
+  const int threads =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return PublishRanks(convert::ConvertRanks(jobs, options, threads));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ConvertTrace(const ConvertCall& call) {
@@ -90,6 +95,20 @@ absl::StatusOr<std::vector<std::string>> ConvertTrace(const ConvertCall& call) {
   }
   ASSIGN_OR_RETURN(convert::ConvertOptions options, OptionsOf(call));
   if (call.ranks > 0) return ConvertRanksOf(call, options);
+  // An Nsight Systems export to 'out.%d.et': one graph per GPU and process,
+  // as et-convert's RunNsys writes them.
+  if (call.kineto.empty() && IsRankPattern(call.output) &&
+      convert::IsNsysExport(call.input).value_or(false)) {
+    ASSIGN_OR_RETURN(
+        std::vector<convert::RankResult> results,
+        convert::ConvertNsysExport(call.input, call.output, options));
+    return PublishRanks(std::move(results));
+  }
+  if (IsRankPattern(call.output)) {
+    return absl::InvalidArgumentError(
+        "'" + call.input + "' -> '" + call.output +
+        "': a rank pattern (%d) needs --ranks N, the number of ranks");
+  }
   ASSIGN_OR_RETURN(convert::ConvertReport report,
                    convert::ConvertFile(call.input, call.output, options));
   return std::vector<std::string>{report.ToJson()};

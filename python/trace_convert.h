@@ -27,7 +27,8 @@ struct ConvertCall {
 };
 
 // Converts; returns each rank's summary as et-convert's --json-summary
-// writes it. Several ranks are written all or none.
+// writes it. Several ranks (`ranks` > 0, or an nsys export's graphs to an
+// output with %d) are written all or none.
 absl::StatusOr<std::vector<std::string>> ConvertTrace(const ConvertCall& call);
 
 }  // namespace et::python

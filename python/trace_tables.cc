@@ -17,6 +17,12 @@ namespace {
 
 constexpr double kNotRecorded = std::numeric_limits<double>::quiet_NaN();
 
+// ns as us, rounded once: an epoch time in ns (1.7e18) is not a double
+// exactly (steps of 256 ns there), its whole us are (below 2^53).
+double Microseconds(int64_t ns) {
+  return static_cast<double>(ns / 1000) + static_cast<double>(ns % 1000) / 1e3;
+}
+
 absl::string_view QueueKindName(QueueKind kind) {
   switch (kind) {
     case QueueKind::kThread:
@@ -66,6 +72,7 @@ Table NodesTable(const LoadedTrace& trace) {
   auto* start_us = t.Add<double>("start_us");
   auto* duration_us = t.Add<double>("duration_us");
   auto* inclusive_us = t.Add<double>("inclusive_duration_us");
+  auto* launch_us = t.Add<double>("launch_us");
   auto* flops = t.Add<double>("flops");
   auto* bytes = t.Add<double>("bytes");
   auto* step = t.Add<int64_t>("step");
@@ -96,9 +103,11 @@ Table NodesTable(const LoadedTrace& trace) {
       queues.Append(QueueKindName(m.queue(i).kind));
       queue_number->push_back(m.queue(i).number);
       start_us->push_back(m.start_ns(i) < 0 ? kNotRecorded
-                                            : m.start_ns(i) / 1e3);
+                                            : Microseconds(m.start_ns(i)));
       duration_us->push_back(m.duration_ns(i) / 1e3);
       inclusive_us->push_back(m.inclusive_duration_ns(i) / 1e3);
+      launch_us->push_back(m.launch_ns(i) < 0 ? kNotRecorded
+                                              : Microseconds(m.launch_ns(i)));
       flops->push_back(m.flops(i));
       bytes->push_back(m.bytes(i));
       step->push_back(m.step(i));

@@ -668,6 +668,7 @@ std::string ReportText(const Command& c, const Report& report,
 // One simulation: its report, timeline and job.
 absl::Status RunTrace(Command c) {
   c.options.keep_timeline = !c.timeline.empty();
+  c.options.keep_memory_lives = c.out->keep_simulation;
   RETURN_IF_ERROR(CheckWriteRanksInput(c));
   auto sim = Simulation::Load(c.input, c.options);
   if (!sim.ok()) return InputError(std::string(sim.status().message()));
@@ -682,7 +683,10 @@ absl::Status RunTrace(Command c) {
     comparison = CompareReports(c.input.path, report, c.compare, other);
   }
   for (const std::string& note : notes) PrintNote(c.out, note);
-  PrintOut(c.out, ReportText(c, report, comparison));
+  // A caller that formats the report itself (print_report false: Python)
+  // still gets the comparison, which only this text holds.
+  if (c.out->print_report || comparison)
+    PrintOut(c.out, ReportText(c, report, comparison));
   c.out->report = report;
   if (!c.timeline.empty()) {
     absl::Status s =

@@ -90,6 +90,9 @@ struct EtSimOutput {
   // Keep the simulation (its graphs, rank classes and timelines) in
   // `simulation` after a trace run; it is dropped otherwise.
   bool keep_simulation = false;
+  // A trace run's report is printed (as --json or text chooses); a caller
+  // that formats it on demand from `report` turns this off.
+  bool print_report = true;
   std::optional<Report> report;            // a trace run's report
   std::unique_ptr<Simulation> simulation;  // with keep_simulation
   std::optional<SweepResult> sweep;        // --sweep

@@ -541,6 +541,23 @@ void Simulation::ModelMemory(const SimOptions& options) {
   memory_rows_.push_back(MakeMemoryRow(
       model, BuildMemoryTimeline(lives.lives, model.size(), /*curve=*/true),
       at_layout));
+  if (options.keep_memory_lives)
+    memory_lives_.push_back(std::move(lives.lives));
+}
+
+const MemoryRow* Simulation::MemoryRowOf(const RankProgram* program) const {
+  if (memory_unknown_in_ || !report_.memory) return nullptr;
+  for (size_t p = 0; p < programs_.size() && p < memory_rows_.size(); ++p)
+    if (programs_[p].get() == program) return &memory_rows_[p];
+  return nullptr;
+}
+
+const std::vector<StorageLife>* Simulation::MemoryLivesOf(
+    const RankProgram* program) const {
+  if (MemoryRowOf(program) == nullptr) return nullptr;
+  for (size_t p = 0; p < programs_.size() && p < memory_lives_.size(); ++p)
+    if (programs_[p].get() == program) return &memory_lives_[p];
+  return nullptr;
 }
 
 void Simulation::ReportMemory(const SimOptions& options) {

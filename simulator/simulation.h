@@ -62,6 +62,13 @@ class Simulation {
   // With --layout and SimOptions::keep_graph: the rank's graph as simulated
   // (with the synthesized collectives).
   const std::optional<Graph>& layout_graph() const { return graph_; }
+  // The memory model of a class's program: its row (the peak the report
+  // gives) and, with SimOptions::keep_memory_lives, the storage lives it was
+  // summed from (at the layout); nullptr where the model did not run or
+  // predicted no peak (a trace without tensor sizes).
+  const MemoryRow* MemoryRowOf(const RankProgram* program) const;
+  const std::vector<StorageLife>* MemoryLivesOf(
+      const RankProgram* program) const;
   // The data-parallel sync --layout added (or why none), when it ran.
   const std::optional<scaleout::DpSyncResult>& dp_sync() const {
     return dp_sync_;
@@ -159,6 +166,8 @@ class Simulation {
   std::string dp_sync_note_;
   std::string tp_note_;
   std::vector<MemoryRow> memory_rows_;  // per distinct graph
+  // With keep_memory_lives: the lives memory_rows_ were summed from.
+  std::vector<std::vector<StorageLife>> memory_lives_;
   int64_t capacity_bytes_ = 0;
   std::string capacity_source_;
   SimResult result_;

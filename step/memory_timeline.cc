@@ -82,6 +82,33 @@ MemoryTimelineResult BuildMemoryTimeline(const std::vector<StorageLife>& lives,
   return result;
 }
 
+std::vector<MemoryByKind> MemoryCurveByKind(
+    const std::vector<StorageLife>& lives, size_t nodes, int32_t device) {
+  // As BuildMemoryTimeline: persistent bytes everywhere, the others as a
+  // change where a life starts and after it ends; per kind.
+  std::vector<MemoryByKind> curve(nodes + 1, MemoryByKind{});
+  MemoryByKind live{};
+  for (const StorageLife& life : lives) {
+    const int64_t b = AllocatedBytes(life.device, life.bytes);
+    if (life.device != device || b == 0) continue;
+    const int k = static_cast<int>(life.kind);
+    if (life.persistent) {
+      live[k] += b;
+      continue;
+    }
+    curve[life.first][k] += b;
+    curve[life.last + 1][k] -= b;
+  }
+  curve.pop_back();
+  for (MemoryByKind& at : curve) {
+    for (int k = 0; k < kMemoryKinds; ++k) {
+      live[k] += at[k];
+      at[k] = live[k];
+    }
+  }
+  return curve;
+}
+
 std::optional<RecordedMemory> RecordedMemoryOf(const NodeModel& model) {
   const auto& meta = model.metadata().attr();
   std::optional<int64_t> peak = GetInt(meta, attr::kUnprofiledPeakBytes);

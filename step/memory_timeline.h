@@ -44,6 +44,13 @@ struct MemoryTimelineResult {
 MemoryTimelineResult BuildMemoryTimeline(const std::vector<StorageLife>& lives,
                                          size_t nodes, bool curve = false);
 
+// The bytes live on `device` during each of `nodes` positions, by kind
+// (MemoryKind): the curve BuildMemoryTimeline keeps, split as its peak's
+// parts are (each position's kinds sum to that device's curve there, so the
+// largest sum is its peak_bytes).
+std::vector<MemoryByKind> MemoryCurveByKind(
+    const std::vector<StorageLife>& lives, size_t nodes, int32_t device);
+
 // The memory truth the recorder stored (examples/record_trace.py:
 // `unprofiled_peak_bytes`, `unprofiled_start_bytes`), when there is one.
 struct RecordedMemory {

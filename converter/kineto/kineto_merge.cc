@@ -43,6 +43,7 @@ HostOp MakeGpuOp(const kineto::GpuOp& g, uint64_t id, StringPool* pool) {
     op.extra_attrs.push_back(std::move(a));
   };
   if (g.correlation >= 0) add_int("correlation", g.correlation);
+  if (g.launch_ns >= 0) add_int(attr::kLaunchNs, g.launch_ns);
   if (!g.grid.empty()) add_list(attr::kGrid, g.grid);
   if (!g.block.empty()) add_list(attr::kBlock, g.block);
   if (g.bytes >= 0) add_int(attr::kTensorSize, g.bytes);

@@ -14,19 +14,34 @@ ettools.Error (ettools.UsageError for one in the options) with et-sim's own
 line. docs/python.md has the details.
 """
 import json as _json
+import os as _os
 
 import numpy as _np
 import pandas as _pd
 
 from . import _ettools
+from . import _progress
 from ._tables import frame as _frame, rows as _rows
+from ._hta import (comm_comp_overlap, critical_path, idle_time_breakdown,
+                   kernel_breakdown, kernel_type_breakdown)
 
 Error = _ettools.Error
 UsageError = _ettools.UsageError
 
 __all__ = ["Error", "UsageError", "Trace", "Result", "load", "convert",
            "simulate", "sweep", "nccl_tests", "temporal_breakdown",
+           "kernel_breakdown", "kernel_type_breakdown", "comm_comp_overlap",
+           "idle_time_breakdown", "critical_path",
            "OPTIONS"]
+
+# The progress line on stderr while C++ works (docs/python.md): False turns
+# it off.
+progress = True
+
+
+def _progress_line(what):
+    return _progress.progress(what, enabled=progress)
+
 
 # The et-sim flags simulate() takes, by their keyword names.
 OPTIONS = tuple(_ettools.option_names())
@@ -108,7 +123,8 @@ class Trace:
 def load(path, ranks=None):
     """Loads a trace (.et, a pattern 'out.%d.et' with ranks=N, or a folder
     of per-rank .et files). Raises ettools.Error naming the file at fault."""
-    data = _ettools.load(str(path), int(ranks or 0))
+    with _progress_line("loading " + _os.path.basename(str(path))):
+        data = _ettools.load(str(path), int(ranks or 0))
     return Trace(str(path), ranks, data)
 
 
@@ -116,8 +132,10 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
             host_profile=None, keep=None, force_schema=False, rank=None):
     """Converts a PyTorch execution trace (with its Kineto trace), a Kineto
     trace alone or an nsys export to .et, as et-convert does; with ranks=N,
-    'in.%d.json' to 'out.%d.et' (kineto with %d too), all ranks or none.
-    Returns each rank's summary (et-convert --json-summary's)."""
+    'in.%d.json' to 'out.%d.et' (kineto with %d too), all ranks or none; an
+    nsys export (.sqlite, .sqlite.gz) to 'out.%d.et', one graph per GPU and
+    process. Returns the summary (et-convert --json-summary's), a list of
+    them, one per rank, when the output is a %d pattern."""
     call = _ettools.ConvertCall()
     call.input, call.output = str(input), str(output)
     call.kineto = "" if kineto is None else str(kineto)
@@ -128,31 +146,41 @@ def convert(input, output, kineto=None, ranks=None, measured_step_ms=None,
     call.force_schema = bool(force_schema)
     call.rank = -1 if rank is None else int(rank)
     call.ranks = int(ranks or 0)
-    error, usage, texts = _ettools.convert(call)
+    with _progress_line("converting " + _os.path.basename(str(input))):
+        error, usage, texts = _ettools.convert(call)
     if error:
         raise (UsageError if usage else Error)(error)
     summaries = [_json.loads(s) for s in texts]
-    return summaries[0] if not ranks else summaries
+    return summaries if ranks or "%d" in str(output) else summaries[0]
 
 
 class Result:
     """One et-sim run. to_dict() is et-sim --json's report, parsed from the
-    very text et-sim prints; the DataFrames are read off it (and the
-    simulated events off the engine's timeline)."""
+    very text et-sim prints (formatted when first asked for); the small
+    parts (step, ranks, memory) are read off the report less its long
+    tables, and the long tables (ops, collectives, critical path) and the
+    simulated events come as columns built in C++."""
 
     def __init__(self, run):
         self._run = run
-        self._dict = _json.loads(run.json)
+        self._summary = None
+        self._tables = {}
         self._timeline = None
+
+    @property
+    def _dict(self):
+        if self._summary is None:
+            self._summary = _json.loads(self._run.summary_json())
+        return self._summary
 
     def to_dict(self):
         """et-sim --json, parsed (a fresh copy)."""
-        return _json.loads(self._run.json)
+        return _json.loads(self._run.json())
 
     @property
     def json(self):
         """et-sim --json's text, byte for byte."""
-        return self._run.json
+        return self._run.json()
 
     @property
     def text(self):
@@ -205,9 +233,18 @@ class Result:
             df = df[["rank"] + [c for c in df.columns if c != "rank"]]
         return df
 
+    def _report_table(self, name):
+        if name not in self._tables:
+            t = self._run.report_table(name)
+            self._tables[name] = _frame(t) if t is not None else \
+                _rows(self._dict.get(name, []))
+        return self._tables[name]
+
     @property
     def ops(self):
-        return _rows(self._dict.get("ops", []))
+        """The slowest rank's ops by total time: name, calls, total_ns,
+        share (of its compute time)."""
+        return self._report_table("ops")
 
     @property
     def gpu_kernels(self):
@@ -221,7 +258,7 @@ class Result:
     def compare(self):
         """With compare=: the comparison (--json's 'compare': the steps,
         bounds, parts, ops and collectives before and after), else None."""
-        return self._dict.get("compare")
+        return self.to_dict().get("compare")
 
     @property
     def compare_ops(self):
@@ -231,11 +268,16 @@ class Result:
 
     @property
     def collectives(self):
-        return _rows(self._dict.get("collectives", []))
+        """The collectives by total time: type, group, group_size, bytes,
+        calls, total_ns, wait_ns (for the slowest member), share (of all
+        communication time), synthesized (by --dp-sync or --layout)."""
+        return self._report_table("collectives")
 
     @property
     def critical_path(self):
-        return _rows(self._dict.get("critical_path", []))
+        """The slowest rank's critical path in time order: node, name,
+        start_ns, duration_ns."""
+        return self._report_table("critical_path")
 
     @property
     def memory(self):
@@ -271,6 +313,22 @@ class Result:
         return self._timeline
 
     @property
+    def memory_timeline(self):
+        """The memory model's curve of each rank class (its first rank
+        stands for the others), on the device its peak is about: one row
+        per node in node order (the order the model walks it) with the
+        node's simulated start_us and end_us (NaN where it did not run),
+        allocated_bytes during it (its largest is the reported peak,
+        ranks' peak_allocated_bytes) and those bytes by kind
+        (parameters_bytes, gradients_bytes, ..., workspaces_bytes). Empty
+        when no peak was predicted (no_memory=True, no tensor sizes)."""
+        if "memory_timeline" not in self._tables:
+            t = self._run.memory_timeline()
+            self._tables["memory_timeline"] = \
+                _frame(t) if t is not None else _pd.DataFrame()
+        return self._tables["memory_timeline"]
+
+    @property
     def sweep(self):
         """With sweep=: one row per point (None otherwise)."""
         s = self._dict.get("sweep")
@@ -303,7 +361,11 @@ def simulate(trace, **options):
     if isinstance(trace, Trace) and trace.pattern_ranks and \
             options.get("ranks") is None:
         options["ranks"] = int(trace.pattern_ranks)
-    return Result(_ettools.simulate(_positional(trace), options))
+    args = _positional(trace)
+    what = "simulating " + (_os.path.basename(args[1]) if len(args) > 1
+                            else "")
+    with _progress_line(what.rstrip()):
+        return Result(_ettools.simulate(args, options))
 
 
 def sweep(trace, dp=None, **options):
@@ -319,7 +381,7 @@ def sweep(trace, dp=None, **options):
 def nccl_tests(op, **options):
     """et-sim --nccl-tests OP: the NCCL model's nccl-tests table."""
     d = _json.loads(_ettools.simulate(["et-sim"], dict(
-        options, nccl_tests=op)).json)
+        options, nccl_tests=op)).json())
     rows = d.get("rows", d.get("results", []))
     df = _rows(rows)
     df.attrs.update({k: v for k, v in d.items() if not isinstance(v, list)})

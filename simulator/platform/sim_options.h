@@ -130,6 +130,9 @@ struct SimOptions {
   std::map<int64_t, double> rank_slowdown;  // rank -> factor (>1 = slower)
   bool use_rank_symmetry = true;
   bool keep_timeline = false;  // record per-op intervals for --timeline
+  // Keep the memory model's storage lives per program (Simulation::
+  // MemoryLivesOf) for a caller that reads the whole curve (Python).
+  bool keep_memory_lives = false;
 };
 
 // --schedule astra with the recorded compute model and no --device: node costs

@@ -454,9 +454,12 @@ std::string FormatReportText(const Report& r, size_t top) {
   return out;
 }
 
-std::string FormatReportJson(const Report& r) { return ReportJson(r).dump(1); }
+namespace {
 
-nlohmann::json ReportJson(const Report& r) {
+// FormatReportJson's object less its tables that grow with the graph (ops,
+// collectives, the critical path): what a caller that reads those as columns
+// (Python) parses.
+nlohmann::json ReportSummaryJson(const Report& r) {
   nlohmann::json j;
   j["world_size"] = r.world_size;
   j["topology"] = r.topology;
@@ -478,6 +481,30 @@ nlohmann::json ReportJson(const Report& r) {
     if (s.memory) j["ranks"].back().update(MemoryRowJson(*s.memory));
   }
   if (r.memory) j["memory"] = MemorySummaryJson(*r.memory);
+  j["gpu_kernels"] = KernelTableJson(r);
+  if (!r.recorded_none.empty()) j["recorded_none"] = r.recorded_none;
+  if (!r.phases.empty()) j["phases"] = PhasesJson(r.phases);
+  j["critical_path_busy_ns"] = r.critical_path_busy_ns;
+  const CriticalWaits& w = r.critical_path_waits;
+  j["critical_path_waits_ns"] = {{"host_gap", w.host_gap_ns},
+                                 {"gpu_gap", w.gpu_gap_ns},
+                                 {"rendezvous", w.rendezvous_ns},
+                                 {"other", w.other_ns}};
+  return j;
+}
+
+}  // namespace
+
+std::string FormatReportSummaryJson(const Report& r) {
+  return ReportSummaryJson(r).dump(1);
+}
+
+std::string FormatReportJson(const Report& r) { return ReportJson(r).dump(1); }
+
+// The keys are sorted (nlohmann::json's map), so the summary's keys and the
+// tables' interleave as before.
+nlohmann::json ReportJson(const Report& r) {
+  nlohmann::json j = ReportSummaryJson(r);
   j["ops"] = nlohmann::json::array();
   for (const OpRow& o : r.ops) {
     j["ops"].push_back({{"name", o.name},
@@ -486,9 +513,6 @@ nlohmann::json ReportJson(const Report& r) {
                         {"share", o.share}});
     j["ops"].back().update(RecordedJson(o.recorded));
   }
-  j["gpu_kernels"] = KernelTableJson(r);
-  if (!r.recorded_none.empty()) j["recorded_none"] = r.recorded_none;
-  if (!r.phases.empty()) j["phases"] = PhasesJson(r.phases);
   j["collectives"] = nlohmann::json::array();
   for (const CollectiveRow& c : r.collectives) {
     j["collectives"].push_back({{"type", c.type},
@@ -508,12 +532,6 @@ nlohmann::json ReportJson(const Report& r) {
                                   {"start_ns", s.start_ns},
                                   {"duration_ns", s.duration_ns}});
   }
-  j["critical_path_busy_ns"] = r.critical_path_busy_ns;
-  const CriticalWaits& w = r.critical_path_waits;
-  j["critical_path_waits_ns"] = {{"host_gap", w.host_gap_ns},
-                                 {"gpu_gap", w.gpu_gap_ns},
-                                 {"rendezvous", w.rendezvous_ns},
-                                 {"other", w.other_ns}};
   return j;
 }
 

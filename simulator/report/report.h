@@ -109,6 +109,9 @@ Report BuildReport(const std::vector<RankClass>& classes,
 std::string FormatReportText(const Report& report, size_t top_rows);
 std::string FormatReportJson(const Report& report);
 nlohmann::json ReportJson(const Report& report);  // FormatReportJson's object
+// FormatReportJson less "ops", "collectives" and "critical_path", the tables
+// that grow with the graph (a caller that reads those as columns: Python).
+std::string FormatReportSummaryJson(const Report& report);
 
 // Chrome trace JSON of the simulated run, written atomically to `path`.
 absl::Status WriteTimeline(const std::vector<RankClass>& classes,

@@ -67,6 +67,30 @@ TEST(MemoryTimelineTest, DevicesAreSeparateAndTheGpuIsTheAnswer) {
   EXPECT_EQ(t.main()->peak_node, 1u);
 }
 
+TEST(MemoryTimelineTest, TheCurveByKindSumsToTheCurveOfItsDevice) {
+  const std::vector<StorageLife> lives = {
+      Life(0, 100, 0, 3, MemoryKind::kParameter, true),
+      Life(0, 1000, 1, 2, MemoryKind::kActivation),
+      Life(0, 300, 2, 3, MemoryKind::kTemporary),
+      Life(kHostDevice, 7, 0, 3, MemoryKind::kOther),  // another device
+  };
+  const MemoryTimelineResult t = BuildMemoryTimeline(lives, 4, true);
+  const DeviceMemory* gpu = t.main();
+  ASSERT_NE(gpu, nullptr);
+  const std::vector<MemoryByKind> by_kind = MemoryCurveByKind(lives, 4, 0);
+  ASSERT_EQ(by_kind.size(), 4u);
+  for (size_t i = 0; i < by_kind.size(); ++i) {
+    int64_t sum = 0;
+    for (int64_t b : by_kind[i]) sum += b;
+    EXPECT_EQ(sum, gpu->curve[i]) << "node " << i;
+  }
+  // At the peak, the kinds are the peak's parts (blocks of 512 bytes).
+  EXPECT_EQ(by_kind[gpu->peak_node], gpu->peak_parts);
+  EXPECT_EQ(by_kind[2][static_cast<int>(MemoryKind::kActivation)], 1024);
+  EXPECT_EQ(by_kind[3][static_cast<int>(MemoryKind::kActivation)], 0);
+  EXPECT_EQ(by_kind[0][static_cast<int>(MemoryKind::kOther)], 0);
+}
+
 TEST(MemoryTimelineTest, APeakThatNeverRisesAboveTheBaselineIsTheBaseline) {
   const std::vector<StorageLife> lives = {
       Life(kHostDevice, 100, 0, 2, MemoryKind::kParameter, true)};
