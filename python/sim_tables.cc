@@ -115,11 +115,18 @@ Table OpsTable(const sim::Report& report) {
   auto* calls = t.Add<int64_t>("calls");
   auto* total_ns = t.Add<int64_t>("total_ns");
   auto* share = t.Add<double>("share");
+  // The recorded time beside the prediction, as --json's RecordedJson.
+  auto* recorded_calls = t.Add<int64_t>("recorded_calls");
+  auto* recorded_ns = t.Add<int64_t>("recorded_ns");
+  auto* predicted_of_recorded_ns = t.Add<int64_t>("predicted_of_recorded_ns");
   for (const sim::OpRow& o : report.ops) {
     name.Append(o.name);
     calls->push_back(o.calls);
     total_ns->push_back(o.total_ns);
     share->push_back(o.share);
+    recorded_calls->push_back(o.recorded.calls);
+    recorded_ns->push_back(o.recorded.recorded_ns);
+    predicted_of_recorded_ns->push_back(o.recorded.predicted_ns);
   }
   return t;
 }
