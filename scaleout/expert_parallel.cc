@@ -281,12 +281,18 @@ class ExpertOps {
         candidates.insert(r->second);
         chain = true;
       }
+      // What an op updates (a persistent storage) places it before the
+      // tensors it reads: the optimizer's temporaries reuse addresses across
+      // parameters inside folded ops.
+      absl::flat_hash_set<int64_t> owners;
       for (const IoTensor& t : m_.recorded_tensors(i, false)) {
         if (chain) break;
-        if (auto o = owner_.find(t.storage_id); o != owner_.end()) {
-          candidates.insert(o->second);
-          continue;
-        }
+        if (auto o = owner_.find(t.storage_id); o != owner_.end())
+          owners.insert(o->second);
+      }
+      if (!owners.empty()) candidates = owners;
+      for (const IoTensor& t : m_.recorded_tensors(i, false)) {
+        if (chain || !owners.empty()) break;
         auto tg = tag.find(t.storage_id);
         if (tg == tag.end()) continue;
         if (IsForward(m_, i)) {
