@@ -23,7 +23,15 @@ one all-reduce in the tensor-parallel group per pair in the forward pass and one
 backward; dp > 1 wraps the model in DDP over the data-parallel group. An 8-rank TP8 run:
     python3 record_trace.py --spawn 8 --tp 8 --et-out tp8_et_r{rank}.json \
         --kineto-out tp8_kineto_r{rank}.json
-PyTorch 1.13 records no process-group table; --tp adds the `## process_group:init ##` node
+Expert parallelism (--ep E, --model moe; the world is E ranks): each rank holds
+--experts / E experts; the routed tokens go to their expert's rank with all_to_all_single
+(dispatch) and come back with a second one (combine), after the tokens per expert are
+exchanged with a first; the backward pass sends the gradients the same way, and the router's
+gradients are averaged with one all-reduce. Every rank draws the one-rank run's tokens, so
+the routing (and every split) is the one-rank run's (tests/data/ep-synth):
+    python3 record_trace.py --spawn 2 --ep 2 --model moe --et-out moe2_et_r{rank}.json \
+        --kineto-out moe2_kineto_r{rank}.json
+PyTorch 1.13 records no process-group table; --tp (and --ep) adds the `## process_group:init ##` node
 that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET. Nor
 does it record the group of each collective: every collective call here runs inside a
 `## pg_name:<name> ##` annotation that et-convert reads (on_group below; the recipe for a

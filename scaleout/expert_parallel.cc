@@ -293,6 +293,8 @@ class ExpertOps {
       if (!owners.empty()) candidates = owners;
       for (const IoTensor& t : m_.recorded_tensors(i, false)) {
         if (chain || !owners.empty()) break;
+        // A scalar (a wrapped number, the optimizer's eps) is no token's.
+        if (t.num_elems <= 1) continue;
         auto tg = tag.find(t.storage_id);
         if (tg == tag.end()) continue;
         if (IsForward(m_, i)) {
@@ -309,7 +311,11 @@ class ExpertOps {
       const int64_t g = candidates.size() == 1 ? *candidates.begin() : -1;
       member_[i] = g;
       chain_[i] = g >= 0 && chain;
-      if (g >= 0) Adopt(i, g, final);
+      // Only what an op placed by its own parameters' storages (or a
+      // backward op: the gradient accumulation) updates becomes the
+      // expert's: a temporary's tag can be stale (addresses are reused
+      // inside folded ops).
+      if (g >= 0) Adopt(i, g, final, !owners.empty() || IsBackward(m_, i));
       for (const IoTensor& t : m_.recorded_tensors(i, true)) {
         if (t.storage_id == 0 || persistent_.contains(t.storage_id)) continue;
         bool fresh = true;
@@ -334,11 +340,11 @@ class ExpertOps {
 
   // The persistent storages a placed op touches become its expert's; the
   // op is token-sized when it touches a tensor no parameter's size.
-  void Adopt(NodeIndex i, int64_t g, bool final) {
+  void Adopt(NodeIndex i, int64_t g, bool final, bool claim) {
     for (bool outputs : {false, true}) {
       for (const IoTensor& t : m_.recorded_tensors(i, outputs)) {
         if (TokenSizedTensor(g, t)) token_sized_[i] = true;
-        if (!IsForward(m_, i) && persistent_.contains(t.storage_id))
+        if (claim && !IsForward(m_, i) && persistent_.contains(t.storage_id))
           owner_.try_emplace(t.storage_id, g);
         if (final && IsBackward(m_, i) && m_.gemm(i) != nullptr &&
             up_weight_.contains(t.storage_id))
