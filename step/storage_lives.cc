@@ -197,6 +197,14 @@ class Walker {
   absl::flat_hash_set<TensorKey> expanded_;
   std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
   std::vector<NodeIndex> first_backward_;  // per step: its first backward node
+  // Per node: the first node of the run of backward nodes it is in (kNoNode:
+  // none). A step of gradient accumulation has one run per micro-batch.
+  std::vector<NodeIndex> backward_run_start_;
+  NodeIndex run_start_ = kNoNode;
+  // Lives of a one-step trace first used by a backward op and never by the
+  // forward, the optimizer or AccumulateGrad: made inside a folded op of that
+  // backward, not held across steps (Finish).
+  std::vector<bool> backward_only_;
   absl::flat_hash_map<int64_t, NodeIndex> step_end_;  // per step: its last node
   void AssignOwners();
   void StartHiddenActivations();
@@ -204,6 +212,14 @@ class Walker {
 
  public:
   void SeeRole(NodeIndex i) {
+    if (backward_run_start_.size() <= i)
+      backward_run_start_.resize(static_cast<size_t>(i) + 1, kNoNode);
+    if (m_.on_host(i)) {
+      const bool backward = m_.role(i) == NodeRole::kBackward ||
+                            m_.role(i) == NodeRole::kGradAccumulation;
+      run_start_ = !backward ? kNoNode : run_start_ == kNoNode ? i : run_start_;
+    }
+    backward_run_start_[i] = run_start_;
     const int64_t step = m_.step(i);
     if (step >= 0) step_end_[step] = i;  // nodes come in id order
     if (step < 0 || m_.role(i) != NodeRole::kBackward) return;
@@ -263,7 +279,12 @@ void Walker::StartHiddenActivations() {
         first_role != NodeRole::kGradAccumulation)
       continue;
     if (static_cast<size_t>(f.first_step) >= first_backward_.size()) continue;
-    const NodeIndex start = first_backward_[f.first_step];
+    // A one-step trace's backward-only storage starts with its own
+    // micro-batch's backward, not the step's first.
+    const NodeIndex start =
+        backward_only_[k] && life.first < backward_run_start_.size()
+            ? backward_run_start_[life.first]
+            : first_backward_[f.first_step];
     if (start != kNoNode && start < life.first) {
       life.first = start;
       life.kind = MemoryKind::kActivation;
@@ -298,8 +319,18 @@ StorageLivesResult Walker::Finish(int64_t steps) {
     if (life.bytes == 0) life.bytes = f.view_bytes;
     // Never allocated here and used in two steps (or the only one): held by
     // the program across steps (parameters, optimizer state, the batch).
-    life.persistent =
-        !f.allocated && (steps <= 1 || f.last_step > f.first_step);
+    // In a one-step trace, one first used by a backward op and never by the
+    // forward, the optimizer or AccumulateGrad is the backward's own (made in
+    // an op folded into its parent: the loss's gradient, attention's
+    // backward copies); one step of gradient accumulation has many.
+    const bool backward_only =
+        steps <= 1 && !f.allocated &&
+        m_.role(life.first) == NodeRole::kBackward &&
+        !(f.roles & (Bit(NodeRole::kOptimizer) |
+                     Bit(NodeRole::kGradAccumulation) | Bit(NodeRole::kOther)));
+    backward_only_.push_back(backward_only);
+    life.persistent = !f.allocated && !backward_only &&
+                      (steps <= 1 || f.last_step > f.first_step);
     life.kind = Classify(life, f);
   }
   AssignOwners();
