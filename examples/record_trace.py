@@ -23,6 +23,11 @@ one all-reduce in the tensor-parallel group per pair in the forward pass and one
 backward; dp > 1 wraps the model in DDP over the data-parallel group. An 8-rank TP8 run:
     python3 record_trace.py --spawn 8 --tp 8 --et-out tp8_et_r{rank}.json \
         --kineto-out tp8_kineto_r{rank}.json
+Pipeline parallelism (--pp P, --model gpt, a world of P ranks): the --layers blocks split into
+P stages run in the 1F1B order over --micro-batches micro-batches, activations and their
+gradients exchanged with isend/irecv; at --pp 1, --micro-batches M is gradient accumulation:
+    python3 record_trace.py --spawn 2 --pp 2 --model gpt --layers 4 --micro-batches 4 \
+        --et-out pp_et_r{rank}.json --kineto-out pp_kineto_r{rank}.json
 PyTorch 1.13 records no process-group table; --tp adds the `## process_group:init ##` node
 that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET. Nor
 does it record the group of each collective: every collective call here runs inside a
