@@ -197,10 +197,6 @@ class Walker {
   absl::flat_hash_set<TensorKey> expanded_;
   std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
   std::vector<NodeIndex> first_backward_;  // per step: its first backward node
-  // Per node: the first node of the run of backward nodes it is in (kNoNode:
-  // none). A step of gradient accumulation has one run per micro-batch.
-  std::vector<NodeIndex> backward_run_start_;
-  NodeIndex run_start_ = kNoNode;
   // Lives of a one-step trace first used by a backward op and never by the
   // forward, the optimizer or AccumulateGrad: made inside a folded op of that
   // backward, not held across steps (Finish).
@@ -212,14 +208,6 @@ class Walker {
 
  public:
   void SeeRole(NodeIndex i) {
-    if (backward_run_start_.size() <= i)
-      backward_run_start_.resize(static_cast<size_t>(i) + 1, kNoNode);
-    if (m_.on_host(i)) {
-      const bool backward = m_.role(i) == NodeRole::kBackward ||
-                            m_.role(i) == NodeRole::kGradAccumulation;
-      run_start_ = !backward ? kNoNode : run_start_ == kNoNode ? i : run_start_;
-    }
-    backward_run_start_[i] = run_start_;
     const int64_t step = m_.step(i);
     if (step >= 0) step_end_[step] = i;  // nodes come in id order
     if (step < 0 || m_.role(i) != NodeRole::kBackward) return;
@@ -279,12 +267,10 @@ void Walker::StartHiddenActivations() {
         first_role != NodeRole::kGradAccumulation)
       continue;
     if (static_cast<size_t>(f.first_step) >= first_backward_.size()) continue;
-    // A one-step trace's backward-only storage starts with its own
-    // micro-batch's backward, not the step's first.
-    const NodeIndex start =
-        backward_only_[k] && life.first < backward_run_start_.size()
-            ? backward_run_start_[life.first]
-            : first_backward_[f.first_step];
+    // A one-step trace's backward-only storage was made by the backward op
+    // that first uses it (Finish): it starts there.
+    if (backward_only_[k]) continue;
+    const NodeIndex start = first_backward_[f.first_step];
     if (start != kNoNode && start < life.first) {
       life.first = start;
       life.kind = MemoryKind::kActivation;
@@ -320,9 +306,10 @@ StorageLivesResult Walker::Finish(int64_t steps) {
     // Never allocated here and used in two steps (or the only one): held by
     // the program across steps (parameters, optimizer state, the batch).
     // In a one-step trace, one first used by a backward op and never by the
-    // forward, the optimizer or AccumulateGrad is the backward's own (made in
-    // an op folded into its parent: the loss's gradient, attention's
-    // backward copies); one step of gradient accumulation has many.
+    // forward, the optimizer or AccumulateGrad is the backward's own, made by
+    // that op (in an op folded into it: the loss's gradient, attention's
+    // backward copies), and lives from there to its last use; one step of
+    // gradient accumulation has many.
     const bool backward_only =
         steps <= 1 && !f.allocated &&
         m_.role(life.first) == NodeRole::kBackward &&

@@ -4,7 +4,7 @@
 // the same 4 micro-batches. The real pp=2 files simulate without a deadlock
 // (each exchange posts its send and receive together), their memory peak per
 // rank within 5% of the recorder's exact truth; the one-rank file's peak
-// within 6% (accumulation adds no activations: each micro-batch's are freed
+// within 5% (accumulation adds no activations: each micro-batch's are freed
 // by its backward); `--layout pp=2 --micro-batches 4` from the one-rank file
 // cuts where the real run did (embeddings and blocks 0-1 | blocks 2-3 and the
 // head), sends and receives what the real run sent (type, bytes, group size,
@@ -86,16 +86,16 @@ std::map<CommKey, int64_t> PointToPoint(const et::sim::Report& r) {
   return out;
 }
 
-// +5.01% (27,569,216 bytes against 26,254,080; +19.7% before the one-step
-// backward-only rule of storage_lives.cc): within 6%, not yet the 5% aimed at.
-TEST(PpGpt, OneRankAccumulationPeakWithinSixPercent) {
+// +3.5% (27,160,640 bytes against 26,254,080; +19.7% before the one-step
+// backward-only rule of storage_lives.cc).
+TEST(PpGpt, OneRankAccumulationPeakWithinFivePercent) {
   auto sim = MustRun({OneRank(), 0}, {});
   ASSERT_NE(sim, nullptr);
   ASSERT_EQ(sim->report().ranks.size(), 1u);
   const auto& memory = sim->report().ranks[0].memory;
   ASSERT_TRUE(memory.has_value());
   EXPECT_EQ(memory->recorded_peak_bytes, kOneRankPeak);
-  EXPECT_LT(std::abs(Error(memory->peak_bytes, kOneRankPeak)), 0.06)
+  EXPECT_LT(std::abs(Error(memory->peak_bytes, kOneRankPeak)), 0.05)
       << memory->peak_bytes;
 }
 
@@ -138,7 +138,8 @@ TEST(PpGpt, SynthesizedPipelineMatchesTheRealOne) {
   EXPECT_EQ(std::get<2>(real_comms.begin()->first), 2);
   EXPECT_EQ(synth_comms, real_comms);
   // Peak memory per rank against the real ranks' exact peaks: -6.6% and
-  // +5.5% (16.33 and 14.35 MiB against 17.48 and 13.60).
+  // -2.9% (17,121,172 and 13,845,164 bytes against 18,326,664 and
+  // 14,256,264): not yet the 5% aimed at on stage 0.
   ASSERT_EQ(synth->report().ranks.size(), 2u);
   for (int r = 0; r < 2; ++r) {
     const auto& memory = synth->report().ranks[r].memory;
