@@ -99,6 +99,25 @@ TEST(PpGpt, OneRankAccumulationPeakWithinFivePercent) {
       << memory->peak_bytes;
 }
 
+// et-convert's summary counts the bytes of sends and receives (it said
+// "RECV 4 (0 bytes), SEND 4 (0 bytes)"): 4 of 131,072 bytes each way a rank.
+TEST(PpGpt, ConvertSummaryCountsSendAndRecvBytes) {
+  for (int r = 0; r < 2; ++r) {
+    et::convert::ConvertOptions options;
+    options.kineto_path = Data(absl::StrCat("gpt2_kineto_r", r, ".json.gz"));
+    auto report =
+        et::convert::ConvertFile(Data(absl::StrCat("gpt2_et_r", r, ".json.gz")),
+                                 absl::StrCat(::testing::TempDir(), "/",
+                                              getpid(), "_ppgpt_sum", r, ".et"),
+                                 options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    for (const char* type : {"SEND", "RECV"}) {
+      EXPECT_EQ(report->collectives_by_type[type], 4) << type;
+      EXPECT_EQ(report->collective_bytes_by_type[type], 4 * 131'072) << type;
+    }
+  }
+}
+
 TEST(PpGpt, RealPipelineSimulatesWithPeaksWithinFivePercent) {
   auto sim = MustRun({RealPattern(), 2}, {});
   ASSERT_NE(sim, nullptr);
