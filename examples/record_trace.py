@@ -31,6 +31,11 @@ gradients are averaged with one all-reduce. Every rank draws the one-rank run's 
 the routing (and every split) is the one-rank run's (tests/data/ep-synth):
     python3 record_trace.py --spawn 2 --ep 2 --model moe --et-out moe2_et_r{rank}.json \
         --kineto-out moe2_kineto_r{rank}.json
+Pipeline parallelism (--pp P, --model gpt, a world of P ranks): the --layers blocks split into
+P stages run in the 1F1B order over --micro-batches micro-batches, activations and their
+gradients exchanged with isend/irecv; at --pp 1, --micro-batches M is gradient accumulation:
+    python3 record_trace.py --spawn 2 --pp 2 --model gpt --layers 4 --micro-batches 4 \
+        --et-out pp_et_r{rank}.json --kineto-out pp_kineto_r{rank}.json
 PyTorch 1.13 records no process-group table; --tp (and --ep) adds the `## process_group:init ##` node
 that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET. Nor
 does it record the group of each collective: every collective call here runs inside a
@@ -106,17 +111,47 @@ class GptBlock(nn.Module):
 
 
 class TinyGpt(nn.Module):
-    def __init__(self, vocab, width, heads, context):
+    """Token and position embeddings, `layers` GptBlocks, a final norm and a linear head."""
+
+    def __init__(self, vocab, width, heads, context, layers=1):
         super().__init__()
         self.tokens = nn.Embedding(vocab, width)
         self.positions = nn.Embedding(context, width)
-        self.block = GptBlock(width, heads)
+        self.blocks = nn.ModuleList(GptBlock(width, heads) for _ in range(layers))
         self.norm = nn.LayerNorm(width)
         self.head = nn.Linear(width, vocab)
 
     def forward(self, idx):
         pos = torch.arange(idx.shape[1], device=idx.device)
-        return self.head(self.norm(self.block(self.tokens(idx) + self.positions(pos))))
+        x = self.tokens(idx) + self.positions(pos)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+
+class GptStage(nn.Module):
+    """One pipeline stage of a TinyGpt: its contiguous share of the blocks, the
+    embeddings on the first stage, the final norm and the head on the last. It holds
+    only its own modules: the rest of the model is freed when the full one is."""
+
+    def __init__(self, gpt, stage, stages):
+        super().__init__()
+        layers = len(gpt.blocks)
+        begin, end = stage * layers // stages, (stage + 1) * layers // stages
+        self.first, self.last = stage == 0, stage == stages - 1
+        if self.first:
+            self.tokens, self.positions = gpt.tokens, gpt.positions
+        self.blocks = nn.ModuleList(gpt.blocks[begin:end])
+        if self.last:
+            self.norm, self.head = gpt.norm, gpt.head
+
+    def forward(self, x):
+        if self.first:
+            pos = torch.arange(x.shape[1], device=x.device)
+            x = self.tokens(x) + self.positions(pos)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)) if self.last else x
 
 
 class RnnLm(nn.Module):
@@ -355,7 +390,7 @@ def make_model_and_batch(args, device, tp_group=None, ep_group=None, rank=0):
     if args.model == "rnn":
         model = RnnLm(vocab, args.width)
     else:
-        model = TinyGpt(vocab, args.width, args.heads, context)
+        model = TinyGpt(vocab, args.width, args.heads, context, args.layers)
     idx = torch.randint(0, vocab, (args.batch, context))
     targets = torch.randint(0, vocab, (args.batch, context))
 
@@ -435,6 +470,118 @@ def train_step(model, optimizer, inputs, targets, loss_fn, dp_group=None):
     return loss
 
 
+def accumulation_step(model, optimizer, micro_inputs, micro_targets, loss_fn):
+    """One step of gradient accumulation: each micro-batch's forward and backward in
+    turn (its activations freed by its backward), the loss divided by their number,
+    one optimizer step."""
+    optimizer.zero_grad()
+    for x, y in zip(micro_inputs, micro_targets):
+        loss = loss_fn(model(x), y) / len(micro_inputs)
+        loss.backward()
+    optimizer.step()
+    return loss
+
+
+def exchange(group, send=None, send_to=None, recv_like=None, recv_from=None):
+    """Megatron's point-to-point step between adjacent stages: an isend and/or an
+    irecv posted together, then both waited for (gloo's send returns only once the
+    peer's receive has taken the data, so a lone blocking send each way would
+    deadlock in 1F1B's steady state). Returns the received tensor (or None)."""
+    import torch.distributed as dist
+    requests, received = [], None
+    with on_group(group):
+        if send is not None:
+            requests.append(dist.isend(send.contiguous(), send_to, group=group))
+        if recv_like is not None:
+            received = torch.empty_like(recv_like)
+            requests.append(dist.irecv(received, recv_from, group=group))
+        for request in requests:
+            request.wait()
+    return received
+
+
+class Pipeline1F1B:
+    """One pipeline stage's training step in the 1F1B order (Narayanan et al. 2021,
+    non-interleaved): min(P - s - 1, M) warm-up forwards, then one forward and one
+    backward in turn, then the remaining backwards; activations go to the next stage
+    and their gradients to the previous one; gradients accumulate over the M
+    micro-batches (the loss divided by M) and the stage steps its optimizer once."""
+
+    def __init__(self, stage, optimizer, micro_inputs, micro_targets, loss_fn, rank,
+                 stages, group, activation_like):
+        self.stage, self.optimizer, self.loss_fn = stage, optimizer, loss_fn
+        self.inputs, self.targets = micro_inputs, micro_targets
+        self.rank, self.stages, self.group = rank, stages, group
+        self.like = activation_like  # the shape and dtype sent between stages
+        self.prev = rank - 1 if rank > 0 else None
+        self.next = rank + 1 if rank < stages - 1 else None
+
+    def forward(self, i, received):
+        x = self.inputs[i] if received is None else received.requires_grad_()
+        out = self.stage(x)
+        if self.next is None:
+            out = self.loss_fn(out, self.targets[i]) / len(self.inputs)
+        return x, out
+
+    def backward(self, x, out, grad):
+        if grad is None:
+            out.backward()
+        else:
+            out.backward(grad)
+        return x.grad if self.prev is not None else None
+
+    def __call__(self):
+        m = len(self.inputs)
+        warmup = min(self.stages - self.rank - 1, m)
+        self.optimizer.zero_grad()
+        like = self.like
+        recv_fwd = lambda: exchange(self.group, recv_like=like if self.prev is not None else None,
+                                    recv_from=self.prev)
+        in_flight = []
+        for i in range(warmup):
+            x, out = self.forward(i, recv_fwd())
+            exchange(self.group, send=out.detach() if self.next is not None else None,
+                     send_to=self.next)
+            in_flight.append((x, out))
+        received = recv_fwd() if warmup < m else None
+        for j in range(m - warmup):
+            x, out = self.forward(warmup + j, received)
+            has_next = self.next is not None
+            grad = exchange(self.group, send=out.detach() if has_next else None,
+                            send_to=self.next, recv_like=like if has_next else None,
+                            recv_from=self.next)
+            in_flight.append((x, out))
+            x, out = in_flight.pop(0)
+            grad_in = self.backward(x, out, grad)
+            del x, out
+            last = j == m - warmup - 1
+            has_prev = self.prev is not None
+            received = exchange(self.group, send=grad_in, send_to=self.prev,
+                                recv_like=like if has_prev and not last else None,
+                                recv_from=self.prev)
+        while in_flight:
+            x, out = in_flight.pop(0)
+            grad = exchange(self.group, recv_like=like if self.next is not None else None,
+                            recv_from=self.next)
+            grad_in = self.backward(x, out, grad)
+            del x, out
+            exchange(self.group, send=grad_in, send_to=self.prev)
+        self.optimizer.step()
+
+
+def make_pp_group(rank, world_size, backend):
+    """The pipeline group (all ranks: --pp is the whole world) and its
+    `## process_group:init ##` rows, named as PyTorch numbers groups."""
+    import torch.distributed as dist
+    ranks = list(range(world_size))
+    group = dist.new_group(ranks)
+    table = [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": backend,
+              "ranks": [], "group_size": world_size},
+             {"pg_name": "1", "pg_desc": "PIPELINE_MODEL_PARALLEL_GROUP",
+              "backend_config": backend, "ranks": ranks, "group_size": world_size}]
+    return group, table
+
+
 # ---- Memory truth (docs/memory-model.md) ----------------------------------------------
 
 COUNTER_ENV = "RECORD_TRACE_ALLOC_COUNTER"
@@ -481,8 +628,7 @@ def preload_alloc_counter():
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
-def measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
-                        dp_group=None):
+def measure_step_memory(step, device):
     """The memory truth: one training step run without a profiler, as (peak bytes the
     allocator held during it, bytes it held when the step began), or None when this run
     cannot measure it. On a GPU, torch.cuda's allocated-bytes counters (block sizes, as the
@@ -492,7 +638,7 @@ def measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
         torch.cuda.synchronize()
         start = torch.cuda.memory_allocated(device)
         torch.cuda.reset_peak_memory_stats(device)
-        train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+        step()
         torch.cuda.synchronize()
         return torch.cuda.max_memory_allocated(device), start
     counter = cpu_alloc_counter()
@@ -500,7 +646,7 @@ def measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
         return None
     start = counter.alloc_counter_live_bytes()
     counter.alloc_counter_reset_peak()
-    train_step(model, optimizer, inputs, targets, loss_fn, dp_group)
+    step()
     return counter.alloc_counter_peak_bytes(), start
 
 
@@ -707,15 +853,25 @@ def record(args):
     if args.ep > 1:
         backend = "cuda:nccl" if device.type == "cuda" else "cpu:gloo"
         ep_group, group_table = make_ep_group(rank, world_size, args.ep, backend)
+    pp_group = None
+    if args.pp > 1:
+        backend = "cuda:nccl" if device.type == "cuda" else "cpu:gloo"
+        pp_group, group_table = make_pp_group(rank, world_size, backend)
     # A tensor-parallel group sees the same batch; its shards' weights differ. An
     # expert-parallel group's ranks draw the same tokens too (the one-rank run's): the
-    # routing, and with it every all-to-all's split, is then the one-rank run's.
-    torch.manual_seed(args.seed + rank // max(args.tp, args.ep, 1))
+    # routing, and with it every all-to-all's split, is then the one-rank run's. Pipeline
+    # stages build the same model and data, and each keeps its share.
+    torch.manual_seed(args.seed + (0 if args.pp > 1 else rank // max(args.tp, args.ep, 1)))
 
     model, inputs, targets, loss_fn = make_model_and_batch(args, device, tp_group,
                                                            ep_group, rank)
+    micro_inputs = inputs.chunk(args.micro_batches)
+    micro_targets = targets.chunk(args.micro_batches)
+    if args.pp > 1:
+        model = GptStage(model, rank, args.pp)  # the other stages' modules are freed
+        like = torch.empty(micro_inputs[0].shape + (args.width,), device=device)
     dp_marker = None  # the group DDP's forward broadcasts run on, when DDP wraps the model
-    if world_size > max(args.tp, args.ep):
+    if world_size > max(args.tp * args.pp, args.ep):
         ids = [device.index] if device.type == "cuda" else None
         model = nn.parallel.DistributedDataParallel(model, device_ids=ids,
                                                     process_group=dp_group)
@@ -729,13 +885,19 @@ def record(args):
     else:
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 
-    step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
+    if args.pp > 1:
+        step = Pipeline1F1B(model, optimizer, micro_inputs, micro_targets, loss_fn, rank,
+                            args.pp, pp_group, like)
+    elif args.micro_batches > 1:
+        step = lambda: accumulation_step(model, optimizer, micro_inputs, micro_targets,
+                                         loss_fn)
+    else:
+        step = lambda: train_step(model, optimizer, inputs, targets, loss_fn, dp_marker)
 
     def measure_extras(metadata):
         """After the truth, before the recording: the memory truth and what the
         instruments cost, stored beside the truth in the profiler trace."""
-        memory = measure_step_memory(model, optimizer, inputs, targets, loss_fn, device,
-                                     dp_marker)
+        memory = measure_step_memory(step, device)
         if memory is not None:
             metadata["unprofiled_peak_bytes"] = "%d" % memory[0]
             metadata["unprofiled_start_bytes"] = "%d" % memory[1]
@@ -759,9 +921,13 @@ def record(args):
                             before_recording=measure_extras, name="record_trace.py",
                             quiet=True) as rec:
         rec.run(step)
-    what = args.model if args.tp <= 1 else "a tp=%d MLP (%d layer pairs)" % (args.tp,
-                                                                              args.tp_layers)
-    if args.ep > 1:
+    what = args.model
+    if args.pp > 1 or args.micro_batches > 1:
+        what = "%s, %d layers, pp=%d, %d micro-batches (1F1B)" % (
+            args.model, args.layers, args.pp, args.micro_batches)
+    elif args.tp > 1:
+        what = "a tp=%d MLP (%d layer pairs)" % (args.tp, args.tp_layers)
+    elif args.ep > 1:
         what = "an ep=%d mixture of %d experts" % (args.ep, args.experts)
     rec.print_summary(what)
     if "fault_cost" in extras:
@@ -814,6 +980,15 @@ def parse_args(argv):
                    help="expert-parallel ranks (--model moe: each holds --experts / ep "
                         "experts; tokens dispatched and combined with all_to_all_single); "
                         "the world must be ep (no dp)")
+    p.add_argument("--layers", type=int, default=1, help="GPT blocks (gpt)")
+    p.add_argument("--pp", type=int, default=1,
+                   help="pipeline stages (gpt only; the whole world): the blocks split into "
+                        "--pp contiguous stages, the embeddings with the first, the norm, "
+                        "head and loss with the last, activations and their gradients sent "
+                        "between stages over send/recv in the 1F1B order")
+    p.add_argument("--micro-batches", type=int, default=1,
+                   help="micro-batches a step (--batch split in this many): at --pp 1 "
+                        "gradient accumulation, one optimizer step after all of them")
     p.add_argument("--tp-layers", type=int, default=2,
                    help="column/row-parallel layer pairs with --tp")
     p.add_argument("--zero", action="store_true",
@@ -861,6 +1036,20 @@ def parse_args(argv):
     if args.ep > 1 and world != args.ep:
         p.error("--ep %d needs a world of exactly %d ranks (--spawn %d): ep x dp is not "
                 "recorded" % (args.ep, args.ep, args.ep))
+    if args.pp < 1 or args.micro_batches < 1 or args.layers < 1:
+        p.error("--pp, --micro-batches and --layers must be at least 1")
+    if args.batch % args.micro_batches:
+        p.error("--micro-batches %d must divide --batch %d" % (args.micro_batches, args.batch))
+    if args.micro_batches > 1 and args.model in ("tpmlp",) or args.tp > 1 and (
+            args.pp > 1 or args.micro_batches > 1):
+        p.error("--pp and --micro-batches do not combine with --tp or --model tpmlp")
+    if args.pp > 1 and (args.model != "gpt" or world != args.pp):
+        p.error("--pp %d: needs --model gpt and a world of exactly %d ranks" % (args.pp,
+                                                                             args.pp))
+    if args.pp > args.layers:
+        p.error("--pp %d: more stages than --layers %d" % (args.pp, args.layers))
+    if args.ep > 1 and (args.pp > 1 or args.micro_batches > 1):
+        p.error("--ep does not combine with --pp or --micro-batches")
     if args.model == "moe" and args.experts < 2:
         p.error("--experts must be at least 2 (the router picks the top 2)")
     if args.model in ("gpt", "rnn") and args.seq < 1:

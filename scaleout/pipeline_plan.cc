@@ -21,7 +21,9 @@
 namespace et::scaleout {
 namespace {
 
-enum class Part : uint8_t { kForward, kBackward, kOther };
+// kLater: a forward or backward op of a recorded micro-batch after the first
+// (gradient accumulation): the first stands for each of them.
+enum class Part : uint8_t { kForward, kBackward, kOther, kLater };
 
 // One top-level op of the step and the node indices it spans.
 struct Region {
@@ -73,12 +75,53 @@ std::vector<Region> Regions(const NodeModel& m, int64_t step) {
       optimizer |= m.role(i) == NodeRole::kOptimizer;
     }
     backward_seen |= backward;
+    // zero_grad runs once a step, whichever micro-batch it precedes.
+    optimizer |= absl::StartsWith(m.name(r.begin), "Optimizer.zero_grad");
     r.part = backward        ? Part::kBackward
              : optimizer     ? Part::kOther
              : backward_seen ? Part::kOther
                              : Part::kForward;
   }
   return regions;
+}
+
+// A recording of gradient accumulation runs K micro-batches a step, each a
+// forward and its backward, then one optimizer step. The first micro-batch
+// is the one analysed (its layers, times and activations are one recorded
+// micro-batch's); the regions of the later ones are marked kLater. A later
+// micro-batch starts at the first region after a backward one that reads a
+// parameter and is no optimizer's; it runs to the last backward region.
+// Returns K (1 without accumulation).
+int64_t MarkLaterMicroBatches(
+    const NodeModel& m, const absl::flat_hash_map<uint64_t, int64_t>& params,
+    std::vector<Region>* regions) {
+  auto reads_parameter = [&](const Region& r) {
+    for (NodeIndex i = r.begin; i < r.end; ++i) {
+      if (!m.on_host(i) || m.role(i) == NodeRole::kOptimizer) continue;
+      for (const IoTensor& t : m.recorded_tensors(i, false))
+        if (params.contains(t.storage_id)) return true;
+    }
+    return false;
+  };
+  int64_t last_backward = -1;
+  for (size_t k = 0; k < regions->size(); ++k)
+    if ((*regions)[k].part == Part::kBackward)
+      last_backward = static_cast<int64_t>(k);
+  int64_t micro_batches = 1, later_from = -1;
+  bool after_backward = false;
+  for (int64_t k = 0; k < last_backward; ++k) {
+    const Region& r = (*regions)[k];
+    if (r.part == Part::kBackward) {
+      after_backward = true;
+    } else if (after_backward && reads_parameter(r)) {
+      ++micro_batches;
+      after_backward = false;
+      if (later_from < 0) later_from = k;
+    }
+  }
+  for (int64_t k = later_from; later_from >= 0 && k <= last_backward; ++k)
+    (*regions)[k].part = Part::kLater;
+  return micro_batches;
 }
 
 // Gradient accumulations in a region (the outermost AccumulateGrad ops).
@@ -217,12 +260,15 @@ void BoundaryBytes(const NodeModel& m, const std::vector<Region>& regions,
     int64_t maker = 0, reader = 0, bytes = 0;
   };
   absl::flat_hash_map<uint64_t, Crossing> made;
-  std::vector<uint64_t> order;  // storages in the order first made
+  std::vector<Crossing> done;  // lives ended by a new one at their address
+  absl::flat_hash_set<uint64_t> inputs;
   for (const Region& r : regions) {
     if (r.part != Part::kForward) continue;
     for (NodeIndex i = r.begin; i < r.end; ++i) {
       if (!m.on_host(i)) continue;
+      inputs.clear();
       for (const IoTensor& t : m.recorded_tensors(i, false)) {
+        inputs.insert(t.storage_id);
         auto it = made.find(t.storage_id);
         if (it == made.end() || persistent.contains(t.storage_id)) continue;
         it->second.reader = std::max(it->second.reader, r.layer);
@@ -233,14 +279,20 @@ void BoundaryBytes(const NodeModel& m, const std::vector<Region>& regions,
         if (t.storage_id == 0 || persistent.contains(t.storage_id)) continue;
         auto [it, inserted] =
             made.try_emplace(t.storage_id, Crossing{r.layer, r.layer, 0});
-        if (inserted) order.push_back(t.storage_id);
+        // An output at an address none of the inputs hold is a new
+        // allocation: the observer names storages by address, so a freed
+        // one's id comes back (storage_lives.h's rule).
+        if (!inserted && !inputs.contains(t.storage_id)) {
+          done.push_back(it->second);
+          it->second = Crossing{r.layer, r.layer, 0};
+        }
         it->second.bytes =
             std::max<int64_t>(it->second.bytes, t.extent_bytes());
       }
     }
   }
-  for (uint64_t s : order) {
-    const Crossing& c = made[s];
+  for (const auto& [storage, c] : made) done.push_back(c);
+  for (const Crossing& c : done) {
     for (int64_t k = c.maker; k < c.reader; ++k)
       (*layers)[k].out_bytes += c.bytes;
   }
@@ -296,6 +348,9 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   std::vector<int64_t> stage_at(m.size(), -1);
   std::vector<Part> part_at(m.size(), Part::kOther);
   absl::flat_hash_map<uint64_t, int64_t> stage_of_storage;
+  // A gradient's stage is the backward's that accumulates it (zero_grad,
+  // before the first layer's forward, touches every one).
+  absl::flat_hash_map<uint64_t, int64_t> backward_stage_of_storage;
   for (const Region& r : regions) {
     const int64_t s = r.layer >= 0 ? stage_of_layer[r.layer] : -1;
     for (NodeIndex i = r.begin; i < r.end; ++i) {
@@ -303,8 +358,12 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
       part_at[i] = r.part;
       if (s < 0) continue;
       for (bool out : {false, true})
-        for (const IoTensor& t : m.recorded_tensors(i, out))
+        for (const IoTensor& t : m.recorded_tensors(i, out)) {
           stage_of_storage.try_emplace(t.storage_id, s);
+          if (r.part == Part::kBackward &&
+              m.role(i) == NodeRole::kGradAccumulation)
+            backward_stage_of_storage.try_emplace(t.storage_id, s);
+        }
     }
   }
   // The device the answer is about: the one holding the most bytes.
@@ -323,6 +382,10 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
     if (l.persistent) {
       auto it = stage_of_storage.find(l.storage_id);
       int64_t s = it != stage_of_storage.end() ? it->second : -1;
+      if (auto g = backward_stage_of_storage.find(l.storage_id);
+          l.kind == MemoryKind::kGradient &&
+          g != backward_stage_of_storage.end())
+        s = g->second;
       if (s < 0 && l.owner >= 0) {
         auto o = stage_of_storage.find(lives[l.owner].storage_id);
         if (o != stage_of_storage.end()) s = o->second;
@@ -492,12 +555,22 @@ std::string PlanNote(const PipelinePlan& plan) {
         st.backward_ns / 1e6, st.send_bytes));
   }
   const PipelineOptions& o = plan.options;
+  const int64_t k = plan.recorded_micro_batches;
+  const std::string rule =
+      k > 1 ? absl::StrFormat(
+                  "the recorded step ran %d micro-batches of gradient "
+                  "accumulation: its first is analysed, and each micro-batch "
+                  "here costs %d/%d of its time and activations",
+                  k, k, o.micro_batches)
+            : absl::StrFormat(
+                  "each micro-batch 1/%d of the recorded batch's time and "
+                  "activations",
+                  o.micro_batches);
   return absl::StrFormat(
       "pipeline parallelism: synthesized pp=%d, %d micro-batches, %s "
-      "schedule, from step %d's %d layer blocks (each micro-batch 1/%d of the "
-      "recorded batch's time and activations); %s",
+      "schedule, from step %d's %d layer blocks (%s); %s",
       o.pp, o.micro_batches, PpScheduleName(o.schedule), plan.step,
-      plan.layers.size(), o.micro_batches, absl::StrJoin(parts, "; "));
+      plan.layers.size(), rule, absl::StrJoin(parts, "; "));
 }
 
 }  // namespace
@@ -536,6 +609,7 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
     persistent.insert(l.storage_id);
     if (l.kind == MemoryKind::kParameter) params[l.storage_id] = l.bytes;
   }
+  plan.recorded_micro_batches = MarkLaterMicroBatches(m, params, &regions);
   plan.layers = AssignLayers(m, params, &regions);
   RETURN_IF_ERROR(CheckLayers(
       plan, std::any_of(regions.begin(), regions.end(), [](const Region& r) {
@@ -545,19 +619,29 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
   const std::vector<std::pair<NodeIndex, int64_t>> comms =
       CollectiveRegions(m, plan.step, region_of);
   plan.other_ns = TimeRegions(m, plan.step, times, region_of, comms, &regions);
+  // The analysed micro-batch stands for the recorded batch's K: times and
+  // bytes of the whole batch are K times its own.
+  const int64_t k = plan.recorded_micro_batches;
   for (const Region& r : regions) {
-    if (r.part == Part::kForward) plan.layers[r.layer].forward_ns += r.ns;
-    if (r.part == Part::kBackward) plan.layers[r.layer].backward_ns += r.ns;
+    if (r.part == Part::kLater) continue;
+    const int64_t ns = r.part == Part::kOther ? r.ns : r.ns * k;
+    if (r.part == Part::kForward) plan.layers[r.layer].forward_ns += ns;
+    if (r.part == Part::kBackward) plan.layers[r.layer].backward_ns += ns;
     (r.part == Part::kForward    ? plan.forward_ns
      : r.part == Part::kBackward ? plan.backward_ns
-                                 : plan.other_ns) += r.ns;
+                                 : plan.other_ns) += ns;
   }
   BoundaryBytes(m, regions, persistent, &plan.layers);
+  for (PipelineLayer& l : plan.layers) l.out_bytes *= k;
   std::vector<int64_t> stage_of_layer;
   std::vector<double> param_share;
   MakeStages(&plan, &stage_of_layer, &param_share);
   PlaceCollectives(m, regions, comms, stage_of_layer, param_share, &plan);
   StageMemory(m, regions, stage_of_layer, lives, &plan.stages);
+  for (PipelineStage& st : plan.stages) {
+    st.activation_bytes *= k;
+    st.transient_peak_bytes *= k;
+  }
   StagePeaks(&plan);
   Bubbles(&plan);
   plan.note = PlanNote(plan);

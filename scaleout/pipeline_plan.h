@@ -109,6 +109,10 @@ struct PipelineStage {
 struct PipelinePlan {
   PipelineOptions options;
   int64_t step = -1;  // the trace's step analysed
+  // Micro-batches the recorded step ran (gradient accumulation: a forward
+  // and its backward each, one optimizer step): the first is analysed and
+  // stands for each; 1 when the step is one forward and one backward.
+  int64_t recorded_micro_batches = 1;
   std::vector<PipelineLayer> layers;
   std::vector<PipelineStage> stages;
   std::vector<StageCollective> collectives;

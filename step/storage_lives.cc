@@ -308,6 +308,10 @@ class Walker {
   absl::flat_hash_set<TensorKey> expanded_;
   std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
   std::vector<NodeIndex> first_backward_;  // per step: its first backward node
+  // Lives of a one-step trace first used by a backward op and never by the
+  // forward, the optimizer or AccumulateGrad: made inside a folded op of that
+  // backward, not held across steps (Finish).
+  std::vector<bool> backward_only_;
   absl::flat_hash_map<int64_t, NodeIndex> step_end_;  // per step: its last node
   void AssignOwners();
   void StartHiddenActivations();
@@ -375,6 +379,9 @@ void Walker::StartHiddenActivations() {
         first_role != NodeRole::kGradAccumulation)
       continue;
     if (static_cast<size_t>(f.first_step) >= first_backward_.size()) continue;
+    // A one-step trace's backward-only storage was made by the backward op
+    // that first uses it (Finish): it starts there.
+    if (backward_only_[k]) continue;
     NodeIndex start = first_backward_[f.first_step];
     const std::optional<NodeIndex> maker = MakerOf(f.made_number);
     if (maker && start != kNoNode && *maker < start &&
@@ -414,8 +421,19 @@ StorageLivesResult Walker::Finish(int64_t steps) {
     if (life.bytes == 0) life.bytes = f.view_bytes;
     // Never allocated here and used in two steps (or the only one): held by
     // the program across steps (parameters, optimizer state, the batch).
-    life.persistent =
-        !f.allocated && (steps <= 1 || f.last_step > f.first_step);
+    // In a one-step trace, one first used by a backward op and never by the
+    // forward, the optimizer or AccumulateGrad is the backward's own, made by
+    // that op (in an op folded into it: the loss's gradient, attention's
+    // backward copies), and lives from there to its last use; one step of
+    // gradient accumulation has many.
+    const bool backward_only =
+        steps <= 1 && !f.allocated &&
+        m_.role(life.first) == NodeRole::kBackward &&
+        !(f.roles & (Bit(NodeRole::kOptimizer) |
+                     Bit(NodeRole::kGradAccumulation) | Bit(NodeRole::kOther)));
+    backward_only_.push_back(backward_only);
+    life.persistent = !f.allocated && !backward_only &&
+                      (steps <= 1 || f.last_step > f.first_step);
     life.kind = Classify(life, f);
   }
   AssignOwners();

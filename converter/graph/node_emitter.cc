@@ -193,8 +193,10 @@ bool NodeEmitter::SetCommAttrs(const CommRecord& rec, Node* node,
              static_cast<int32_t>(rec.peer));
     if (rec.tag >= 0)
       SetInt32(attrs, attr::kCommTag, static_cast<int32_t>(rec.tag));
-    ++summary
-          ->collectives_by_type[rec.kind == CommKind::kSend ? "SEND" : "RECV"];
+    const std::string type_name = rec.kind == CommKind::kSend ? "SEND" : "RECV";
+    ++summary->collectives_by_type[type_name];
+    summary->collective_bytes_by_type[type_name] +=
+        std::max<int64_t>(rec.size_bytes, 0);
   }
   SetInt64(attrs, attr::kCommSize, std::max<int64_t>(rec.size_bytes, 0));
   if (!rec.dtype.empty()) SetString(attrs, attr::kDtype, rec.dtype);

@@ -156,7 +156,21 @@ std::pair<int, int64_t> ResourceKey(const NodeModel& model, NodeIndex i,
     case QueueKind::kStream:
       return {1, q.number};
     case QueueKind::kCommGroup:
-      return {2, group};
+      break;
+  }
+  // A point-to-point op runs on its own channel, one per group, peer and
+  // direction: a pipeline stage posts a send and a receive together
+  // (Megatron's batched isend/irecv; gloo's send returns only once the peer
+  // has received), so one queue per group would hold the receive behind a send
+  // that waits for the peer's own receive, a deadlock the real run does not
+  // have. Encoded below zero: -1 - ((group * 2^20 + peer) * 2 + is_recv).
+  const CommSpec* comm = model.comm(i);
+  if ((model.kind(i) == NodeKind::kSend || model.kind(i) == NodeKind::kRecv) &&
+      comm != nullptr && comm->peer >= 0) {
+    const int64_t channel =
+        (static_cast<int64_t>(group) * (int64_t{1} << 20) + comm->peer) * 2 +
+        (model.kind(i) == NodeKind::kRecv ? 1 : 0);
+    return {2, -1 - channel};
   }
   return {2, group};
 }
@@ -171,6 +185,16 @@ std::string ResourceName(std::pair<int, int64_t> key,
     case 3:
       return "comm receives";
     default:
+      if (key.second < 0) {  // a point-to-point channel (ResourceKey)
+        const int64_t channel = -1 - key.second;
+        const int64_t group = channel / 2 / (int64_t{1} << 20);
+        return absl::StrCat("comm ",
+                            group < static_cast<int64_t>(groups.groups.size())
+                                ? groups.groups[group].name
+                                : std::to_string(group),
+                            channel % 2 ? " recv from " : " send to ",
+                            (channel / 2) % (int64_t{1} << 20));
+      }
       return absl::StrCat(
           "comm ", key.second < static_cast<int64_t>(groups.groups.size())
                        ? groups.groups[key.second].name
