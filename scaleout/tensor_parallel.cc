@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <numeric>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -65,6 +66,9 @@ class Sharder {
       const std::optional<NodeIndex> r = RowOf(c);
       if (!r) continue;
       rows_.insert(*r);
+      width_gcd_ =
+          std::gcd(width_gcd_, std::gcd(model_.gemm(c)->n, model_.gemm(*r)->k));
+      ++found_pairs_;
       if (model_.gemm(c)->n % tp_ != 0 || model_.gemm(*r)->k % tp_ != 0) {
         ++indivisible_pairs_;
         continue;
@@ -152,6 +156,8 @@ class Sharder {
   bool has_device() const { return has_device_; }
   int64_t pairs() const { return pairs_; }
   int64_t indivisible_pairs() const { return indivisible_pairs_; }
+  int64_t found_pairs() const { return found_pairs_; }
+  int64_t width_gcd() const { return width_gcd_; }
   int64_t split_ops() const { return split_ops_; }
   int64_t unplaced() const { return unplaced_; }
   int64_t parameter_gemms() const { return parameter_gemms_; }
@@ -261,6 +267,7 @@ class Sharder {
   std::vector<bool> op_split_;
   std::vector<NodeIndex> partial_;
   bool has_device_ = false;
+  int64_t found_pairs_ = 0, width_gcd_ = 0;
   int64_t pairs_ = 0, indivisible_pairs_ = 0, split_ops_ = 0, unplaced_ = 0;
   int64_t parameter_gemms_ = 0;
 };
@@ -318,15 +325,35 @@ ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
 
 }  // namespace
 
-absl::StatusOr<TpShardResult> ShardTensorParallel(
-    const Graph& graph, const TpShardOptions& options) {
-  if (options.tp < 2)
-    return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
+namespace {
+
+// The model the pair search reads: tensors, and GEMM shapes on host ops.
+NodeModel PairModel(const Graph& graph) {
   ModelOptions model_options;
   model_options.keep_io = true;
   model_options.keep_tensors = true;
   model_options.host_gemms = true;
-  const NodeModel model = NodeModel::FromGraph(graph, model_options);
+  return NodeModel::FromGraph(graph, model_options);
+}
+
+}  // namespace
+
+TpWidths TensorParallelWidths(const Graph& graph) {
+  const NodeModel model = PairModel(graph);
+  Sharder sharder(model, 1);
+  sharder.FindPairs();
+  TpWidths out;
+  out.pairs = sharder.found_pairs();
+  out.width_gcd = sharder.width_gcd();
+  out.parameter_gemms = sharder.parameter_gemms();
+  return out;
+}
+
+absl::StatusOr<TpShardResult> ShardTensorParallel(
+    const Graph& graph, const TpShardOptions& options) {
+  if (options.tp < 2)
+    return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
+  const NodeModel model = PairModel(graph);
   Sharder sharder(model, options.tp);
   sharder.FindPairs();
   if (sharder.pairs() == 0) {
