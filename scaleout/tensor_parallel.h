@@ -72,8 +72,9 @@ struct TpShardResult {
 };
 
 // Errors (one line): tp < 2, or no column/row pair in the graph (naming what
-// the trace lacks: no parameter GEMMs, or none whose output returns to its
-// input width).
+// the trace lacks, the first missing piece: parameters (no optimizer or
+// backward ops to tell them), 2-D GEMMs reading a parameter, widths tp
+// divides, or a linear whose output returns to its input width).
 absl::StatusOr<TpShardResult> ShardTensorParallel(
     const Graph& graph, const TpShardOptions& options);
 
@@ -86,6 +87,7 @@ struct TpWidths {
   int64_t pairs = 0;
   int64_t width_gcd = 0;
   int64_t parameter_gemms = 0;  // linear layers seen (2-D GEMMs of a param)
+  std::string missing;          // no pairs: what the trace lacks (one clause)
 };
 TpWidths TensorParallelWidths(const Graph& graph);
 

@@ -48,12 +48,9 @@ std::vector<int64_t> TpCandidates(const Graph& graph, int64_t recorded_tp,
   }
   const scaleout::TpWidths widths = scaleout::TensorParallelWidths(graph);
   if (widths.pairs == 0) {
-    *note = absl::StrFormat(
-        "tp: not searched: the trace has %d linear layers (2-D GEMMs of a "
-        "parameter with recorded tensors) and no column/row pair among "
-        "them (a linear whose output returns to its input width in a later "
-        "one), so tensor parallelism cannot be synthesized",
-        widths.parameter_gemms);
+    *note = absl::StrCat(
+        "tp: not searched: tensor parallelism cannot be synthesized: ",
+        widths.missing);
     return {1};
   }
   std::vector<int64_t> out;

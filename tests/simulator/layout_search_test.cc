@@ -216,6 +216,34 @@ TEST(LayoutSearchTest, NoFitMarksThePeaksOverTheDevice) {
   }
 }
 
+TEST(LayoutSearchTest, MegatronTp8PublicTraceSaysWhatIsMissing) {
+  // tests/data/public: rank 0 of a Megatron-LM tp=8 job whose one recorded
+  // step is a forward pass: its linears are there, its parameters are not
+  // (no optimizer or backward op reads them).
+  const std::string data = std::string(ET_TEST_DATA) + "/public/";
+  const std::string path = Out("megatron.et");
+  et::convert::ConvertOptions convert;
+  convert.kineto_path = data + "megatron_kineto_0.json.gz";
+  ASSERT_TRUE(
+      et::convert::ConvertFile(data + "megatron_et_0.json.gz", path, convert)
+          .ok());
+  et::sim::SimOptions options;
+  options.layout = *et::scaleout::ParseLayout("tp=8,dp=64");
+  auto sim = et::sim::Simulation::Run({path, 0}, options);
+  ASSERT_FALSE(sim.ok());
+  const std::string message(sim.status().message());
+  EXPECT_TRUE(absl::StrContains(message, "no parameter to split")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "0 optimizer ops")) << message;
+  EXPECT_FALSE(absl::StrContains(message, " 0 2-D GEMMs")) << message;
+  auto graph = et::LoadGraph(path);
+  ASSERT_TRUE(graph.ok());
+  const et::sim::SearchSpace space =
+      et::sim::FindSearchSpace(*graph, 64, std::nullopt);
+  EXPECT_EQ(space.tp, std::vector<int64_t>{1});
+  EXPECT_TRUE(absl::StrContains(space.notes[0], "no parameter to split"))
+      << space.notes[0];
+}
+
 TEST(LayoutSearchTest, CommandLine) {
   std::string out;
   const std::string trace = OneRank();
