@@ -3,7 +3,9 @@
 #include "simulator/layout_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -187,20 +189,43 @@ absl::StatusOr<SweepResult> RunLayoutSearch(const SimInput& input,
   result.search_world = search.world;
   result.search_notes = space.notes;
   result.recorded_layout = space.recorded.ToString();
-  for (const ParallelLayout& layout : layouts) {
-    SimOptions options = base;
-    options.layout = layout;
-    if (layout.of(Dim::kPp) == 1) options.micro_batches = 1;
-    absl::StatusOr<std::unique_ptr<Simulation>> sim =
-        Simulation::Run(one, options);
-    if (!sim.ok()) {
+  // One simulation per layout, on every core (each reads the shared graph
+  // and owns the rest); the rows are gathered in the layouts' order, so the
+  // result does not depend on the threads.
+  std::vector<absl::StatusOr<SweepRow>> rows(layouts.size(),
+                                             absl::UnknownError("not run"));
+  std::vector<std::string> recorded(layouts.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < layouts.size(); k = next++) {
+      SimOptions options = base;
+      options.layout = layouts[k];
+      if (layouts[k].of(Dim::kPp) == 1) options.micro_batches = 1;
+      absl::StatusOr<std::unique_ptr<Simulation>> sim =
+          Simulation::Run(one, options);
+      if (!sim.ok()) {
+        rows[k] = sim.status();
+        continue;
+      }
+      if ((*sim)->scaled_groups())
+        recorded[k] = (*sim)->scaled_groups()->recorded.ToString();
+      rows[k] = SweepRowOf((*sim)->report(), layouts[k], 0);
+    }
+  };
+  const size_t threads = std::min<size_t>(
+      layouts.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (size_t k = 0; k < layouts.size(); ++k) {
+    if (!rows[k].ok()) {
       result.search_refused.push_back(
-          {layout.ToString(), std::string(sim.status().message())});
+          {layouts[k].ToString(), std::string(rows[k].status().message())});
       continue;
     }
-    if ((*sim)->scaled_groups())
-      result.recorded_layout = (*sim)->scaled_groups()->recorded.ToString();
-    result.rows.push_back(SweepRowOf((*sim)->report(), layout, 0));
+    if (!recorded[k].empty()) result.recorded_layout = recorded[k];
+    result.rows.push_back(std::move(*rows[k]));
   }
   if (result.rows.empty()) {
     std::vector<std::string> why;
