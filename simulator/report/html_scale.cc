@@ -95,6 +95,30 @@ std::string ScaleSection(const SweepResult& sweep) {
       ". Times are per step. NOFIT marks a point whose predicted memory peak "
       "exceeds the device.</p>",
       LegendHtml(chart.series), StackedBarsSvg(chart), RenderHtmlTable(t));
+  if (search) {
+    std::string items;
+    for (const std::string& note : sweep.search_notes)
+      absl::StrAppend(&items, "<li>", HtmlEscape(note), "</li>");
+    for (const SweepRow& row : sweep.rows) {
+      const std::string reason = NoFitReason(row);
+      if (!reason.empty()) {
+        absl::StrAppend(&items, "<li class=\"nofit\">NOFIT ",
+                        HtmlEscape(row.layout.ToString()), ": ",
+                        HtmlEscape(reason), "</li>");
+      }
+    }
+    for (const auto& [layout, reason] : sweep.search_refused) {
+      absl::StrAppend(&items, "<li>refused ", HtmlEscape(layout), ": ",
+                      HtmlEscape(reason), "</li>");
+    }
+    const SweepRow* best = BestFittingRow(sweep);
+    absl::StrAppend(
+        &out, "<ul id=\"search-notes\">", items, "</ul><p>",
+        best ? absl::StrCat("Best that fits: <b>",
+                            HtmlEscape(best->layout.ToString()), "</b>.")
+             : std::string("None of the layouts fits."),
+        "</p>");
+  }
   const int64_t capacity =
       sweep.rows.empty() ? 0 : sweep.rows.front().capacity_bytes;
   if (capacity > 0) {

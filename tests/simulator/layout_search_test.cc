@@ -272,6 +272,9 @@ TEST(LayoutSearchTest, CommandLine) {
     EXPECT_TRUE(absl::StrContains(html, layout)) << layout;
   }
   EXPECT_TRUE(absl::StrContains(html, "A layout search"));
+  EXPECT_TRUE(absl::StrContains(
+      html, "Best that fits: <b>" + json["search"]["best"].get<std::string>()))
+      << html.substr(0, 200);
 }
 
 }  // namespace
