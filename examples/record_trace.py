@@ -23,7 +23,15 @@ one all-reduce in the tensor-parallel group per pair in the forward pass and one
 backward; dp > 1 wraps the model in DDP over the data-parallel group. An 8-rank TP8 run:
     python3 record_trace.py --spawn 8 --tp 8 --et-out tp8_et_r{rank}.json \
         --kineto-out tp8_kineto_r{rank}.json
-PyTorch 1.13 records no process-group table; --tp adds the `## process_group:init ##` node
+Expert parallelism (--ep E, --model moe; the world is E ranks): each rank holds
+--experts / E experts; the routed tokens go to their expert's rank with all_to_all_single
+(dispatch) and come back with a second one (combine), after the tokens per expert are
+exchanged with a first; the backward pass sends the gradients the same way, and the router's
+gradients are averaged with one all-reduce. Every rank draws the one-rank run's tokens, so
+the routing (and every split) is the one-rank run's (tests/data/ep-synth):
+    python3 record_trace.py --spawn 2 --ep 2 --model moe --et-out moe2_et_r{rank}.json \
+        --kineto-out moe2_kineto_r{rank}.json
+PyTorch 1.13 records no process-group table; --tp (and --ep) adds the `## process_group:init ##` node
 that 2.1+ records (the groups this run created, with Megatron's descriptions) to the ET. Nor
 does it record the group of each collective: every collective call here runs inside a
 `## pg_name:<name> ##` annotation that et-convert reads (on_group below; the recipe for a
@@ -219,31 +227,108 @@ class ConvNet(nn.Module):
         return self.classifier(self.features(x).flatten(1))
 
 
+class _AllToAll(torch.autograd.Function):
+    """all_to_all_single of rows: `in_splits[r]` rows of x go to rank r, `out_splits[r]`
+    come from it; the backward pass sends the gradients back the same way (GShard's
+    dispatch / combine, and their gradients)."""
+
+    @staticmethod
+    def forward(ctx, x, out_splits, in_splits, group):
+        ctx.group, ctx.out_splits, ctx.in_splits = group, out_splits, in_splits
+        out = x.new_empty((sum(out_splits), x.shape[1]))
+        with on_group(group):
+            torch.distributed.all_to_all_single(out, x.contiguous(), out_splits, in_splits,
+                                                group=group)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = grad.new_empty((sum(ctx.in_splits), grad.shape[1]))
+        with on_group(ctx.group):
+            torch.distributed.all_to_all_single(out, grad.contiguous(), ctx.in_splits,
+                                                ctx.out_splits, group=ctx.group)
+        return out, None, None, None
+
+
 class MoeBlock(nn.Module):
     """A mixture-of-experts layer over tokens: a linear router, softmax, top-2 of
     --experts expert MLPs per token; each expert gathers its tokens, runs them and adds
     them back weighted (topk, nonzero, index_select, index_add in the trace). Finding an
-    expert's tokens waits for the GPU (nonzero), as data-dependent routing does."""
+    expert's tokens waits for the GPU (nonzero), as data-dependent routing does.
 
-    def __init__(self, width, experts, top_k=2):
+    With an expert-parallel group of ep ranks (--ep), this rank holds experts
+    [rank x experts/ep, (rank + 1) x experts/ep); every expert's tokens are gathered
+    here as at one rank, sent to their expert's rank with one all_to_all_single
+    (dispatch), run there, and sent back with a second (combine), after the counts per
+    expert are exchanged with a first all_to_all_single; the backward pass runs the
+    two the other way. The router (the dense parameters) is replicated: its gradients
+    are all-reduced over the group after the backward pass (sync_dense_grads)."""
+
+    def __init__(self, width, experts, top_k=2, ep=1, group=None, rank=0):
         super().__init__()
-        self.top_k = top_k
+        self.top_k, self.num_experts, self.ep, self.group = top_k, experts, ep, group
         self.router = nn.Linear(width, experts)
-        self.experts = nn.ModuleList(
-            nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
-            for _ in range(experts))
+        # Every rank draws every expert's weights (the one-rank run's), then keeps its own.
+        every = [nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(),
+                               nn.Linear(4 * width, width)) for _ in range(experts)]
+        self.local = experts // ep
+        self.first = rank * self.local if group is not None else 0
+        self.experts = nn.ModuleList(every[self.first:self.first + self.local])
 
     def forward(self, x):
         weights, chosen = self.router(x).softmax(dim=-1).topk(self.top_k, dim=-1)
+        if self.group is None:
+            out = torch.zeros_like(x)
+            for e, expert in enumerate(self.experts):
+                token, slot = torch.nonzero(chosen == e, as_tuple=True)
+                y = expert(x.index_select(0, token)) * weights[token, slot].unsqueeze(1)
+                out = out.index_add(0, token, y)
+            return x + out
+        return x + self.expert_parallel(x, weights, chosen)
+
+    def expert_parallel(self, x, weights, chosen):
+        routed = [torch.nonzero(chosen == e, as_tuple=True) for e in range(self.num_experts)]
+        counts = [int(token.numel()) for token, _ in routed]
+        send = torch.cat([x.index_select(0, token) for token, _ in routed])
+        # Tokens per expert from each rank (for this rank's experts): [ep, local].
+        got = torch.empty(self.num_experts, dtype=torch.int64)
+        with on_group(self.group):
+            torch.distributed.all_to_all_single(got, torch.tensor(counts), group=self.group)
+        got = got.view(self.ep, self.local).tolist()
+        in_splits = [sum(counts[r * self.local:(r + 1) * self.local]) for r in range(self.ep)]
+        out_splits = [sum(row) for row in got]
+        received = _AllToAll.apply(send, out_splits, in_splits, self.group)
+        # Rows of local expert j: in each source rank's block, after experts < j.
+        results = torch.zeros_like(received)
+        starts = [sum(out_splits[:r]) for r in range(self.ep)]
+        for j, expert in enumerate(self.experts):
+            rows = torch.cat([torch.arange(starts[r] + sum(got[r][:j]),
+                                           starts[r] + sum(got[r][:j + 1]))
+                              for r in range(self.ep)])
+            results = results.index_add(0, rows, expert(received.index_select(0, rows)))
+        back = _AllToAll.apply(results, in_splits, out_splits, self.group)
         out = torch.zeros_like(x)
-        for e, expert in enumerate(self.experts):
-            token, slot = torch.nonzero(chosen == e, as_tuple=True)
-            y = expert(x.index_select(0, token)) * weights[token, slot].unsqueeze(1)
-            out = out.index_add(0, token, y)
-        return x + out
+        for (token, slot), y in zip(routed, back.split(counts)):
+            out = out.index_add(0, token, y * weights[token, slot].unsqueeze(1))
+        return out
+
+    def sync_dense_grads(self):
+        """The replicated router's gradients, averaged over the expert-parallel group
+        (one flat all-reduce, as DDP's one bucket would)."""
+        if self.group is None:
+            return
+        grads = [p.grad for p in self.router.parameters()]
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        with on_group(self.group):
+            torch.distributed.all_reduce(flat, group=self.group)
+        flat /= self.ep
+        offset = 0
+        for g in grads:
+            g.copy_(flat[offset:offset + g.numel()].view_as(g))
+            offset += g.numel()
 
 
-def make_model_and_batch(args, device, tp_group=None):
+def make_model_and_batch(args, device, tp_group=None, ep_group=None, rank=0):
     """Returns (model, inputs, targets, loss_fn)."""
     if tp_group is not None or args.model == "tpmlp":
         model = TpMlp(args.width, args.tp_layers, args.tp, tp_group)
@@ -256,7 +341,8 @@ def make_model_and_batch(args, device, tp_group=None):
         y = torch.randn(args.batch, args.width)
         return model.to(device), x.to(device), y.to(device), nn.MSELoss()
     if args.model == "moe":
-        model = MoeBlock(args.width, args.experts)
+        model = MoeBlock(args.width, args.experts, ep=args.ep, group=ep_group,
+                         rank=rank % args.ep)
         x = torch.randn(args.batch * args.seq, args.width)
         y = torch.randn(args.batch * args.seq, args.width)
         return model.to(device), x.to(device), y.to(device), nn.MSELoss()
@@ -314,6 +400,24 @@ def make_tp_dp_groups(rank, world_size, tp, backend):
     return groups["TENSOR_MODEL_PARALLEL_GROUP"], groups["DATA_PARALLEL_GROUP"], table
 
 
+def make_ep_group(rank, world_size, ep, backend):
+    """The expert-parallel groups (consecutive ranks, as Megatron places ep inside dp;
+    this recorder runs dp = 1, so the one group is the world). Returns (ep_group,
+    table), table as make_tp_dp_groups's."""
+    import torch.distributed as dist
+    table = [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": backend,
+              "ranks": [], "group_size": world_size}]
+    group = None
+    for number, base in enumerate(range(0, world_size, ep), start=1):
+        ranks = list(range(base, base + ep))
+        made = dist.new_group(ranks)
+        if rank in ranks:
+            table.append({"pg_name": str(number), "pg_desc": "EXPERT_MODEL_PARALLEL_GROUP",
+                          "backend_config": backend, "ranks": ranks, "group_size": ep})
+            group = made
+    return group, table
+
+
 # ---- Recording -------------------------------------------------------------------------
 
 
@@ -325,6 +429,8 @@ def train_step(model, optimizer, inputs, targets, loss_fn, dp_group=None):
         out = model(inputs)
     loss = loss_fn(out, targets)
     loss.backward()
+    if isinstance(model, MoeBlock):
+        model.sync_dense_grads()
     optimizer.step()
     return loss
 
@@ -597,12 +703,19 @@ def record(args):
         backend = "cuda:nccl" if device.type == "cuda" else "cpu:gloo"
         tp_group, dp_group, group_table = make_tp_dp_groups(rank, world_size, args.tp,
                                                             backend)
-    # A tensor-parallel group sees the same batch; its shards' weights differ.
-    torch.manual_seed(args.seed + rank // max(args.tp, 1))
+    ep_group = None
+    if args.ep > 1:
+        backend = "cuda:nccl" if device.type == "cuda" else "cpu:gloo"
+        ep_group, group_table = make_ep_group(rank, world_size, args.ep, backend)
+    # A tensor-parallel group sees the same batch; its shards' weights differ. An
+    # expert-parallel group's ranks draw the same tokens too (the one-rank run's): the
+    # routing, and with it every all-to-all's split, is then the one-rank run's.
+    torch.manual_seed(args.seed + rank // max(args.tp, args.ep, 1))
 
-    model, inputs, targets, loss_fn = make_model_and_batch(args, device, tp_group)
+    model, inputs, targets, loss_fn = make_model_and_batch(args, device, tp_group,
+                                                           ep_group, rank)
     dp_marker = None  # the group DDP's forward broadcasts run on, when DDP wraps the model
-    if world_size > args.tp:
+    if world_size > max(args.tp, args.ep):
         ids = [device.index] if device.type == "cuda" else None
         model = nn.parallel.DistributedDataParallel(model, device_ids=ids,
                                                     process_group=dp_group)
@@ -648,6 +761,8 @@ def record(args):
         rec.run(step)
     what = args.model if args.tp <= 1 else "a tp=%d MLP (%d layer pairs)" % (args.tp,
                                                                               args.tp_layers)
+    if args.ep > 1:
+        what = "an ep=%d mixture of %d experts" % (args.ep, args.experts)
     rec.print_summary(what)
     if "fault_cost" in extras:
         print("  page faults:     %s a step under the profiler; one costs %.2f us here "
@@ -695,6 +810,10 @@ def parse_args(argv):
                    help="tensor-parallel ranks (Megatron-style column/row-parallel MLP of "
                         "--tp-layers pairs, tp innermost; dp = world / tp under DDP); "
                         "needs --model mlp and a world it divides")
+    p.add_argument("--ep", type=int, default=1,
+                   help="expert-parallel ranks (--model moe: each holds --experts / ep "
+                        "experts; tokens dispatched and combined with all_to_all_single); "
+                        "the world must be ep (no dp)")
     p.add_argument("--tp-layers", type=int, default=2,
                    help="column/row-parallel layer pairs with --tp")
     p.add_argument("--zero", action="store_true",
@@ -732,6 +851,16 @@ def parse_args(argv):
     # the error once per rank, with a traceback from the spawner).
     if args.tp > 1 and world % args.tp:
         p.error("--tp %d does not divide the world of %d ranks" % (args.tp, world))
+    if args.ep < 1:
+        p.error("--ep must be at least 1")
+    if args.ep > 1 and (args.model != "moe" or args.tp > 1):
+        p.error("--ep %d: only --model moe (without --tp) has an expert-parallel form" %
+                args.ep)
+    if args.ep > 1 and args.experts % args.ep:
+        p.error("--ep %d does not divide --experts %d" % (args.ep, args.experts))
+    if args.ep > 1 and world != args.ep:
+        p.error("--ep %d needs a world of exactly %d ranks (--spawn %d): ep x dp is not "
+                "recorded" % (args.ep, args.ep, args.ep))
     if args.model == "moe" and args.experts < 2:
         p.error("--experts must be at least 2 (the router picks the top 2)")
     if args.model in ("gpt", "rnn") and args.seq < 1:

@@ -293,6 +293,18 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
       }
     }
   }
+  if (options.ep_other_storages != nullptr) {
+    for (Iteration& it : grads.iterations) {
+      it.gradients.erase(
+          std::remove_if(it.gradients.begin(), it.gradients.end(),
+                         [&](const Gradient& g) {
+                           return g.storage_id != 0 &&
+                                  options.ep_other_storages->contains(
+                                      g.storage_id);
+                         }),
+          it.gradients.end());
+    }
+  }
   ModelOptions model_options;
   model_options.keep_io = false;
   const NodeModel model = NodeModel::FromGraph(graph, model_options);

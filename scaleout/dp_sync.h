@@ -58,6 +58,9 @@ struct DpSyncOptions {
   // held in these storages are 1/tp of their recorded size. Not owned.
   int64_t tp = 1;
   const absl::flat_hash_set<uint64_t>* tp_split_storages = nullptr;
+  // Synthesized expert parallelism (scaleout/expert_parallel.h): gradients
+  // held in these storages are other ranks' experts', not synced here.
+  const absl::flat_hash_set<uint64_t>* ep_other_storages = nullptr;
 };
 
 struct DpSyncResult {

@@ -2,6 +2,7 @@
 #include "scaleout/group_remap.h"
 
 #include "absl/strings/str_format.h"
+#include "scaleout/expert_parallel.h"
 #include "scaleout/pipeline_plan.h"
 #include "scaleout/tensor_parallel.h"
 
@@ -47,12 +48,11 @@ absl::StatusOr<ScaledGroups> RemapGroups(
         : d == Dim::kPp
             ? "pipeline parallelism is synthesized only by et-sim's "
               "simulation (simulator/simulation_pipeline.cc)"
-            : "expert parallelism is not synthesized yet (it would split the "
-              "experts with all-to-all dispatch and combine): a trace "
-              "recorded with it keeps its ep";
+            : "expert parallelism is synthesized only from the trace itself "
+              "(scaleout/expert_parallel.h)";
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--layout %s: the trace records no %s (%s), and %s; dp scales, and tp "
-        "and pp are synthesized on a trace recorded without them",
+        "--layout %s: the trace records no %s (%s), and %s; dp scales, and tp, "
+        "pp and ep are synthesized on a trace recorded without them",
         target.ToString(), DimName(d), recorded.layout.ToString(), needs));
   }
   ScaledGroups out;
@@ -87,6 +87,13 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     g.desc = "tensor_parallel (synthesized)";
     out.groups.push_back(Placed(g, target, MaskOf(Dim::kTp)));
     out.tp_group_name = kTpGroupName;
+  }
+  if ((synthesized & MaskOf(Dim::kEp)) != 0 && target.of(Dim::kEp) > 1) {
+    ProcessGroup g;
+    g.name = kEpGroupName;
+    g.desc = "expert_parallel (synthesized)";
+    out.groups.push_back(Placed(g, target, MaskOf(Dim::kEp)));
+    out.ep_group_name = kEpGroupName;
   }
   if ((synthesized & MaskOf(Dim::kPp)) != 0 && target.of(Dim::kPp) > 1) {
     ProcessGroup g;

@@ -34,6 +34,9 @@ struct ScaledGroups {
   // The tensor-parallel group appended for synthesized tensor parallelism
   // (scaleout/tensor_parallel.h's kTpGroupName), when asked for; else "".
   std::string tp_group_name;
+  // Likewise the expert-parallel group (scaleout/expert_parallel.h's
+  // kEpGroupName).
+  std::string ep_group_name;
 };
 
 // Errors (one line) when `target` changes a dimension other than dp: a
@@ -41,7 +44,7 @@ struct ScaledGroups {
 // trace does not record cannot be added (there are no ops for it) unless it is
 // in `synthesized`: the caller makes its ops, and its group is appended (tp:
 // scaleout/tensor_parallel.h, kTpGroupName; pp: scaleout/pipeline_schedule.h,
-// kPpGroupName).
+// kPpGroupName; ep: scaleout/expert_parallel.h, kEpGroupName).
 absl::StatusOr<ScaledGroups> RemapGroups(
     const std::vector<ProcessGroup>& groups, const RecordedLayout& recorded,
     const ParallelLayout& target, DimMask synthesized = 0);

@@ -13,6 +13,7 @@
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "scaleout/expert_parallel.h"
 #include "scaleout/group_remap.h"
 #include "scaleout/peer_remap.h"
 #include "scaleout/pipeline_plan.h"
@@ -85,6 +86,10 @@ absl::StatusOr<std::vector<GroupKind>> KindsOf(const Graph& graph,
     }
     if (!found && g.name == kTpGroupName) {
       kind.mask = MaskOf(Dim::kTp);
+      found = true;
+    }
+    if (!found && g.name == kEpGroupName) {
+      kind.mask = MaskOf(Dim::kEp);
       found = true;
     }
     if (!found && g.name == kPpGroupName) {

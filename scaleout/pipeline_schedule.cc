@@ -32,7 +32,12 @@ std::vector<std::pair<bool, int64_t>> Order(const PipelineOptions& o,
 
 // The point-to-point channels: one stream each (the activations in and out,
 // their gradients in and out), so that no send waits behind another
-// direction's receive.
+// direction's receive. A receive is posted when the stage's previous forward
+// or backward (and its collectives) is done, with the send after it, as
+// Megatron-LM's 1F1B posts send_forward_recv_backward: posted at the start,
+// receives would hold ASTRA-sim's communication slot (a receive in flight
+// lets no send or collective issue: HardwareResource::is_available, 518bd51)
+// and every stage with a send to make would stall.
 constexpr int64_t kActInStream = 9001, kActOutStream = 9002,
                   kGradInStream = 9003, kGradOutStream = 9004;
 
@@ -134,7 +139,7 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
           backward ? st.send_bytes : in_bytes,
           backward ? kGradInStream : kActInStream,
           absl::StrFormat("pp:recv %s mb%d", backward ? "grad" : "act", k),
-          {}));
+          {last}));
       ++out.recvs;
     }
     last = b.Compute(absl::StrFormat("pp:%s mb%d (layers %d-%d)",

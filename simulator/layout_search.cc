@@ -137,11 +137,13 @@ SearchSpace FindSearchSpace(
   const int64_t ep = space.recorded.of(Dim::kEp);
   space.notes = {
       tp_note, pp_note,
-      ep > 1 ? absl::StrFormat("ep: kept at the recorded ep=%d (expert "
-                               "parallelism is not re-split)",
-                               ep)
-             : "ep: not searched: expert parallelism is not synthesized from "
-               "a trace recorded without it",
+      ep > 1
+          ? absl::StrFormat("ep: kept at the recorded ep=%d (expert "
+                            "parallelism is not re-split)",
+                            ep)
+          : "ep: not searched: the search does not enumerate ep yet (--layout "
+            "ep=E synthesizes it on a mixture-of-experts trace: predict "
+            "those layouts one by one)",
       "dp: the rest of the world (each replica runs the recorded batch)"};
   return space;
 }

@@ -39,12 +39,6 @@ absl::StatusOr<ParallelLayout> BaseLayout(const std::string& file,
 absl::Status CheckLayoutSweep(const SimOptions& base,
                               const scaleout::LayoutSweep& sweep) {
   const std::string name(DimName(sweep.dim));
-  if (sweep.dim == Dim::kEp) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--sweep %s: dp, tp and pp can be swept (tp and pp synthesized on a "
-        "trace recorded without them); expert parallelism is not synthesized",
-        name));
-  }
   if (base.layout && base.layout->of(sweep.dim) != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--sweep %s with --layout %s: the sweep sets %s; give --layout the "

@@ -222,6 +222,7 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
       RETURN_IF_ERROR(SplitTensorParallel(f, model_options));
+      RETURN_IF_ERROR(SplitExpertParallel(f, model_options));
       RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
       compile_options.scaled_groups = scaled_;
       compile_options_ = compile_options;
@@ -346,7 +347,8 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
   // A trace recorded without tensor (or pipeline) parallelism gets it
   // synthesized.
   scaleout::DimMask synthesized = 0;
-  for (scaleout::Dim d : {scaleout::Dim::kTp, scaleout::Dim::kPp})
+  for (scaleout::Dim d :
+       {scaleout::Dim::kTp, scaleout::Dim::kPp, scaleout::Dim::kEp})
     if (recorded->layout.of(d) == 1) synthesized |= scaleout::MaskOf(d);
   if (layout.of(scaleout::Dim::kPp) > recorded->layout.of(scaleout::Dim::kPp))
     RETURN_IF_ERROR(CheckPipelineOptions(file, layout, options));
@@ -393,6 +395,7 @@ absl::Status Simulation::SplitTensorParallel(
 
 absl::StatusOr<Graph> Simulation::LayoutBaseGraph(
     const std::string& file) const {
+  if (ep_split_) return ep_split_->graph;
   if (tp_split_) return tp_split_->graph;
   return ReadGraph(file);
 }
@@ -445,6 +448,7 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
     sync.tp = scaled.layout.of(scaleout::Dim::kTp);
     sync.tp_split_storages = &tp_split_->split_storages;
   }
+  if (ep_split_) sync.ep_other_storages = &ep_split_->other_storages;
   for (const ProcessGroup& g : scaled.groups) {
     if (g.name == scaled.dp_group_name) sync.dp_ranks = g.ranks;
   }
@@ -538,6 +542,11 @@ void Simulation::ModelMemory(const SimOptions& options) {
       lives.lives = scaleout::LivesAtTensorParallel(
           std::move(lives.lives), *tp_split_,
           scaled_->layout.of(scaleout::Dim::kTp));
+      at_layout = true;
+    }
+    if (ep_split_) {
+      lives.lives =
+          scaleout::LivesAtExpertParallel(std::move(lives.lives), *ep_split_);
       at_layout = true;
     }
   }
@@ -779,6 +788,11 @@ absl::Status Simulation::Simulate(const SimOptions& options) {
   if (!world_note_.empty()) sim->report_.notes.push_back(world_note_);
   if (!layout_note_.empty()) sim->report_.notes.push_back(layout_note_);
   if (!tp_note_.empty()) sim->report_.notes.push_back(tp_note_);
+  if (!ep_note_.empty()) sim->report_.notes.push_back(ep_note_);
+  if (ep_split_)
+    DropRecordedTimes(
+        "the expert-parallel split scaled the experts' recorded durations",
+        &sim->report_);
   if (tp_split_)
     DropRecordedTimes(
         "the tensor-parallel split divided the recorded durations",

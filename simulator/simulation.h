@@ -15,6 +15,7 @@
 #include "model/graph.h"
 #include "model/node_model.h"
 #include "scaleout/dp_sync.h"
+#include "scaleout/expert_parallel.h"
 #include "scaleout/pipeline_plan.h"
 #include "scaleout/recorded_layout.h"
 #include "scaleout/tensor_parallel.h"
@@ -111,6 +112,11 @@ class Simulation {
   // synthesized split (scaleout/tensor_parallel.h); replaces models_.back().
   absl::Status SplitTensorParallel(const std::string& file,
                                    const ModelOptions& model_options);
+  // --layout ep=E on a trace recorded without expert parallelism: the
+  // synthesized split (scaleout/expert_parallel.h), after any tp split;
+  // replaces models_.back() (simulation_expert.cc).
+  absl::Status SplitExpertParallel(const std::string& file,
+                                   const ModelOptions& model_options);
   // The rank's graph the layout's steps start from: the split one, if any,
   // else `file` loaded.
   absl::StatusOr<Graph> LayoutBaseGraph(const std::string& file) const;
@@ -153,6 +159,7 @@ class Simulation {
   std::optional<Graph> graph_;
   std::optional<scaleout::DpSyncResult> dp_sync_;
   std::optional<scaleout::TpShardResult> tp_split_;
+  std::optional<scaleout::EpShardResult> ep_split_;
   std::shared_ptr<const Graph> input_graph_;  // SimInput::graph
   // The one file's graph: SimInput's, else read from `file`.
   absl::StatusOr<Graph> ReadGraph(const std::string& file) const;
@@ -171,6 +178,7 @@ class Simulation {
   std::string layout_note_;
   std::string dp_sync_note_;
   std::string tp_note_;
+  std::string ep_note_;
   std::vector<MemoryRow> memory_rows_;  // per distinct graph
   // With keep_memory_lives: the lives memory_rows_ were summed from.
   std::vector<std::vector<StorageLife>> memory_lives_;

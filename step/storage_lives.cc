@@ -29,7 +29,10 @@ struct LifeFacts {
   int64_t first_step = -1, last_step = -1;
   int64_t view_bytes = 0;   // largest extent seen only through expanded views
   uint64_t elem_bytes = 0;  // of the tensor that allocated it
-  uint8_t roles = 0;        // bit per NodeRole that used it
+  // Where ids count with ops: the id the trace gave it when first seen (its
+  // storage's, or a new tensor's on a storage seen before); 0 unknown.
+  uint64_t made_number = 0;
+  uint8_t roles = 0;  // bit per NodeRole that used it
   NodeRole alloc_role = NodeRole::kOther;
   bool allocated = false;  // an op of the trace allocated it
   bool comm = false;       // a collective moved it
@@ -53,11 +56,33 @@ bool IsAncestor(const NodeModel& m, NodeIndex ancestor, NodeIndex i) {
   return false;
 }
 
+// Whether the trace numbers its tensors from the counter that numbers its
+// ops (PyTorch 1.13's ET does): then no tensor id is an op's id, and a
+// tensor's id tells which op made it.
+bool TensorIdsCountWithOps(const NodeModel& m) {
+  absl::flat_hash_set<uint64_t> op_ids;
+  for (NodeIndex i = 0; i < m.size(); ++i) op_ids.insert(m.id(i));
+  int64_t tensors = 0;
+  for (NodeIndex i = 0; i < m.size(); ++i) {
+    for (bool out : {false, true}) {
+      for (const IoTensor& t : m.recorded_tensors(i, out)) {
+        if (op_ids.contains(t.tensor_id)) return false;
+        ++tensors;
+      }
+    }
+  }
+  return tensors > 0;
+}
+
 class Walker {
  public:
-  explicit Walker(const NodeModel& m) : m_(m) {}
+  explicit Walker(const NodeModel& m)
+      : m_(m), ids_count_with_ops_(TensorIdsCountWithOps(m)) {}
 
   void Node(NodeIndex i) {
+    if (!walked_ids_.empty() && m_.id(i) <= walked_ids_.back())
+      ids_count_with_ops_ = false;  // not in id order: no maker to look up
+    if (ids_count_with_ops_) walked_ids_.push_back(m_.id(i));
     const auto ins = m_.recorded_tensors(i, false);
     const auto outs = m_.recorded_tensors(i, true);
     if (m_.folded_peak_bytes(i) > 0) FoldedTemporaries(i, ins, outs);
@@ -74,8 +99,8 @@ class Walker {
       if (fresh) Allocate(i, key, t);
       if (expands) expanded_.insert({t.tensor_id, t.storage_id});
     }
-    for (const IoTensor& t : ins) Use(i, t, expands);
-    for (const IoTensor& t : outs) Use(i, t, expands);
+    for (const IoTensor& t : ins) Use(i, t, expands, /*input=*/true);
+    for (const IoTensor& t : outs) Use(i, t, expands, /*input=*/false);
   }
 
   StorageLivesResult Finish(int64_t steps);
@@ -104,14 +129,31 @@ class Walker {
     open_[key] = index;
   }
 
-  void Use(NodeIndex i, const IoTensor& t, bool expands) {
+  void Use(NodeIndex i, const IoTensor& t, bool expands, bool input) {
     if (t.device == kOtherDevice) ++result_.other_device;
     if (!Usable(t)) return;
     const StorageKey key{t.device, t.storage_id};
-    const bool viewed =
-        expands || expanded_.contains(TensorKey{t.tensor_id, t.storage_id});
+    const TensorKey tensor{t.tensor_id, t.storage_id};
+    const bool viewed = expands || expanded_.contains(tensor);
     const int64_t extent = static_cast<int64_t>(t.extent_bytes());
     auto it = open_.find(key);
+    // Ids are object ids: a tensor or storage at a freed object's address
+    // gets the old id again, so only an id seen for the first time dates it.
+    const bool fresh_tensor =
+        ids_count_with_ops_ && seen_tensor_ids_.insert(t.tensor_id).second;
+    const bool new_pair =
+        ids_count_with_ops_ && seen_pairs_.insert(tensor).second;
+    if (it != open_.end() && input && fresh_tensor) {
+      if (auto maker = MadeAgainUnseen(it->second, i, t)) {
+        const uint32_t index = NewLife(*maker, key);
+        facts_[index].allocated = true;
+        facts_[index].alloc_role = m_.role(*maker);
+        facts_[index].elem_bytes = t.elem_bytes;
+        result_.lives[index].bytes = extent;
+        open_[key] = index;
+        it = open_.find(key);
+      }
+    }
     uint32_t index;
     // A storage neither grows nor changes its element type: a use beyond what
     // its allocation holds, or of another element size, is another
@@ -120,8 +162,16 @@ class Walker {
         (facts_[it->second].allocated && !viewed &&
          (extent > result_.lives[it->second].bytes ||
           t.elem_bytes != facts_[it->second].elem_bytes)) ||
-        HiddenActivationAgain(it->second, i)) {
+        HiddenActivationAgain(it->second, i) ||
+        (input && new_pair &&
+         AllocatedAgainInLaterStep(it->second, i, extent))) {
+      const bool fresh_storage = it == open_.end();
       index = NewLife(i, key);  // held before the trace (or made unseen)
+      if (ids_count_with_ops_) {
+        facts_[index].made_number = fresh_storage  ? t.storage_id
+                                    : fresh_tensor ? t.tensor_id
+                                                   : 0;
+      }
       open_[key] = index;
     } else {
       index = it->second;
@@ -145,6 +195,46 @@ class Walker {
     }
   }
 
+  // An allocated storage's tensor seen for the first time as an input of the
+  // backward pass and numbered after the storage's last use by a forward op:
+  // that op made it without touching the storage (an op that did would be
+  // its last use), so the allocator handed the address out again inside an
+  // op the converter folded (dropout's mask, kept for the backward). Returns
+  // that op. (A tensor numbered in the backward pass is autograd unpacking
+  // a saved output, a new object on the same storage: no new allocation.)
+  std::optional<NodeIndex> MadeAgainUnseen(uint32_t index, NodeIndex i,
+                                           const IoTensor& t) const {
+    if (!ids_count_with_ops_ || !facts_[index].allocated) return std::nullopt;
+    const NodeIndex last = result_.lives[index].last;
+    if (t.tensor_id <= m_.id(last) || t.tensor_id >= m_.id(i))
+      return std::nullopt;
+    std::optional<NodeIndex> maker = MakerOf(t.tensor_id);
+    if (!maker || m_.id(*maker) <= m_.id(last) ||
+        m_.role(i) != NodeRole::kBackward || !BeforeBackward(*maker, i))
+      return std::nullopt;
+    return maker;
+  }
+
+  // Whether `maker` ran before the backward pass of `use`'s step began.
+  bool BeforeBackward(NodeIndex maker, NodeIndex use) const {
+    const int64_t step = m_.step(use);
+    if (step < 0 || static_cast<size_t>(step) >= first_backward_.size())
+      return false;
+    const NodeIndex start = first_backward_[step];
+    return start != kNoNode && maker < start;
+  }
+
+  // Where tensor ids count with op ids: the op walked so far numbered last
+  // before `number` (a tensor's or storage's first id), the one that made it
+  // (or, for one no recorded op output, the one that first used it).
+  std::optional<NodeIndex> MakerOf(uint64_t number) const {
+    if (!ids_count_with_ops_ || number == 0) return std::nullopt;
+    auto after =
+        std::upper_bound(walked_ids_.begin(), walked_ids_.end(), number);
+    if (after == walked_ids_.begin()) return std::nullopt;
+    return m_.Find(*(after - 1));
+  }
+
   // A storage never allocated in the trace whose first use was by the
   // backward pass was made inside a folded forward op and kept for the
   // backward (StartHiddenActivations): the next step's backward use of the
@@ -156,6 +246,23 @@ class Walker {
     return !f.allocated && !f.comm && f.first_step >= 0 &&
            m_.step(i) > f.last_step && m_.role(i) == NodeRole::kBackward &&
            m_.role(result_.lives[index].first) == NodeRole::kBackward;
+  }
+
+  // An allocated storage read by a later step's backward pass through a
+  // tensor never seen on it, of another size than the storage held: where
+  // ids are object ids (PyTorch 1.13's ET numbers a freed object's address
+  // again with its old id), the allocator handed the address out again
+  // inside a folded forward op (dropout's mask), kept for the backward: a
+  // life of its own (StartHiddenActivations). A state carried into the next
+  // step (an RNN's detached hidden state) is read by that step's forward
+  // pass; a tensor of the same size may be either, and stays one life (the
+  // larger estimate).
+  bool AllocatedAgainInLaterStep(uint32_t index, NodeIndex i,
+                                 int64_t extent) const {
+    const LifeFacts& f = facts_[index];
+    return ids_count_with_ops_ && f.allocated && !f.comm && f.last_step >= 0 &&
+           m_.step(i) > f.last_step && m_.role(i) == NodeRole::kBackward &&
+           extent != result_.lives[index].bytes;
   }
 
   // What the ops et-convert folded into node `i` allocated and freed inside
@@ -191,6 +298,10 @@ class Walker {
   }
 
   const NodeModel& m_;
+  bool ids_count_with_ops_;
+  std::vector<uint64_t> walked_ids_;  // ascending: the walk's order
+  absl::flat_hash_set<uint64_t> seen_tensor_ids_;  // used so far
+  absl::flat_hash_set<TensorKey> seen_pairs_;      // used so far
   StorageLivesResult result_;
   std::vector<LifeFacts> facts_;
   absl::flat_hash_map<StorageKey, uint32_t> open_;  // latest life per storage
@@ -251,8 +362,9 @@ void Walker::AssignOwners() {
 
 // A storage first seen as an input of the backward pass, never allocated in
 // the trace, was made inside an op the converter folded into its parent (max
-// pooling's indices, batch norm's saved statistics): the forward kept it for
-// the backward, so it is live from the backward's start at the latest.
+// pooling's indices, batch norm's saved statistics, dropout's mask): the
+// forward kept it for the backward, so it is live from the forward op that
+// made it where tensor ids tell (MakerOf), else from the backward's start.
 void Walker::StartHiddenActivations() {
   for (size_t k = 0; k < result_.lives.size(); ++k) {
     StorageLife& life = result_.lives[k];
@@ -263,7 +375,11 @@ void Walker::StartHiddenActivations() {
         first_role != NodeRole::kGradAccumulation)
       continue;
     if (static_cast<size_t>(f.first_step) >= first_backward_.size()) continue;
-    const NodeIndex start = first_backward_[f.first_step];
+    NodeIndex start = first_backward_[f.first_step];
+    const std::optional<NodeIndex> maker = MakerOf(f.made_number);
+    if (maker && start != kNoNode && *maker < start &&
+        m_.role(*maker) == NodeRole::kOther && m_.step(*maker) == f.first_step)
+      start = *maker;
     if (start != kNoNode && start < life.first) {
       life.first = start;
       life.kind = MemoryKind::kActivation;

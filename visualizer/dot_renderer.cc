@@ -110,15 +110,22 @@ absl::StatusOr<std::string> FindProgram(const std::string& program) {
 
 namespace {
 
-// The layout's size from Graphviz's plain output, whose first line is
-// "graph SCALE WIDTH HEIGHT" in inches; 0 x 0 when absent.
+// Graphviz pads every drawing by 4 pt on each side (its `pad` default); the
+// plain output's size leaves the pad out, the drawn page holds it.
+constexpr double kPadIn = 2 * 4.0 / 72.0;
+
+// The drawn page's size: Graphviz's plain output, whose first line is "graph
+// SCALE WIDTH HEIGHT" in inches, and the pad; 0 x 0 when absent.
 void ReadPlainSize(const std::string& plain_path, Rendered* out) {
   std::ifstream in(plain_path);
   std::string word;
   double scale = 0;
   if (in >> word && word == "graph" &&
-      in >> scale >> out->width_in >> out->height_in)
+      in >> scale >> out->width_in >> out->height_in) {
+    out->width_in += kPadIn;
+    out->height_in += kPadIn;
     return;
+  }
   out->width_in = out->height_in = 0;
 }
 
@@ -138,10 +145,13 @@ absl::StatusOr<Rendered> RenderDotToTemp(absl::string_view dot_text,
     return absl::Status(
         s.code(), absl::StrReplaceAll(s.message(), {{tmp_dot, shown_path}}));
   }
-  // One layout, two outputs: the drawing and its size.
+  // One layout, two outputs: the drawing and its size. No margin: Graphviz's
+  // PDF would add half an inch of white on each side, so its page would be
+  // larger than the size measured and said.
   std::vector<std::string> argv = {
-      dot,  "-Tplain", "-o",   tmp_plain, absl::StrCat("-T", format),
-      "-o", tmp_out,   tmp_dot};
+      dot,  "-Gmargin=0", "-Tplain",
+      "-o", tmp_plain,    absl::StrCat("-T", format),
+      "-o", tmp_out,      tmp_dot};
   auto exit_code = RunProcess(argv, tmp_err);
   std::string err_text = FirstLines(tmp_err, 3);
   Rendered rendered;

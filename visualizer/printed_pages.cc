@@ -192,8 +192,9 @@ std::string SplitNote(const std::vector<PageRender>& pages,
   }
   std::string note = absl::StrFormat(
       "drawn on %d pages of at most %.1f x %.1f in (one page would be %.1f x "
-      "%.1f in; a Letter/A4 page prints %.1f x %.1f in with labels at 6 pt "
-      "or more), edges between pages as off-page connectors; --pages one "
+      "%.1f in; a drawing of up to %.1f x %.1f in prints on a Letter/A4 page "
+      "with its labels at 6 pt or more), edges between pages as off-page "
+      "connectors; --pages one "
       "draws one page",
       pages.size(), widest, tallest, whole.width_in, whole.height_in,
       kMaxPageShortIn, kMaxPageLongIn);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <queue>
 
@@ -49,6 +50,7 @@ struct ClassState {
   absl::flat_hash_map<int64_t, int64_t>
       p2p_seq;  // peer*2+dir -> messages so far
   size_t done = 0;
+  int64_t recvs_in_flight = 0;  // --schedule astra
 };
 
 class Engine {
@@ -64,6 +66,7 @@ class Engine {
   void MarkReady(uint32_t c, uint32_t node, int64_t t);
   void OnFinish(const SimEvent& e);
   void IssueDirty(int64_t t);
+  void IssueAstraComm(uint32_t c, int64_t t);
   void Issue(uint32_t c, uint32_t node, int64_t t);
   int64_t HostOpStart(uint32_t c, uint32_t node, int64_t t) const;
   void IssueComm(uint32_t c, uint32_t node, int64_t t);
@@ -188,6 +191,14 @@ void Engine::OnFinish(const SimEvent& e) {
       s.is_dirty[r] = 1;
       s.dirty.push_back(r);
     }
+    if (static_cast<int32_t>(r) == p.astra_recv_resource &&
+        --s.recvs_in_flight == 0 && p.astra_comm_resource >= 0) {
+      const uint32_t comm = static_cast<uint32_t>(p.astra_comm_resource);
+      if (!s.is_dirty[comm]) {  // the slot may issue again
+        s.is_dirty[comm] = 1;
+        s.dirty.push_back(comm);
+      }
+    }
   }
   for (uint32_t k = p.user_offsets[node]; k < p.user_offsets[node + 1]; ++k) {
     const uint32_t u = p.users[k];
@@ -202,12 +213,48 @@ void Engine::IssueDirty(int64_t t) {
     std::sort(s.dirty.begin(), s.dirty.end());
     std::vector<uint32_t> dirty;
     dirty.swap(s.dirty);
+    const RankProgram& p = *classes_[c].program;
     for (uint32_t r : dirty) {
       s.is_dirty[r] = 0;
+      if (static_cast<int32_t>(r) == p.astra_recv_resource ||
+          (static_cast<int32_t>(r) == p.astra_comm_resource &&
+           p.astra_recv_resource >= 0)) {
+        IssueAstraComm(c, t);
+        continue;
+      }
       if (s.busy[r] || s.ready[r].empty()) continue;
       const uint32_t node = s.ready[r].top();
       s.ready[r].pop();
       Issue(c, node, t);
+    }
+  }
+}
+
+// ASTRA-sim's issue of a rank's ready communication (518bd51,
+// Workload::issue_dep_free_nodes over HardwareResource::is_available): in id
+// order, a receive always issues, a collective or send only when no
+// communication op (a receive included) is in flight.
+void Engine::IssueAstraComm(uint32_t c, int64_t t) {
+  const RankProgram& p = *classes_[c].program;
+  ClassState& s = state_[c];
+  const uint32_t comm = static_cast<uint32_t>(p.astra_comm_resource);
+  const uint32_t recv = static_cast<uint32_t>(p.astra_recv_resource);
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  while (true) {
+    const uint32_t next_recv =
+        s.ready[recv].empty() ? kNone : s.ready[recv].top();
+    const bool comm_free = p.astra_comm_resource >= 0 && !s.busy[comm] &&
+                           s.recvs_in_flight == 0 && !s.ready[comm].empty();
+    const uint32_t next_comm = comm_free ? s.ready[comm].top() : kNone;
+    if (next_recv == kNone && next_comm == kNone) return;
+    if (next_comm < next_recv) {
+      s.ready[comm].pop();
+      Issue(c, next_comm, t);
+    } else {
+      s.ready[recv].pop();
+      ++s.recvs_in_flight;
+      Issue(c, next_recv, t);
+      s.busy[recv] = 0;  // receives do not wait for each other
     }
   }
 }

@@ -143,6 +143,10 @@ std::pair<int, int64_t> ResourceKey(const NodeModel& model, NodeIndex i,
                                     int32_t group, SchedulingMode mode) {
   const Queue& q = model.queue(i);
   if (mode == SchedulingMode::kAstraCompat) {
+    // ASTRA-sim (518bd51, HardwareResource::is_available) issues a receive
+    // while another communication op is in flight: receives have a slot of
+    // their own here.
+    if (model.kind(i) == NodeKind::kRecv) return {3, 0};
     if (IsCommunication(model.kind(i))) return {2, 0};
     return {q.kind == QueueKind::kThread ? 0 : 1, 0};
   }
@@ -164,6 +168,8 @@ std::string ResourceName(std::pair<int, int64_t> key,
       return absl::StrCat("cpu tid ", key.second);
     case 1:
       return absl::StrCat("gpu stream ", key.second);
+    case 3:
+      return "comm receives";
     default:
       return absl::StrCat(
           "comm ", key.second < static_cast<int64_t>(groups.groups.size())
@@ -412,10 +418,14 @@ void CompileNodes(const NodeModel& graph, const SimOptions& options,
         resources.emplace(key, static_cast<uint32_t>(resources.size()));
     if (inserted) {
       p->resource_names.push_back(ResourceName(key, p->groups));
-      p->resource_is_compute.push_back(key.first != 2);
+      p->resource_is_compute.push_back(key.first < 2);
       p->resource_is_host.push_back(key.first == 0);
     }
     p->resource[i] = it->second;
+    if (options.scheduling == SchedulingMode::kAstraCompat) {
+      if (key.first == 2) p->astra_comm_resource = it->second;
+      if (key.first == 3) p->astra_recv_resource = it->second;
+    }
   }
 }
 

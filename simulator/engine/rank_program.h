@@ -67,6 +67,11 @@ struct RankProgram {
   // node its recorded duration in whole us, no gaps, nodes outside the
   // steps run), not the host-time model.
   bool astra_replay = false;
+  // --schedule astra: the rank's one communication slot (collectives and
+  // sends) and its receives, which ASTRA-sim (518bd51, HardwareResource::
+  // is_available) issues at any time, while nothing else issues on the slot
+  // while one is in flight; -1 where the program has none.
+  int32_t astra_comm_resource = -1, astra_recv_resource = -1;
   // The step the prediction is compared with: the trace's for host_time, or
   // --measured-step-ms; none when GPU ops were scaled to another device.
   MeasuredStep measured;

@@ -27,8 +27,8 @@ namespace et::sim {
 enum class SchedulingMode {
   kStreamAware,  // one FIFO per CPU thread (`tid`) and per GPU stream
                  // (`stream`)
-  kAstraCompat,  // ASTRA-sim: one CPU op, one GPU op and one collective at a
-                 // time
+  kAstraCompat,  // ASTRA-sim: one CPU op, one GPU op and one collective,
+                 // send or receive at a time, a receive also beside another
 };
 
 // Where compute durations come from.

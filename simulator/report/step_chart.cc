@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,8 +15,10 @@ namespace et::sim {
 namespace {
 
 // Chart geometry, in SVG user units (pixels).
-constexpr double kWidth = 760, kHeight = 440;
-constexpr double kLeft = 80, kRight = 190, kTop = 60, kBottom = 70;
+constexpr double kWidth = 830, kHeight = 440;
+constexpr double kLeft = 80, kRight = 260, kTop = 60, kBottom = 70;
+// The memory axis's labels sit right of the plot, the legend right of them.
+constexpr double kMemoryAxisIn = 70;
 
 struct Segment {
   const char* label;
@@ -80,7 +83,7 @@ std::string Axes(double max_ms, double tick_ms, double plot_h) {
 
 std::string Legend() {
   std::string out;
-  const double x = kWidth - kRight + 16;
+  const double x = kWidth - kRight + kMemoryAxisIn;
   double y = kTop;
   for (const Segment& s : kSegments) {
     absl::StrAppendFormat(&out,
@@ -94,8 +97,54 @@ std::string Legend() {
                         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                         "stroke=\"%s\" stroke-width=\"2\"/>\n",
                         x, y + 6, x + 12, y + 6, kMemoryColor);
-  absl::StrAppend(&out,
-                  Text(x + 18, y + 10, "start", "peak memory (own scale)"));
+  absl::StrAppend(&out, Text(x + 18, y + 10, "start", "peak memory per rank"));
+  absl::StrAppend(
+      &out, Text(x + 18, y + 24, "start", "(right axis)", " fill=\"#555555\""));
+  return out;
+}
+
+// What a sweep's dimension counts, for the x axis.
+absl::string_view DimMeaning(scaleout::Dim dim) {
+  switch (dim) {
+    case scaleout::Dim::kTp:
+      return "tensor-parallel ranks";
+    case scaleout::Dim::kEp:
+      return "expert-parallel ranks";
+    case scaleout::Dim::kDp:
+      return "data-parallel replicas";
+    case scaleout::Dim::kPp:
+      return "pipeline stages";
+  }
+  return "";
+}
+
+// A byte scale's unit: GiB from 1 GiB up, else MiB, else KiB.
+std::pair<double, const char*> ByteUnit(double top_bytes) {
+  if (top_bytes >= 1024.0 * 1024 * 1024) return {1024.0 * 1024 * 1024, "GiB"};
+  if (top_bytes >= 1024.0 * 1024) return {1024.0 * 1024, "MiB"};
+  return {1024.0, "KiB"};
+}
+
+// The memory line's axis, right of the plot: ticks from 0 to `top_bytes`.
+std::string MemoryAxis(double top_bytes, double plot_h) {
+  const auto [unit, unit_name] = ByteUnit(top_bytes);
+  const double top = top_bytes / unit;
+  const double tick = TickStep(top);
+  const double x = kWidth - kRight;
+  std::string out = absl::StrFormat(
+      "<line class=\"memory-axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+      "y2=\"%.1f\" stroke=\"%s\"/>\n",
+      x, kTop, x, kTop + plot_h, kMemoryColor);
+  for (int i = 0; i * tick <= top * (1 + 1e-9); ++i) {
+    const double y = kTop + plot_h - plot_h * (i * tick) / top;
+    absl::StrAppendFormat(&out,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                          "y2=\"%.1f\" stroke=\"%s\"/>\n",
+                          x, y, x + 4, y, kMemoryColor);
+    absl::StrAppend(&out, Text(x + 7, y + 4, "start",
+                               absl::StrFormat("%g %s", i * tick, unit_name),
+                               absl::StrFormat(" fill=\"%s\"", kMemoryColor)));
+  }
   return out;
 }
 
@@ -108,12 +157,14 @@ std::string MemoryLine(const SweepResult& r, double slot, double plot_h) {
     top = std::max({top, static_cast<double>(row.peak_bytes),
                     static_cast<double>(row.capacity_bytes)});
   if (!(top > 0)) return "";
-  top *= 1.1;
+  const double unit = ByteUnit(top).first;
+  const double tick = TickStep(top * 1.1 / unit);
+  top = std::ceil(top * 1.1 / unit / tick) * tick * unit;
   const double gib = 1024.0 * 1024.0 * 1024.0;
   auto y_of = [&](double bytes) {
     return kTop + plot_h - plot_h * bytes / top;
   };
-  std::string out, points;
+  std::string out = MemoryAxis(top, plot_h), points;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     absl::StrAppendFormat(&points, "%s%.1f,%.2f", i ? " " : "",
                           kLeft + slot * (i + 0.5),
@@ -134,7 +185,7 @@ std::string MemoryLine(const SweepResult& r, double slot, double plot_h) {
                           kLeft, y, kWidth - kRight, y, kMemoryColor);
     absl::StrAppend(
         &out, Text(kWidth - kRight - 4, y - 4, "end",
-                   absl::StrFormat("device memory %.0f GiB", capacity / gib),
+                   absl::StrFormat("device memory %.3g GiB", capacity / gib),
                    absl::StrFormat(" fill=\"%s\"", kMemoryColor)));
   }
   for (size_t i = 0; i < r.rows.size(); ++i) {
@@ -202,6 +253,7 @@ std::string StepChartSvg(const SweepResult& r) {
   absl::StrAppend(&out, Axes(max_ms, tick_ms, plot_h));
   const double slot = r.rows.empty() ? plot_w : plot_w / r.rows.size();
   const double bar_w = std::min(60.0, slot * 0.6);
+  std::string labels;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const SweepRow& row = r.rows[i];
     const double cx = kLeft + slot * (i + 0.5);
@@ -232,22 +284,25 @@ std::string StepChartSvg(const SweepResult& r) {
           cx - bar_w / 2 - 6, cx + bar_w / 2 + 6, ty, ty,
           *row.measured_us / 1e3, row.error_pct.value_or(0));
     }
-    // The step itself above its bar: a thin slice is unreadable as a height.
-    absl::StrAppend(&out, Text(cx, y - 5, "middle",
-                               absl::StrFormat("%.3f", row.step_us / 1e3),
-                               " font-size=\"11\""));
+    // The step itself above its bar (a thin slice is unreadable as a
+    // height), drawn after the memory line with a white halo: it stays
+    // readable where the line crosses it.
+    absl::StrAppend(&labels, Text(cx, y - 5, "middle",
+                                  absl::StrFormat("%.3f", row.step_us / 1e3),
+                                  " font-size=\"11\" class=\"step-label\" "
+                                  "stroke=\"white\" stroke-width=\"3\" "
+                                  "paint-order=\"stroke\""));
     absl::StrAppend(&out,
                     Text(cx, kTop + plot_h + 16, "middle", PointLabel(r, row)));
     absl::StrAppend(
         &out, Text(cx, kTop + plot_h + 30, "middle",
                    absl::StrCat(row.world, " ranks"), " fill=\"#555555\""));
   }
-  absl::StrAppend(&out, MemoryLine(r, slot, plot_h));
+  absl::StrAppend(&out, MemoryLine(r, slot, plot_h), labels);
   absl::StrAppend(
       &out, Text(kLeft + plot_w / 2, kHeight - 12, "middle",
-                 search ? std::string("layout (tp, pp, dp), "
-                                      "fastest first")
-                        : absl::StrCat(dim, " (data-parallel replicas)")));
+                 search ? std::string("layout (tp, pp, dp), fastest first")
+                        : absl::StrCat(dim, " (", DimMeaning(r.dim), ")")));
   absl::StrAppend(&out, Legend(), "</svg>\n");
   return out;
 }

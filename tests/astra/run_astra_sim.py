@@ -58,18 +58,22 @@ class Job:
     """One multi-rank job: recorded per-rank files, or one rank scaled by --world."""
 
     def __init__(self, name, et, ranks, kineto=None, world=None, where="data",
-                 form="per_rank"):
+                 form="per_rank", layout=None, micro_batches=None):
         # form: "per_rank" (one recorded file per rank, `et` holds %d), "export" (one
         # Nsight Systems export, a graph per GPU), "et" (Chakra .et files already).
+        # layout: et-sim's --layout for a one-rank trace (its product is `world`):
+        # the job et-sim synthesizes (tp, pp, dp) and writes for ASTRA-sim.
         self.name, self.et, self.ranks = name, et, ranks
         self.kineto, self.world, self.where, self.form = kineto, world, where, form
+        self.layout, self.micro_batches = layout, micro_batches
 
     def npus(self):
         return self.world or self.ranks
 
 
 # Every multi-rank recording in tests/data (per-rank ET + profiler trace), then the
-# one-rank-of-eight MI300X trace at its recorded world of 8 (--world 8: its only file).
+# one-rank-of-eight MI300X trace at its recorded world of 8 (--world 8: its only file),
+# then jobs et-sim synthesizes from one rank (--layout).
 JOBS = [
     Job("ddp_mlp", "pytorch-1.13-cpu/ddp_mlp_et_r%d.json.gz", 4,
         "pytorch-1.13-cpu/ddp_mlp_trace_r%d.json.gz"),
@@ -95,6 +99,12 @@ JOBS = [
     Job("nsys_2gpu", "nsys/nsysai_mfu_2gpu_before.sqlite.gz", 2, where="shared",
         form="export"),
     Job("chakra_mlp_mp", "chakra/mlp_mp.%d.et", 2, where="shared", form="et"),
+    # A synthesized 1,024-rank job from the CPU corpus's one-rank GPT block (width 256):
+    # Megatron tensor parallelism over 8, 4 pipeline stages of 1F1B over 4
+    # micro-batches, 32 data-parallel replicas (docs/et-sim.md, --layout).
+    Job("gpt_w256_tp8pp4dp32", "cpu-corpus/cpu_gpt_w256_et.json.gz", 1,
+        "cpu-corpus/cpu_gpt_w256_kineto.json.gz", world=1024,
+        layout="tp=8,pp=4,dp=32", micro_batches=4),
 ]
 
 
@@ -190,16 +200,20 @@ def convert(bin_dir, data, job, work):
 
 def et_sim(bin_dir, job, pattern, net, system, work):
     """et-sim --schedule astra --comm astra on the job: (graph time in ns, ASTRA-sim
-    workload prefix, comm-group file). Only a job scaled from one rank (--world) has the
-    last two: et-sim writes it for ASTRA-sim (--write-ranks); else they are None.
+    workload prefix, comm-group file). Only a job scaled from one rank (--world or
+    --layout) has the last two: et-sim writes it for ASTRA-sim (--write-ranks); else
+    they are None.
     """
     argv = [os.path.join(bin_dir, "simulator", "et-sim"), "--schedule", "astra", "--comm",
             "astra", "--topology", net, "--astra-system", system, "--json"]
     prefix, groups = None, None
     if job.world:
         out = os.path.join(work, "job")
-        argv = argv[:1] + [os.path.join(work, job.name + ".et"), "--world", str(job.world),
-                           "--write-ranks", out] + argv[1:]
+        scale = ["--world", str(job.world)]
+        if job.layout:
+            scale = ["--layout", job.layout, "--micro-batches", str(job.micro_batches)]
+        argv = argv[:1] + [os.path.join(work, job.name + ".et")] + scale + [
+            "--write-ranks", out] + argv[1:]
         prefix = os.path.join(out, job.name)
     else:
         argv = argv[:1] + [pattern, "--ranks", str(job.ranks)] + argv[1:]

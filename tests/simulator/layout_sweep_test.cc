@@ -204,7 +204,7 @@ TEST(LayoutSweepTest, BadSweepsAreOneLineUsageErrors) {
   const std::string rank0 = DdpMlpRank0() + " --recorded-layout dp=4 ";
   const std::string chart = Out("never.svg");
   for (const std::string& args :
-       {std::string("--sweep ep=1,2"), std::string("--sweep dp=1,0"),
+       {std::string("--sweep ep=1,0"), std::string("--sweep dp=1,0"),
         std::string("--sweep dp=2,x"), std::string("--sweep dp=2,2"),
         std::string("--sweep dp=2 --layout dp=4"),
         std::string("--sweep dp=2 --world 2"), "--chart " + chart,

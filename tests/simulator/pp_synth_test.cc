@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -94,8 +95,11 @@ void ExpectConsistentPipeline(const Simulation& sim, int64_t pp, int64_t mb) {
       p.plan.analytic_bubble,
       static_cast<double>(pp - 1) / static_cast<double>(mb + pp - 1));
   // The simulated bubble is the formula's for these stages plus what the
-  // sends cost: within 2 points on these traces.
-  EXPECT_NEAR(p.bubble, p.plan.staged_bubble, 0.02)
+  // sends cost: within 4 points on these traces (a receive is posted when
+  // the stage's previous forward or backward is done, as Megatron-LM posts
+  // it, so a transfer does not overlap the receiver's compute: 3.4 points on
+  // the H100 GPT-2, 1.3 on the GPT block).
+  EXPECT_NEAR(p.bubble, p.plan.staged_bubble, 0.04)
       << "simulated " << p.bubble << " formula " << p.plan.staged_bubble;
   EXPECT_GE(p.bubble, p.plan.staged_bubble - 0.005);
   EXPECT_EQ(p.sends, 2 * (pp - 1) * mb);
@@ -135,9 +139,10 @@ TEST(PpSynthTest, GptBlockTwoBalancedStagesBubbleNearTheAnalytic) {
   ASSERT_NE(sim, nullptr);
   ExpectConsistentPipeline(*sim, 2, 8);
   const auto& p = *sim->pipeline();
-  // Balanced within 5%: the bubble is (P-1)/(M+P-1) within 3 points.
+  // Balanced within 5%: the bubble is (P-1)/(M+P-1) within 4 points (3.6:
+  // the stages' imbalance and the exposed transfers).
   EXPECT_LT(p.plan.imbalance, 1.05);
-  EXPECT_NEAR(p.bubble, p.plan.analytic_bubble, 0.03);
+  EXPECT_NEAR(p.bubble, p.plan.analytic_bubble, 0.04);
   // The cut after the MLP's residual add sends the hidden state: the
   // batch's first layer_norm input (16 x 32 x 64 float32), per micro-batch.
   const auto& st0 = p.plan.stages[0];
@@ -295,12 +300,34 @@ TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
                                                   rank, ".et"));
     ASSERT_TRUE(model.ok()) << model.status();
     int64_t sends = 0, recvs = 0;
+    int64_t last_send = -1;  // the send before, if it was the last p2p op
     for (et::NodeIndex i = 0; i < model->size(); ++i) {
       const et::NodeKind kind = model->kind(i);
       if (kind != et::NodeKind::kSend && kind != et::NodeKind::kRecv) continue;
       (kind == et::NodeKind::kSend ? sends : recvs) += 1;
       EXPECT_EQ(model->comm(i)->peer, rank < 2 ? rank + 2 : rank - 2)
           << "rank " << rank;
+      if (kind == et::NodeKind::kSend) {
+        last_send = static_cast<int64_t>(i);
+        continue;
+      }
+      // ASTRA-sim (518bd51) lets a receive issue while a communication op is
+      // in flight, but nothing else while a receive is: a receive posted
+      // before the send ahead of it in the schedule is ready would keep that
+      // send (and the peer waiting for it) from ever issuing. So a receive
+      // waits for what the send before it waits for (the forward or
+      // backward it follows), and has a higher id (ASTRA-sim issues the
+      // lowest ready id first).
+      if (last_send >= 0) {
+        const auto recv_deps = model->data_deps(i);
+        const auto send_deps =
+            model->data_deps(static_cast<et::NodeIndex>(last_send));
+        EXPECT_EQ(
+            std::vector<et::NodeIndex>(recv_deps.begin(), recv_deps.end()),
+            std::vector<et::NodeIndex>(send_deps.begin(), send_deps.end()))
+            << "rank " << rank << " node " << model->id(i);
+      }
+      last_send = -1;  // the next receive may follow a backward alone
     }
     EXPECT_EQ(sends, 4);  // M = 4 to its one neighbour stage
     EXPECT_EQ(recvs, sends);
@@ -314,6 +341,40 @@ TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
       Simulation::Run({absl::StrCat(dir, "/", getpid(),
                                     "_ppsynth_cpu_gpt_w64_et.json.gz.%d.et"),
                        4},
+                      options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_NEAR((*job)->report().step.predicted_us / predicted_us, 1.0, 0.01);
+}
+
+TEST(PpSynthTest, RunsUnderAstraSimsIssueRules) {
+  // --schedule astra: one communication op at a time per rank, a receive
+  // issuing beside it (ASTRA-sim 518bd51's HardwareResource). With every
+  // receive posted at the start, each stage with a send to make stalled
+  // ("deadlock at t=835000 ns: ... message #0 from rank 0 to rank 256 ...");
+  // posted after the previous forward or backward, the job runs to the end,
+  // as it does written out and read back.
+  const std::string dir =
+      absl::StrCat(::testing::TempDir(), "/", getpid(), "_ppsynth_astra");
+  et::sim::EtSimFlags flags;
+  flags.positional = {"et-sim", Gpt()};
+  flags.layout = "tp=2,pp=4,dp=2";
+  flags.micro_batches = 4;
+  flags.schedule = "astra";
+  flags.write_ranks = dir;
+  et::sim::EtSimOutput output;
+  output.print_out = [](const std::string&) {};
+  output.print_err = [](const std::string&) {};
+  const absl::Status status = et::sim::RunEtSim(flags, &output);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_TRUE(output.report.has_value());
+  const double predicted_us = output.report->step.predicted_us;
+  EXPECT_GT(predicted_us, 0);
+  et::sim::SimOptions options;
+  options.scheduling = et::sim::SchedulingMode::kAstraCompat;
+  auto job =
+      Simulation::Run({absl::StrCat(dir, "/", getpid(),
+                                    "_ppsynth_cpu_gpt_w64_et.json.gz.%d.et"),
+                       16},
                       options);
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_NEAR((*job)->report().step.predicted_us / predicted_us, 1.0, 0.01);

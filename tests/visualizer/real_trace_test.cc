@@ -478,19 +478,32 @@ TEST_F(RealTraceTest, ALargeStepIsDrawnOnPrintedPages) {
     std::sscanf(info.output.substr(info.output.find("Pages:")).c_str(),
                 "Pages: %d", &pages);
     EXPECT_GE(pages, 2) << inputs;
-    // Graphviz's PDF adds 4 pt of pad and 36 pt of margin on each side.
+    // The pages' sizes as pdfinfo reads them are the ones et-viz says (the
+    // widest and the tallest, to the 0.1 in printed) and fit the page.
+    double widest_in = 0, tallest_in = 0;
     for (absl::string_view line : absl::StrSplit(info.output, '\n')) {
       double w = 0, h = 0;
       int page = 0;
       if (std::sscanf(std::string(line).c_str(), "Page %d size: %lf x %lf",
                       &page, &w, &h) != 3)
         continue;
-      EXPECT_TRUE(FitsPrintedPage((w - 80) / 72, (h - 80) / 72))
+      EXPECT_TRUE(FitsPrintedPage(w / 72, h / 72))
           << inputs << ": page " << sized + 1 << " " << w << " x " << h
           << " pt";
+      widest_in = std::max(widest_in, w / 72);
+      tallest_in = std::max(tallest_in, h / 72);
       ++sized;
     }
     EXPECT_EQ(sized, pages);
+    double said_w_in = 0, said_h_in = 0;
+    const size_t at_most = drawn.output.find("pages of at most ");
+    ASSERT_NE(at_most, std::string::npos) << drawn.output;
+    ASSERT_EQ(
+        std::sscanf(drawn.output.c_str() + at_most,
+                    "pages of at most %lf x %lf in", &said_w_in, &said_h_in),
+        2);
+    EXPECT_NEAR(said_w_in, widest_in, 0.06) << drawn.output;
+    EXPECT_NEAR(said_h_in, tallest_in, 0.06) << drawn.output;
     // One page when asked, of the old size.
     CommandResult one = RunCommand(std::string(ET_VIZ_BINARY) + inputs +
                                    " --step 1 --pages one -o " + pdf);

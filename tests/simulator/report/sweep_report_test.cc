@@ -4,6 +4,8 @@
 // job's point carries an error; the chart draws one bar per point.
 #include "simulator/report/sweep_report.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -91,6 +93,52 @@ TEST(SweepReportTest, TextJsonAndChartSayWhatTheRowsHold) {
   EXPECT_TRUE(absl::StartsWith(svg, "<?xml") || absl::StartsWith(svg, "<svg"))
       << svg.substr(0, 80);
   EXPECT_TRUE(absl::StrContains(svg, "step.et")) << svg.substr(0, 400);
+}
+
+// The memory line has an axis of its own whose top holds every peak, the
+// step labels are drawn over the line (after it, with a halo), and the x
+// axis says what the swept dimension counts.
+TEST(SweepReportTest, ChartMemoryLineHasItsAxisAndSparesTheLabels) {
+  scaleout::ParallelLayout layout;
+  layout.of(scaleout::Dim::kTp) = 2;
+  SweepResult result;
+  result.dim = scaleout::Dim::kTp;
+  result.recorded_layout = "dp=1";
+  for (int tp : {1, 2, 4}) {
+    result.rows.push_back(SweepRowOf(TwoClassReport(), layout, tp));
+  }
+  const std::string svg = StepChartSvg(result);
+  EXPECT_TRUE(absl::StrContains(svg, "tp (tensor-parallel ranks)")) << svg;
+  EXPECT_FALSE(absl::StrContains(svg, "data-parallel replicas")) << svg;
+  ASSERT_TRUE(absl::StrContains(svg, "class=\"memory-axis\"")) << svg;
+  // The axis's highest tick label is at or above the largest peak.
+  double top_tick = 0;
+  std::string unit;
+  for (size_t at = svg.find("class=\"memory-axis\""); at != std::string::npos;
+       at = svg.find(" fill=\"#59a14f\">", at + 1)) {
+    double value = 0;
+    char name[8] = {0};
+    const size_t text = svg.find('>', at + 1);
+    if (std::sscanf(svg.c_str() + text + 1, "%lf %7[A-Za-z]", &value, name) ==
+            2 &&
+        std::string(name).find("iB") != std::string::npos) {
+      top_tick = std::max(top_tick, value);
+      unit = name;
+    }
+  }
+  const double unit_bytes = unit == "GiB"   ? 1024.0 * 1024 * 1024
+                            : unit == "MiB" ? 1024.0 * 1024
+                                            : 1024.0;
+  for (const SweepRow& row : result.rows) {
+    EXPECT_GE(top_tick * unit_bytes, static_cast<double>(row.peak_bytes))
+        << svg;
+  }
+  const size_t line = svg.find("class=\"memory\"");
+  const size_t label = svg.find("class=\"step-label\"");
+  ASSERT_NE(line, std::string::npos);
+  ASSERT_NE(label, std::string::npos);
+  EXPECT_LT(line, label) << "labels are drawn over the memory line";
+  EXPECT_TRUE(absl::StrContains(svg, "paint-order=\"stroke\"")) << svg;
 }
 
 TEST(SweepReportTest, NoPointMeasuredMeansNoTruth) {

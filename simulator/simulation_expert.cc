@@ -1,0 +1,37 @@
+// --layout ep=E on a trace recorded without expert parallelism: the
+// synthesized split (scaleout/expert_parallel.h) of Simulation.
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "base/path.h"
+#include "base/status_macros.h"
+#include "scaleout/expert_parallel.h"
+#include "simulator/simulation.h"
+
+namespace et::sim {
+
+absl::Status Simulation::SplitExpertParallel(
+    const std::string& file, const ModelOptions& model_options) {
+  if (scaled_->ep_group_name.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Graph graph, LayoutBaseGraph(file));
+  scaleout::EpShardOptions split;
+  split.ep = scaled_->layout.of(scaleout::Dim::kEp);
+  split.pg_name = scaled_->ep_group_name;
+  for (const ProcessGroup& g : scaled_->groups)
+    if (g.name == split.pg_name) split.ep_ranks = g.ranks;
+  absl::StatusOr<scaleout::EpShardResult> result =
+      scaleout::ShardExpertParallel(graph, split);
+  if (!result.ok()) {
+    return absl::InvalidArgumentError(PrefixPath(
+        file, absl::StrFormat("--layout %s: %s", scaled_->layout.ToString(),
+                              result.status().message())));
+  }
+  models_.back() = std::make_unique<NodeModel>(
+      NodeModel::FromGraph(result->graph, model_options));
+  ep_note_ = result->note;
+  ep_split_ = std::move(*result);
+  return absl::OkStatus();
+}
+
+}  // namespace et::sim
