@@ -28,6 +28,7 @@
 #include "python/table.h"
 #include "python/trace_tables.h"
 #include "simulator/et_sim_command.h"
+#include "simulator/report/search_report.h"
 
 namespace py = pybind11;
 
@@ -230,6 +231,7 @@ const std::vector<std::pair<std::string, Setter>>& EtSimOptions() {
       {"layout", Text(&F::layout)},
       {"recorded_layout", Text(&F::recorded_layout)},
       {"sweep", Text(&F::sweep)},
+      {"search", Text(&F::search)},
       {"chart", Text(&F::chart)},
       {"dp_sync", Text(&F::dp_sync)},
       {"bucket_mb", Double(&F::bucket_mb)},
@@ -339,6 +341,8 @@ class SimRun {
   }
   std::string Text() const {
     if (output.report) return sim::FormatReportText(*output.report, top);
+    if (output.sweep && output.sweep->search_world > 0)
+      return sim::FormatSearchText(*output.sweep);
     if (output.sweep) return sim::FormatSweepText(*output.sweep);
     return "";
   }

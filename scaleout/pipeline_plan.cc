@@ -648,4 +648,23 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
   return plan;
 }
 
+absl::StatusOr<int64_t> PipelineLayerCount(const NodeModel& m) {
+  auto step = LastStep(m);
+  if (!step.ok()) return step.status();
+  PipelinePlan plan;
+  plan.options.pp = 1;
+  plan.step = *step;
+  std::vector<Region> regions = Regions(m, *step);
+  absl::flat_hash_map<uint64_t, int64_t> params;
+  for (const StorageLife& l : FindStorageLives(m).lives)
+    if (l.persistent && l.storage_id != 0 && l.kind == MemoryKind::kParameter)
+      params[l.storage_id] = l.bytes;
+  plan.layers = AssignLayers(m, params, &regions);
+  RETURN_IF_ERROR(CheckLayers(
+      plan, std::any_of(regions.begin(), regions.end(), [](const Region& r) {
+        return r.part == Part::kBackward;
+      })));
+  return static_cast<int64_t>(plan.layers.size());
+}
+
 }  // namespace et::scaleout

@@ -138,6 +138,10 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& model,
                                           const std::vector<StorageLife>& lives,
                                           const PipelineOptions& options);
 
+// The layer blocks PlanPipeline finds (pp can be at most that), or its
+// refusal of the trace (no step, no forward or backward ops).
+absl::StatusOr<int64_t> PipelineLayerCount(const NodeModel& model);
+
 }  // namespace et::scaleout
 
 #endif  // SCALEOUT_PIPELINE_PLAN_H_

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <numeric>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -60,11 +61,15 @@ class Sharder {
     for (NodeIndex c = 0; c < model_.size(); ++c) {
       // A row-parallel layer is no column of the next pair (the MLP's down
       // projection returns to the width the next up projection leaves).
+      if (IsForward(model_, c) && IsLinearShaped(c)) ++linear_shaped_;
       if (!IsForward(model_, c) || rows_.contains(c) || !IsParameterGemm(c))
         continue;
       const std::optional<NodeIndex> r = RowOf(c);
       if (!r) continue;
       rows_.insert(*r);
+      width_gcd_ =
+          std::gcd(width_gcd_, std::gcd(model_.gemm(c)->n, model_.gemm(*r)->k));
+      ++found_pairs_;
       if (model_.gemm(c)->n % tp_ != 0 || model_.gemm(*r)->k % tp_ != 0) {
         ++indivisible_pairs_;
         continue;
@@ -152,6 +157,10 @@ class Sharder {
   bool has_device() const { return has_device_; }
   int64_t pairs() const { return pairs_; }
   int64_t indivisible_pairs() const { return indivisible_pairs_; }
+  int64_t found_pairs() const { return found_pairs_; }
+  int64_t linear_shaped() const { return linear_shaped_; }
+  size_t parameters() const { return parameters_.size(); }
+  int64_t width_gcd() const { return width_gcd_; }
   int64_t split_ops() const { return split_ops_; }
   int64_t unplaced() const { return unplaced_; }
   int64_t parameter_gemms() const { return parameter_gemms_; }
@@ -214,6 +223,13 @@ class Sharder {
       MarkOutput(i, t.storage_id, false);
   }
 
+  // A 2-D GEMM with both operands recorded (a linear layer if the second is
+  // a parameter).
+  bool IsLinearShaped(NodeIndex i) const {
+    const GemmShape* g = model_.gemm(i);
+    return g != nullptr && g->batch == 1 && OperandsOf(model_, i).b != nullptr;
+  }
+
   // A 2-D GEMM whose second operand is a parameter: a linear layer.
   bool IsParameterGemm(NodeIndex i) {
     const GemmShape* g = model_.gemm(i);
@@ -261,6 +277,7 @@ class Sharder {
   std::vector<bool> op_split_;
   std::vector<NodeIndex> partial_;
   bool has_device_ = false;
+  int64_t found_pairs_ = 0, width_gcd_ = 0, linear_shaped_ = 0;
   int64_t pairs_ = 0, indivisible_pairs_ = 0, split_ops_ = 0, unplaced_ = 0;
   int64_t parameter_gemms_ = 0;
 };
@@ -318,33 +335,85 @@ ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
 
 }  // namespace
 
-absl::StatusOr<TpShardResult> ShardTensorParallel(
-    const Graph& graph, const TpShardOptions& options) {
-  if (options.tp < 2)
-    return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
+namespace {
+
+// The model the pair search reads: tensors, and GEMM shapes on host ops.
+NodeModel PairModel(const Graph& graph) {
   ModelOptions model_options;
   model_options.keep_io = true;
   model_options.keep_tensors = true;
   model_options.host_gemms = true;
-  const NodeModel model = NodeModel::FromGraph(graph, model_options);
+  return NodeModel::FromGraph(graph, model_options);
+}
+
+// What the trace lacks when no pair is found, from the first missing piece:
+// parameters (a persistent storage the optimizer updates and forward or
+// backward ops read: step/storage_lives.h), 2-D GEMMs with their operands,
+// GEMMs reading a parameter, divisible widths, a row layer after a column.
+std::string NoPairReason(const NodeModel& model, const Sharder& sharder) {
+  int64_t optimizer = 0, backward = 0;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    optimizer += model.role(i) == NodeRole::kOptimizer;
+    backward += model.role(i) == NodeRole::kBackward;
+  }
+  if (sharder.parameters() == 0) {
+    return absl::StrFormat(
+        "the trace has %d 2-D GEMMs with recorded operands but no parameter to "
+        "split: a parameter is a persistent tensor the optimizer updates and "
+        "the forward or backward pass reads, and the trace has %d optimizer "
+        "ops and %d backward ops (record a whole training step: forward, "
+        "backward and optimizer.step(), with the execution trace observer)",
+        sharder.linear_shaped(), optimizer, backward);
+  }
+  if (sharder.parameter_gemms() == 0) {
+    return absl::StrFormat(
+        "the trace has %d parameters and %d 2-D GEMMs with recorded operands, "
+        "none of which reads a parameter as its weight (%s)",
+        sharder.parameters(), sharder.linear_shaped(),
+        sharder.linear_shaped() == 0
+            ? "a trace needs its GEMMs' tensors: an execution trace, not a "
+              "Kineto trace alone"
+            : "linear layers computed inside fused or compiled regions are not "
+              "seen");
+  }
+  if (sharder.indivisible_pairs() > 0) {
+    return absl::StrFormat(
+        "the trace has %d linear layers (2-D GEMMs of a parameter) and the %d "
+        "pairs found have widths tp does not divide",
+        sharder.parameter_gemms(), sharder.indivisible_pairs());
+  }
+  return absl::StrFormat(
+      "the trace has %d linear layers (2-D GEMMs of a parameter) and none "
+      "whose output returns, through its data dependencies, to its input "
+      "width in a later linear layer",
+      sharder.parameter_gemms());
+}
+
+}  // namespace
+
+TpWidths TensorParallelWidths(const Graph& graph) {
+  const NodeModel model = PairModel(graph);
+  Sharder sharder(model, 1);
+  sharder.FindPairs();
+  TpWidths out;
+  out.pairs = sharder.found_pairs();
+  out.width_gcd = sharder.width_gcd();
+  out.parameter_gemms = sharder.parameter_gemms();
+  if (out.pairs == 0) out.missing = NoPairReason(model, sharder);
+  return out;
+}
+
+absl::StatusOr<TpShardResult> ShardTensorParallel(
+    const Graph& graph, const TpShardOptions& options) {
+  if (options.tp < 2)
+    return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
+  const NodeModel model = PairModel(graph);
   Sharder sharder(model, options.tp);
   sharder.FindPairs();
   if (sharder.pairs() == 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "no column-parallel/row-parallel linear pair to split over tp=%d: "
-        "the trace has %d linear layers (2-D GEMMs of a parameter) with "
-        "recorded tensors, %s",
-        options.tp, sharder.parameter_gemms(),
-        sharder.parameter_gemms() == 0
-            ? "so nothing says what is a layer's weight (a trace needs its "
-              "tensors' storages: an execution trace, not a Kineto trace "
-              "alone)"
-        : sharder.indivisible_pairs() > 0
-            ? absl::StrFormat("and the %d pairs found have widths tp does "
-                              "not divide",
-                              sharder.indivisible_pairs())
-            : "and none whose output returns, through its data "
-              "dependencies, to its input width in a later linear layer"));
+        "no column-parallel/row-parallel linear pair to split over tp=%d: %s",
+        options.tp, NoPairReason(model, sharder)));
   }
   sharder.Walk();
   TpShardResult result;

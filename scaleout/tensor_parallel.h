@@ -72,10 +72,24 @@ struct TpShardResult {
 };
 
 // Errors (one line): tp < 2, or no column/row pair in the graph (naming what
-// the trace lacks: no parameter GEMMs, or none whose output returns to its
-// input width).
+// the trace lacks, the first missing piece: parameters (no optimizer or
+// backward ops to tell them), 2-D GEMMs reading a parameter, widths tp
+// divides, or a linear whose output returns to its input width).
 absl::StatusOr<TpShardResult> ShardTensorParallel(
     const Graph& graph, const TpShardOptions& options);
+
+// The column/row pairs a trace holds and the widths they split (the column
+// layer's output, the row layer's input): tp can be any divisor of
+// `width_gcd` (Megatron also needs the attention heads divisible by tp; the
+// heads are not told apart from the batch in a batched GEMM's shape, so the
+// widths are what is checked). No pairs: `width_gcd` is 0.
+struct TpWidths {
+  int64_t pairs = 0;
+  int64_t width_gcd = 0;
+  int64_t parameter_gemms = 0;  // linear layers seen (2-D GEMMs of a param)
+  std::string missing;          // no pairs: what the trace lacks (one clause)
+};
+TpWidths TensorParallelWidths(const Graph& graph);
 
 // The lives at the layout: a split life holds 1/T of its bytes (rounded up):
 // a persistent one whose storage is split, any other made split by its first

@@ -39,10 +39,12 @@
 #include "simulator/calibration/nccl_tests_table.h"
 #include "simulator/comm/nccl_cost_model.h"
 #include "simulator/input_checks.h"
+#include "simulator/layout_search.h"
 #include "simulator/layout_sweep.h"
 #include "simulator/platform/network.h"
 #include "simulator/report/html_report.h"
 #include "simulator/report/report_compare.h"
+#include "simulator/report/search_report.h"
 #include "simulator/report/step_chart.h"
 #include "simulator/simulation.h"
 #include "step/host_profile.h"
@@ -70,6 +72,7 @@ struct Command {
   std::string html;
   std::string compare;  // --compare: the other input, run with these flags
   std::optional<scaleout::LayoutSweep> sweep;
+  std::optional<LayoutSearch> search;  // --search world=N
   std::string chart;
   std::string write_ranks;
   std::string groups_path;
@@ -133,6 +136,31 @@ absl::Status ParseSweepFlags(const EtSimFlags& flags, Command* c) {
   if (absl::Status s = CheckLayoutSweep(o, *sweep); !s.ok())
     return UsageError(std::string(s.message()));
   c->sweep = std::move(*sweep);
+  return absl::OkStatus();
+}
+
+// --search world=N: alone of --layout and --sweep (it chooses the layout),
+// and without the flags of one job.
+absl::Status ParseSearchFlags(const EtSimFlags& flags, Command* c) {
+  if (flags.search.empty()) return absl::OkStatus();
+  for (auto [flag, given] :
+       {std::make_pair("--layout", !flags.layout.empty()),
+        std::make_pair("--sweep", !flags.sweep.empty()),
+        std::make_pair("--world", c->options.world_size > 0),
+        std::make_pair("--ranks", c->input.pattern_ranks > 0),
+        std::make_pair("--measured-step-ms", c->options.measured_step_us > 0),
+        std::make_pair("--timeline", !c->timeline.empty()),
+        std::make_pair("--write-ranks", !flags.write_ranks.empty())}) {
+    if (given) {
+      return UsageError(absl::StrCat("--search ", flags.search,
+                                     " does not take ", flag,
+                                     " (it predicts every layout of the "
+                                     "world itself)"));
+    }
+  }
+  auto search = ParseLayoutSearch(flags.search);
+  if (!search.ok()) return UsageError(std::string(search.status().message()));
+  c->search = *search;
   return absl::OkStatus();
 }
 
@@ -225,7 +253,8 @@ absl::Status ParseWorld(const EtSimFlags& flags, Command* c) {
     }
     // --layout and --sweep make their own world; the shape is checked
     // against it when the network is resolved.
-    if (!ranks && flags.layout.empty() && flags.sweep.empty())
+    if (!ranks && flags.layout.empty() && flags.sweep.empty() &&
+        flags.search.empty())
       o.world_size = product;
   }
   // --ranks counts the files of a pattern; a single file runs as every rank
@@ -409,6 +438,7 @@ absl::StatusOr<Command> ParseCommand(const EtSimFlags& flags) {
   c.write_ranks = flags.write_ranks;
   c.groups_path = flags.groups;
   RETURN_IF_ERROR(ParseSweepFlags(flags, &c));
+  RETURN_IF_ERROR(ParseSearchFlags(flags, &c));
   if (flags.top <= 0) return UsageError("--top: must be positive");
   c.top = static_cast<size_t>(flags.top);
   return c;
@@ -605,6 +635,27 @@ absl::Status RunSweep(const Command& c) {
   return absl::OkStatus();
 }
 
+// et-sim TRACE --search world=N: the ranked layouts, the chart, the page.
+absl::Status RunSearch(const Command& c) {
+  auto result = RunLayoutSearch(c.input, c.options, *c.search);
+  if (!result.ok()) return InputError(std::string(result.status().message()));
+  PrintOut(c.out, c.json ? FormatSearchJson(*result) + "\n"
+                         : FormatSearchText(*result));
+  if (!c.chart.empty()) {
+    absl::Status s = WriteStepChart(*result, c.chart);
+    if (!s.ok()) return InputError(c.chart + ": " + std::string(s.message()));
+  }
+  if (!c.html.empty()) {
+    HtmlReportInput page;
+    page.trace = c.input.path;
+    page.sweep = &*result;
+    absl::Status s = WriteHtmlReport(page, c.html);
+    if (!s.ok()) return InputError(c.html + ": " + std::string(s.message()));
+  }
+  c.out->sweep = std::move(*result);
+  return absl::OkStatus();
+}
+
 // Outputs are checked before the work (base/path.h): a missing folder fails
 // at once, not after the whole report is printed.
 absl::Status CheckOutputs(const Command& c) {
@@ -722,7 +773,8 @@ absl::Status RunTrace(Command c) {
 
 std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
   const bool nccl_tests = !flags.nccl_tests.empty();
-  const bool scaled = !flags.layout.empty() || !flags.sweep.empty();
+  const bool scaled =
+      !flags.layout.empty() || !flags.sweep.empty() || !flags.search.empty();
   // The closed-form model is the one that reads the algorithm and the
   // efficiency: NCCL's model picks its own, ASTRA-sim's has one.
   const bool alpha_beta = flags.comm == "alpha-beta" || flags.comm == "model";
@@ -737,10 +789,11 @@ std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
       {"pp_schedule", scaled, "--layout or --sweep (a pipeline's, pp=P)"},
       {"recorded_layout", scaled,
        "--layout or --sweep (the job to predict from the recorded one)"},
-      {"chart", !flags.sweep.empty(), "--sweep (the chart draws a sweep)"},
+      {"chart", !flags.sweep.empty() || !flags.search.empty(),
+       "--sweep or --search (the chart draws a sweep or a search)"},
       {"html", !nccl_tests, "a trace (the page reports a run or a sweep)"},
-      {"compare", !nccl_tests && flags.sweep.empty(),
-       "a trace run without --sweep (it compares two runs)"},
+      {"compare", !nccl_tests && flags.sweep.empty() && flags.search.empty(),
+       "a trace run without --sweep or --search (it compares two runs)"},
       {"min_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"max_bytes", nccl_tests, "--nccl-tests (the sizes of its table)"},
       {"astra_system", flags.comm == "astra" || flags.comm == "astra-aware",
@@ -771,6 +824,7 @@ absl::Status RunEtSim(const EtSimFlags& flags, EtSimOutput* output) {
   command.out = output;
   RETURN_IF_ERROR(CheckOutputs(command));
   if (command.sweep) return RunSweep(command);
+  if (command.search) return RunSearch(command);
   return RunTrace(std::move(command));
 }
 

@@ -44,6 +44,7 @@ struct EtSimFlags {
   bool nccl_efficiency = false;
   std::string topology, astra_system, groups;
   std::string layout, recorded_layout, sweep, chart, dp_sync;
+  std::string search;  // --search world=N
   double bucket_mb = 25;
   int64_t micro_batches = 1;  // --layout pp=P
   std::string pp_schedule = "1f1b";
@@ -70,7 +71,7 @@ struct EtSimFlags {
 // asked for would silently not happen. Spelled as users type them.
 inline constexpr const char* kEtSimNonEmptyFlags[] = {
     "sweep",    "layout", "recorded-layout", "chart", "timeline", "write-ranks",
-    "topology", "html",   "compare"};
+    "topology", "html",   "compare",         "search"};
 
 // A flag that means something only with another (cli/flag_use.h's FlagUse).
 struct EtSimFlagUse {
@@ -95,7 +96,7 @@ struct EtSimOutput {
   bool print_report = true;
   std::optional<Report> report;            // a trace run's report
   std::unique_ptr<Simulation> simulation;  // with keep_simulation
-  std::optional<SweepResult> sweep;        // --sweep
+  std::optional<SweepResult> sweep;        // --sweep, or --search's rows
   std::vector<NcclTestsRow> nccl_tests;    // --nccl-tests
 };
 

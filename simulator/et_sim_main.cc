@@ -93,8 +93,14 @@ ABSL_FLAG(std::string, sweep, "",
           "other dimensions as --layout gives them, else as recorded), a row "
           "each: world, step, compute, exposed communication, collective time "
           "per group (docs/et-sim.md)");
+ABSL_FLAG(std::string, search, "",
+          "world=N: every layout tp x pp x dp of N ranks the trace allows, "
+          "predicted and ranked by step, with each one's memory peak per rank "
+          "against the device (NOFIT) and the best that fits "
+          "(docs/et-sim.md)");
 ABSL_FLAG(std::string, chart, "",
-          "with --sweep: FILE.svg, the step breakdown against the swept value "
+          "with --sweep or --search: FILE.svg, the step breakdown against the "
+          "swept value "
           "(self-contained SVG)");
 ABSL_FLAG(std::string, dp_sync, "",
           "ddp, zero1, zero2, zero3, zero (= zero2), fsdp or none: the "
@@ -246,6 +252,7 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.layout = absl::GetFlag(FLAGS_layout);
   f.recorded_layout = absl::GetFlag(FLAGS_recorded_layout);
   f.sweep = absl::GetFlag(FLAGS_sweep);
+  f.search = absl::GetFlag(FLAGS_search);
   f.chart = absl::GetFlag(FLAGS_chart);
   f.dp_sync = absl::GetFlag(FLAGS_dp_sync);
   f.bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
@@ -287,6 +294,8 @@ int main(int argc, char** argv) {
       "  et-sim out.et --world 8 --write-ranks job/   (one .et per rank, "
       "for ASTRA-sim)\n"
       "  et-sim out.et --sweep dp=1,2,4,8 [--chart step.svg]\n"
+      "  et-sim out.et --search world=1024 [--device H100] [--micro-batches "
+      "8]\n"
       "  et-sim out.et --layout tp=8,dp=64 [--dp-sync ddp] [--bucket-mb 25] "
       "[--write-ranks job/]\n"
       "  et-sim out.et --layout pp=4,dp=8 --micro-batches 8 "

@@ -191,8 +191,11 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   SimOptions compile_options = options;
   // Per-rank files are the recorded world itself: no other job to tell apart.
   if (files.size() > 1) compile_options.world_size = 0;
+  if (files.size() == 1) input_graph_ = input.graph;
   for (const std::string& f : files) {
-    absl::StatusOr<NodeModel> g = NodeModel::Load(f, model_options);
+    absl::StatusOr<NodeModel> g =
+        input_graph_ ? NodeModel::FromGraph(*input_graph_, model_options)
+                     : NodeModel::Load(f, model_options);
     if (!g.ok())
       return absl::Status(g.status().code(),
                           PrefixPath(f, g.status().message()));
@@ -370,7 +373,7 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
 absl::Status Simulation::SplitTensorParallel(
     const std::string& file, const ModelOptions& model_options) {
   if (scaled_->tp_group_name.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+  ASSIGN_OR_RETURN(Graph graph, ReadGraph(file));
   scaleout::TpShardOptions split;
   split.tp = scaled_->layout.of(scaleout::Dim::kTp);
   split.pg_name = scaled_->tp_group_name;
@@ -394,6 +397,11 @@ absl::StatusOr<Graph> Simulation::LayoutBaseGraph(
     const std::string& file) const {
   if (ep_split_) return ep_split_->graph;
   if (tp_split_) return tp_split_->graph;
+  return ReadGraph(file);
+}
+
+absl::StatusOr<Graph> Simulation::ReadGraph(const std::string& file) const {
+  if (input_graph_) return *input_graph_;
   return LoadGraph(file);
 }
 

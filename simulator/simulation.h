@@ -30,6 +30,9 @@ namespace et::sim {
 struct SimInput {
   std::string path;           // a file, a directory, or a pattern containing %d
   int64_t pattern_ranks = 0;  // ranks for a pattern (--ranks N)
+  // `path`'s graph already read (one file): used instead of reading it again
+  // (--search runs many layouts of one trace).
+  std::shared_ptr<const Graph> graph = nullptr;
 };
 
 class Simulation {
@@ -157,6 +160,9 @@ class Simulation {
   std::optional<scaleout::DpSyncResult> dp_sync_;
   std::optional<scaleout::TpShardResult> tp_split_;
   std::optional<scaleout::EpShardResult> ep_split_;
+  std::shared_ptr<const Graph> input_graph_;  // SimInput::graph
+  // The one file's graph: SimInput's, else read from `file`.
+  absl::StatusOr<Graph> ReadGraph(const std::string& file) const;
   // --layout pp=P: the one-rank model the stages come from, its lives at the
   // layout, the options its program was compiled with, the result.
   std::unique_ptr<NodeModel> full_model_;

@@ -7,6 +7,7 @@ pandas DataFrames, from the same C++ code as the command-line tools.
     result.to_dict()   # equal to `et-sim 'out.%d.et' --ranks 4 --host-time recorded --json`
     result.ranks, result.ops, result.collectives, result.timeline
     ettools.sweep("rank0.et", dp=[1, 8, 64])
+    ettools.search("rank0.et", world=1024, device="H100")  # ranked layouts
 
 Every et-sim flag is a keyword of simulate() (--host-time is host_time=),
 checked and refused as et-sim checks and refuses it; a mistake raises
@@ -29,7 +30,7 @@ Error = _ettools.Error
 UsageError = _ettools.UsageError
 
 __all__ = ["Error", "UsageError", "Trace", "Result", "load", "convert",
-           "simulate", "sweep", "nccl_tests", "temporal_breakdown",
+           "simulate", "sweep", "search", "nccl_tests", "temporal_breakdown",
            "kernel_breakdown", "kernel_type_breakdown", "comm_comp_overlap",
            "idle_time_breakdown", "critical_path",
            "OPTIONS"]
@@ -344,6 +345,25 @@ class Result:
         df.attrs.update({k: v for k, v in s.items() if k != "points"})
         return df
 
+    @property
+    def search(self):
+        """With search=: one row per layout, ranked by predicted step
+        (rank, layout, tp, pp, dp, ep, step_us, ..., peak_allocated_bytes,
+        fits, over_bytes); attrs hold the world, the limits and the best
+        layout that fits (None otherwise)."""
+        s = self._dict.get("search")
+        if s is None:
+            return None
+        out = []
+        for p in s["layouts"]:
+            rec = {k: v for k, v in p.items() if k != "groups"}
+            for g in p.get("groups", []):
+                rec["comm_%s_us" % g["name"]] = g["time_us"]
+            out.append(rec)
+        df = _rows(out)
+        df.attrs.update({k: v for k, v in s.items() if k != "layouts"})
+        return df
+
     def __repr__(self):
         step = (self.step or {}).get("predicted_us")
         return "<ettools.Result step %s us>" % step
@@ -376,6 +396,17 @@ def sweep(trace, dp=None, **options):
             raise UsageError("give dp= or sweep=, not both")
         options["sweep"] = "dp=" + ",".join(str(int(v)) for v in dp)
     return simulate(trace, **options).sweep
+
+
+def search(trace, world=None, **options):
+    """et-sim --search world=N: every layout of N ranks the trace allows,
+    one row each ranked by predicted step, with its memory peak per rank and
+    whether it fits (attrs: best, limits, refused)."""
+    if world is not None:
+        if "search" in options:
+            raise UsageError("give world= or search=, not both")
+        options["search"] = "world=%d" % int(world)
+    return simulate(trace, **options).search
 
 
 def nccl_tests(op, **options):

@@ -7,11 +7,24 @@
 #include "base/html_page.h"
 #include "base/svg_chart.h"
 #include "simulator/report/html_sections.h"
+#include "simulator/report/search_report.h"
 
 namespace et::sim {
 namespace {
 
 std::string SweepSummary(const SweepResult& sweep) {
+  if (sweep.search_world > 0) {
+    const SweepRow* best = BestFittingRow(sweep);
+    return absl::StrFormat(
+        "<h2>A layout search</h2><p id=\"sweep-summary\">%d layouts of %d "
+        "ranks over %s (recorded as %s), ranked by predicted step; best that "
+        "fits: %s. %s.</p><p>The Scale tab has each layout's step, its parts "
+        "and memory; run et-sim --layout for one layout's full report.</p>",
+        sweep.rows.size(), sweep.search_world, HtmlEscape(sweep.trace),
+        HtmlEscape(sweep.recorded_layout),
+        best ? HtmlEscape(best->layout.ToString()) : "none",
+        HtmlEscape(SweepTruthNote(sweep)));
+  }
   return absl::StrFormat(
       "<h2>A sweep</h2><p id=\"sweep-summary\">%d points of %s over %s "
       "(recorded as %s). %s.</p><p>The Scale tab has each point's step, its "
@@ -33,7 +46,8 @@ std::string ScaleSection(const SweepResult& sweep) {
                   {"other (host gaps, waiting)", "#bab0ac"}};
   HtmlTable t;
   t.id = "sweep";
-  t.header = {dim,
+  const bool search = sweep.search_world > 0;
+  t.header = {search ? "rank" : dim,
               "world",
               "layout",
               "step ms",
@@ -47,7 +61,7 @@ std::string ScaleSection(const SweepResult& sweep) {
   t.numeric = {true, true, false, true, true, true,
                true, true, true,  true, false};
   for (const SweepRow& row : sweep.rows) {
-    chart.labels.push_back(absl::StrCat(dim, "=", row.value));
+    chart.labels.push_back(PointLabel(sweep, row));
     chart.values.push_back(
         {row.compute_us / 1e3, row.exposed_comm_us / 1e3, row.other_us / 1e3});
     chart.marks.push_back(row.peak_bytes > 0 && !row.fits ? "NOFIT" : "");
@@ -74,11 +88,37 @@ std::string ScaleSection(const SweepResult& sweep) {
          groups.empty() ? "-" : groups});
   }
   std::string out = absl::StrCat(
-      "<h2>The step against ", HtmlEscape(dim), "</h2><p>",
-      HtmlEscape(SweepTruthNote(sweep)),
+      "<h2>The step against ",
+      search ? absl::StrCat("the layouts of ", sweep.search_world, " ranks")
+             : HtmlEscape(dim),
+      "</h2><p>", HtmlEscape(SweepTruthNote(sweep)),
       ". Times are per step. NOFIT marks a point whose predicted memory peak "
       "exceeds the device.</p>",
       LegendHtml(chart.series), StackedBarsSvg(chart), RenderHtmlTable(t));
+  if (search) {
+    std::string items;
+    for (const std::string& note : sweep.search_notes)
+      absl::StrAppend(&items, "<li>", HtmlEscape(note), "</li>");
+    for (const SweepRow& row : sweep.rows) {
+      const std::string reason = NoFitReason(row);
+      if (!reason.empty()) {
+        absl::StrAppend(&items, "<li class=\"nofit\">NOFIT ",
+                        HtmlEscape(row.layout.ToString()), ": ",
+                        HtmlEscape(reason), "</li>");
+      }
+    }
+    for (const auto& [layout, reason] : sweep.search_refused) {
+      absl::StrAppend(&items, "<li>refused ", HtmlEscape(layout), ": ",
+                      HtmlEscape(reason), "</li>");
+    }
+    const SweepRow* best = BestFittingRow(sweep);
+    absl::StrAppend(
+        &out, "<ul id=\"search-notes\">", items, "</ul><p>",
+        best ? absl::StrCat("Best that fits: <b>",
+                            HtmlEscape(best->layout.ToString()), "</b>.")
+             : std::string("None of the layouts fits."),
+        "</p>");
+  }
   const int64_t capacity =
       sweep.rows.empty() ? 0 : sweep.rows.front().capacity_bytes;
   if (capacity > 0) {
@@ -94,8 +134,10 @@ std::string ScaleSection(const SweepResult& sweep) {
 std::string SweepOverviewSection(const SweepResult& sweep) {
   HtmlTable t;
   t.id = "sweep-points";
-  t.header = {std::string(scaleout::DimName(sweep.dim)), "world", "step ms",
-              "fits"};
+  t.header = {sweep.search_world > 0
+                  ? std::string("rank")
+                  : std::string(scaleout::DimName(sweep.dim)),
+              "world", "step ms", "fits"};
   t.numeric = {true, true, true, false};
   for (const SweepRow& row : sweep.rows) {
     t.rows.push_back({absl::StrCat(row.value), absl::StrCat(row.world),

@@ -221,6 +221,7 @@ std::string StepChartSvg(const SweepResult& r) {
   const double top_ms =
       std::max(tick_ms, std::ceil(max_ms / tick_ms) * tick_ms);
   const std::string dim(scaleout::DimName(r.dim));
+  const bool search = r.search_world > 0;
   std::string out = absl::StrFormat(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
@@ -228,10 +229,14 @@ std::string StepChartSvg(const SweepResult& r) {
       "font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
       kWidth, kHeight, kWidth, kHeight);
-  absl::StrAppend(&out, Text(kWidth / 2, 24, "middle",
-                             absl::StrFormat("et-sim step breakdown vs %s: %s",
-                                             dim, r.trace),
-                             " font-size=\"15\" font-weight=\"bold\""));
+  absl::StrAppend(
+      &out, Text(kWidth / 2, 24, "middle",
+                 search ? absl::StrFormat("et-sim layouts of %d ranks, "
+                                          "fastest first: %s",
+                                          r.search_world, r.trace)
+                        : absl::StrFormat("et-sim step breakdown vs %s: %s",
+                                          dim, r.trace),
+                 " font-size=\"15\" font-weight=\"bold\""));
   const SweepRow* truth = nullptr;
   for (const SweepRow& row : r.rows)
     if (row.measured_us && truth == nullptr) truth = &row;
@@ -243,8 +248,8 @@ std::string StepChartSvg(const SweepResult& r) {
                                  "truth for these jobs",
                                  r.recorded_layout)
                : absl::StrFormat("predicted, recorded as %s; measured truth "
-                                 "at %s=%d only (the recorded job)",
-                                 r.recorded_layout, dim, truth->value)));
+                                 "at %s only (the recorded job)",
+                                 r.recorded_layout, PointLabel(r, *truth))));
   absl::StrAppend(&out, Axes(max_ms, tick_ms, plot_h));
   const double slot = r.rows.empty() ? plot_w : plot_w / r.rows.size();
   const double bar_w = std::min(60.0, slot * 0.6);
@@ -253,16 +258,17 @@ std::string StepChartSvg(const SweepResult& r) {
     const SweepRow& row = r.rows[i];
     const double cx = kLeft + slot * (i + 0.5);
     double y = kTop + plot_h;
-    absl::StrAppendFormat(&out, "<g class=\"point\" data-%s=\"%d\">\n", dim,
-                          row.value);
+    absl::StrAppendFormat(
+        &out, "<g class=\"point\" data-%s=\"%s\">\n", search ? "layout" : dim,
+        search ? PointLabel(r, row) : absl::StrCat(row.value));
     for (const Segment& s : kSegments) {
       const double h = plot_h * (row.*(s.value) / 1e3) / top_ms;
       y -= h;
       absl::StrAppendFormat(
           &out,
           "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" "
-          "fill=\"%s\"><title>%s=%d %s: %.3f ms</title></rect>\n",
-          cx - bar_w / 2, y, bar_w, h, s.color, dim, row.value, s.label,
+          "fill=\"%s\"><title>%s %s: %.3f ms</title></rect>\n",
+          cx - bar_w / 2, y, bar_w, h, s.color, PointLabel(r, row), s.label,
           row.*(s.value) / 1e3);
     }
     absl::StrAppend(&out, "</g>\n");
@@ -286,15 +292,17 @@ std::string StepChartSvg(const SweepResult& r) {
                                   " font-size=\"11\" class=\"step-label\" "
                                   "stroke=\"white\" stroke-width=\"3\" "
                                   "paint-order=\"stroke\""));
-    absl::StrAppend(&out, Text(cx, kTop + plot_h + 16, "middle",
-                               absl::StrCat(dim, "=", row.value)));
+    absl::StrAppend(&out,
+                    Text(cx, kTop + plot_h + 16, "middle", PointLabel(r, row)));
     absl::StrAppend(
         &out, Text(cx, kTop + plot_h + 30, "middle",
                    absl::StrCat(row.world, " ranks"), " fill=\"#555555\""));
   }
   absl::StrAppend(&out, MemoryLine(r, slot, plot_h), labels);
-  absl::StrAppend(&out, Text(kLeft + plot_w / 2, kHeight - 12, "middle",
-                             absl::StrCat(dim, " (", DimMeaning(r.dim), ")")));
+  absl::StrAppend(
+      &out, Text(kLeft + plot_w / 2, kHeight - 12, "middle",
+                 search ? std::string("layout (tp, pp, dp), fastest first")
+                        : absl::StrCat(dim, " (", DimMeaning(r.dim), ")")));
   absl::StrAppend(&out, Legend(), "</svg>\n");
   return out;
 }

@@ -45,6 +45,13 @@ SweepRow SweepRowOf(const Report& report, const ParallelLayout& layout,
     g.time_us += c.total_ns / 1e3 / steps;
   }
   for (auto& [name, g] : groups) row.groups.push_back(std::move(g));
+  int64_t largest = -1;
+  for (const RankStats& s : report.ranks) {
+    if (s.memory && !s.ranks.empty() && s.memory->peak_bytes > largest) {
+      largest = s.memory->peak_bytes;
+      row.peak_rank = s.ranks.front();
+    }
+  }
   if (report.memory) {
     row.peak_bytes = report.memory->peak_bytes;
     row.capacity_bytes = report.memory->capacity_bytes;
@@ -57,14 +64,19 @@ SweepRow SweepRowOf(const Report& report, const ParallelLayout& layout,
   return row;
 }
 
+std::string PointLabel(const SweepResult& r, const SweepRow& row) {
+  if (r.search_world > 0) return row.layout.ToString();
+  return absl::StrCat(DimName(r.dim), "=", row.value);
+}
+
 std::string SweepTruthNote(const SweepResult& r) {
   for (const SweepRow& row : r.rows) {
     if (!row.measured_us) continue;
     return absl::StrFormat(
-        "%s=%d is the recorded job: compared with its measured step; the "
+        "%s is the recorded job: compared with its measured step; the "
         "other points are predictions for jobs that were not measured (no "
         "truth, no error)",
-        DimName(r.dim), row.value);
+        PointLabel(r, row));
   }
   return "every point is a prediction for a job that was not measured: no "
          "measured truth, no error reported";

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scaleout/parallel_layout.h"
@@ -41,6 +42,7 @@ struct SweepRow {
   // unknown) and whether it fits (docs/memory-model.md).
   int64_t peak_bytes = 0, capacity_bytes = 0;
   bool fits = true;
+  int64_t peak_rank = -1;  // a rank with that peak (-1: no memory model)
 };
 
 struct SweepResult {
@@ -48,7 +50,18 @@ struct SweepResult {
   std::string trace;            // the input, as given
   std::string recorded_layout;  // "dp=4 (--recorded-layout)"
   std::vector<SweepRow> rows;   // in the order the values were given
+  // --search world=N (0: a sweep): the rows are the layouts of N ranks,
+  // ranked by predicted step (`value` is the rank, 1 the fastest); the
+  // notes say what limited or skipped each dimension, and the layouts whose
+  // simulation refused them are listed with the reason.
+  int64_t search_world = 0;
+  std::vector<std::string> search_notes;
+  std::vector<std::pair<std::string, std::string>> search_refused;
 };
+
+// A point's name on the chart and the Scale tab: "dp=8" in a sweep, the
+// layout ("tp=4,dp=2") in a search.
+std::string PointLabel(const SweepResult& result, const SweepRow& row);
 
 // The row of one point: the slowest rank's totals per step and the collective
 // rows summed per group.

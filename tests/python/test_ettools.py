@@ -264,6 +264,21 @@ def test_sweep_is_et_sim_sweep(workdir):
     assert ettools.simulate(str(et), sweep="dp=1,8,64").to_dict() == expected
 
 
+def test_search_is_et_sim_search(workdir):
+    """--search world=N as ettools.search: the same rows, ranked."""
+    et = workdir / "tpmlp1.et"
+    ettools.convert(REPO / "tests/data/tp-synth/tpmlp1_et.json.gz", et,
+                    kineto=REPO / "tests/data/tp-synth/tpmlp1_kineto.json.gz")
+    expected = json.loads(et_sim_json(et, "--search", "world=16"))
+    table = ettools.search(str(et), world=16)
+    rows = expected["search"]["layouts"]
+    assert list(table["layout"]) == [r["layout"] for r in rows]
+    assert list(table["step_us"]) == [r["step_us"] for r in rows]
+    assert list(table["step_us"]) == sorted(table["step_us"])
+    assert table.attrs["best"] == expected["search"]["best"]
+    assert ettools.simulate(str(et), search="world=16").to_dict() == expected
+
+
 def test_pipeline_is_et_sim_pipeline(workdir):
     """--layout pp=P with --micro-batches and --pp-schedule, as keywords."""
     et = workdir / "gpt64.et"
