@@ -41,6 +41,12 @@ std::vector<std::pair<bool, int64_t>> Order(const PipelineOptions& o,
 constexpr int64_t kActInStream = 9001, kActOutStream = 9002,
                   kGradInStream = 9003, kGradOutStream = 9004;
 
+// One tag per message of a step: micro-batch k's activations 2k, their
+// gradient 2k + 1, the same on the sending and the receiving stage.
+int32_t MessageTag(int64_t micro_batch, bool gradient) {
+  return static_cast<int32_t>(2 * micro_batch + (gradient ? 1 : 0));
+}
+
 class Builder {
  public:
   Builder(const NodeModel& model, bool on_host)
@@ -57,8 +63,11 @@ class Builder {
     return n.id();
   }
 
+  // `tag` pairs the send with its receive (ASTRA-sim's feeder matches them by
+  // peer and tag, and refuses a send or receive without one).
   uint64_t PointToPoint(bool send, int64_t peer, int64_t bytes, int64_t stream,
-                        const std::string& name, std::vector<uint64_t> deps) {
+                        int32_t tag, const std::string& name,
+                        std::vector<uint64_t> deps) {
     Node& n = Add(
         name,
         send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
@@ -70,6 +79,7 @@ class Builder {
     SetInt64(attrs, attr::kCommSize, bytes);
     SetInt32(attrs, send ? attr::kCommDst : attr::kCommSrc,
              static_cast<int32_t>(peer));
+    SetInt32(attrs, attr::kCommTag, tag);
     SetString(attrs, attr::kPgName, kPpGroupName);
     SetBool(attrs, attr::kSynthesized, true);
     return n.id();
@@ -137,7 +147,7 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
       deps.push_back(b.PointToPoint(
           false, backward ? next_rank : prev_rank,
           backward ? st.send_bytes : in_bytes,
-          backward ? kGradInStream : kActInStream,
+          backward ? kGradInStream : kActInStream, MessageTag(k, backward),
           absl::StrFormat("pp:recv %s mb%d", backward ? "grad" : "act", k),
           {last}));
       ++out.recvs;
@@ -165,7 +175,7 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
       const int64_t bytes = backward ? in_bytes : st.send_bytes;
       b.PointToPoint(
           true, backward ? prev_rank : next_rank, bytes,
-          backward ? kGradOutStream : kActOutStream,
+          backward ? kGradOutStream : kActOutStream, MessageTag(k, backward),
           absl::StrFormat("pp:send %s mb%d", backward ? "grad" : "act", k),
           {last});
       ++out.sends;

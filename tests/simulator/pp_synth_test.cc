@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -293,12 +295,22 @@ TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
   ASSERT_TRUE(et::sim::RunEtSim(flags, &output).ok());
   ASSERT_TRUE(output.report.has_value());
   const double predicted_us = output.report->step.predicted_us;
+  // (sender, receiver, tag) of each send and of each receive: ASTRA-sim's
+  // feeder pairs them by tag and refuses one without ("Attribute comm_tag not
+  // found"), so each send's triple is one receive's.
+  std::multiset<std::tuple<int64_t, int64_t, int32_t>> sent, received;
   for (int64_t rank = 0; rank < 4; ++rank) {
     auto model = et::NodeModel::Load(absl::StrCat(dir, "/", getpid(),
                                                   "_ppsynth_cpu_gpt_w64_et."
                                                   "json.gz.",
                                                   rank, ".et"));
     ASSERT_TRUE(model.ok()) << model.status();
+    for (et::NodeIndex i = 0; i < model->size(); ++i) {
+      if (model->kind(i) == et::NodeKind::kSend)
+        sent.insert({rank, model->comm(i)->peer, model->comm(i)->tag});
+      if (model->kind(i) == et::NodeKind::kRecv)
+        received.insert({model->comm(i)->peer, rank, model->comm(i)->tag});
+    }
     int64_t sends = 0, recvs = 0;
     int64_t last_send = -1;  // the send before, if it was the last p2p op
     for (et::NodeIndex i = 0; i < model->size(); ++i) {
@@ -333,6 +345,10 @@ TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
     EXPECT_EQ(recvs, sends);
     EXPECT_EQ(model->counts().unknown_groups, 0);
   }
+  EXPECT_EQ(sent, received);
+  using Message = std::tuple<int64_t, int64_t, int32_t>;
+  const std::set<Message> distinct(sent.begin(), sent.end());
+  EXPECT_EQ(distinct.size(), sent.size()) << "one tag per message";
   // The written job, simulated as it is (each rank's times as written),
   // runs the predicted step.
   et::sim::SimOptions options;
