@@ -370,6 +370,20 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
   return absl::OkStatus();
 }
 
+std::vector<int64_t> Simulation::ScaledGroupRanks(
+    const std::string& name) const {
+  for (const ProcessGroup& g : scaled_->groups)
+    if (g.name == name) return g.ranks;
+  return {};
+}
+
+absl::Status Simulation::LayoutRefusal(const std::string& file,
+                                       const absl::Status& why) const {
+  return absl::InvalidArgumentError(PrefixPath(
+      file, absl::StrFormat("--layout %s: %s", scaled_->layout.ToString(),
+                            why.message())));
+}
+
 absl::Status Simulation::SplitTensorParallel(
     const std::string& file, const ModelOptions& model_options) {
   if (scaled_->tp_group_name.empty()) return absl::OkStatus();
@@ -377,15 +391,10 @@ absl::Status Simulation::SplitTensorParallel(
   scaleout::TpShardOptions split;
   split.tp = scaled_->layout.of(scaleout::Dim::kTp);
   split.pg_name = scaled_->tp_group_name;
-  for (const ProcessGroup& g : scaled_->groups)
-    if (g.name == split.pg_name) split.tp_ranks = g.ranks;
+  split.tp_ranks = ScaledGroupRanks(split.pg_name);
   absl::StatusOr<scaleout::TpShardResult> result =
       scaleout::ShardTensorParallel(graph, split);
-  if (!result.ok()) {
-    return absl::InvalidArgumentError(PrefixPath(
-        file, absl::StrFormat("--layout %s: %s", scaled_->layout.ToString(),
-                              result.status().message())));
-  }
+  if (!result.ok()) return LayoutRefusal(file, result.status());
   models_.back() = std::make_unique<NodeModel>(
       NodeModel::FromGraph(result->graph, model_options));
   tp_note_ = result->note;

@@ -117,6 +117,11 @@ class Simulation {
   // replaces models_.back() (simulation_expert.cc).
   absl::Status SplitExpertParallel(const std::string& file,
                                    const ModelOptions& model_options);
+  // The members of the scaled job's group `name` (empty when none).
+  std::vector<int64_t> ScaledGroupRanks(const std::string& name) const;
+  // A layout's split refused: the file, the layout and why.
+  absl::Status LayoutRefusal(const std::string& file,
+                             const absl::Status& why) const;
   // The rank's graph the layout's steps start from: the split one, if any,
   // else `file` loaded.
   absl::StatusOr<Graph> LayoutBaseGraph(const std::string& file) const;

@@ -3,8 +3,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_format.h"
-#include "base/path.h"
 #include "base/status_macros.h"
 #include "scaleout/expert_parallel.h"
 #include "simulator/simulation.h"
@@ -18,15 +16,10 @@ absl::Status Simulation::SplitExpertParallel(
   scaleout::EpShardOptions split;
   split.ep = scaled_->layout.of(scaleout::Dim::kEp);
   split.pg_name = scaled_->ep_group_name;
-  for (const ProcessGroup& g : scaled_->groups)
-    if (g.name == split.pg_name) split.ep_ranks = g.ranks;
+  split.ep_ranks = ScaledGroupRanks(split.pg_name);
   absl::StatusOr<scaleout::EpShardResult> result =
       scaleout::ShardExpertParallel(graph, split);
-  if (!result.ok()) {
-    return absl::InvalidArgumentError(PrefixPath(
-        file, absl::StrFormat("--layout %s: %s", scaled_->layout.ToString(),
-                              result.status().message())));
-  }
+  if (!result.ok()) return LayoutRefusal(file, result.status());
   models_.back() = std::make_unique<NodeModel>(
       NodeModel::FromGraph(result->graph, model_options));
   ep_note_ = result->note;

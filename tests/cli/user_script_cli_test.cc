@@ -35,6 +35,18 @@ std::string RunOn(const std::string& tool, const std::string& args, int* code) {
   return RunTool(absl::StrCat(tool, " ", args), code);
 }
 
+// The two DDP ranks converted as one argument into `pattern`; et-convert's
+// output in `log`.
+bool ConvertDdpRanks(const std::string& pattern, std::string* log) {
+  int code = -1;
+  *log = RunOn(ET_CONVERT_BIN,
+               absl::StrCat("'", Data("ddp_et_r%d.json.gz"), "' '", pattern,
+                            "' --ranks 2 --kineto '",
+                            Data("ddp_kineto_r%d.json.gz"), "'"),
+               &code);
+  return code == 0;
+}
+
 // The one-rank recording, converted as examples/README.md says.
 const std::string& OneRank() {
   static const std::string path = [] {
@@ -148,14 +160,10 @@ TEST(UserScriptTest, FileCutBetweenNodesIsRefused) {
 // world it was recorded in (item 2), its collectives priced.
 TEST(UserScriptTest, DdpRanksAndOneRankOfThem) {
   const std::string pattern = Tmp("ddp.%d.et");
-  int code = -1;
-  std::string log = RunOn(ET_CONVERT_BIN,
-                          absl::StrCat("'", Data("ddp_et_r%d.json.gz"), "' '",
-                                       pattern, "' --ranks 2 --kineto '",
-                                       Data("ddp_kineto_r%d.json.gz"), "'"),
-                          &code);
-  ASSERT_EQ(code, 0) << log;
+  std::string log;
+  ASSERT_TRUE(ConvertDdpRanks(pattern, &log)) << log;
   EXPECT_FALSE(absl::StrContains(log, "same run")) << log;
+  int code = -1;
   std::string out = RunOn(ET_SIM_BIN, "'" + pattern + "' --ranks 2", &code);
   EXPECT_EQ(code, 0) << out;
   EXPECT_TRUE(absl::StrContains(out, "error")) << out;
@@ -173,13 +181,9 @@ TEST(UserScriptTest, DdpRanksAndOneRankOfThem) {
 // handed out again").
 TEST(UserScriptTest, IdenticalDdpRanksHaveThePeakOfOne) {
   const std::string pattern = Tmp("ddp_mem.%d.et");
+  std::string log;
+  ASSERT_TRUE(ConvertDdpRanks(pattern, &log)) << log;
   int code = -1;
-  std::string log = RunOn(ET_CONVERT_BIN,
-                          absl::StrCat("'", Data("ddp_et_r%d.json.gz"), "' '",
-                                       pattern, "' --ranks 2 --kineto '",
-                                       Data("ddp_kineto_r%d.json.gz"), "'"),
-                          &code);
-  ASSERT_EQ(code, 0) << log;
   const std::string out =
       RunOn(ET_SIM_BIN, "'" + pattern + "' --ranks 2 --json", &code);
   ASSERT_EQ(code, 0) << out;
