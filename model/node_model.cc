@@ -68,6 +68,7 @@ enum class Attr : uint8_t {
   kOptimizerStep,
   kAutogradBackward,
   kFoldedPeakBytes,
+  kContainerInputs,
   kSynthesized,
 };
 
@@ -107,6 +108,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kOptimizerStep, Attr::kOptimizerStep},
       {attr::kAutogradBackward, Attr::kAutogradBackward},
       {attr::kFoldedPeakBytes, Attr::kFoldedPeakBytes},
+      {attr::kContainerInputs, Attr::kContainerInputs},
       {attr::kSynthesized, Attr::kSynthesized},
   };
   return *ids;
@@ -252,6 +254,13 @@ absl::Span<const IoTensor> NodeModel::recorded_tensors(NodeIndex i,
       outputs ? f.out_tensors : f.in_tensors);
 }
 
+absl::Span<const IoTensor> NodeModel::held_tensors(NodeIndex i) const {
+  const Facts& f = facts_[i];
+  return absl::MakeConstSpan(
+      tensors_.data() + f.tensors_begin + f.in_tensors + f.out_tensors,
+      f.held_tensors);
+}
+
 absl::Span<const IoSlot> NodeModel::outputs(NodeIndex i) const {
   const Facts& f = facts_[i];
   return absl::MakeConstSpan(slots_.data() + f.io_begin + f.inputs, f.outputs);
@@ -300,8 +309,10 @@ class NodeModelBuilder {
   void DecodeIo(const Node& node, const NodeAttrs& attrs, NodeModel::Facts* f);
   void DecodeGemm(const Node& node, const NodeAttrs& attrs, GemmForm form,
                   const IoParseResult& in, NodeModel::Facts* f);
-  void KeepTensors(const Node& node, NodeModel::Facts* f);
-  void KeepIo(const Node& node, const IoParseResult& in,
+  // `held`: the container_inputs attribute's text ("" when absent).
+  void KeepTensors(const Node& node, absl::string_view held,
+                   NodeModel::Facts* f);
+  void KeepIo(const Node& node, absl::string_view held, const IoParseResult& in,
               const IoParseResult& out, NodeModel::Facts* f);
   void CountIoErrors(uint64_t id, const IoParseResult& io);
   void Link();
@@ -453,7 +464,8 @@ void NodeModelBuilder::DecodeIo(const Node& node, const NodeAttrs& attrs,
   // zeros (views, allocations) are costs, not missing ones.
   const bool need_cost = computes && f->flops <= 0 && f->bytes <= 0 &&
                          attrs.get(Attr::kOpKind) == nullptr;
-  if (options_.keep_tensors && !options_.keep_io) KeepTensors(node, f);
+  const absl::string_view held = attrs.String(Attr::kContainerInputs);
+  if (options_.keep_tensors && !options_.keep_io) KeepTensors(node, held, f);
   if (!options_.keep_io && !need_cost && form == GemmForm::kNone) return;
   const IoParseResult in =
       ParseIoInfo(node.inputs().shapes(), node.inputs().types());
@@ -469,7 +481,7 @@ void NodeModelBuilder::DecodeIo(const Node& node, const NodeAttrs& attrs,
   }
   if (form != GemmForm::kNone) DecodeGemm(node, attrs, form, in, f);
   if (options_.keep_io) {
-    KeepIo(node, in, out, f);
+    KeepIo(node, held, in, out, f);
     f->shapes_key = Intern(ShapesKey(in));
   }
 }
@@ -496,8 +508,9 @@ void NodeModelBuilder::DecodeGemm(const Node& node, const NodeAttrs& attrs,
   if (f->kind == NodeKind::kKernel) f->kind = NodeKind::kGemm;
 }
 
-void NodeModelBuilder::KeepIo(const Node& node, const IoParseResult& in,
-                              const IoParseResult& out, NodeModel::Facts* f) {
+void NodeModelBuilder::KeepIo(const Node& node, absl::string_view held,
+                              const IoParseResult& in, const IoParseResult& out,
+                              NodeModel::Facts* f) {
   f->io_begin = static_cast<uint32_t>(m_.slots_.size());
   f->inputs = static_cast<uint16_t>(std::min<size_t>(in.entries.size(), 65535));
   f->outputs =
@@ -519,10 +532,11 @@ void NodeModelBuilder::KeepIo(const Node& node, const IoParseResult& in,
     }
   }
   if (f->on_host && !options_.keep_tensors) return;
-  KeepTensors(node, f);
+  KeepTensors(node, held, f);
 }
 
-void NodeModelBuilder::KeepTensors(const Node& node, NodeModel::Facts* f) {
+void NodeModelBuilder::KeepTensors(const Node& node, absl::string_view held,
+                                   NodeModel::Facts* f) {
   f->tensors_begin = static_cast<uint32_t>(m_.tensors_.size());
   std::vector<IoTensor> tensors;
   if (CollectIoTensors(node.inputs().values(), &tensors)) {
@@ -531,6 +545,10 @@ void NodeModelBuilder::KeepTensors(const Node& node, NodeModel::Facts* f) {
   }
   if (CollectIoTensors(node.outputs().values(), &tensors)) {
     f->out_tensors = static_cast<uint32_t>(tensors.size());
+    m_.tensors_.insert(m_.tensors_.end(), tensors.begin(), tensors.end());
+  }
+  if (!held.empty() && CollectIoTensors(held, &tensors)) {
+    f->held_tensors = static_cast<uint32_t>(tensors.size());
     m_.tensors_.insert(m_.tensors_.end(), tensors.begin(), tensors.end());
   }
 }

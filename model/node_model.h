@@ -248,6 +248,11 @@ class NodeModel {
   // included, whatever the types say: the device memory it touches. Device
   // nodes only with keep_io; every node with keep_tensors.
   absl::Span<const IoTensor> recorded_tensors(NodeIndex i, bool outputs) const;
+  // Tensors that ops around the node which became no node read and no op
+  // under them does (attr container_inputs: expand_as's shape source, an
+  // autograd node's saved tensor): read here, as far as memory goes. With
+  // keep_tensors.
+  absl::Span<const IoTensor> held_tensors(NodeIndex i) const;
   // The input shapes in one canonical text ("[[64,32],[32],[]]"), the key of
   // calibration entries (step/calibration.h); "" without keep_io.
   absl::string_view input_shapes_key(NodeIndex i) const {
@@ -286,9 +291,10 @@ class NodeModel {
     uint32_t io_begin = 0;  // slots_: inputs then outputs
     uint16_t inputs = 0;
     uint16_t outputs = 0;
-    uint32_t tensors_begin = 0;  // tensors_: inputs' then outputs'
+    uint32_t tensors_begin = 0;  // tensors_: inputs', outputs', then held
     uint32_t in_tensors = 0;
     uint32_t out_tensors = 0;
+    uint32_t held_tensors = 0;
     uint32_t host_ops = 1;
     int32_t comm = -1;
     int32_t gemm = -1;

@@ -146,6 +146,11 @@ inline constexpr char kDeviceComputeCapability[] = "device_compute_capability";
 // int64 on a node, the most bytes the ops folded into it allocate and hold at
 // once (converter/graph/folded_memory.h); absent when none
 inline constexpr char kFoldedPeakBytes[] = "folded_peak_bytes";
+// string on a node, a JSON list of the input `values` of the ops around it
+// that became no node and whose stand-in it is, where such an op reads a
+// tensor no op under it reads (expand_as's shape source: an autograd node's
+// saved tensor); the memory model counts them as read by this node
+inline constexpr char kContainerInputs[] = "container_inputs";
 // double, median gap between consecutive queued ops of a GPU stream (the
 // front end's spacing), measured from the Kineto trace
 inline constexpr char kGpuQueuedGapUs[] = "gpu_queued_gap_us";

@@ -86,6 +86,7 @@ class Walker {
     const auto ins = m_.recorded_tensors(i, false);
     const auto outs = m_.recorded_tensors(i, true);
     if (m_.folded_peak_bytes(i) > 0) FoldedTemporaries(i, ins, outs);
+    for (const IoTensor& t : m_.held_tensors(i)) Hold(i, t);
     if (ins.empty() && outs.empty()) return;
     result_.tensors += static_cast<int64_t>(ins.size() + outs.size());
     const bool expands = ExpandsView(m_.name(i));
@@ -99,6 +100,8 @@ class Walker {
       if (fresh) Allocate(i, key, t);
       if (expands) expanded_.insert({t.tensor_id, t.storage_id});
     }
+    if (m_.role(i) == NodeRole::kOptimizer && UpdatesHeldStorage(ins, outs))
+      updates_persistent_.insert(i);
     for (const IoTensor& t : ins) Use(i, t, expands, /*input=*/true);
     for (const IoTensor& t : outs) Use(i, t, expands, /*input=*/false);
   }
@@ -193,6 +196,37 @@ class Walker {
     } else {
       life.bytes = std::max(life.bytes, extent);
     }
+  }
+
+  // Whether an op writes in place a storage the trace never allocated (a
+  // parameter, by the optimizer's update).
+  bool UpdatesHeldStorage(absl::Span<const IoTensor> ins,
+                          absl::Span<const IoTensor> outs) const {
+    for (const IoTensor& t : outs) {
+      auto it = open_.find(StorageKey{t.device, t.storage_id});
+      if (it == open_.end() || facts_[it->second].allocated) continue;
+      for (const IoTensor& in : ins)
+        if (in.device == t.device && in.storage_id == t.storage_id) return true;
+    }
+    return false;
+  }
+
+  // A tensor an op around node `i` read that no node under it reads
+  // (container_inputs): the storage it is on lives to here. Where ids are
+  // object ids, only a pair seen before counts (the ids may since name
+  // another allocation).
+  void Hold(NodeIndex i, const IoTensor& t) {
+    if (!Usable(t)) return;
+    auto it = open_.find(StorageKey{t.device, t.storage_id});
+    if (it == open_.end() ||
+        (ids_count_with_ops_ &&
+         !seen_pairs_.contains(TensorKey{t.tensor_id, t.storage_id})))
+      return;
+    StorageLife& life = result_.lives[it->second];
+    LifeFacts& f = facts_[it->second];
+    life.last = std::max(life.last, i);
+    f.last_step = std::max(f.last_step, m_.step(i));
+    f.roles |= Bit(m_.role(i));
   }
 
   // An allocated storage's tensor seen for the first time as an input of the
@@ -306,7 +340,9 @@ class Walker {
   std::vector<LifeFacts> facts_;
   absl::flat_hash_map<StorageKey, uint32_t> open_;  // latest life per storage
   absl::flat_hash_set<TensorKey> expanded_;
-  std::vector<uint32_t> optimizer_uses_;   // lives, in the optimizer's order
+  std::vector<uint32_t> optimizer_uses_;  // lives, in the optimizer's order
+  // Optimizer nodes that write a never-allocated storage in place.
+  absl::flat_hash_set<NodeIndex> updates_persistent_;
   std::vector<NodeIndex> first_backward_;  // per step: its first backward node
   // Lives of a one-step trace first used by a backward op and never by the
   // forward, the optimizer or AccumulateGrad: made inside a folded op of that
@@ -316,6 +352,7 @@ class Walker {
   void AssignOwners();
   void StartHiddenActivations();
   void HoldGradientsToStepEnd();
+  void HoldOptimizerLoopLocals();
 
  public:
   void SeeRole(NodeIndex i) {
@@ -413,6 +450,41 @@ void Walker::HoldGradientsToStepEnd() {
   }
 }
 
+// A per-parameter optimizer loop (PyTorch's single-tensor Adam and AdamW)
+// binds what the update reads to a Python local (`denom`, read by
+// `param.addcdiv_`), freed only when the next parameter's iteration binds it
+// again: the optimizer's temporary whose last use is an in-place update of a
+// persistent storage lives until the optimizer's next op of the name that
+// made it (the next `div`), in the same step. The last parameter's dies with
+// the loop.
+void Walker::HoldOptimizerLoopLocals() {
+  absl::flat_hash_map<absl::string_view, std::vector<NodeIndex>> by_name;
+  for (uint32_t index : optimizer_uses_) {
+    const StorageLife& life = result_.lives[index];
+    if (facts_[index].allocated && !life.persistent)
+      by_name[m_.name(life.first)];
+  }
+  if (by_name.empty()) return;
+  for (NodeIndex i = 0; i < m_.size(); ++i) {
+    if (m_.role(i) != NodeRole::kOptimizer) continue;
+    if (auto it = by_name.find(m_.name(i)); it != by_name.end())
+      it->second.push_back(i);
+  }
+  for (size_t k = 0; k < result_.lives.size(); ++k) {
+    StorageLife& life = result_.lives[k];
+    const LifeFacts& f = facts_[k];
+    if (!f.allocated || life.persistent ||
+        f.alloc_role != NodeRole::kOptimizer ||
+        m_.role(life.last) != NodeRole::kOptimizer ||
+        !updates_persistent_.contains(life.last))
+      continue;
+    const std::vector<NodeIndex>& makers = by_name[m_.name(life.first)];
+    auto next = std::upper_bound(makers.begin(), makers.end(), life.last);
+    if (next != makers.end() && m_.step(*next) == m_.step(life.last))
+      life.last = *next;
+  }
+}
+
 StorageLivesResult Walker::Finish(int64_t steps) {
   result_.steps = steps;
   for (size_t k = 0; k < result_.lives.size(); ++k) {
@@ -439,6 +511,7 @@ StorageLivesResult Walker::Finish(int64_t steps) {
   AssignOwners();
   StartHiddenActivations();
   HoldGradientsToStepEnd();
+  HoldOptimizerLoopLocals();
   return std::move(result_);
 }
 

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "converter/common/json_text.h"
 #include "converter/graph/collective_resolver.h"
+#include "converter/graph/container_inputs.h"
 #include "converter/graph/dependency_builder.h"
 #include "converter/graph/graph_digest.h"
 #include "converter/graph/keep_plan.h"
@@ -369,12 +370,17 @@ absl::Status WriteEt(const std::string& input_path,
   digest->SetMetadata(metadata);
   NodeEmitter emitter(structure.table, structure.comms, structure.plan,
                       structure.deps, structure.groups, options);
+  const ContainerInputs container_inputs(structure.table, structure.plan);
   ChakraProtoMsg::Node node;
   for (uint32_t i = 0; i < structure.table.size(); ++i) {
     if (!structure.plan.is_node(i)) continue;
+    ASSIGN_OR_RETURN(const std::string held,
+                     container_inputs.ValuesFor(i, text));
     ASSIGN_OR_RETURN(absl::string_view node_text,
                      text->NodeText(structure.table.op(emitter.IoSourceOf(i))));
     emitter.Emit(i, node_text, &node, summary);
+    if (!held.empty())
+      SetString(node.mutable_attr(), attr::kContainerInputs, held);
     RETURN_IF_ERROR(writer->WriteNode(node));
     digest->Add(node);
     ++summary->written_nodes;

@@ -51,6 +51,9 @@ class KeepPlan {
   bool is_node(uint32_t op) const {
     return disposition_[op] == Disposition::kNode;
   }
+  bool is_container(uint32_t op) const {
+    return disposition_[op] == Disposition::kContainer;
+  }
   // The node that represents `op` in dependencies, or kNoOp when none does.
   uint32_t stand_in(uint32_t op) const { return stand_in_[op]; }
   // The nearest ancestor that is a node (the caller), or kNoOp.

@@ -140,14 +140,15 @@ TEST(EpSynthTest, Ep2ReportAndMemoryAgainstTheRecordedJob) {
   // Parameters, gradients and optimizer state are the real rank's to the
   // byte (4 of 8 experts and the router); the peak within 3% of the memory
   // model on the real rank-0 file (the real one also holds the all-to-all
-  // buffers), and within 11% of the recorder's truth (the memory model's own
-  // error on the real file is -8.4%; on the one-rank file -2.3%).
+  // buffers), and within 10% of the recorder's truth (-8.4%: the memory
+  // model's own error on the real file is -6.2%, the all-to-all buffers the
+  // recorder's Python locals hold; on the one-rank file -1.3%).
   EXPECT_NEAR(predicted, rank0.memory->peak_bytes,
               0.03 * rank0.memory->peak_bytes);
   ASSERT_GT(rank0.memory->recorded_peak_bytes, 0);
   const double error = (predicted - rank0.memory->recorded_peak_bytes) /
                        static_cast<double>(rank0.memory->recorded_peak_bytes);
-  EXPECT_LT(std::abs(error), 0.11) << predicted;
+  EXPECT_LT(std::abs(error), 0.10) << predicted;
   // The one-rank trace holds all 8 experts' state: far more.
   auto whole = Simulate(OneRank(), "");
   ASSERT_TRUE(whole && whole->report().ranks[0].memory.has_value());
