@@ -143,6 +143,8 @@ class Simulation {
   // --layout pp=P: the one-rank graph simulated once (its layer times), its
   // stages planned, and one program per stage in place of its own; ranks
   // run their stage's (simulation_pipeline.cc).
+  absl::Status CheckAstraInterleaved(const scaleout::PipelinePlan& plan,
+                                     const SimOptions& options) const;
   absl::Status SplitPipeline(const SimOptions& options,
                              const CommEnvironment& comm);
   // What a synthesized pipeline refuses (--micro-batches < 1, no rank

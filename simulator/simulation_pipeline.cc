@@ -40,6 +40,35 @@ absl::Status Simulation::CheckPipelineOptions(
   return absl::OkStatus();
 }
 
+// ASTRA-sim's issue rules (one communication op at a time per rank, a send
+// in flight until its receive is posted) and the interleaved order with
+// collectives inside a pass (tensor parallelism's all-reduces) wait on each
+// other: rank 0's chunk-2 gradient send waits for rank 1's receive, posted
+// after rank 1's next pass, whose all-reduce waits behind rank 1's own
+// gradient send, received only after rank 0's next pass, whose all-reduce
+// waits behind rank 0's send. Refused rather than run into that deadlock.
+absl::Status Simulation::CheckAstraInterleaved(
+    const scaleout::PipelinePlan& plan, const SimOptions& options) const {
+  if (options.scheduling != SchedulingMode::kAstraCompat ||
+      plan.options.chunks < 2)
+    return absl::OkStatus();
+  for (const scaleout::StageCollective& c : plan.collectives) {
+    if (c.per_step) continue;
+    return absl::UnimplementedError(PrefixPath(
+        files_[0],
+        absl::StrFormat(
+            "--layout %s --pp-schedule interleaved:%d --schedule astra: "
+            "%s runs inside a pipeline pass (per micro-batch), and under "
+            "ASTRA-sim's one-communication-op-at-a-time rule the "
+            "interleaved order's sends and those collectives wait on each "
+            "other (a deadlock); run it with 1f1b or gpipe, or without "
+            "collectives inside the layers (tp=1)",
+            scaled_->layout.ToString(), plan.options.chunks,
+            models_[0]->name(c.node))));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Simulation::SplitPipeline(const SimOptions& options,
                                        const CommEnvironment& comm) {
   const scaleout::ParallelLayout& layout = scaled_->layout;
@@ -69,6 +98,7 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
         files_[0], absl::StrFormat("--layout %s: %s", layout.ToString(),
                                    plan.status().message())));
   }
+  RETURN_IF_ERROR(CheckAstraInterleaved(*plan, options));
   ChakraProtoMsg::GlobalMetadata metadata = models_[0]->metadata();
   scaleout::ReplaceGroupTable(scaled_->groups, metadata.mutable_attr());
   const ComputeCostModel& compute = *compute_model_;
