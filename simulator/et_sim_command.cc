@@ -404,6 +404,11 @@ absl::Status ParseJob(const EtSimFlags& flags, SimOptions* o) {
             flags.pp_split, part));
       o->pp_split.push_back(blocks);
     }
+    if (!o->layout || o->layout->of(scaleout::Dim::kPp) < 2)
+      return UsageError(absl::StrFormat(
+          "--pp-split %s: needs --layout with pp >= 2 (it gives a pipeline's "
+          "stages their blocks)",
+          flags.pp_split));
   }
   if (!flags.dp_sync.empty()) {
     auto parsed = scaleout::ParseDpSyncMode(flags.dp_sync);

@@ -327,6 +327,17 @@ TEST(PpSplit, RefusalsNameTheCounts) {
   // An interleaved split counts per chunk.
   auto chunked = Simulate(OneRank(), Interleaved(2, 4, "pp=2", {1, 1, 1, 1}));
   EXPECT_TRUE(chunked.ok()) << chunked.status();
+  // Without a pipeline to split, the flag is refused, not ignored.
+  et::sim::EtSimFlags flags;
+  flags.positional = {"et-sim", OneRank()};
+  flags.layout = "dp=2";
+  flags.pp_split = "2,2";
+  et::sim::EtSimOutput output;
+  output.print_out = [](const std::string&) {};
+  output.print_err = [](const std::string&) {};
+  const absl::Status no_pp = et::sim::RunEtSim(flags, &output);
+  EXPECT_TRUE(absl::StrContains(no_pp.message(), "needs --layout with pp >= 2"))
+      << no_pp;
   const std::string per_stage = message(Interleaved(2, 4, "pp=2", {2, 2}));
   EXPECT_TRUE(absl::StrContains(per_stage, "one per model chunk")) << per_stage;
 }
