@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -332,20 +333,21 @@ std::vector<int64_t> BalancedCuts(const std::vector<PipelineLayer>& layers,
   return last;
 }
 
-int64_t InFlight(const PipelineOptions& o, int64_t stage) {
-  return o.schedule == PpSchedule::kGpipe
-             ? o.micro_batches
-             : std::min(o.micro_batches, o.pp - stage);
-}
-
-// Per stage: persistent bytes by kind, one micro-batch's stash and
+// Per stage its persistent bytes by kind, per chunk one pass's stash and
 // transient peak (whole batch), from the lives of the analysed step.
 void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
-                 const std::vector<int64_t>& stage_of_layer,
+                 const std::vector<int64_t>& chunk_of_layer,
                  const std::vector<StorageLife>& lives,
+                 std::vector<PipelineChunk>* chunks,
                  std::vector<PipelineStage>* stages) {
   const int64_t pp = static_cast<int64_t>(stages->size());
-  std::vector<int64_t> stage_at(m.size(), -1);
+  const int64_t nc = static_cast<int64_t>(chunks->size());
+  // Where a node's pass runs: its chunk (transients) and that chunk's stage
+  // (persistent storages).
+  std::vector<int64_t> stage_of_layer(chunk_of_layer.size());
+  for (size_t l = 0; l < chunk_of_layer.size(); ++l)
+    stage_of_layer[l] = (*chunks)[chunk_of_layer[l]].stage;
+  std::vector<int64_t> chunk_at(m.size(), -1);
   std::vector<Part> part_at(m.size(), Part::kOther);
   absl::flat_hash_map<uint64_t, int64_t> stage_of_storage;
   // A gradient's stage is the backward's that accumulates it (zero_grad,
@@ -354,7 +356,7 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   for (const Region& r : regions) {
     const int64_t s = r.layer >= 0 ? stage_of_layer[r.layer] : -1;
     for (NodeIndex i = r.begin; i < r.end; ++i) {
-      stage_at[i] = s;
+      chunk_at[i] = r.layer >= 0 ? chunk_of_layer[r.layer] : -1;
       part_at[i] = r.part;
       if (s < 0) continue;
       for (bool out : {false, true})
@@ -373,7 +375,7 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   int64_t most = -1;
   for (const auto& [d, b] : by_device)
     if (b > most) std::tie(device, most) = std::make_pair(d, b);
-  std::vector<std::vector<std::pair<NodeIndex, int64_t>>> events(pp);
+  std::vector<std::vector<std::pair<NodeIndex, int64_t>>> events(nc);
   std::vector<int64_t> life_stage(lives.size(), -1);
   for (size_t k = 0; k < lives.size(); ++k) {
     const StorageLife& l = lives[k];
@@ -398,26 +400,26 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
       }
       continue;
     }
-    if (l.first >= m.size() || stage_at[l.first] < 0) continue;
-    const int64_t s = stage_at[l.first];
+    if (l.first >= m.size() || chunk_at[l.first] < 0) continue;
+    const int64_t c = chunk_at[l.first];
     if (l.kind == MemoryKind::kActivation && part_at[l.first] == Part::kForward)
-      (*stages)[s].activation_bytes += bytes;
-    events[s].push_back({l.first, bytes});
-    events[s].push_back({std::max(l.first, l.last) + 1, -bytes});
+      (*chunks)[c].activation_bytes += bytes;
+    events[c].push_back({l.first, bytes});
+    events[c].push_back({std::max(l.first, l.last) + 1, -bytes});
   }
-  for (int64_t s = 0; s < pp; ++s) {
-    std::sort(events[s].begin(), events[s].end());
+  for (int64_t c = 0; c < nc; ++c) {
+    std::sort(events[c].begin(), events[c].end());
     int64_t live = 0, peak = 0;
-    for (size_t k = 0; k < events[s].size(); ++k) {
-      live += events[s][k].second;
-      if (k + 1 == events[s].size() ||
-          events[s][k + 1].first != events[s][k].first)
+    for (size_t k = 0; k < events[c].size(); ++k) {
+      live += events[c][k].second;
+      if (k + 1 == events[c].size() ||
+          events[c][k + 1].first != events[c][k].first)
         peak = std::max(peak, live);
     }
-    (*stages)[s].transient_peak_bytes =
-        std::max(peak, (*stages)[s].activation_bytes);
-    (*stages)[s].device = device;
+    PipelineChunk& ch = (*chunks)[c];
+    ch.transient_peak_bytes = std::max(peak, ch.activation_bytes);
   }
+  for (int64_t s = 0; s < pp; ++s) (*stages)[s].device = device;
 }
 
 // The refusals once the step is read: no forward or backward ops, fewer
@@ -443,42 +445,132 @@ absl::Status CheckLayers(const PipelinePlan& plan, bool has_backward) {
       n));
 }
 
-// The stages from the balanced cuts: their layers, times per micro-batch,
-// boundary bytes, share of the rest and in-flight micro-batches. Fills
-// `stage_of_layer` and each stage's share of the parameters' bytes.
-void MakeStages(PipelinePlan* plan, std::vector<int64_t>* stage_of_layer,
-                std::vector<double>* param_share) {
+// "the repeated block of 6 layers from aten::layer_norm (layer 2), 4 times".
+std::string BlocksText(const PipelinePlan& plan) {
+  const RepeatedBlocks& b = plan.blocks;
+  if (b.first_layer.empty())
+    return absl::StrFormat("its %d layer blocks repeat no sequence of layers",
+                           plan.layers.size());
+  return absl::StrFormat(
+      "its repeated block of %d layers from %s (layer %d) %d times",
+      b.layers_per_block, plan.layers[b.first_layer[0]].first_op,
+      b.first_layer[0], b.first_layer.size());
+}
+
+// The repeated blocks of each model chunk: --pp-split's, checked against the
+// blocks found, or interleaved's equal ones.
+absl::StatusOr<std::vector<int64_t>> BlocksPerChunk(const PipelinePlan& plan) {
+  const PipelineOptions& o = plan.options;
+  const int64_t chunks = o.pp * o.chunks;
+  const int64_t blocks = static_cast<int64_t>(plan.blocks.first_layer.size());
+  const bool interleaved = o.schedule == PpSchedule::kInterleaved;
+  if (o.split.empty()) {
+    if (blocks > 0 && blocks % chunks == 0)
+      return std::vector<int64_t>(chunks, blocks / chunks);
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "--pp-schedule interleaved:%d on pp=%d needs the model's blocks in "
+        "pp x V = %d equal chunks, but step %d has %d blocks (%s)",
+        o.chunks, o.pp, chunks, plan.step, blocks, BlocksText(plan)));
+  }
+  const std::string given = absl::StrJoin(o.split, ",");
+  if (static_cast<int64_t>(o.split.size()) != chunks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--pp-split %s has %d entries: pp=%d needs %d (%s)", given,
+        o.split.size(), o.pp, chunks,
+        interleaved ? absl::StrFormat("one per model chunk, pp x V with "
+                                      "interleaved:%d",
+                                      o.chunks)
+                    : std::string("one per stage")));
+  }
+  int64_t sum = 0;
+  for (size_t c = 0; c < o.split.size(); ++c) {
+    if (o.split[c] < 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--pp-split %s: %s %d gets %d blocks, each needs at least 1", given,
+          interleaved ? "model chunk" : "stage", c, o.split[c]));
+    }
+    sum += o.split[c];
+  }
+  if (sum != blocks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--pp-split %s counts %d blocks, but step %d has %d (%s)", given, sum,
+        plan.step, blocks, BlocksText(plan)));
+  }
+  return o.split;
+}
+
+// The last layer of each model chunk (P x V, model order): the balanced cuts
+// of 1f1b and gpipe without --pp-split, else after the chunk's blocks (the
+// layers before the first block with the first chunk, those after the last
+// with the last).
+absl::StatusOr<std::vector<int64_t>> ChunkEnds(const PipelinePlan& plan) {
+  const PipelineOptions& o = plan.options;
+  if (o.split.empty() && o.schedule != PpSchedule::kInterleaved)
+    return BalancedCuts(plan.layers, o.pp);
+  ASSIGN_OR_RETURN(std::vector<int64_t> per_chunk, BlocksPerChunk(plan));
+  const int64_t n = static_cast<int64_t>(plan.layers.size());
+  std::vector<int64_t> ends;
+  int64_t block = 0;
+  for (size_t c = 0; c < per_chunk.size(); ++c) {
+    block += per_chunk[c];
+    ends.push_back(
+        c + 1 == per_chunk.size() ? n - 1 : plan.blocks.first_layer[block] - 1);
+  }
+  return ends;
+}
+
+// The chunks and stages from the cuts: their layers, times per micro-batch,
+// boundary bytes and share of the rest. Fills `chunk_of_layer` and each
+// stage's share of the parameters' bytes.
+absl::Status MakeStages(PipelinePlan* plan,
+                        std::vector<int64_t>* chunk_of_layer,
+                        std::vector<double>* param_share) {
   const PipelineOptions& o = plan->options;
   const int64_t mb = o.micro_batches;
-  const std::vector<int64_t> last = BalancedCuts(plan->layers, o.pp);
-  stage_of_layer->assign(plan->layers.size(), 0);
+  ASSIGN_OR_RETURN(const std::vector<int64_t> last, ChunkEnds(*plan));
+  const int64_t nc = static_cast<int64_t>(last.size());
+  chunk_of_layer->assign(plan->layers.size(), 0);
   int64_t param_bytes = 0;
   for (const PipelineLayer& l : plan->layers) param_bytes += l.parameter_bytes;
-  for (int64_t s = 0; s < o.pp; ++s) {
-    PipelineStage st;
-    st.first_layer = s == 0 ? 0 : last[s - 1] + 1;
-    st.last_layer = last[s];
-    int64_t fwd = 0, bwd = 0, bytes = 0;
-    for (int64_t l = st.first_layer; l <= st.last_layer; ++l) {
-      (*stage_of_layer)[l] = s;
+  std::vector<int64_t> stage_bytes(o.pp, 0);
+  for (int64_t c = 0; c < nc; ++c) {
+    PipelineChunk ch;
+    ch.stage = c % o.pp;
+    ch.index = c / o.pp;
+    ch.first_layer = c == 0 ? 0 : last[c - 1] + 1;
+    ch.last_layer = last[c];
+    int64_t fwd = 0, bwd = 0;
+    for (int64_t l = ch.first_layer; l <= ch.last_layer; ++l) {
+      (*chunk_of_layer)[l] = c;
       fwd += plan->layers[l].forward_ns;
       bwd += plan->layers[l].backward_ns;
-      bytes += plan->layers[l].parameter_bytes;
+      stage_bytes[ch.stage] += plan->layers[l].parameter_bytes;
     }
-    const double share = param_bytes > 0 ? static_cast<double>(bytes) /
+    ch.forward_ns = (fwd + mb / 2) / mb;
+    ch.backward_ns = (bwd + mb / 2) / mb;
+    ch.send_bytes =
+        c + 1 < nc ? (plan->layers[ch.last_layer].out_bytes + mb - 1) / mb : 0;
+    plan->chunks.push_back(ch);
+  }
+  for (int64_t s = 0; s < o.pp; ++s) {
+    PipelineStage st;
+    for (const PipelineChunk& ch : plan->chunks) {
+      if (ch.stage != s) continue;
+      if (ch.index == 0) st.first_layer = ch.first_layer;
+      st.last_layer = ch.last_layer;
+      st.forward_ns += ch.forward_ns;
+      st.backward_ns += ch.backward_ns;
+      st.send_bytes += ch.send_bytes;
+    }
+    const double share = param_bytes > 0 ? static_cast<double>(stage_bytes[s]) /
                                                static_cast<double>(param_bytes)
                                          : 1.0 / static_cast<double>(o.pp);
     param_share->push_back(share);
-    st.forward_ns = (fwd + mb / 2) / mb;
-    st.backward_ns = (bwd + mb / 2) / mb;
     st.other_ns =
         static_cast<int64_t>(static_cast<double>(plan->other_ns) * share);
-    st.send_bytes = s + 1 < o.pp
-                        ? (plan->layers[st.last_layer].out_bytes + mb - 1) / mb
-                        : 0;
-    st.in_flight = InFlight(o, s);
     plan->stages.push_back(st);
   }
+  return absl::OkStatus();
 }
 
 // Each collective on its stage: a gradient sync (on the data-parallel group,
@@ -487,7 +579,7 @@ void MakeStages(PipelinePlan* plan, std::vector<int64_t>* stage_of_layer,
 // optimizer's) once on every stage.
 void PlaceCollectives(const NodeModel& m, const std::vector<Region>& regions,
                       const std::vector<std::pair<NodeIndex, int64_t>>& comms,
-                      const std::vector<int64_t>& stage_of_layer,
+                      const std::vector<int64_t>& chunk_of_layer,
                       const std::vector<double>& param_share,
                       PipelinePlan* plan) {
   const PipelineOptions& o = plan->options;
@@ -501,8 +593,9 @@ void PlaceCollectives(const NodeModel& m, const std::vector<Region>& regions,
       for (int64_t s = 0; s < o.pp; ++s)
         plan->collectives.push_back({i, s, true, true, param_share[s]});
     } else if (r != nullptr && r->layer >= 0) {
+      const int64_t c = chunk_of_layer[r->layer];
       plan->collectives.push_back(
-          {i, stage_of_layer[r->layer], r->part != Part::kForward, false});
+          {i, plan->chunks[c].stage, r->part != Part::kForward, false, 1.0, c});
     } else {
       for (int64_t s = 0; s < o.pp; ++s)
         plan->collectives.push_back({i, s, true, true});
@@ -510,33 +603,64 @@ void PlaceCollectives(const NodeModel& m, const std::vector<Region>& regions,
   }
 }
 
-// Each stage's peak: persistent + one micro-batch's transient peak + the
-// other in-flight micro-batches' activations, each 1/M of the batch's.
+// Each stage's peak: persistent + the most its passes hold at once, walking
+// its order: a pass's transient peak over the stashes of the forwards before
+// it whose backward has not run (each 1/M of the batch's; a backward's own
+// stash is in its transient peak).
 void StagePeaks(PipelinePlan* plan) {
-  const int64_t mb = plan->options.micro_batches;
-  for (PipelineStage& st : plan->stages) {
-    const int64_t stash = (st.activation_bytes + mb - 1) / mb;
-    const int64_t transient = (st.transient_peak_bytes + mb - 1) / mb;
-    st.peak_bytes =
-        st.persistent_bytes + transient + (st.in_flight - 1) * stash;
+  const PipelineOptions& o = plan->options;
+  const int64_t mb = o.micro_batches;
+  for (int64_t s = 0; s < o.pp; ++s) {
+    PipelineStage& st = plan->stages[s];
+    int64_t held = 0, count = 0, peak = 0;
+    int64_t peak_others = 0, peak_stash = 0, peak_transient = 0;
+    for (const PipelinePass& pass :
+         PassOrder(o.schedule, o.pp, mb, o.chunks, s)) {
+      const PipelineChunk& c = plan->chunks[pass.chunk * o.pp + s];
+      const int64_t stash = (c.activation_bytes + mb - 1) / mb;
+      const int64_t transient = (c.transient_peak_bytes + mb - 1) / mb;
+      const int64_t others = held - (pass.backward ? stash : 0);
+      if (others + transient > peak) {
+        peak = others + transient;
+        std::tie(peak_others, peak_stash, peak_transient) =
+            std::make_tuple(others, stash, transient);
+      }
+      held += pass.backward ? -stash : stash;
+      count += pass.backward ? -1 : 1;
+      st.in_flight = std::max(st.in_flight, count);
+    }
+    for (const PipelineChunk& c : plan->chunks) {
+      if (c.stage != s) continue;
+      st.activation_bytes += c.activation_bytes;
+      st.transient_peak_bytes =
+          std::max(st.transient_peak_bytes, c.transient_peak_bytes);
+    }
+    st.peak_bytes = st.persistent_bytes + peak;
     st.peak_parts[static_cast<int>(MemoryKind::kActivation)] +=
-        st.in_flight * stash;
+        peak_others + peak_stash;
     st.peak_parts[static_cast<int>(MemoryKind::kTemporary)] +=
-        transient - stash;
+        peak_transient - peak_stash;
   }
 }
 
 // The analytic bubbles: of balanced stages, and of the stages found.
 void Bubbles(PipelinePlan* plan) {
   const int64_t pp = plan->options.pp, mb = plan->options.micro_batches;
+  const int64_t v = plan->options.chunks;
   plan->analytic_bubble =
-      static_cast<double>(pp - 1) / static_cast<double>(mb + pp - 1);
-  int64_t slowest = 0, sum = 0;
+      static_cast<double>(pp - 1) / static_cast<double>(v * mb + pp - 1);
+  plan->analytic_bubble_ratio =
+      static_cast<double>(pp - 1) / static_cast<double>(v * mb);
+  int64_t slowest = 0, sum = 0, slowest_chunk = 0;
   for (const PipelineStage& st : plan->stages) {
     slowest = std::max(slowest, st.forward_ns + st.backward_ns);
     sum += st.forward_ns + st.backward_ns;
   }
-  const double span = static_cast<double>((mb - 1) * slowest + sum);
+  for (const PipelineChunk& c : plan->chunks)
+    slowest_chunk = std::max(slowest_chunk, c.forward_ns + c.backward_ns);
+  const double span =
+      v == 1 ? static_cast<double>((mb - 1) * slowest + sum)
+             : static_cast<double>(mb * slowest + (pp - 1) * slowest_chunk);
   const double mean = static_cast<double>(sum) / static_cast<double>(pp);
   if (span > 0)
     plan->staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;
@@ -545,16 +669,27 @@ void Bubbles(PipelinePlan* plan) {
 
 std::string PlanNote(const PipelinePlan& plan) {
   std::vector<std::string> parts;
-  for (size_t s = 0; s < plan.stages.size(); ++s) {
-    const PipelineStage& st = plan.stages[s];
-    parts.push_back(absl::StrFormat(
-        "stage %d: layers %d-%d (%s .. %s), forward %.3f + backward %.3f ms "
-        "per micro-batch, sends %d bytes",
-        s, st.first_layer, st.last_layer, plan.layers[st.first_layer].first_op,
-        plan.layers[st.last_layer].first_op, st.forward_ns / 1e6,
-        st.backward_ns / 1e6, st.send_bytes));
-  }
   const PipelineOptions& o = plan.options;
+  for (const PipelineChunk& c : plan.chunks) {
+    const std::string where =
+        o.chunks > 1 ? absl::StrFormat("stage %d chunk %d", c.stage, c.index)
+                     : absl::StrFormat("stage %d", c.stage);
+    parts.push_back(absl::StrFormat(
+        "%s: layers %d-%d (%s .. %s), forward %.3f + backward %.3f ms "
+        "per micro-batch, sends %d bytes",
+        where, c.first_layer, c.last_layer, plan.layers[c.first_layer].first_op,
+        plan.layers[c.last_layer].first_op, c.forward_ns / 1e6,
+        c.backward_ns / 1e6, c.send_bytes));
+  }
+  const std::string cut =
+      !o.split.empty()
+          ? absl::StrFormat("blocks per %s %s as --pp-split gives (%s)",
+                            o.chunks > 1 ? "chunk" : "stage",
+                            absl::StrJoin(o.split, ","), BlocksText(plan))
+      : o.schedule == PpSchedule::kInterleaved
+          ? absl::StrFormat("%d equal chunks of %s", o.pp * o.chunks,
+                            BlocksText(plan))
+          : std::string("stages balanced by compute time");
   const int64_t k = plan.recorded_micro_batches;
   const std::string rule =
       k > 1 ? absl::StrFormat(
@@ -568,23 +703,21 @@ std::string PlanNote(const PipelinePlan& plan) {
                   o.micro_batches);
   return absl::StrFormat(
       "pipeline parallelism: synthesized pp=%d, %d micro-batches, %s "
-      "schedule, from step %d's %d layer blocks (%s); %s",
-      o.pp, o.micro_batches, PpScheduleName(o.schedule), plan.step,
-      plan.layers.size(), rule, absl::StrJoin(parts, "; "));
+      "schedule, from step %d's %d layer blocks (%s; %s); %s",
+      o.pp, o.micro_batches, PpScheduleText(o.schedule, o.chunks), plan.step,
+      plan.layers.size(), rule, cut, absl::StrJoin(parts, "; "));
+}
+
+std::vector<LayerSignature> Signatures(
+    const std::vector<PipelineLayer>& layers) {
+  std::vector<LayerSignature> out;
+  out.reserve(layers.size());
+  for (const PipelineLayer& l : layers)
+    out.push_back({l.first_op, l.parameters, l.parameter_bytes});
+  return out;
 }
 
 }  // namespace
-
-absl::string_view PpScheduleName(PpSchedule schedule) {
-  return schedule == PpSchedule::kGpipe ? "gpipe" : "1f1b";
-}
-
-absl::StatusOr<PpSchedule> ParsePpSchedule(absl::string_view text) {
-  if (text == "1f1b") return PpSchedule::k1F1B;
-  if (text == "gpipe") return PpSchedule::kGpipe;
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "'%s': unknown pipeline schedule (expected 1f1b or gpipe)", text));
-}
 
 absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
                                           const NodeTimes& times,
@@ -596,6 +729,9 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
         "one micro-batch",
         options.pp, options.micro_batches));
   }
+  if (options.schedule == PpSchedule::kInterleaved)
+    RETURN_IF_ERROR(
+        CheckInterleaved(options.pp, options.micro_batches, options.chunks));
   auto step = LastStep(m);
   if (!step.ok()) return step.status();
   PipelinePlan plan;
@@ -615,6 +751,7 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
       plan, std::any_of(regions.begin(), regions.end(), [](const Region& r) {
         return r.part == Part::kBackward;
       })));
+  plan.blocks = FindRepeatedBlocks(Signatures(plan.layers));
   const std::vector<int64_t> region_of = RegionOf(m, regions);
   const std::vector<std::pair<NodeIndex, int64_t>> comms =
       CollectiveRegions(m, plan.step, region_of);
@@ -633,14 +770,14 @@ absl::StatusOr<PipelinePlan> PlanPipeline(const NodeModel& m,
   }
   BoundaryBytes(m, regions, persistent, &plan.layers);
   for (PipelineLayer& l : plan.layers) l.out_bytes *= k;
-  std::vector<int64_t> stage_of_layer;
+  std::vector<int64_t> chunk_of_layer;
   std::vector<double> param_share;
-  MakeStages(&plan, &stage_of_layer, &param_share);
-  PlaceCollectives(m, regions, comms, stage_of_layer, param_share, &plan);
-  StageMemory(m, regions, stage_of_layer, lives, &plan.stages);
-  for (PipelineStage& st : plan.stages) {
-    st.activation_bytes *= k;
-    st.transient_peak_bytes *= k;
+  RETURN_IF_ERROR(MakeStages(&plan, &chunk_of_layer, &param_share));
+  PlaceCollectives(m, regions, comms, chunk_of_layer, param_share, &plan);
+  StageMemory(m, regions, chunk_of_layer, lives, &plan.chunks, &plan.stages);
+  for (PipelineChunk& c : plan.chunks) {
+    c.activation_bytes *= k;
+    c.transient_peak_bytes *= k;
   }
   StagePeaks(&plan);
   Bubbles(&plan);

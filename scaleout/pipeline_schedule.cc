@@ -3,32 +3,18 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "model/dtype.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "scaleout/pipeline_order.h"
 
 namespace et::scaleout {
 namespace {
 
 using ChakraProtoMsg::Node;
-
-// (backward, micro-batch) in the order stage `s` runs them.
-std::vector<std::pair<bool, int64_t>> Order(const PipelineOptions& o,
-                                            int64_t s) {
-  std::vector<std::pair<bool, int64_t>> order;
-  const int64_t m = o.micro_batches;
-  const int64_t warm =
-      o.schedule == PpSchedule::kGpipe ? m : std::min(m, o.pp - s - 1);
-  for (int64_t k = 0; k < warm; ++k) order.push_back({false, k});
-  for (int64_t k = 0; k < m - warm; ++k) {
-    order.push_back({false, warm + k});
-    order.push_back({true, k});
-  }
-  for (int64_t k = m - warm; k < m; ++k) order.push_back({true, k});
-  return order;
-}
 
 // The point-to-point channels: one stream each (the activations in and out,
 // their gradients in and out), so that no send waits behind another
@@ -41,10 +27,15 @@ std::vector<std::pair<bool, int64_t>> Order(const PipelineOptions& o,
 constexpr int64_t kActInStream = 9001, kActOutStream = 9002,
                   kGradInStream = 9003, kGradOutStream = 9004;
 
-// One tag per message of a step: micro-batch k's activations 2k, their
-// gradient 2k + 1, the same on the sending and the receiving stage.
-int32_t MessageTag(int64_t micro_batch, bool gradient) {
-  return static_cast<int32_t>(2 * micro_batch + (gradient ? 1 : 0));
+// One tag per message of a step between two ranks: micro-batch k's
+// activations across boundary b (chunk b to b + 1) 2 (k V + b / P), their
+// gradient 1 more, the same on the sending and the receiving rank (with one
+// chunk per rank: 2k and 2k + 1). The boundaries between one pair of ranks
+// in one direction differ in b / P.
+int32_t MessageTag(const PipelineOptions& o, int64_t micro_batch,
+                   int64_t boundary, bool gradient) {
+  return static_cast<int32_t>(2 * (micro_batch * o.chunks + boundary / o.pp) +
+                              (gradient ? 1 : 0));
 }
 
 class Builder {
@@ -133,33 +124,48 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
                            const NodeModel& model,
                            const ChakraProtoMsg::GlobalMetadata& metadata,
                            int64_t prev_rank, int64_t next_rank, bool on_host) {
-  const PipelineStage& st = plan.stages[stage];
-  const int64_t mb = plan.options.micro_batches;
-  const int64_t in_bytes = stage > 0 ? plan.stages[stage - 1].send_bytes : 0;
+  const PipelineOptions& o = plan.options;
+  const int64_t mb = o.micro_batches;
+  const int64_t chunks = static_cast<int64_t>(plan.chunks.size());
+  const std::vector<PipelinePass> order =
+      PassOrder(o.schedule, o.pp, mb, o.chunks, stage);
   StageGraph out;
   Builder b(model, on_host);
   uint64_t last = 0;
   std::vector<uint64_t> grad_syncs;
-  for (const auto& [backward, k] : Order(plan.options, stage)) {
+  for (size_t p = 0; p < order.size(); ++p) {
+    const auto [backward, k, index] = order[p];
+    const int64_t g = index * o.pp + stage;  // the model chunk
+    const PipelineChunk& ch = plan.chunks[g];
+    // Forward: the activation from chunk g - 1 in, to g + 1 out; backward:
+    // its gradient from g + 1 in, to g - 1 out. The boundary each crosses
+    // and its bytes (the sending side's chunk's output).
+    const bool receives = backward ? g + 1 < chunks : g > 0;
+    const bool sends = backward ? g > 0 : g + 1 < chunks;
+    const int64_t in_boundary = backward ? g : g - 1;
+    const int64_t out_boundary = backward ? g - 1 : g;
     std::vector<uint64_t> deps = {last};
-    const bool receives = backward ? next_rank >= 0 : prev_rank >= 0;
     if (receives) {
       deps.push_back(b.PointToPoint(
           false, backward ? next_rank : prev_rank,
-          backward ? st.send_bytes : in_bytes,
-          backward ? kGradInStream : kActInStream, MessageTag(k, backward),
+          plan.chunks[in_boundary].send_bytes,
+          backward ? kGradInStream : kActInStream,
+          MessageTag(o, k, in_boundary, backward),
           absl::StrFormat("pp:recv %s mb%d", backward ? "grad" : "act", k),
           {last}));
       ++out.recvs;
     }
-    last = b.Compute(absl::StrFormat("pp:%s mb%d (layers %d-%d)",
+    const std::string chunk_text =
+        o.chunks > 1 ? absl::StrFormat(" chunk %d", index) : "";
+    last = b.Compute(absl::StrFormat("pp:%s mb%d%s (layers %d-%d)",
                                      backward ? "backward" : "forward", k,
-                                     st.first_layer, st.last_layer),
-                     backward ? st.backward_ns : st.forward_ns, deps);
+                                     chunk_text, ch.first_layer, ch.last_layer),
+                     backward ? ch.backward_ns : ch.forward_ns, deps);
     for (const StageCollective& c : plan.collectives) {
       if (c.stage != stage || c.backward != backward) continue;
       if (c.per_step) {
-        if (backward && k == mb - 1)
+        // Gradient syncs after the stage's last pass (a backward).
+        if (p + 1 == order.size())
           grad_syncs.push_back(b.Collective(
               c.node,
               static_cast<int64_t>(
@@ -167,15 +173,16 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
               {last}));
         continue;
       }
+      if (c.chunk != g) continue;
       last = b.Collective(c.node, (model.comm(c.node)->bytes + mb - 1) / mb,
                           {last});
     }
-    const bool sends = backward ? prev_rank >= 0 : next_rank >= 0;
     if (sends) {
-      const int64_t bytes = backward ? in_bytes : st.send_bytes;
+      const int64_t bytes = plan.chunks[out_boundary].send_bytes;
       b.PointToPoint(
           true, backward ? prev_rank : next_rank, bytes,
-          backward ? kGradOutStream : kActOutStream, MessageTag(k, backward),
+          backward ? kGradOutStream : kActOutStream,
+          MessageTag(o, k, out_boundary, backward),
           absl::StrFormat("pp:send %s mb%d", backward ? "grad" : "act", k),
           {last});
       ++out.sends;
@@ -183,7 +190,8 @@ StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
     }
   }
   grad_syncs.push_back(last);
-  b.Compute("pp:optimizer and the rest of the step", st.other_ns, grad_syncs);
+  b.Compute("pp:optimizer and the rest of the step",
+            plan.stages[stage].other_ns, grad_syncs);
   out.compute_ns = b.TakeTimes();
   out.graph = Graph::Build(metadata, b.TakeNodes());
   return out;

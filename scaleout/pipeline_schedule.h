@@ -1,10 +1,10 @@
 // One pipeline stage's program as a graph (scaleout/pipeline_plan.h): per
-// micro-batch a forward and a backward compute node in the schedule's order
-// (GPipe: every forward, then every backward; 1F1B: P - s - 1 forwards to
-// warm up, then one forward and one backward in turn, then the remaining
-// backwards; Narayanan et al. 2021), the activation received from the
-// previous stage before each forward and sent to the next after it, its
-// gradient received from the next stage before each backward and sent back
+// micro-batch and model chunk a forward and a backward compute node in the
+// schedule's order (scaleout/pipeline_order.h: GPipe, 1F1B, interleaved;
+// Narayanan et al. 2021), the activation received from the previous chunk's
+// rank before each forward and sent to the next chunk's after it (with
+// interleaved:V the last rank's chunks feed the first rank's next ones), its
+// gradient received from the next chunk before each backward and sent back
 // after it, the stage's collectives (per micro-batch at 1/M of their bytes,
 // gradient syncs once), then the optimizer and the rest of the step. Each
 // direction of the point-to-point traffic has its own channel, so a send
@@ -33,7 +33,9 @@ struct StageGraph {
 // `model`: the one-rank graph the plan is of (its collectives are copied);
 // `metadata`: the stage graph's (its group table must name kPpGroupName and
 // the collectives' groups); `prev_rank` / `next_rank`: the peers of this
-// stage's representative rank (-1 at the ends); `on_host`: the trace's
+// stage's representative rank, the last stage's next being the first (only
+// interleaved sends there: a first or last chunk has no peer before or
+// after it); `on_host`: the trace's
 // communication runs on the host (gloo).
 StageGraph BuildStageGraph(const PipelinePlan& plan, int64_t stage,
                            const NodeModel& model,

@@ -391,7 +391,24 @@ absl::Status ParseJob(const EtSimFlags& flags, SimOptions* o) {
     if (!schedule.ok())
       return UsageError(
           absl::StrCat("--pp-schedule: ", schedule.status().message()));
-    o->pp_schedule = *schedule;
+    o->pp_schedule = schedule->schedule;
+    o->pp_chunks = schedule->chunks;
+  }
+  if (!flags.pp_split.empty()) {
+    for (absl::string_view part : absl::StrSplit(flags.pp_split, ',')) {
+      int64_t blocks = 0;
+      if (!absl::SimpleAtoi(part, &blocks))
+        return UsageError(absl::StrFormat(
+            "--pp-split %s: '%s' is no number of blocks (expected a,b,... "
+            "with one count per stage)",
+            flags.pp_split, part));
+      o->pp_split.push_back(blocks);
+    }
+    if (!o->layout || o->layout->of(scaleout::Dim::kPp) < 2)
+      return UsageError(absl::StrFormat(
+          "--pp-split %s: needs --layout with pp >= 2 (it gives a pipeline's "
+          "stages their blocks)",
+          flags.pp_split));
   }
   if (!flags.dp_sync.empty()) {
     auto parsed = scaleout::ParseDpSyncMode(flags.dp_sync);
@@ -787,6 +804,8 @@ std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
        "--layout or --sweep (the job whose gradient buckets it sizes)"},
       {"micro_batches", scaled, "--layout or --sweep (a pipeline's, pp=P)"},
       {"pp_schedule", scaled, "--layout or --sweep (a pipeline's, pp=P)"},
+      {"pp_split", !flags.layout.empty(),
+       "--layout (one pipeline's stages; a sweep or search varies pp)"},
       {"recorded_layout", scaled,
        "--layout or --sweep (the job to predict from the recorded one)"},
       {"chart", !flags.sweep.empty() || !flags.search.empty(),

@@ -48,6 +48,7 @@ struct EtSimFlags {
   double bucket_mb = 25;
   int64_t micro_batches = 1;  // --layout pp=P
   std::string pp_schedule = "1f1b";
+  std::string pp_split;  // --pp-split a,b,...: blocks per stage
   double device_memory_gib = 0;
   bool no_memory = false;
   bool no_symmetry = false;

@@ -112,7 +112,12 @@ ABSL_FLAG(int64_t, micro_batches, 1,
           "--layout pp=P: micro-batches per step, each 1/M of the recorded "
           "batch (docs/et-sim.md, pipeline parallelism)");
 ABSL_FLAG(std::string, pp_schedule, "1f1b",
-          "--layout pp=P: the pipeline schedule, 1f1b or gpipe");
+          "--layout pp=P: the pipeline schedule, 1f1b, gpipe or interleaved:V "
+          "(V model chunks per rank, Megatron-LM's interleaved 1F1B)");
+ABSL_FLAG(std::string, pp_split, "",
+          "--layout pp=P: the model's repeated blocks (layers) per stage, "
+          "a,b,... (P entries; P x V with interleaved:V), summing to the "
+          "trace's blocks (default: stages balanced by compute time)");
 ABSL_FLAG(double, bucket_mb, 25,
           "--dp-sync ddp/zero/fsdp: the bucket cap in MiB (DDP's "
           "bucket_cap_mb)");
@@ -258,6 +263,7 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
   f.micro_batches = absl::GetFlag(FLAGS_micro_batches);
   f.pp_schedule = absl::GetFlag(FLAGS_pp_schedule);
+  f.pp_split = absl::GetFlag(FLAGS_pp_split);
   f.device_memory_gib = absl::GetFlag(FLAGS_device_memory_gib);
   f.no_memory = absl::GetFlag(FLAGS_no_memory);
   f.no_symmetry = absl::GetFlag(FLAGS_no_symmetry);

@@ -84,8 +84,11 @@ class Simulation {
     // From the first forward to the last backward's end (the optimizer
     // after it left out), on the slowest stage.
     int64_t pipeline_ns = 0;
-    // 1 - the busiest stage's forward and backward time / pipeline_ns.
+    // The stages' idle share of pipeline_ns, their mean.
     double bubble = 0;
+    // The same idle time over the busy (compute) time: bubble / (1 -
+    // bubble), Narayanan et al.'s form, (P-1)/(V M) for balanced stages.
+    double bubble_ratio = 0;
     // Rank 0's replica of the pipeline (one rank per stage), per step.
     int64_t sends = 0, recvs = 0, send_bytes = 0;
   };
@@ -140,6 +143,8 @@ class Simulation {
   // --layout pp=P: the one-rank graph simulated once (its layer times), its
   // stages planned, and one program per stage in place of its own; ranks
   // run their stage's (simulation_pipeline.cc).
+  absl::Status CheckAstraInterleaved(const scaleout::PipelinePlan& plan,
+                                     const SimOptions& options) const;
   absl::Status SplitPipeline(const SimOptions& options,
                              const CommEnvironment& comm);
   // What a synthesized pipeline refuses (--micro-batches < 1, no rank

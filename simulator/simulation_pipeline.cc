@@ -40,6 +40,35 @@ absl::Status Simulation::CheckPipelineOptions(
   return absl::OkStatus();
 }
 
+// ASTRA-sim's issue rules (one communication op at a time per rank, a send
+// in flight until its receive is posted) and the interleaved order with
+// collectives inside a pass (tensor parallelism's all-reduces) wait on each
+// other: rank 0's chunk-2 gradient send waits for rank 1's receive, posted
+// after rank 1's next pass, whose all-reduce waits behind rank 1's own
+// gradient send, received only after rank 0's next pass, whose all-reduce
+// waits behind rank 0's send. Refused rather than run into that deadlock.
+absl::Status Simulation::CheckAstraInterleaved(
+    const scaleout::PipelinePlan& plan, const SimOptions& options) const {
+  if (options.scheduling != SchedulingMode::kAstraCompat ||
+      plan.options.chunks < 2)
+    return absl::OkStatus();
+  for (const scaleout::StageCollective& c : plan.collectives) {
+    if (c.per_step) continue;
+    return absl::UnimplementedError(PrefixPath(
+        files_[0],
+        absl::StrFormat(
+            "--layout %s --pp-schedule interleaved:%d --schedule astra: "
+            "%s runs inside a pipeline pass (per micro-batch), and under "
+            "ASTRA-sim's one-communication-op-at-a-time rule the "
+            "interleaved order's sends and those collectives wait on each "
+            "other (a deadlock); run it with 1f1b or gpipe, or without "
+            "collectives inside the layers (tp=1)",
+            scaled_->layout.ToString(), plan.options.chunks,
+            models_[0]->name(c.node))));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Simulation::SplitPipeline(const SimOptions& options,
                                        const CommEnvironment& comm) {
   const scaleout::ParallelLayout& layout = scaled_->layout;
@@ -53,8 +82,15 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
                    RunSimulation({one}, stride, options, comm));
   scaleout::NodeTimes times{first.timelines[0].start_ns,
                             first.timelines[0].finish_ns};
-  scaleout::PipelineOptions popts{pp, options.micro_batches,
-                                  options.pp_schedule, scaled_->dp_group_name};
+  scaleout::PipelineOptions popts;
+  popts.pp = pp;
+  popts.micro_batches = options.micro_batches;
+  popts.schedule = options.pp_schedule;
+  popts.chunks = options.pp_schedule == scaleout::PpSchedule::kInterleaved
+                     ? options.pp_chunks
+                     : 1;
+  popts.split = options.pp_split;
+  popts.dp_group_name = scaled_->dp_group_name;
   absl::StatusOr<scaleout::PipelinePlan> plan =
       scaleout::PlanPipeline(*models_[0], times, layout_lives_, popts);
   if (!plan.ok()) {
@@ -62,6 +98,7 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
         files_[0], absl::StrFormat("--layout %s: %s", layout.ToString(),
                                    plan.status().message())));
   }
+  RETURN_IF_ERROR(CheckAstraInterleaved(*plan, options));
   ChakraProtoMsg::GlobalMetadata metadata = models_[0]->metadata();
   scaleout::ReplaceGroupTable(scaled_->groups, metadata.mutable_attr());
   const ComputeCostModel& compute = *compute_model_;
@@ -73,9 +110,12 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
   programs_.clear();
   PipelineResult result;
   for (int64_t s = 0; s < pp; ++s) {
+    // The neighbours of rank s * stride (its pipeline's stage s), the last
+    // stage's next the first: interleaved's last chunk of a round feeds the
+    // first rank's next chunk.
     scaleout::StageGraph stage = scaleout::BuildStageGraph(
-        *plan, s, *full_model_, metadata, s > 0 ? (s - 1) * stride : -1,
-        s + 1 < pp ? (s + 1) * stride : -1, !full_model_->info().gpu_job);
+        *plan, s, *full_model_, metadata, ((s + pp - 1) % pp) * stride,
+        ((s + 1) % pp) * stride, !full_model_->info().gpu_job);
     result.sends += stage.sends;
     result.recvs += stage.recvs;
     result.send_bytes += stage.send_bytes;
@@ -109,7 +149,8 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
       row.peak_bytes = st.peak_bytes;
       row.parts = st.peak_parts;
       row.peak_node_name = absl::StrFormat(
-          "stage %d: %d micro-batches in flight", s, st.in_flight);
+          "stage %d: %d micro-batch%s in flight", s, st.in_flight,
+          plan->options.chunks > 1 ? " chunks" : "es");
       row.at_layout = true;
       memory_rows_.push_back(std::move(row));
     }
@@ -152,6 +193,7 @@ void Simulation::ReportPipeline() {
                                            static_cast<double>(pr.pipeline_ns)
                                : 0;
   pr.bubble = busy.empty() ? 0 : idle / static_cast<double>(busy.size());
+  pr.bubble_ratio = pr.bubble < 1 ? pr.bubble / (1 - pr.bubble) : 0;
   report_.notes.push_back(plan.note);
   std::vector<std::string> memory;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
@@ -160,21 +202,26 @@ void Simulation::ReportPipeline() {
                                      MemorySizeText(st.peak_bytes),
                                      st.in_flight));
   }
+  const bool interleaved = plan.options.chunks > 1;
   report_.notes.push_back(absl::StrFormat(
       "pipeline: %d micro-batches run in %.3f ms (first forward to last "
       "backward; the step adds the optimizer); bubble %.1f%% (the stages' idle "
-      "share of that span, their mean) against the analytic (P-1)/(M+P-1) = "
+      "share of that span, their mean) against the analytic %s = "
       "%.1f%% for balanced stages without communication: %+.1f points (these "
       "stages, the slowest %.2fx their mean, without communication: %.1f%%, "
-      "%+.1f points); %d "
+      "%+.1f points); as idle over compute time %.1f%% against Narayanan et "
+      "al.'s %s = %.1f%%; %d "
       "sends and %d receives of the boundary activations and their "
       "gradients per step (%d bytes sent, rank 0's pipeline); peak memory per "
       "stage (%s schedule): %s",
-      mb, pr.pipeline_ns / 1e6, 100 * pr.bubble, 100 * plan.analytic_bubble,
-      100 * (pr.bubble - plan.analytic_bubble), plan.imbalance,
-      100 * plan.staged_bubble, 100 * (pr.bubble - plan.staged_bubble),
+      mb, pr.pipeline_ns / 1e6, 100 * pr.bubble,
+      interleaved ? "(P-1)/(VM+P-1)" : "(P-1)/(M+P-1)",
+      100 * plan.analytic_bubble, 100 * (pr.bubble - plan.analytic_bubble),
+      plan.imbalance, 100 * plan.staged_bubble,
+      100 * (pr.bubble - plan.staged_bubble), 100 * pr.bubble_ratio,
+      interleaved ? "(P-1)/(VM)" : "(P-1)/M", 100 * plan.analytic_bubble_ratio,
       pr.sends, pr.recvs, pr.send_bytes,
-      scaleout::PpScheduleName(plan.options.schedule),
+      scaleout::PpScheduleText(plan.options.schedule, plan.options.chunks),
       memory.empty() ? "not modelled (--no-memory)"
                      : absl::StrJoin(memory, ", ")));
 }

@@ -72,6 +72,10 @@ struct SimOptions {
   // recorded without it (scaleout/pipeline_plan.h).
   int64_t micro_batches = 1;
   scaleout::PpSchedule pp_schedule = scaleout::PpSchedule::k1F1B;
+  int64_t pp_chunks = 1;  // interleaved:V's V
+  // --pp-split: repeated blocks per stage (per model chunk interleaved);
+  // empty: the balanced cut.
+  std::vector<int64_t> pp_split;
   // --dp-sync: the data-parallel sync synthesized when --layout's dp exceeds
   // the recorded one and the trace holds no dp collectives
   // (scaleout/dp_sync.h). Unset: ddp, and a trace without gradients gets a

@@ -292,6 +292,24 @@ def test_pipeline_is_et_sim_pipeline(workdir):
     assert any("bubble" in n for n in expected["notes"])
 
 
+def test_interleaved_pipeline_and_split_as_keywords(workdir):
+    """--pp-schedule interleaved:V and --pp-split, as keywords (tests/data/pp-gpt)."""
+    et = workdir / "ppgpt1.et"
+    ettools.convert(REPO / "tests/data/pp-gpt/gpt1_et.json.gz", et,
+                    kineto=REPO / "tests/data/pp-gpt/gpt1_kineto.json.gz")
+    for keywords in ({"pp_schedule": "interleaved:2"}, {"pp_split": "3,1"}):
+        args = ["--layout", "pp=2", "--micro-batches", "4"]
+        for key, value in keywords.items():
+            args += ["--" + key.replace("_", "-"), value]
+        expected = json.loads(et_sim_json(et, *args))
+        result = ettools.simulate(str(et), layout="pp=2", micro_batches=4,
+                                  **keywords)
+        assert result.to_dict() == expected
+        note = next(n for n in expected["notes"] if "synthesized pp=2" in n)
+        assert ("interleaved:2" in note) == ("pp_schedule" in keywords)
+        assert ("--pp-split" in note) == ("pp_split" in keywords)
+
+
 def test_nccl_tests_is_et_sim_table():
     expected = json.loads(et_sim_json("--nccl-tests", "all_gather",
                                       "--world", "16", "--max-bytes", "1M"))
