@@ -111,6 +111,11 @@ ABSL_FLAG(std::string, dp_sync, "",
 ABSL_FLAG(int64_t, micro_batches, 1,
           "--layout pp=P: micro-batches per step, each 1/M of the recorded "
           "batch (docs/et-sim.md, pipeline parallelism)");
+ABSL_FLAG(bool, sequence_parallel, false,
+          "--layout tp=T (T > 1): Megatron's sequence parallelism on the "
+          "synthesized tensor parallelism: all-gathers and reduce-scatters in "
+          "place of the all-reduces, the norms, dropout and residual adds "
+          "split along the sequence (docs/et-sim.md)");
 ABSL_FLAG(std::string, pp_schedule, "1f1b",
           "--layout pp=P: the pipeline schedule, 1f1b or gpipe");
 ABSL_FLAG(double, bucket_mb, 25,
@@ -257,6 +262,7 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.dp_sync = absl::GetFlag(FLAGS_dp_sync);
   f.bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
   f.micro_batches = absl::GetFlag(FLAGS_micro_batches);
+  f.sequence_parallel = absl::GetFlag(FLAGS_sequence_parallel);
   f.pp_schedule = absl::GetFlag(FLAGS_pp_schedule);
   f.device_memory_gib = absl::GetFlag(FLAGS_device_memory_gib);
   f.no_memory = absl::GetFlag(FLAGS_no_memory);

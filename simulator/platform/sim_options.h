@@ -71,6 +71,9 @@ struct SimOptions {
   // --micro-batches and --pp-schedule: a --layout with pp > 1 on a trace
   // recorded without it (scaleout/pipeline_plan.h).
   int64_t micro_batches = 1;
+  // --sequence-parallel: Megatron's sequence parallelism on a synthesized
+  // tp > 1 (scaleout/sequence_parallel.h).
+  bool sequence_parallel = false;
   scaleout::PpSchedule pp_schedule = scaleout::PpSchedule::k1F1B;
   // --dp-sync: the data-parallel sync synthesized when --layout's dp exceeds
   // the recorded one and the trace holds no dp collectives
