@@ -327,13 +327,32 @@ void ScaleCost(Node* node, int64_t num, int64_t den) {
     node->set_duration_micros(Scaled(node->duration_micros(), num, den));
 }
 
-// Whether a recorded collective reads GEMM `p`'s output (a re-split trace's
-// all-reduce of a row layer's partial sums).
-bool HasRecordedReduce(const NodeModel& model, const Graph& graph,
-                       NodeIndex p) {
-  for (NodeIndex u : graph.data_users(p))
-    if (model.kind(u) == NodeKind::kCollective) return true;
-  return false;
+// The recorded all-reduce of each partial-sum GEMM (a re-split trace's
+// row layers, and column layers' input gradients): the first recorded
+// all-reduce after it, in its step and before the next partial-sum GEMM,
+// that moves its output's bytes (Megatron may reduce a copy: the recorder's
+// clones the output first). nullopt where none.
+std::vector<std::optional<NodeIndex>> RecordedReduces(
+    const NodeModel& model, const std::vector<NodeIndex>& partial) {
+  std::vector<std::optional<NodeIndex>> out(partial.size());
+  for (size_t k = 0; k < partial.size(); ++k) {
+    const NodeIndex p = partial[k];
+    absl::Span<const IoTensor> written = model.recorded_tensors(p, true);
+    if (written.empty()) continue;
+    const int64_t bytes = static_cast<int64_t>(written[0].bytes());
+    const NodeIndex end = k + 1 < partial.size() && partial[k + 1] > p
+                              ? partial[k + 1]
+                              : static_cast<NodeIndex>(model.size());
+    for (NodeIndex j = p + 1; j < end && model.step(j) == model.step(p); ++j) {
+      if (model.kind(j) == NodeKind::kCollective && !model.synthesized(j) &&
+          model.comm(j)->type == ChakraProtoMsg::ALL_REDUCE &&
+          model.comm(j)->bytes == bytes) {
+        out[k] = j;
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
@@ -519,8 +538,13 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
   }
   const CollectiveAdder add{model, graph, options.pg_name,
                             !sharder.has_device()};
-  for (NodeIndex p : sharder.partial()) {
-    if (options.recorded_tp > 1 && HasRecordedReduce(model, graph, p)) {
+  const std::vector<std::optional<NodeIndex>> recorded =
+      options.recorded_tp > 1
+          ? RecordedReduces(model, sharder.partial())
+          : std::vector<std::optional<NodeIndex>>(sharder.partial().size());
+  for (size_t k = 0; k < sharder.partial().size(); ++k) {
+    const NodeIndex p = sharder.partial()[k];
+    if (recorded[k]) {
       ++result.recorded_all_reduces;
       continue;
     }
