@@ -85,8 +85,13 @@ class Planner {
         for (const IoTensor& t : model_.recorded_tensors(i, true))
           Mark(i, t.storage_id, false);
       }
+      // The op that made a tensor's content: a new one, or one written in
+      // place (an accumulated gradient); a view, which moves no bytes, makes
+      // none.
+      const bool computes = model_.bytes(i) > 0 || model_.flops(i) > 0;
       for (const IoTensor& t : model_.recorded_tensors(i, true))
-        if (t.storage_id != 0) maker_[t.storage_id] = {i, &t};
+        if (t.storage_id != 0 && (computes || Fresh(i, t.storage_id)))
+          maker_[t.storage_id] = {i, &t};
     }
   }
 
@@ -130,26 +135,31 @@ class Planner {
     }
   }
 
-  // A sequence-split op: its outputs are shards, but for a gradient a
-  // gradient accumulation reads (a sum over the local tokens).
+  bool Fresh(NodeIndex i, uint64_t storage) const {
+    for (const IoTensor& t : model_.recorded_tensors(i, false))
+      if (t.storage_id == storage) return false;
+    return true;
+  }
+
+  // A sequence-split op: its outputs are shards, but in the backward pass an
+  // output smaller than the activation it reads (a bias's or a norm's weight
+  // gradient) sums over the rank's tokens: whole, and all-reduced.
   void SplitOp(NodeIndex i) {
     plan_.seq_split[i] = true;
     ++plan_.seq_split_ops;
+    const bool backward = model_.role(i) != NodeRole::kOther;
+    const uint64_t largest = static_cast<uint64_t>(LargestElems(i));
     for (const IoTensor& t : model_.recorded_tensors(i, true)) {
-      std::vector<NodeIndex> accumulators;
-      for (NodeIndex u : model_.deps().data_users(i)) {
-        if (model_.role(u) != NodeRole::kGradAccumulation) continue;
-        for (const IoTensor& in : model_.recorded_tensors(u, false))
-          if (in.storage_id == t.storage_id) accumulators.push_back(u);
-      }
-      if (accumulators.empty()) {
+      if (!backward || t.num_elems >= largest ||
+          activation_elems_.contains(t.num_elems)) {
         Mark(i, t.storage_id, true);
         continue;
       }
       Mark(i, t.storage_id, false);
       SpCollective c;
       c.producer = i;
-      c.readers = std::move(accumulators);
+      for (NodeIndex u : model_.deps().data_users(i))
+        if (model_.on_host(u)) c.readers.push_back(u);
       c.bytes = static_cast<int64_t>(t.bytes());
       c.dtype = model_.dtype(i);
       c.step = model_.step(i);
@@ -161,9 +171,7 @@ class Planner {
   // made it anew) a whole tensor.
   void Mark(NodeIndex i, uint64_t storage, bool split) {
     if (storage == 0) return;
-    bool fresh = true;
-    for (const IoTensor& t : model_.recorded_tensors(i, false))
-      fresh &= t.storage_id != storage;
+    const bool fresh = Fresh(i, storage);
     if (split) {
       seq_[storage] = model_.step(i);
       if (fresh) plan_.made_seq_split.insert({i, storage});

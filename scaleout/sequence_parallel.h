@@ -17,10 +17,11 @@
 // - Forward from the partial sums (after their reduce-scatter) and the
 //   entries: an op that is not tensor-split, no GEMM, reads a
 //   sequence-split tensor and whose largest tensor has an activation's size
-//   is sequence-split: its time /T, its outputs 1/T. An output a gradient
-//   accumulation reads (a norm's weight gradient) is a sum over the local
-//   sequence: all-reduced on the tensor-parallel group instead (Megatron's
-//   all-reduce of the sequence-parallel parameters' gradients).
+//   is sequence-split: its time /T, its outputs 1/T. In the backward pass an
+//   output smaller than the activation it reads (a norm's weight or a row
+//   layer's bias gradient) is a sum over the rank's tokens: whole, and
+//   all-reduced on the tensor-parallel group (Megatron's all-reduce of the
+//   sequence-parallel parameters' gradients).
 // - Any other op reading a sequence-split tensor reads it all-gathered: one
 //   all-gather per tensor and pass for a pair's GEMMs (Megatron gathers the
 //   column layer's input again in backward for its weight gradient, keeping
