@@ -29,6 +29,12 @@
 // The input graph is one rank's; the result is the same rank of a job with T
 // tensor-parallel ranks, with the added all-reduces marked synthesized and
 // the group added to the metadata. Ids of existing nodes are kept.
+//
+// A trace recorded at tp=R (TpShardOptions::recorded_tp) is re-split by the
+// same rule: its pairs' GEMMs are already 1/R, what is split is scaled by R/T,
+// and a partial sum keeps its recorded all-reduce (on the recorded group,
+// resized to T by the caller). With sequence_parallel, Megatron's sequence
+// parallelism follows (scaleout/sequence_parallel.h).
 #ifndef SCALEOUT_TENSOR_PARALLEL_H_
 #define SCALEOUT_TENSOR_PARALLEL_H_
 

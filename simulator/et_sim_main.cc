@@ -83,8 +83,8 @@ ABSL_FLAG(std::string, layout, "",
           "dp=D[,tp=T][,pp=P][,ep=E]: run one rank's trace as every rank of "
           "this job (the world is the product; Megatron's placement, tp "
           "innermost); the trace's groups keep their recorded dimensions, dp "
-          "scales, and tp, pp and ep are synthesized on a trace recorded "
-          "without them (docs/et-sim.md)");
+          "scales, tp, pp and ep are synthesized on a trace recorded "
+          "without them, and a recorded tp is re-split (docs/et-sim.md)");
 ABSL_FLAG(std::string, recorded_layout, "",
           "the layout the trace was recorded with, e.g. tp=8, when its process "
           "groups do not say (checked against them)");
