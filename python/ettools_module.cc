@@ -237,6 +237,7 @@ const std::vector<std::pair<std::string, Setter>>& EtSimOptions() {
       {"bucket_mb", Double(&F::bucket_mb)},
       {"micro_batches", Int(&F::micro_batches)},
       {"pp_schedule", Text(&F::pp_schedule)},
+      {"sequence_parallel", Bool(&F::sequence_parallel)},
       {"device_memory_gib", Double(&F::device_memory_gib)},
       {"no_memory", Bool(&F::no_memory)},
       {"no_symmetry", Bool(&F::no_symmetry)},

@@ -14,6 +14,7 @@
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "scaleout/gradients.h"
 #include "scaleout/sequence_parallel.h"
 
 namespace et::scaleout {
@@ -81,15 +82,23 @@ class Sharder {
       ++pairs_;
       // C's weight and bias: every parameter it reads but its input.
       const Operands co = OperandsOf(model_, c);
-      for (const IoTensor& t : model_.recorded_tensors(c, false))
-        if (&t != co.a && parameters_.contains(t.storage_id))
+      for (const IoTensor& t : model_.recorded_tensors(c, false)) {
+        if (&t != co.a && parameters_.contains(t.storage_id)) {
           seeds_.insert(t.storage_id);
+          seed_sizes_.insert(t.num_elems);
+        }
+      }
       seeds_.insert(OperandsOf(model_, *r).b->storage_id);
+      seed_sizes_.insert(OperandsOf(model_, *r).b->num_elems);
       seed_elems_.insert(co.b->num_elems);
       seed_elems_.insert(OperandsOf(model_, *r).b->num_elems);
     }
   }
   const absl::flat_hash_set<uint64_t>& seeds() const { return seeds_; }
+  // The split parameters' sizes (elements), weights and biases.
+  const absl::flat_hash_set<uint64_t>& seed_sizes() const {
+    return seed_sizes_;
+  }
 
   // Walks the nodes in id order (the order they ran), splitting what reads
   // split storages (see the header).
@@ -276,6 +285,7 @@ class Sharder {
   absl::flat_hash_set<uint64_t> seeds_;       // the split parameters
   absl::flat_hash_set<NodeIndex> rows_;       // the pairs' row-parallel layers
   absl::flat_hash_set<uint64_t> seed_elems_;  // the split weights' sizes
+  absl::flat_hash_set<uint64_t> seed_sizes_;  // and biases' too
   // Storages an op wrote, with the step it ran in.
   absl::flat_hash_map<uint64_t, int64_t> made_;
   absl::flat_hash_set<std::pair<NodeIndex, uint64_t>> made_split_;
@@ -353,6 +363,40 @@ std::vector<std::optional<NodeIndex>> RecordedReduces(
     }
   }
   return out;
+}
+
+// A re-split trace's recorded gradient syncs (DDP's buckets): each holds
+// the gradients at the recorded tp, so its bytes scale with what they are at
+// the new one, the split gradients' R/T and the others' whole (the bytes of
+// all the last iteration's gradients, new over recorded: exact when every
+// bucket holds the same share of split gradients). A gradient is split when
+// its storage is split at the end and it has a split parameter's size.
+// Returns the syncs scaled.
+int64_t ScaleRecordedGradientSyncs(const NodeModel& model, const Graph& graph,
+                                   const absl::flat_hash_set<uint64_t>& split,
+                                   const absl::flat_hash_set<uint64_t>& sizes,
+                                   int64_t num, int64_t den,
+                                   std::vector<Node>* nodes) {
+  absl::StatusOr<GradientsResult> grads = FindGradients(graph);
+  if (!grads.ok() || grads->iterations.empty()) return 0;
+  int64_t recorded = 0, now = 0;
+  for (const Gradient& g : grads->iterations.back().gradients) {
+    recorded += g.bytes;
+    now += g.storage_id != 0 && split.contains(g.storage_id) &&
+                   sizes.contains(static_cast<uint64_t>(g.num_elems))
+               ? Scaled(g.bytes, num, den)
+               : g.bytes;
+  }
+  if (recorded <= 0 || recorded == now) return 0;
+  int64_t scaled = 0;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    if (model.kind(i) != NodeKind::kCollective || !model.comm(i)->grad_sync)
+      continue;
+    SetInt64((*nodes)[i].mutable_attr(), attr::kCommSize,
+             Scaled(model.comm(i)->bytes, now, recorded));
+    ++scaled;
+  }
+  return scaled;
 }
 
 ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
@@ -581,6 +625,11 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
     result.seq_split_ops = sp->seq_split_ops;
     result.made_seq_split = std::move(sp->made_seq_split);
   }
+  if (options.recorded_tp > 1) {
+    result.scaled_gradient_syncs = ScaleRecordedGradientSyncs(
+        model, graph, sharder.SplitAtEnd(), sharder.seed_sizes(),
+        options.recorded_tp, options.tp, &nodes);
+  }
   result.pairs = sharder.pairs();
   result.tp = options.tp;
   result.recorded_tp = options.recorded_tp;
@@ -598,8 +647,10 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
       options.recorded_tp > 1
           ? absl::StrFormat(
                 "re-split from the recorded tp=%d, its %d all-reduces of "
-                "partial sums kept on the group resized to %d, ",
-                options.recorded_tp, result.recorded_all_reduces, options.tp)
+                "partial sums kept on the group resized to %d, %d recorded "
+                "gradient syncs rescaled to the re-split gradients, ",
+                options.recorded_tp, result.recorded_all_reduces, options.tp,
+                result.scaled_gradient_syncs)
           : std::string();
   result.note = absl::StrFormat(
       "tensor parallelism: synthesized tp=%d (Megatron's column/row-parallel "

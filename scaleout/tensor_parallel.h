@@ -91,6 +91,9 @@ struct TpShardResult {
   absl::flat_hash_set<std::pair<NodeIndex, uint64_t>> made_seq_split;
   // Re-split: partial sums whose all-reduce the trace records (kept).
   int64_t recorded_all_reduces = 0;
+  // Re-split: recorded gradient syncs (DDP's buckets) whose bytes were
+  // scaled to the re-split gradients.
+  int64_t scaled_gradient_syncs = 0;
   int64_t tp = 1, recorded_tp = 1;  // the options'
   std::string note;                 // one line for the report
 };

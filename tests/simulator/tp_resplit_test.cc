@@ -5,7 +5,8 @@
 // against the real tp=2 files: the collectives per step exactly, the memory
 // peak per rank against the recorder's truth, the step against the real
 // files' measured blocks; tp=1 is refused, and with dp the gradient buckets
-// hold the re-split gradients.
+// hold the re-split gradients (synthesized, and a recorded DDP bucket:
+// tests/data/tp-dp's tp=2 x dp=2 to the real tp=4 x dp=2).
 #include <unistd.h>
 
 #include <cmath>
@@ -196,6 +197,48 @@ TEST(TpResplitTest, MergingToOneRankIsRefused) {
   EXPECT_TRUE(absl::StrContains(sim.status().message(),
                                 "the trace records tp=2 and tp=1 would merge"))
       << sim.status();
+}
+
+}  // namespace
+
+namespace {
+
+// The real tp=2 x dp=2 rank 0 (tests/data/tp-dp, DDP over the data-parallel
+// group) re-split to tp=4,dp=2 against the real tp=4 x dp=2 job: its
+// recorded DDP bucket holds the re-split gradients (66,560 bytes: the split
+// layers' quarters, the row biases whole), its tp all-reduces the group of 4.
+TEST(TpResplitTest, Tp2Dp2ToTp4Dp2MatchesTheRecordedTp4Dp2Collectives) {
+  const std::string data = std::string(ET_TEST_DATA) + "/tp-dp/";
+  auto convert = [&](const std::string& name, int rank) {
+    const std::string out = absl::StrCat(::testing::TempDir(), "/", getpid(),
+                                         "_tpresplit_", name, ".", rank, ".et");
+    et::convert::ConvertOptions options;
+    options.rank = rank;
+    options.kineto_path =
+        absl::StrCat(data, name, "_kineto_r", rank, ".json.gz");
+    EXPECT_TRUE(
+        et::convert::ConvertFile(
+            absl::StrCat(data, name, "_et_r", rank, ".json.gz"), out, options)
+            .ok());
+    return out;
+  };
+  auto synth = Simulate(convert("tp2dp2", 0), "tp=4,dp=2");
+  for (int r = 0; r < 8; ++r) convert("tp4dp2", r);
+  auto real = et::sim::Simulation::Run(
+      {absl::StrCat(::testing::TempDir(), "/", getpid(),
+                    "_tpresplit_tp4dp2.%d.et"),
+       8},
+      et::sim::SimOptions{});
+  ASSERT_TRUE(synth && real.ok()) << real.status();
+  // Per rank (the real job's rows are per group: 2 tp groups, 4 dp groups).
+  EXPECT_EQ(Collectives(synth->report()),
+            (std::map<CollectiveKey, int64_t>{
+                {{"ALL_REDUCE", 16 * 64 * 4, int64_t{4}}, 6},
+                {{"ALL_REDUCE", 66560, int64_t{2}}, 2}}));
+  for (const auto& [key, calls] : Collectives((*real)->report()))
+    EXPECT_TRUE(key == CollectiveKey("ALL_REDUCE", 16 * 64 * 4, 4) ||
+                key == CollectiveKey("ALL_REDUCE", 66560, 2))
+        << std::get<0>(key) << " " << std::get<1>(key);
 }
 
 }  // namespace
