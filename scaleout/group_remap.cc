@@ -34,6 +34,14 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     // Synthesized: added on a trace recorded without it, or (tp) re-split
     // from the recorded tp (scaleout/tensor_parallel.h).
     if ((synthesized & MaskOf(d)) != 0 && (was == 1 || d == Dim::kTp)) continue;
+    if (was > 1 && d == Dim::kTp) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--layout %s: the trace records tp=%d (recorded as %s), and tp=1 "
+          "would merge its shards (its recorded all-reduces would go; a "
+          "one-rank trace is the source for that): a recorded tp is re-split "
+          "to another tp > 1 only; use --layout %s",
+          target.ToString(), was, recorded.layout.ToString(), kept.ToString()));
+    }
     if (was > 1) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "--layout %s: the trace records %s=%d (recorded as %s), and a "

@@ -353,7 +353,8 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
     if (recorded->layout.of(d) == 1) synthesized |= scaleout::MaskOf(d);
   // A recorded tp asked for at another tp is re-split from its recorded one.
   const int64_t recorded_tp = recorded->layout.of(scaleout::Dim::kTp);
-  if (recorded_tp > 1 && layout.of(scaleout::Dim::kTp) != recorded_tp)
+  if (recorded_tp > 1 && layout.of(scaleout::Dim::kTp) > 1 &&
+      layout.of(scaleout::Dim::kTp) != recorded_tp)
     synthesized |= scaleout::MaskOf(scaleout::Dim::kTp);
   if (layout.of(scaleout::Dim::kPp) > recorded->layout.of(scaleout::Dim::kPp))
     RETURN_IF_ERROR(CheckPipelineOptions(file, layout, options));

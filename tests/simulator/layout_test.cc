@@ -228,7 +228,8 @@ TEST(LayoutTest, CliErrorsAreOneLine) {
        "--world 8 but --layout tp=2,dp=2 spans 4 ranks", 2},
       // A recorded tp is re-split (tp_resplit_test.cc), not merged.
       {tp_dp + " --layout tp=1,dp=2",
-       "the trace records tp=2 and tp=1 would merge its shards"},
+       "the trace records tp=2 (recorded as tp=2,dp=2), and tp=1 would "
+       "merge its shards"},
       {tp_dp + " --layout tp=2,dp=2 --recorded-layout tp=4",
        "is no group of that layout: its dimensions do not divide it"},
       {tp_dp + " --layout tp=2,dp=2 --recorded-layout tp=8",

@@ -195,7 +195,7 @@ TEST(TpResplitTest, MergingToOneRankIsRefused) {
   auto sim = et::sim::Simulation::Run({Convert("tpmlp2", 0), 0}, options);
   ASSERT_FALSE(sim.ok());
   EXPECT_TRUE(absl::StrContains(sim.status().message(),
-                                "the trace records tp=2 and tp=1 would merge"))
+                                "and tp=1 would merge its shards"))
       << sim.status();
 }
 
