@@ -238,6 +238,7 @@ const std::vector<std::pair<std::string, Setter>>& EtSimOptions() {
       {"micro_batches", Int(&F::micro_batches)},
       {"pp_schedule", Text(&F::pp_schedule)},
       {"pp_split", Text(&F::pp_split)},
+      {"sequence_parallel", Bool(&F::sequence_parallel)},
       {"device_memory_gib", Double(&F::device_memory_gib)},
       {"no_memory", Bool(&F::no_memory)},
       {"no_symmetry", Bool(&F::no_symmetry)},

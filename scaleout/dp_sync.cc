@@ -284,12 +284,14 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
   if (options.bucket_cap_bytes <= 0 || options.first_bucket_bytes <= 0)
     return absl::InvalidArgumentError("bucket sizes must be positive");
   ASSIGN_OR_RETURN(GradientsResult grads, FindGradients(graph));
-  if (options.tp > 1 && options.tp_split_storages != nullptr) {
+  if (options.tp != options.recorded_tp && options.tp > 0 &&
+      options.tp_split_storages != nullptr) {
     for (Iteration& it : grads.iterations) {
       for (Gradient& g : it.gradients) {
         if (g.storage_id != 0 &&
             options.tp_split_storages->contains(g.storage_id))
-          g.bytes = (g.bytes + options.tp - 1) / options.tp;
+          g.bytes =
+              (g.bytes * options.recorded_tp + options.tp - 1) / options.tp;
       }
     }
   }

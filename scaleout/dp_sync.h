@@ -55,8 +55,10 @@ struct DpSyncOptions {
   int64_t bucket_cap_bytes = kDefaultBucketCapBytes;
   int64_t first_bucket_bytes = kDefaultFirstBucketBytes;
   // Synthesized tensor parallelism (scaleout/tensor_parallel.h): gradients
-  // held in these storages are 1/tp of their recorded size. Not owned.
+  // held in these storages are recorded_tp/tp of their recorded size (a
+  // trace recorded at tp=2 re-split to tp=4: half). Not owned.
   int64_t tp = 1;
+  int64_t recorded_tp = 1;
   const absl::flat_hash_set<uint64_t>* tp_split_storages = nullptr;
   // Synthesized expert parallelism (scaleout/expert_parallel.h): gradients
   // held in these storages are other ranks' experts', not synced here.

@@ -31,7 +31,17 @@ absl::StatusOr<ScaledGroups> RemapGroups(
   for (Dim d : {Dim::kTp, Dim::kPp, Dim::kEp}) {
     const int64_t was = recorded.layout.of(d), now = target.of(d);
     if (was == now) continue;
-    if (was == 1 && (synthesized & MaskOf(d)) != 0) continue;
+    // Synthesized: added on a trace recorded without it, or (tp) re-split
+    // from the recorded tp (scaleout/tensor_parallel.h).
+    if ((synthesized & MaskOf(d)) != 0 && (was == 1 || d == Dim::kTp)) continue;
+    if (was > 1 && d == Dim::kTp) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--layout %s: the trace records tp=%d (recorded as %s), and tp=1 "
+          "would merge its shards (its recorded all-reduces would go; a "
+          "one-rank trace is the source for that): a recorded tp is re-split "
+          "to another tp > 1 only; use --layout %s",
+          target.ToString(), was, recorded.layout.ToString(), kept.ToString()));
+    }
     if (was > 1) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "--layout %s: the trace records %s=%d (recorded as %s), and a "
@@ -81,7 +91,29 @@ absl::StatusOr<ScaledGroups> RemapGroups(
     out.groups.push_back(Placed(g, target, dp));
     out.dp_group_name = kDpGroupName;
   }
-  if ((synthesized & MaskOf(Dim::kTp)) != 0 && target.of(Dim::kTp) > 1) {
+  const bool tp_resplit = recorded.layout.of(Dim::kTp) > 1;
+  if ((synthesized & MaskOf(Dim::kTp)) != 0 && tp_resplit) {
+    // Re-split: the recorded tensor-parallel group, placed at the new tp
+    // above, carries the recorded all-reduces and any synthesized ones.
+    // The group that says it is tensor-parallel (Megatron's description),
+    // else the first that spans tp alone.
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (recorded.roles[i].kept || recorded.roles[i].mask != MaskOf(Dim::kTp))
+        continue;
+      if (out.tp_group_name.empty() ||
+          RoleFromDescription(groups[i]) == MaskOf(Dim::kTp))
+        out.tp_group_name = groups[i].name;
+    }
+    if (out.tp_group_name.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--layout %s: the trace records tp=%d (%s) but no process group of "
+          "its tensor-parallel ranks alone, so the recorded all-reduces have "
+          "no group to resize; record with PyTorch >= 2.1 (its process group "
+          "table) or give the group a Megatron description",
+          target.ToString(), recorded.layout.of(Dim::kTp),
+          recorded.layout.ToString()));
+    }
+  } else if ((synthesized & MaskOf(Dim::kTp)) != 0 && target.of(Dim::kTp) > 1) {
     ProcessGroup g;
     g.name = kTpGroupName;
     g.desc = "tensor_parallel (synthesized)";

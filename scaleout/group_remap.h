@@ -32,7 +32,8 @@ struct ScaledGroups {
   std::string dp_group_name;
   bool dp_recorded = false;  // the trace holds data-parallel collectives
   // The tensor-parallel group appended for synthesized tensor parallelism
-  // (scaleout/tensor_parallel.h's kTpGroupName), when asked for; else "".
+  // (scaleout/tensor_parallel.h's kTpGroupName), when asked for; on a
+  // recorded tp re-split, the recorded tensor-parallel group; else "".
   std::string tp_group_name;
   // Likewise the expert-parallel group (scaleout/expert_parallel.h's
   // kEpGroupName).
@@ -43,6 +44,8 @@ struct ScaledGroups {
 // recorded dimension keeps its size (the ops are sharded for it), and one the
 // trace does not record cannot be added (there are no ops for it) unless it is
 // in `synthesized`: the caller makes its ops, and its group is appended (tp:
+// a recorded tp in `synthesized` is re-split instead, its recorded group
+// placed at the new tp and named by ScaledGroups::tp_group_name;
 // scaleout/tensor_parallel.h, kTpGroupName; pp: scaleout/pipeline_schedule.h,
 // kPpGroupName; ep: scaleout/expert_parallel.h, kEpGroupName).
 absl::StatusOr<ScaledGroups> RemapGroups(

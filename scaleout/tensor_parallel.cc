@@ -14,6 +14,8 @@
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "scaleout/gradients.h"
+#include "scaleout/sequence_parallel.h"
 
 namespace et::scaleout {
 namespace {
@@ -49,7 +51,9 @@ bool IsForward(const NodeModel& model, NodeIndex i) {
 // The pair search and the storage walk over one rank's model.
 class Sharder {
  public:
-  Sharder(const NodeModel& model, int64_t tp) : model_(model), tp_(tp) {
+  // `tp` over `recorded_tp`: the widths recorded are 1/recorded_tp.
+  Sharder(const NodeModel& model, int64_t tp, int64_t recorded_tp = 1)
+      : model_(model), tp_(tp), recorded_tp_(recorded_tp) {
     for (const StorageLife& l : FindStorageLives(model).lives)
       if (l.kind == MemoryKind::kParameter) parameters_.insert(l.storage_id);
     for (NodeIndex i = 0; i < model.size(); ++i)
@@ -70,22 +74,31 @@ class Sharder {
       width_gcd_ =
           std::gcd(width_gcd_, std::gcd(model_.gemm(c)->n, model_.gemm(*r)->k));
       ++found_pairs_;
-      if (model_.gemm(c)->n % tp_ != 0 || model_.gemm(*r)->k % tp_ != 0) {
+      if (model_.gemm(c)->n * recorded_tp_ % tp_ != 0 ||
+          model_.gemm(*r)->k * recorded_tp_ % tp_ != 0) {
         ++indivisible_pairs_;
         continue;
       }
       ++pairs_;
       // C's weight and bias: every parameter it reads but its input.
       const Operands co = OperandsOf(model_, c);
-      for (const IoTensor& t : model_.recorded_tensors(c, false))
-        if (&t != co.a && parameters_.contains(t.storage_id))
+      for (const IoTensor& t : model_.recorded_tensors(c, false)) {
+        if (&t != co.a && parameters_.contains(t.storage_id)) {
           seeds_.insert(t.storage_id);
+          seed_sizes_.insert(t.num_elems);
+        }
+      }
       seeds_.insert(OperandsOf(model_, *r).b->storage_id);
+      seed_sizes_.insert(OperandsOf(model_, *r).b->num_elems);
       seed_elems_.insert(co.b->num_elems);
       seed_elems_.insert(OperandsOf(model_, *r).b->num_elems);
     }
   }
   const absl::flat_hash_set<uint64_t>& seeds() const { return seeds_; }
+  // The split parameters' sizes (elements), weights and biases.
+  const absl::flat_hash_set<uint64_t>& seed_sizes() const {
+    return seed_sizes_;
+  }
 
   // Walks the nodes in id order (the order they ran), splitting what reads
   // split storages (see the header).
@@ -265,12 +278,14 @@ class Sharder {
 
   const NodeModel& model_;
   const int64_t tp_;
+  const int64_t recorded_tp_;
   absl::flat_hash_set<uint64_t> parameters_;
   // Split storages, with the step that split them (-1: unstamped).
   absl::flat_hash_map<uint64_t, int64_t> split_;
   absl::flat_hash_set<uint64_t> seeds_;       // the split parameters
   absl::flat_hash_set<NodeIndex> rows_;       // the pairs' row-parallel layers
   absl::flat_hash_set<uint64_t> seed_elems_;  // the split weights' sizes
+  absl::flat_hash_set<uint64_t> seed_sizes_;  // and biases' too
   // Storages an op wrote, with the step it ran in.
   absl::flat_hash_map<uint64_t, int64_t> made_;
   absl::flat_hash_set<std::pair<NodeIndex, uint64_t>> made_split_;
@@ -300,24 +315,96 @@ std::vector<NodeIndex> Launched(const NodeModel& model, const Graph& graph,
   return out;
 }
 
-// An integer attribute divided by `tp` (rounded), when present.
-void DivideAttr(Node* node, absl::string_view name, int64_t tp) {
-  const std::optional<int64_t> v = GetInt(node->attr(), name);
-  if (v.has_value()) SetInt64(node->mutable_attr(), name, (*v + tp / 2) / tp);
+// `v` times num/den, rounded.
+int64_t Scaled(int64_t v, int64_t num, int64_t den) {
+  return (v * num + den / 2) / den;
 }
 
-void DivideCost(Node* node, int64_t tp) {
-  DivideAttr(node, attr::kDurationNs, tp);
-  DivideAttr(node, attr::kInclusiveDurNs, tp);
-  DivideAttr(node, attr::kNumOps, tp);
-  DivideAttr(node, attr::kTensorSize, tp);
+// An integer attribute times num/den (rounded), when present.
+void ScaleAttr(Node* node, absl::string_view name, int64_t num, int64_t den) {
+  const std::optional<int64_t> v = GetInt(node->attr(), name);
+  if (v.has_value()) SetInt64(node->mutable_attr(), name, Scaled(*v, num, den));
+}
+
+// A split op's cost: 1/tp of the one-rank op's, recorded_tp/tp of a
+// recorded tensor-parallel rank's.
+void ScaleCost(Node* node, int64_t num, int64_t den) {
+  ScaleAttr(node, attr::kDurationNs, num, den);
+  ScaleAttr(node, attr::kInclusiveDurNs, num, den);
+  ScaleAttr(node, attr::kNumOps, num, den);
+  ScaleAttr(node, attr::kTensorSize, num, den);
   if (node->duration_micros() > 0)
-    node->set_duration_micros((node->duration_micros() + tp / 2) / tp);
+    node->set_duration_micros(Scaled(node->duration_micros(), num, den));
+}
+
+// The recorded all-reduce of each partial-sum GEMM (a re-split trace's
+// row layers, and column layers' input gradients): the first recorded
+// all-reduce after it, in its step and before the next partial-sum GEMM,
+// that moves its output's bytes (Megatron may reduce a copy: the recorder's
+// clones the output first). nullopt where none.
+std::vector<std::optional<NodeIndex>> RecordedReduces(
+    const NodeModel& model, const std::vector<NodeIndex>& partial) {
+  std::vector<std::optional<NodeIndex>> out(partial.size());
+  for (size_t k = 0; k < partial.size(); ++k) {
+    const NodeIndex p = partial[k];
+    absl::Span<const IoTensor> written = model.recorded_tensors(p, true);
+    if (written.empty()) continue;
+    const int64_t bytes = static_cast<int64_t>(written[0].bytes());
+    const NodeIndex end = k + 1 < partial.size() && partial[k + 1] > p
+                              ? partial[k + 1]
+                              : static_cast<NodeIndex>(model.size());
+    for (NodeIndex j = p + 1; j < end && model.step(j) == model.step(p); ++j) {
+      if (model.kind(j) == NodeKind::kCollective && !model.synthesized(j) &&
+          model.comm(j)->type == ChakraProtoMsg::ALL_REDUCE &&
+          model.comm(j)->bytes == bytes) {
+        out[k] = j;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// A re-split trace's recorded gradient syncs (DDP's buckets): each holds
+// the gradients at the recorded tp, so its bytes scale with what they are at
+// the new one, the split gradients' R/T and the others' whole (the bytes of
+// all the last iteration's gradients, new over recorded: exact when every
+// bucket holds the same share of split gradients). A gradient is split when
+// its storage is split at the end and it has a split parameter's size.
+// Returns the syncs scaled.
+int64_t ScaleRecordedGradientSyncs(const NodeModel& model, const Graph& graph,
+                                   const absl::flat_hash_set<uint64_t>& split,
+                                   const absl::flat_hash_set<uint64_t>& sizes,
+                                   int64_t num, int64_t den,
+                                   std::vector<Node>* nodes) {
+  absl::StatusOr<GradientsResult> grads = FindGradients(graph);
+  if (!grads.ok() || grads->iterations.empty()) return 0;
+  int64_t recorded = 0, now = 0;
+  for (const Gradient& g : grads->iterations.back().gradients) {
+    recorded += g.bytes;
+    now += g.storage_id != 0 && split.contains(g.storage_id) &&
+                   sizes.contains(static_cast<uint64_t>(g.num_elems))
+               ? Scaled(g.bytes, num, den)
+               : g.bytes;
+  }
+  if (recorded <= 0 || recorded == now) return 0;
+  int64_t scaled = 0;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    if (model.kind(i) != NodeKind::kCollective || !model.comm(i)->grad_sync)
+      continue;
+    SetInt64((*nodes)[i].mutable_attr(), attr::kCommSize,
+             Scaled(model.comm(i)->bytes, now, recorded));
+    ++scaled;
+  }
+  return scaled;
 }
 
 ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
                                            const TpShardOptions& options) {
   std::vector<ProcessGroup> groups = DecodeProcessGroups(meta.attr());
+  std::string desc = "tensor_parallel (synthesized)";
+  for (const ProcessGroup& g : groups)
+    if (g.name == options.pg_name && options.recorded_tp > 1) desc = g.desc;
   groups.erase(std::remove_if(groups.begin(), groups.end(),
                               [&](const ProcessGroup& g) {
                                 return g.name == options.pg_name;
@@ -325,13 +412,53 @@ ChakraProtoMsg::GlobalMetadata WithTpGroup(ChakraProtoMsg::GlobalMetadata meta,
                groups.end());
   ProcessGroup tp;
   tp.name = options.pg_name;
-  tp.desc = "tensor_parallel (synthesized)";
+  tp.desc = desc;
   tp.size = options.tp;
   tp.ranks = options.tp_ranks;
   groups.push_back(tp);
   EncodeProcessGroups(groups, meta.mutable_attr());
   return meta;
 }
+
+// Adds a synthesized collective on the tensor-parallel group after its
+// producer, before its readers. On a GPU it is queued behind the producer's
+// kernels, and the readers' kernels wait for it; the host runs on.
+struct CollectiveAdder {
+  const NodeModel& model;
+  const Graph& graph;
+  const std::string& pg_name;
+  bool comm_on_host;
+
+  void operator()(const SpCollective& c, const char* name,
+                  ChakraProtoMsg::CollectiveCommType type, uint64_t id,
+                  std::vector<Node>* nodes) const {
+    Node n;
+    n.set_id(id);
+    n.set_name(name);
+    n.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+    if (c.producer) {
+      n.add_data_deps(model.id(*c.producer));
+      for (NodeIndex k : Launched(model, graph, *c.producer))
+        n.add_data_deps(model.id(k));
+    }
+    auto* attrs = n.mutable_attr();
+    SetBool(attrs, attr::kIsCpuOp, false);
+    if (comm_on_host) SetBool(attrs, attr::kCommOnHost, true);
+    SetInt64(attrs, attr::kCommType, type);
+    SetInt64(attrs, attr::kCommSize, c.bytes);
+    SetString(attrs, attr::kPgName, pg_name);
+    if (c.step >= 0) SetInt64(attrs, attr::kStep, c.step);
+    if (c.dtype != Dtype::kUnknown)
+      SetString(attrs, attr::kDtype, DtypeName(c.dtype));
+    SetBool(attrs, attr::kSynthesized, true);
+    for (NodeIndex u : c.readers) {
+      const std::vector<NodeIndex> kernels = Launched(model, graph, u);
+      if (kernels.empty()) (*nodes)[u].add_data_deps(n.id());
+      for (NodeIndex k : kernels) (*nodes)[k].add_data_deps(n.id());
+    }
+    nodes->push_back(std::move(n));
+  }
+};
 
 }  // namespace
 
@@ -405,15 +532,36 @@ TpWidths TensorParallelWidths(const Graph& graph) {
 
 absl::StatusOr<TpShardResult> ShardTensorParallel(
     const Graph& graph, const TpShardOptions& options) {
+  if (options.tp < 2 && options.recorded_tp > 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the trace records tp=%d and tp=1 would merge its shards: its "
+        "recorded all-reduces would have to go, and a one-rank trace is the "
+        "source for that; not done",
+        options.recorded_tp));
+  }
   if (options.tp < 2)
     return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
+  if (options.sequence_parallel && options.recorded_tp > 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "sequence parallelism is synthesized only on a trace recorded without "
+        "tp: this one records tp=%d, and its recorded all-reduces are not "
+        "turned into reduce-scatters (use its one-rank recording)",
+        options.recorded_tp));
+  }
+  if (options.recorded_tp < 1 || options.recorded_tp == options.tp)
+    return absl::InvalidArgumentError("re-split needs another tp");
   const NodeModel model = PairModel(graph);
-  Sharder sharder(model, options.tp);
+  Sharder sharder(model, options.tp, options.recorded_tp);
   sharder.FindPairs();
+  const std::string what =
+      options.recorded_tp > 1
+          ? absl::StrFormat("to re-split from the recorded tp=%d to tp=%d",
+                            options.recorded_tp, options.tp)
+          : absl::StrFormat("to split over tp=%d", options.tp);
   if (sharder.pairs() == 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "no column-parallel/row-parallel linear pair to split over tp=%d: %s",
-        options.tp, NoPairReason(model, sharder)));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("no column-parallel/row-parallel linear pair %s: %s",
+                        what, NoPairReason(model, sharder)));
   }
   sharder.Walk();
   TpShardResult result;
@@ -422,68 +570,122 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
   for (const Node& n : nodes) next_id = std::max<uint64_t>(next_id, n.id());
   ++next_id;
   for (NodeIndex i = 0; i < model.size(); ++i)
-    if (sharder.op_split()[i]) DivideCost(&nodes[i], options.tp);
-  for (NodeIndex p : sharder.partial()) {
-    absl::Span<const IoTensor> out = model.recorded_tensors(p, true);
-    const int64_t bytes =
-        out.empty() ? 0 : static_cast<int64_t>(out[0].bytes());
-    Node n;
-    n.set_id(next_id++);
-    n.set_name("tp:all_reduce");
-    n.set_type(ChakraProtoMsg::COMM_COLL_NODE);
-    n.add_data_deps(model.id(p));
-    // On a GPU the all-reduce is queued behind the GEMM's kernels, and the
-    // kernels of the ops that read its output wait for it; the host runs on.
-    for (NodeIndex k : Launched(model, graph, p)) n.add_data_deps(model.id(k));
-    auto* attrs = n.mutable_attr();
-    SetBool(attrs, attr::kIsCpuOp, false);
-    if (!sharder.has_device()) SetBool(attrs, attr::kCommOnHost, true);
-    SetInt64(attrs, attr::kCommType, ChakraProtoMsg::ALL_REDUCE);
-    SetInt64(attrs, attr::kCommSize, bytes);
-    SetString(attrs, attr::kPgName, options.pg_name);
-    if (model.step(p) >= 0) SetInt64(attrs, attr::kStep, model.step(p));
-    if (model.gemm(p)->dtype != Dtype::kUnknown)
-      SetString(attrs, attr::kDtype, DtypeName(model.gemm(p)->dtype));
-    SetBool(attrs, attr::kSynthesized, true);
-    // What read the partial sums reads the reduced ones.
-    for (NodeIndex u : graph.data_users(p)) {
-      if (!model.on_host(u)) continue;
-      const std::vector<NodeIndex> kernels = Launched(model, graph, u);
-      if (kernels.empty()) nodes[u].add_data_deps(n.id());
-      for (NodeIndex k : kernels) nodes[k].add_data_deps(n.id());
+    if (sharder.op_split()[i])
+      ScaleCost(&nodes[i], options.recorded_tp, options.tp);
+  std::optional<SpPlan> sp;
+  if (options.sequence_parallel) {
+    sp = PlanSequenceParallel(model, sharder.op_split(), sharder.partial(),
+                              sharder.seeds());
+    for (NodeIndex i = 0; i < model.size(); ++i)
+      if (sp->seq_split[i] && !sharder.op_split()[i])
+        ScaleCost(&nodes[i], 1, options.tp);
+  }
+  const CollectiveAdder add{model, graph, options.pg_name,
+                            !sharder.has_device()};
+  const std::vector<std::optional<NodeIndex>> recorded =
+      options.recorded_tp > 1
+          ? RecordedReduces(model, sharder.partial())
+          : std::vector<std::optional<NodeIndex>>(sharder.partial().size());
+  for (size_t k = 0; k < sharder.partial().size(); ++k) {
+    const NodeIndex p = sharder.partial()[k];
+    if (recorded[k]) {
+      ++result.recorded_all_reduces;
+      continue;
     }
-    nodes.push_back(std::move(n));
-    ++result.all_reduces;
-    result.all_reduce_bytes += bytes;
+    absl::Span<const IoTensor> out = model.recorded_tensors(p, true);
+    SpCollective c;
+    c.producer = p;
+    c.bytes = out.empty() ? 0 : static_cast<int64_t>(out[0].bytes());
+    c.dtype = model.gemm(p)->dtype;
+    c.step = model.step(p);
+    // What read the partial sums reads the reduced ones.
+    for (NodeIndex u : graph.data_users(p))
+      if (model.on_host(u)) c.readers.push_back(u);
+    if (sp) {
+      add(c, "tp:reduce_scatter", ChakraProtoMsg::REDUCE_SCATTER, next_id++,
+          &nodes);
+      ++result.reduce_scatters;
+    } else {
+      add(c, "tp:all_reduce", ChakraProtoMsg::ALL_REDUCE, next_id++, &nodes);
+      ++result.all_reduces;
+    }
+    result.all_reduce_bytes += c.bytes;
+  }
+  if (sp) {
+    for (const SpCollective& c : sp->gathers) {
+      add(c, "tp:all_gather", ChakraProtoMsg::ALL_GATHER, next_id++, &nodes);
+      ++result.all_gathers;
+      result.all_gather_bytes += c.bytes;
+    }
+    for (const SpCollective& c : sp->grad_reduces) {
+      add(c, "tp:all_reduce", ChakraProtoMsg::ALL_REDUCE, next_id++, &nodes);
+      ++result.all_reduces;
+      result.all_reduce_bytes += c.bytes;
+    }
+    result.seq_split_ops = sp->seq_split_ops;
+    result.made_seq_split = std::move(sp->made_seq_split);
+  }
+  if (options.recorded_tp > 1) {
+    result.scaled_gradient_syncs = ScaleRecordedGradientSyncs(
+        model, graph, sharder.SplitAtEnd(), sharder.seed_sizes(),
+        options.recorded_tp, options.tp, &nodes);
   }
   result.pairs = sharder.pairs();
+  result.tp = options.tp;
+  result.recorded_tp = options.recorded_tp;
   result.split_ops = sharder.split_ops();
   result.unplaced_ops = sharder.unplaced();
   result.split_storages = sharder.SplitAtEnd();
   result.made_split = sharder.made_split();
   result.graph =
       Graph::Build(WithTpGroup(graph.metadata(), options), std::move(nodes));
+  const std::string factor =
+      options.recorded_tp > 1
+          ? absl::StrFormat("scaled by %d/%d", options.recorded_tp, options.tp)
+          : absl::StrFormat("split by %d", options.tp);
+  const std::string source =
+      options.recorded_tp > 1
+          ? absl::StrFormat(
+                "re-split from the recorded tp=%d, its %d all-reduces of "
+                "partial sums kept on the group resized to %d, %d recorded "
+                "gradient syncs rescaled to the re-split gradients, ",
+                options.recorded_tp, result.recorded_all_reduces, options.tp,
+                result.scaled_gradient_syncs)
+          : std::string();
   result.note = absl::StrFormat(
       "tensor parallelism: synthesized tp=%d (Megatron's column/row-parallel "
-      "split, Shoeybi et al. 2019; group '%s'): %d linear-layer pairs, %d ops "
-      "split by %d, %d all-reduces of partial sums (%d bytes) added; %d ops "
+      "split, Shoeybi et al. 2019; group '%s'): %s%d linear-layer pairs, %d "
+      "ops %s, %d all-reduces of partial sums (%d bytes) added; %d ops "
       "read split tensors but less than half their bytes and were "
       "replicated; every other op is replicated",
-      options.tp, options.pg_name, result.pairs, result.split_ops, options.tp,
-      result.all_reduces, result.all_reduce_bytes, result.unplaced_ops);
+      options.tp, options.pg_name, source, result.pairs, result.split_ops,
+      factor, result.all_reduces, result.all_reduce_bytes, result.unplaced_ops);
+  if (sp) {
+    absl::StrAppendFormat(
+        &result.note,
+        "; sequence parallelism (Megatron's, Korthikanti et al. 2022): %d "
+        "reduce-scatters in place of the all-reduces, %d all-gathers (%d "
+        "bytes) of the sequence-split activation, %d ops split along the "
+        "sequence by %d, %d all-reduces of their parameters' gradients",
+        result.reduce_scatters, result.all_gathers, result.all_gather_bytes,
+        result.seq_split_ops, options.tp, sp->grad_reduces.size());
+  }
   return result;
 }
 
 std::vector<StorageLife> LivesAtTensorParallel(std::vector<StorageLife> lives,
                                                const TpShardResult& split,
                                                int64_t tp) {
-  if (tp <= 1) return lives;
+  const int64_t recorded_tp = std::max<int64_t>(split.recorded_tp, 1);
+  if (tp <= 1 || tp == recorded_tp) return lives;
   for (StorageLife& l : lives) {
     if (l.storage_id == 0) continue;
     const bool is_split =
-        l.persistent ? split.split_storages.contains(l.storage_id)
-                     : split.made_split.contains({l.first, l.storage_id});
-    if (is_split) l.bytes = (l.bytes + tp - 1) / tp;
+        l.persistent
+            ? split.split_storages.contains(l.storage_id)
+            : split.made_split.contains({l.first, l.storage_id}) ||
+                  split.made_seq_split.contains({l.first, l.storage_id});
+    if (is_split) l.bytes = (l.bytes * recorded_tp + tp - 1) / tp;
   }
   return lives;
 }

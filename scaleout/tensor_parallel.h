@@ -29,6 +29,12 @@
 // The input graph is one rank's; the result is the same rank of a job with T
 // tensor-parallel ranks, with the added all-reduces marked synthesized and
 // the group added to the metadata. Ids of existing nodes are kept.
+//
+// A trace recorded at tp=R (TpShardOptions::recorded_tp) is re-split by the
+// same rule: its pairs' GEMMs are already 1/R, what is split is scaled by R/T,
+// and a partial sum keeps its recorded all-reduce (on the recorded group,
+// resized to T by the caller). With sequence_parallel, Megatron's sequence
+// parallelism follows (scaleout/sequence_parallel.h).
 #ifndef SCALEOUT_TENSOR_PARALLEL_H_
 #define SCALEOUT_TENSOR_PARALLEL_H_
 
@@ -50,6 +56,16 @@ inline constexpr char kTpGroupName[] = "scaleout:tp";
 
 struct TpShardOptions {
   int64_t tp = 1;
+  // The tp the trace was recorded at. Above 1 the trace is re-split: its
+  // pairs' GEMMs are already 1/recorded_tp, its row layers' all-reduces are
+  // recorded (on `pg_name`, the recorded group, resized to `tp` by the
+  // caller); what is split is scaled by recorded_tp/tp, and an all-reduce is
+  // synthesized only where a partial sum has none recorded.
+  int64_t recorded_tp = 1;
+  // Megatron's sequence parallelism on top (scaleout/sequence_parallel.h):
+  // reduce-scatters in place of the all-reduces, all-gathers before the ops
+  // that need the whole sequence, the ops between the pairs split along it.
+  bool sequence_parallel = false;
   std::string pg_name = kTpGroupName;
   std::vector<int64_t> tp_ranks;  // the group's members (global ranks)
 };
@@ -67,8 +83,19 @@ struct TpShardResult {
   int64_t split_ops = 0;         // ops whose time was divided by T
   int64_t unplaced_ops = 0;      // read split storages, replicated
   int64_t all_reduces = 0;       // synthesized, all steps
-  int64_t all_reduce_bytes = 0;  // their comm_size, summed
-  std::string note;              // one line for the report
+  int64_t all_reduce_bytes = 0;  // their comm_size (and reduce-scatters')
+  // With sequence parallelism: the collectives it adds, and what it splits
+  // along the sequence (tensors held at 1/T, like made_split).
+  int64_t reduce_scatters = 0, all_gathers = 0, all_gather_bytes = 0;
+  int64_t seq_split_ops = 0;
+  absl::flat_hash_set<std::pair<NodeIndex, uint64_t>> made_seq_split;
+  // Re-split: partial sums whose all-reduce the trace records (kept).
+  int64_t recorded_all_reduces = 0;
+  // Re-split: recorded gradient syncs (DDP's buckets) whose bytes were
+  // scaled to the re-split gradients.
+  int64_t scaled_gradient_syncs = 0;
+  int64_t tp = 1, recorded_tp = 1;  // the options'
+  std::string note;                 // one line for the report
 };
 
 // Errors (one line): tp < 2, or no column/row pair in the graph (naming what
@@ -91,7 +118,8 @@ struct TpWidths {
 };
 TpWidths TensorParallelWidths(const Graph& graph);
 
-// The lives at the layout: a split life holds 1/T of its bytes (rounded up):
+// The lives at the layout: a split life holds recorded_tp/T of its bytes
+// (rounded up; 1/T from a trace without tp):
 // a persistent one whose storage is split, any other made split by its first
 // node. `split` must be of the graph the lives are of (or one that only
 // appends nodes to it: node indices are kept).

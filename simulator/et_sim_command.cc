@@ -386,6 +386,7 @@ absl::Status ParseJob(const EtSimFlags& flags, SimOptions* o) {
         "--micro-batches %d: a pipeline needs at least one micro-batch",
         flags.micro_batches));
   o->micro_batches = flags.micro_batches;
+  o->sequence_parallel = flags.sequence_parallel;
   {
     auto schedule = scaleout::ParsePpSchedule(flags.pp_schedule);
     if (!schedule.ok())
@@ -806,6 +807,8 @@ std::vector<EtSimFlagUse> EtSimFlagUses(const EtSimFlags& flags) {
       {"pp_schedule", scaled, "--layout or --sweep (a pipeline's, pp=P)"},
       {"pp_split", !flags.layout.empty(),
        "--layout (one pipeline's stages; a sweep or search varies pp)"},
+      {"sequence_parallel", scaled,
+       "--layout or --sweep (tensor parallelism's, tp=T)"},
       {"recorded_layout", scaled,
        "--layout or --sweep (the job to predict from the recorded one)"},
       {"chart", !flags.sweep.empty() || !flags.search.empty(),

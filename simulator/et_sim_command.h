@@ -46,7 +46,8 @@ struct EtSimFlags {
   std::string layout, recorded_layout, sweep, chart, dp_sync;
   std::string search;  // --search world=N
   double bucket_mb = 25;
-  int64_t micro_batches = 1;  // --layout pp=P
+  int64_t micro_batches = 1;       // --layout pp=P
+  bool sequence_parallel = false;  // --layout tp=T
   std::string pp_schedule = "1f1b";
   std::string pp_split;  // --pp-split a,b,...: blocks per stage
   double device_memory_gib = 0;

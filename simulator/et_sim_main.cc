@@ -83,8 +83,8 @@ ABSL_FLAG(std::string, layout, "",
           "dp=D[,tp=T][,pp=P][,ep=E]: run one rank's trace as every rank of "
           "this job (the world is the product; Megatron's placement, tp "
           "innermost); the trace's groups keep their recorded dimensions, dp "
-          "scales, and tp, pp and ep are synthesized on a trace recorded "
-          "without them (docs/et-sim.md)");
+          "scales, tp, pp and ep are synthesized on a trace recorded "
+          "without them, and a recorded tp is re-split (docs/et-sim.md)");
 ABSL_FLAG(std::string, recorded_layout, "",
           "the layout the trace was recorded with, e.g. tp=8, when its process "
           "groups do not say (checked against them)");
@@ -111,6 +111,11 @@ ABSL_FLAG(std::string, dp_sync, "",
 ABSL_FLAG(int64_t, micro_batches, 1,
           "--layout pp=P: micro-batches per step, each 1/M of the recorded "
           "batch (docs/et-sim.md, pipeline parallelism)");
+ABSL_FLAG(bool, sequence_parallel, false,
+          "--layout tp=T (T > 1): Megatron's sequence parallelism on the "
+          "synthesized tensor parallelism: all-gathers and reduce-scatters in "
+          "place of the all-reduces, the norms, dropout and residual adds "
+          "split along the sequence (docs/et-sim.md)");
 ABSL_FLAG(std::string, pp_schedule, "1f1b",
           "--layout pp=P: the pipeline schedule, 1f1b, gpipe or interleaved:V "
           "(V model chunks per rank, Megatron-LM's interleaved 1F1B)");
@@ -262,6 +267,7 @@ et::sim::EtSimFlags ReadFlags(std::vector<std::string> positional) {
   f.dp_sync = absl::GetFlag(FLAGS_dp_sync);
   f.bucket_mb = absl::GetFlag(FLAGS_bucket_mb);
   f.micro_batches = absl::GetFlag(FLAGS_micro_batches);
+  f.sequence_parallel = absl::GetFlag(FLAGS_sequence_parallel);
   f.pp_schedule = absl::GetFlag(FLAGS_pp_schedule);
   f.pp_split = absl::GetFlag(FLAGS_pp_split);
   f.device_memory_gib = absl::GetFlag(FLAGS_device_memory_gib);

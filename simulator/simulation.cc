@@ -221,7 +221,8 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
     }
     if (options.layout) {
       RETURN_IF_ERROR(ApplyLayout(f, *models_.back(), options));
-      RETURN_IF_ERROR(SplitTensorParallel(f, model_options));
+      RETURN_IF_ERROR(
+          SplitTensorParallel(f, model_options, options.sequence_parallel));
       RETURN_IF_ERROR(SplitExpertParallel(f, model_options));
       RETURN_IF_ERROR(SyncDataParallel(f, options, model_options));
       compile_options.scaled_groups = scaled_;
@@ -350,6 +351,11 @@ absl::Status Simulation::ApplyLayout(const std::string& file,
   for (scaleout::Dim d :
        {scaleout::Dim::kTp, scaleout::Dim::kPp, scaleout::Dim::kEp})
     if (recorded->layout.of(d) == 1) synthesized |= scaleout::MaskOf(d);
+  // A recorded tp asked for at another tp is re-split from its recorded one.
+  const int64_t recorded_tp = recorded->layout.of(scaleout::Dim::kTp);
+  if (recorded_tp > 1 && layout.of(scaleout::Dim::kTp) > 1 &&
+      layout.of(scaleout::Dim::kTp) != recorded_tp)
+    synthesized |= scaleout::MaskOf(scaleout::Dim::kTp);
   if (layout.of(scaleout::Dim::kPp) > recorded->layout.of(scaleout::Dim::kPp))
     RETURN_IF_ERROR(CheckPipelineOptions(file, layout, options));
   absl::StatusOr<scaleout::ScaledGroups> scaled =
@@ -384,12 +390,28 @@ absl::Status Simulation::LayoutRefusal(const std::string& file,
                             why.message())));
 }
 
-absl::Status Simulation::SplitTensorParallel(
-    const std::string& file, const ModelOptions& model_options) {
+absl::Status Simulation::SplitTensorParallel(const std::string& file,
+                                             const ModelOptions& model_options,
+                                             bool sequence_parallel) {
+  const int64_t tp = scaled_->layout.of(scaleout::Dim::kTp);
+  if (sequence_parallel && scaled_->tp_group_name.empty()) {
+    return LayoutRefusal(
+        file,
+        absl::InvalidArgumentError(
+            tp < 2 ? "--sequence-parallel needs tp > 1: Megatron's sequence "
+                     "parallelism splits the sequence over the "
+                     "tensor-parallel group"
+                   : "--sequence-parallel: the trace records this tp and "
+                     "the layout keeps it; sequence parallelism is "
+                     "synthesized only with a tensor-parallel split of the "
+                     "trace (from one recorded without tp)"));
+  }
   if (scaled_->tp_group_name.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(Graph graph, ReadGraph(file));
   scaleout::TpShardOptions split;
-  split.tp = scaled_->layout.of(scaleout::Dim::kTp);
+  split.tp = tp;
+  split.sequence_parallel = sequence_parallel;
+  split.recorded_tp = scaled_->recorded.of(scaleout::Dim::kTp);
   split.pg_name = scaled_->tp_group_name;
   split.tp_ranks = ScaledGroupRanks(split.pg_name);
   absl::StatusOr<scaleout::TpShardResult> result =
@@ -455,6 +477,7 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
   sync.bucket_cap_bytes = options.bucket_cap_bytes;
   if (tp_split_) {
     sync.tp = scaled.layout.of(scaleout::Dim::kTp);
+    sync.recorded_tp = scaled.recorded.of(scaleout::Dim::kTp);
     sync.tp_split_storages = &tp_split_->split_storages;
   }
   if (ep_split_) sync.ep_other_storages = &ep_split_->other_storages;

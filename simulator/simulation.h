@@ -114,7 +114,8 @@ class Simulation {
   // --layout tp=T on a trace recorded without tensor parallelism: the
   // synthesized split (scaleout/tensor_parallel.h); replaces models_.back().
   absl::Status SplitTensorParallel(const std::string& file,
-                                   const ModelOptions& model_options);
+                                   const ModelOptions& model_options,
+                                   bool sequence_parallel);
   // --layout ep=E on a trace recorded without expert parallelism: the
   // synthesized split (scaleout/expert_parallel.h), after any tp split;
   // replaces models_.back() (simulation_expert.cc).

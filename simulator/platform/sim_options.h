@@ -71,6 +71,9 @@ struct SimOptions {
   // --micro-batches and --pp-schedule: a --layout with pp > 1 on a trace
   // recorded without it (scaleout/pipeline_plan.h).
   int64_t micro_batches = 1;
+  // --sequence-parallel: Megatron's sequence parallelism on a synthesized
+  // tp > 1 (scaleout/sequence_parallel.h).
+  bool sequence_parallel = false;
   scaleout::PpSchedule pp_schedule = scaleout::PpSchedule::k1F1B;
   int64_t pp_chunks = 1;  // interleaved:V's V
   // --pp-split: repeated blocks per stage (per model chunk interleaved);

@@ -226,7 +226,10 @@ TEST(LayoutTest, CliErrorsAreOneLine) {
       {tp_dp + " --layout dp=0", "--layout 'dp=0': '0' is not a rank count", 2},
       {tp_dp + " --layout tp=2,dp=2 --world 8",
        "--world 8 but --layout tp=2,dp=2 spans 4 ranks", 2},
-      {tp_dp + " --layout tp=4,dp=2", "the trace records tp=2"},
+      // A recorded tp is re-split (tp_resplit_test.cc), not merged.
+      {tp_dp + " --layout tp=1,dp=2",
+       "the trace records tp=2 (recorded as tp=2,dp=2), and tp=1 would "
+       "merge its shards"},
       {tp_dp + " --layout tp=2,dp=2 --recorded-layout tp=4",
        "is no group of that layout: its dimensions do not divide it"},
       {tp_dp + " --layout tp=2,dp=2 --recorded-layout tp=8",
