@@ -246,22 +246,26 @@ class RingChunkSimulation {
 // receive with its send), then hands off (endpoint delay, plus the reduction
 // for the first `reduced_messages`) and sends message i + 1; after the last
 // it finishes the chunk. A member starts chunk c when its chunk c - active
-// finished (chunks that run together do not meet on this network). With
-// equal links this is RingChunkSimulation's unaware run, for every member.
-int64_t MemberRingNs(const ChunkPlan& plan,
-                     const std::vector<int64_t>& message_ns,
-                     const AstraSystemConfig& system, int64_t chunks) {
+// finished (chunks that run together do not meet on this network), its
+// first ones when it issued the collective (starts_ns[k]). With equal links
+// and starts this is RingChunkSimulation's unaware run, for every member.
+// Returns each member's finish.
+std::vector<int64_t> MemberRingFinishNs(const ChunkPlan& plan,
+                                        const std::vector<int64_t>& message_ns,
+                                        absl::Span<const int64_t> starts_ns,
+                                        const AstraSystemConfig& system,
+                                        int64_t chunks) {
   const size_t n = message_ns.size();
   const int64_t active =
       std::max<int64_t>(1, system.active_chunks_per_dimension);
   const int64_t reduce_ns = ReduceNs(plan, system);
   std::vector<std::vector<int64_t>> finish(chunks, std::vector<int64_t>(n, 0));
-  std::vector<int64_t> send(n), arrive(n);
-  int64_t slowest_ns = 0;
+  std::vector<int64_t> send(n), arrive(n),
+      last(starts_ns.begin(), starts_ns.end());
   for (int64_t c = 0; c < chunks; ++c) {
     for (size_t k = 0; k < n; ++k) {
-      send[k] =
-          (c < active ? 0 : finish[c - active][k]) + system.endpoint_delay_ns;
+      send[k] = (c < active ? starts_ns[k] : finish[c - active][k]) +
+                system.endpoint_delay_ns;
     }
     for (int64_t i = 1; i <= plan.messages; ++i) {
       for (size_t k = 0; k < n; ++k) {
@@ -275,10 +279,10 @@ int64_t MemberRingNs(const ChunkPlan& plan,
     }
     for (size_t k = 0; k < n; ++k) {
       finish[c][k] = send[k];
-      slowest_ns = std::max(slowest_ns, send[k]);
+      last[k] = std::max(last[k], send[k]);
     }
   }
-  return slowest_ns;
+  return last;
 }
 
 template <typename T>
@@ -388,22 +392,20 @@ int64_t AstraMessageNs(const Topology& topology, int64_t src, int64_t dst,
   return 0;
 }
 
-int64_t AstraGroupCollectiveNs(ChakraProtoMsg::CollectiveCommType type,
-                               uint64_t bytes,
-                               absl::Span<const int64_t> members,
-                               const Topology& topology,
-                               const AstraSystemConfig& system,
-                               bool congestion_aware) {
+std::vector<int64_t> AstraGroupMemberFinishNs(
+    ChakraProtoMsg::CollectiveCommType type, uint64_t bytes,
+    absl::Span<const int64_t> members, absl::Span<const int64_t> starts_ns,
+    const Topology& topology, const AstraSystemConfig& system,
+    bool congestion_aware) {
   const int64_t ranks = static_cast<int64_t>(members.size());
   if (congestion_aware || topology.dims.size() != 1 || ranks <= 1 ||
-      bytes == 0) {
-    return AstraCollectiveNs(type, bytes, ranks, topology, system,
-                             congestion_aware);
+      bytes == 0 || starts_ns.size() != members.size()) {
+    return {};
   }
   const ChunkSplit split =
       SplitChunks(type, bytes, system, SystemNpus(topology));
   const ChunkPlan plan = PlanChunk(type, split.chunk_bytes, ranks);
-  if (plan.messages <= 0 || plan.message_bytes == 0) return 0;
+  if (plan.messages <= 0 || plan.message_bytes == 0) return {};
   std::vector<int64_t> message_ns(members.size());
   for (size_t k = 0; k < members.size(); ++k) {
     message_ns[k] =
@@ -412,11 +414,37 @@ int64_t AstraGroupCollectiveNs(ChakraProtoMsg::CollectiveCommType type,
   }
   if (std::all_of(message_ns.begin(), message_ns.end(),
                   [&](int64_t ns) { return ns == message_ns[0]; })) {
-    RingChunkSimulation sim(plan, topology.dims[0], topology.BytesPerNs(0),
-                            message_ns[0], system, false);
-    return sim.Run(split.chunks);
+    return {};
   }
-  return MemberRingNs(plan, message_ns, system, split.chunks);
+  return MemberRingFinishNs(plan, message_ns, starts_ns, system, split.chunks);
+}
+
+int64_t AstraGroupCollectiveNs(ChakraProtoMsg::CollectiveCommType type,
+                               uint64_t bytes,
+                               absl::Span<const int64_t> members,
+                               const Topology& topology,
+                               const AstraSystemConfig& system,
+                               bool congestion_aware) {
+  const std::vector<int64_t> starts(members.size(), 0);
+  const std::vector<int64_t> finish = AstraGroupMemberFinishNs(
+      type, bytes, members, starts, topology, system, congestion_aware);
+  if (!finish.empty()) return *std::max_element(finish.begin(), finish.end());
+  const int64_t ranks = static_cast<int64_t>(members.size());
+  if (congestion_aware || topology.dims.size() != 1 || ranks <= 1 ||
+      bytes == 0) {
+    return AstraCollectiveNs(type, bytes, ranks, topology, system,
+                             congestion_aware);
+  }
+  // Equal links: every member's view is the same (RingChunkSimulation).
+  const ChunkSplit split =
+      SplitChunks(type, bytes, system, SystemNpus(topology));
+  const ChunkPlan plan = PlanChunk(type, split.chunk_bytes, ranks);
+  if (plan.messages <= 0 || plan.message_bytes == 0) return 0;
+  const int64_t message_ns =
+      AstraMessageNs(topology, members[0], members[1], plan.message_bytes);
+  RingChunkSimulation sim(plan, topology.dims[0], topology.BytesPerNs(0),
+                          message_ns, system, false);
+  return sim.Run(split.chunks);
 }
 
 }  // namespace et::sim

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -63,6 +64,17 @@ int64_t AstraMessageNs(const Topology& topology, int64_t src, int64_t dst,
 // predecessor's message, so the slow link delays everyone. Returns the
 // slowest member's finish. The congestion-aware backend and multi-dimension
 // topologies keep AstraCollectiveNs (dimension 0, one hop per message).
+// The same ring when member k issues the collective at starts_ns[k] (ASTRA-sim
+// has no rendezvous: a member starts when it issues, its first message waits
+// for the next member's receive): each member's finish, on the same clock.
+// Empty when the model is AstraCollectiveNs's (equal links, the congestion-
+// aware backend, several dimensions): one time then stands for every member.
+std::vector<int64_t> AstraGroupMemberFinishNs(
+    ChakraProtoMsg::CollectiveCommType type, uint64_t bytes,
+    absl::Span<const int64_t> members, absl::Span<const int64_t> starts_ns,
+    const Topology& topology, const AstraSystemConfig& system,
+    bool congestion_aware);
+
 int64_t AstraGroupCollectiveNs(ChakraProtoMsg::CollectiveCommType type,
                                uint64_t bytes,
                                absl::Span<const int64_t> members,

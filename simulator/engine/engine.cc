@@ -85,6 +85,11 @@ class Engine {
   // The communication model's cost of `run` (before recorded times).
   double ModelCostNs(const CollectiveRun& run,
                      const CommPlacement& where) const;
+  // Each member's finish under ASTRA-sim's ring, by `members` (empty: one
+  // time for all).
+  std::vector<int64_t> AstraMemberFinishNs(
+      const std::vector<RendezvousArrival>& members, const CollectiveRun& run,
+      const CommPlacement& where) const;
   // The group's members in its ring order when they are not the world's
   // ranks in order (empty: the world, or group_size ranks in order).
   absl::Span<const int64_t> RingMembers(const RankProgram& p,
@@ -560,11 +565,57 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
     if (fastest > 0) cost = static_cast<double>(fastest);
   }
   run.cost_ns = CostToNs(cost);
-  for (const RendezvousArrival& m : members) {
+  const std::vector<int64_t> finish =
+      p2p ? std::vector<int64_t>() : AstraMemberFinishNs(members, run, where);
+  if (!finish.empty()) {
+    run.cost_ns = *std::max_element(finish.begin(), finish.end()) - t;
+  }
+  for (size_t k = 0; k < members.size(); ++k) {
+    const RendezvousArrival& m = members[k];
     result_.timelines[m.actor].start_ns[m.node] = t;
-    queue_.Push(SaturatingAdd(t, run.cost_ns), kPrioFinish, m.actor, m.node);
+    queue_.Push(
+        finish.empty() ? SaturatingAdd(t, run.cost_ns) : std::max(t, finish[k]),
+        kPrioFinish, m.actor, m.node);
   }
   result_.collectives.push_back(std::move(run));
+}
+
+// ASTRA-sim has no rendezvous: a member starts the collective's ring when it
+// issues it. On a ring whose links differ (a comm group's members unequally
+// far apart) the members then finish at different times, each on its own
+// path round the ring (AstraGroupMemberFinishNs). Known when every member is
+// a rank of its own (--ranks, --write-ranks' files); else empty, and the
+// slowest member's time stands for all.
+std::vector<int64_t> Engine::AstraMemberFinishNs(
+    const std::vector<RendezvousArrival>& members, const CollectiveRun& run,
+    const CommPlacement& where) const {
+  if (options_.comm_model != CommModel::kAstra || !comm_.astra ||
+      where.ring.empty()) {
+    return {};
+  }
+  absl::flat_hash_map<int64_t, size_t> position;
+  for (size_t k = 0; k < where.ring.size(); ++k) position[where.ring[k]] = k;
+  // Every member a rank of its own: each starts when it issued. Else (a class
+  // of symmetric ranks) all start together, and a class takes its first
+  // rank's finish, the rank its timeline stands for.
+  std::vector<int64_t> starts(where.ring.size(), -1);
+  bool own_starts = members.size() == where.ring.size();
+  for (const RendezvousArrival& m : members) {
+    const std::vector<int64_t>& ranks = classes_[m.actor].ranks;
+    auto it = position.find(ranks.front());
+    if (it == position.end()) return {};
+    if (ranks.size() != 1 || starts[it->second] >= 0) own_starts = false;
+    starts[it->second] = m.issue_ns;
+  }
+  if (!own_starts) starts.assign(where.ring.size(), run.start_ns);
+  const std::vector<int64_t> by_position =
+      AstraGroupMemberFinishNs(run.type, run.bytes, where.ring, starts,
+                               comm_.topology, *comm_.astra, false);
+  if (by_position.empty()) return {};
+  std::vector<int64_t> finish;
+  for (const RendezvousArrival& m : members)
+    finish.push_back(by_position[position[classes_[m.actor].ranks.front()]]);
+  return finish;
 }
 
 void Engine::CheckSameCollective(const std::vector<RendezvousArrival>& members,
