@@ -153,6 +153,13 @@ TEST(AstraCompatTest, SizeThatChunksDoNotDivideRunsOneChunkMore) {
   EXPECT_EQ(AstraGroupCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 196439, members,
                                    t, sys, false),
             71045);
+  // Each member on its own path round the ring: ASTRA-sim finished NPUs 30
+  // and 31 3,000 ns before the others.
+  const std::vector<int64_t> starts(8, 0);
+  const std::vector<int64_t> finish = AstraGroupMemberFinishNs(
+      ChakraProtoMsg::ALL_REDUCE, 196439, members, starts, t, sys, false);
+  EXPECT_EQ(finish, (std::vector<int64_t>{71045, 71045, 71045, 71045, 71045,
+                                          71045, 68045, 68045}));
 }
 
 TEST(AstraCompatTest, RejectsUnmodelledImplementation) {
