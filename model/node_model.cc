@@ -570,6 +570,8 @@ void NodeModelBuilder::Add(const Node& node) {
       std::clamp<int64_t>(attrs.Int(Attr::kDevice).value_or(-1), -1, 65535));
   f.start_ns = StartRule(node, attrs);
   f.duration_ns = DurationRule(node, attrs);
+  f.duration_micros = static_cast<int64_t>(
+      std::min<uint64_t>(node.duration_micros(), kMaxNs / 1000));
   if (std::optional<int64_t> ns = attrs.Int(Attr::kLaunchNs); ns && *ns >= 0)
     f.launch_ns = std::min(*ns, kMaxNs);
   f.inclusive_ns = std::min(

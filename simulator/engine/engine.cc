@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "base/checked_math.h"
 #include "model/comm_type.h"
 #include "simulator/comm/collective_cost_model.h"
@@ -34,6 +35,15 @@ int64_t CostToNs(double ns) {
 }
 
 constexpr uint32_t kPrioFinish = 0;
+
+// Which ranks a communication runs between, for models that price distance
+// (ASTRA-sim's analytical network): a collective's ring of members (empty:
+// the world, or its group_size ranks in order), a message's two ranks (-1:
+// unknown).
+struct CommPlacement {
+  absl::Span<const int64_t> ring;
+  int64_t src = -1, dst = -1;
+};
 
 using ReadyHeap = std::priority_queue<uint32_t, std::vector<uint32_t>,
                                       std::greater<uint32_t>>;
@@ -71,14 +81,27 @@ class Engine {
   int64_t HostOpStart(uint32_t c, uint32_t node, int64_t t) const;
   void IssueComm(uint32_t c, uint32_t node, int64_t t);
   void StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
-                 bool p2p, int64_t group_size);
+                 bool p2p, int64_t group_size, const CommPlacement& where);
   // The communication model's cost of `run` (before recorded times).
-  double ModelCostNs(const CollectiveRun& run) const;
+  double ModelCostNs(const CollectiveRun& run,
+                     const CommPlacement& where) const;
+  // Each member's finish under ASTRA-sim's ring, by `members` (empty: one
+  // time for all).
+  std::vector<int64_t> AstraMemberFinishNs(
+      const std::vector<RendezvousArrival>& members, const CollectiveRun& run,
+      const CommPlacement& where) const;
+  // The group's members in its ring order when they are not the world's
+  // ranks in order (empty: the world, or group_size ranks in order).
+  absl::Span<const int64_t> RingMembers(const RankProgram& p,
+                                        int32_t group) const;
   int64_t GroupGlobalId(const RankProgram& p, int32_t group);
   int64_t GroupSize(const RankProgram& p, int32_t group) const;
   // Members of the group that share its first member's node (0: unknown, the
   // group fills nodes in order).
   int64_t RanksPerNode(const RankProgram& p, int32_t group);
+  // A send or receive under --schedule astra (ASTRA-sim's eager sends).
+  void ArriveEagerMessage(const RendezvousKey& key, const RendezvousArrival& me,
+                          bool send, const CommPlacement& where);
   size_t RequiredClasses(const RankProgram& p, int32_t group) const;
   int32_t ClassOfRank(int64_t rank) const;
   absl::Status DeadlockError(int64_t t) const;
@@ -102,6 +125,9 @@ class Engine {
   std::vector<RendezvousArrival> scratch_;
   int64_t scratch_ranks_per_node_ = 0;  // of the collective StartComm runs
   absl::Status error_;                  // the first order mismatch, if any
+  // --schedule astra: when a message sent before its receive was issued
+  // arrives, by (src, dst, n-th message).
+  absl::flat_hash_map<RendezvousKey, int64_t> eager_arrival_ns_;
 };
 
 void Engine::Init() {
@@ -394,7 +420,8 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
                            &scratch_)) {
       CheckSameCollective(scratch_, key.seq);
       scratch_ranks_per_node_ = RanksPerNode(p, p.group[node]);
-      StartComm(scratch_, t, false, GroupSize(p, p.group[node]));
+      StartComm(scratch_, t, false, GroupSize(p, p.group[node]),
+                CommPlacement{RingMembers(p, p.group[node])});
     }
     return;
   }
@@ -413,19 +440,63 @@ void Engine::IssueComm(uint32_t c, uint32_t node, int64_t t) {
         classes_[peer_class].ranks.size() == 1) ||
        (classes_[c].ranks.size() == classes_[peer_class].ranks.size() &&
         peer == classes_[peer_class].ranks.front()));
-  if (!matched) {
-    scratch_.assign(1, me);
-    StartComm(scratch_, t, true, 2);
-    return;
-  }
   const bool send = kind == SimOpKind::kSend;
   const int64_t src = send ? self : peer, dst = send ? peer : self;
+  const CommPlacement where{{}, src, dst};
+  if (!matched) {
+    scratch_.assign(1, me);
+    StartComm(scratch_, t, true, 2, where);
+    return;
+  }
   const RendezvousKey key{1, src, dst, s.p2p_seq[peer * 2 + (send ? 0 : 1)]++};
+  if (options_.scheduling == SchedulingMode::kAstraCompat) {
+    ArriveEagerMessage(key, me, send, where);
+    return;
+  }
   if (rendezvous_.Arrive(key, 2, me, &scratch_))
-    StartComm(scratch_, t, true, 2);
+    StartComm(scratch_, t, true, 2, where);
 }
 
-double Engine::ModelCostNs(const CollectiveRun& run) const {
+// ASTRA-sim's network sends at once, whether or not the receive is posted
+// (518bd51, CongestionUnawareNetworkApi::sim_send schedules the arrival when
+// the send is issued): the send finishes when its message arrives; the
+// receive then, or when it is issued if the message is already there
+// (CommonNetworkApi::sim_recv runs its callback at once). The pair is still
+// matched through the rendezvous, so a receive never sent to is a deadlock
+// that names its ranks.
+void Engine::ArriveEagerMessage(const RendezvousKey& key,
+                                const RendezvousArrival& me, bool send,
+                                const CommPlacement& where) {
+  const bool complete = rendezvous_.Arrive(key, 2, me, &scratch_);
+  if (send && !complete) {  // on its way before the receive is issued
+    scratch_.assign(1, me);
+    StartComm(scratch_, me.issue_ns, true, 2, where);
+    eager_arrival_ns_[key] =
+        SaturatingAdd(me.issue_ns, result_.collectives.back().cost_ns);
+    return;
+  }
+  if (send) {  // the receive was waiting: both end when the message arrives
+    StartComm(scratch_, me.issue_ns, true, 2, where);
+    return;
+  }
+  if (!complete) return;  // waits for its send
+  auto it = eager_arrival_ns_.find(key);
+  const int64_t arrival_ns = it->second;
+  eager_arrival_ns_.erase(it);
+  result_.timelines[me.actor].start_ns[me.node] = me.issue_ns;
+  queue_.Push(std::max(me.issue_ns, arrival_ns), kPrioFinish, me.actor,
+              me.node);
+}
+
+absl::Span<const int64_t> Engine::RingMembers(const RankProgram& p,
+                                              int32_t group) const {
+  const ProcessGroup& g = p.groups.groups[group];
+  if (static_cast<int64_t>(g.ranks.size()) != GroupSize(p, group)) return {};
+  return g.ranks;
+}
+
+double Engine::ModelCostNs(const CollectiveRun& run,
+                           const CommPlacement& where) const {
   const double bytes = static_cast<double>(run.bytes);
   const bool astra = options_.comm_model == CommModel::kAstra ||
                      options_.comm_model == CommModel::kAstraAware;
@@ -434,13 +505,26 @@ double Engine::ModelCostNs(const CollectiveRun& run) const {
                     options_.comm_model == CommModel::kCalibrated ||
                     options_.comm_model == CommModel::kRecorded;
   if (run.point_to_point) {
+    // ASTRA-sim's congestion-unaware network prices a message by the ring
+    // distance between its two NPUs (AstraMessageNs).
+    if (options_.comm_model == CommModel::kAstra && where.src >= 0 &&
+        where.dst >= 0 && where.src != where.dst) {
+      return static_cast<double>(
+          AstraMessageNs(comm_.topology, where.src, where.dst, run.bytes));
+    }
     return nccl ? NcclPointToPointNs(comm_.platform, bytes, world_)
                 : PointToPointNs(bytes, /*same_node=*/false, comm_.topology);
   }
   if (astra && comm_.astra) {
-    return static_cast<double>(AstraCollectiveNs(
-        run.type, run.bytes, run.group_size, comm_.topology, *comm_.astra,
-        options_.comm_model == CommModel::kAstraAware));
+    const bool aware = options_.comm_model == CommModel::kAstraAware;
+    if (!where.ring.empty()) {
+      return static_cast<double>(
+          AstraGroupCollectiveNs(run.type, run.bytes, where.ring,
+                                 comm_.topology, *comm_.astra, aware));
+    }
+    return static_cast<double>(AstraCollectiveNs(run.type, run.bytes,
+                                                 run.group_size, comm_.topology,
+                                                 *comm_.astra, aware));
   }
   if (nccl) {
     if (std::optional<double> ns = NcclChakraCostNs(
@@ -454,7 +538,8 @@ double Engine::ModelCostNs(const CollectiveRun& run) const {
 }
 
 void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
-                       bool p2p, int64_t group_size) {
+                       bool p2p, int64_t group_size,
+                       const CommPlacement& where) {
   const RendezvousArrival& first = members.front();
   const RankProgram& p = *classes_[first.actor].program;
   const uint32_t node = first.node;
@@ -468,7 +553,7 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
   run.ranks_per_node = p2p ? 0 : scratch_ranks_per_node_;
   run.start_ns = t;
   run.max_wait_ns = t - first.issue_ns;
-  double cost = ModelCostNs(run);
+  double cost = ModelCostNs(run, where);
   if (options_.comm_model == CommModel::kRecorded) {
     // Recorded kernel times include waiting for the slowest peer; the
     // rendezvous models that wait, so take the fastest member's time.
@@ -480,11 +565,57 @@ void Engine::StartComm(const std::vector<RendezvousArrival>& members, int64_t t,
     if (fastest > 0) cost = static_cast<double>(fastest);
   }
   run.cost_ns = CostToNs(cost);
-  for (const RendezvousArrival& m : members) {
+  const std::vector<int64_t> finish =
+      p2p ? std::vector<int64_t>() : AstraMemberFinishNs(members, run, where);
+  if (!finish.empty()) {
+    run.cost_ns = *std::max_element(finish.begin(), finish.end()) - t;
+  }
+  for (size_t k = 0; k < members.size(); ++k) {
+    const RendezvousArrival& m = members[k];
     result_.timelines[m.actor].start_ns[m.node] = t;
-    queue_.Push(SaturatingAdd(t, run.cost_ns), kPrioFinish, m.actor, m.node);
+    queue_.Push(
+        finish.empty() ? SaturatingAdd(t, run.cost_ns) : std::max(t, finish[k]),
+        kPrioFinish, m.actor, m.node);
   }
   result_.collectives.push_back(std::move(run));
+}
+
+// ASTRA-sim has no rendezvous: a member starts the collective's ring when it
+// issues it. On a ring whose links differ (a comm group's members unequally
+// far apart) the members then finish at different times, each on its own
+// path round the ring (AstraGroupMemberFinishNs). Known when every member is
+// a rank of its own (--ranks, --write-ranks' files); else empty, and the
+// slowest member's time stands for all.
+std::vector<int64_t> Engine::AstraMemberFinishNs(
+    const std::vector<RendezvousArrival>& members, const CollectiveRun& run,
+    const CommPlacement& where) const {
+  if (options_.comm_model != CommModel::kAstra || !comm_.astra ||
+      where.ring.empty()) {
+    return {};
+  }
+  absl::flat_hash_map<int64_t, size_t> position;
+  for (size_t k = 0; k < where.ring.size(); ++k) position[where.ring[k]] = k;
+  // Every member a rank of its own: each starts when it issued. Else (a class
+  // of symmetric ranks) all start together, and a class takes its first
+  // rank's finish, the rank its timeline stands for.
+  std::vector<int64_t> starts(where.ring.size(), -1);
+  bool own_starts = members.size() == where.ring.size();
+  for (const RendezvousArrival& m : members) {
+    const std::vector<int64_t>& ranks = classes_[m.actor].ranks;
+    auto it = position.find(ranks.front());
+    if (it == position.end()) return {};
+    if (ranks.size() != 1 || starts[it->second] >= 0) own_starts = false;
+    starts[it->second] = m.issue_ns;
+  }
+  if (!own_starts) starts.assign(where.ring.size(), run.start_ns);
+  const std::vector<int64_t> by_position =
+      AstraGroupMemberFinishNs(run.type, run.bytes, where.ring, starts,
+                               comm_.topology, *comm_.astra, false);
+  if (by_position.empty()) return {};
+  std::vector<int64_t> finish;
+  for (const RendezvousArrival& m : members)
+    finish.push_back(by_position[position[classes_[m.actor].ranks.front()]]);
+  return finish;
 }
 
 void Engine::CheckSameCollective(const std::vector<RendezvousArrival>& members,

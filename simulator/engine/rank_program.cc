@@ -351,12 +351,13 @@ struct ComputeTiming {
 };
 
 // What ASTRA-sim (518bd51, Workload::issue_replay) gives a compute node when
-// its roofline is off: the recorded duration in whole microseconds (it reads
-// `duration_micros`, which et-convert rounds from the same time), 1 ns when
-// none is recorded; no host model, no gap.
-int64_t AstraReplayNs(int64_t recorded_ns) {
-  const int64_t us = (recorded_ns + 500) / 1000;
-  return us > 0 ? us * 1000 : 1;
+// its roofline is off: the node's `duration_micros` field times 1000, 1 ns
+// when it is 0; no host model, no gap. The field, not duration_ns rounded:
+// et-convert rounds it from the recorded time, but a writer that truncates
+// (the pipeline's stage programs) or scales it on its own (tp, ep) can leave
+// it a microsecond off duration_ns, and ASTRA-sim reads only the field.
+int64_t AstraReplayNs(int64_t duration_micros) {
+  return duration_micros > 0 ? duration_micros * 1000 : 1;
 }
 
 // ASTRA-sim (518bd51, Workload::issue_coll_comm) replays a broadcast for its
@@ -373,7 +374,7 @@ void CompileCompute(const NodeModel& graph, NodeIndex i, ComputeTiming* timing,
                     RankProgram* p) {
   const int64_t recorded = p->steps.recorded_duration_ns(i);
   if (p->astra_replay) {  // ASTRA-sim's replay, no gap
-    p->compute_ns[i] = AstraReplayNs(recorded);
+    p->compute_ns[i] = AstraReplayNs(graph.duration_micros(i));
   } else if (p->steps.is_host(i) && timing->host_time_model && recorded > 0) {
     p->compute_ns[i] = p->steps.HostDurationNs(i, p->host_time);
     p->gap_ns[i] = p->steps.HostGapNs(i, p->host_time);

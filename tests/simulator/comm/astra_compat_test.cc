@@ -83,6 +83,85 @@ TEST(AstraCompatTest, RingAllReduceByHand) {
       10 + 6 * (5382 + 10) + 3 * 3 * 163);
 }
 
+// ASTRA-sim's Ring_4npus link (50 GB/s, 500 ns) on a ring of `npus`, and its
+// Ring_4chunks system (4 chunks, one at a time).
+Topology AstraRing(int64_t npus) {
+  Topology t;
+  t.astra_units = true;
+  t.dims.push_back({LinkKind::kRing, npus, 50, 500});
+  return t;
+}
+
+AstraSystemConfig Ring4Chunks() {
+  AstraSystemConfig sys;
+  sys.preferred_dataset_splits = 4;
+  sys.endpoint_delay_ns = 10;
+  sys.local_mem_bw_gbps = 1600;
+  return sys;
+}
+
+// The expected numbers below are what ASTRA-sim (518bd51, analytical
+// congestion unaware) printed for hand-made jobs on a 32-NPU ring
+// (docs/astra-sim.md, "The 1,024-rank pipeline job"): each is the job's
+// finish less its other ops' recorded time.
+TEST(AstraCompatTest, MessagePaysOneLatencyPerRingHop) {
+  const Topology t = AstraRing(32);
+  // 128 KiB: trunc(hops * 500 + 131072 / 53.687) ns.
+  EXPECT_EQ(AstraMessageNs(t, 0, 1, 131072), 2941);
+  EXPECT_EQ(AstraMessageNs(t, 0, 16, 131072), 10441);  // 16 hops
+  EXPECT_EQ(AstraMessageNs(t, 0, 31, 131072), 2941);   // the short way round
+  EXPECT_EQ(AstraMessageNs(t, 8, 0, 131072), AstraMessageNs(t, 0, 8, 131072));
+  Topology two_dims = t;  // [4, 8]: NPUs 0 and 5 differ in dimension 0
+  two_dims.dims[0].npus = 4;
+  two_dims.dims.push_back({LinkKind::kSwitch, 8, 50, 500});
+  EXPECT_EQ(AstraMessageNs(two_dims, 0, 2, 131072), 2 * 500 + 2441);
+  EXPECT_EQ(AstraMessageNs(two_dims, 0, 12, 131072), 2 * 500 + 2441);
+}
+
+TEST(AstraCompatTest, GroupRingPaysTheDistanceBetweenItsMembers) {
+  const Topology t = AstraRing(32);
+  const AstraSystemConfig sys = Ring4Chunks();
+  // A 1 MiB all-reduce in 8 contiguous NPUs of 32: the last member's message
+  // to the first crosses 7 hops, and every member's step waits for it.
+  const std::vector<int64_t> contiguous = {0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(AstraGroupCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 1 << 20,
+                                   contiguous, t, sys, false),
+            85440);
+  // Every fourth NPU: each message crosses 4 hops.
+  const std::vector<int64_t> stride4 = {0, 4, 8, 12, 16, 20, 24, 28};
+  EXPECT_EQ(AstraGroupCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 1 << 20, stride4,
+                                   t, sys, false),
+            148440);
+  // The whole ring: neighbours one hop apart, as AstraCollectiveNs.
+  std::vector<int64_t> world(32);
+  for (int64_t r = 0; r < 32; ++r) world[r] = r;
+  EXPECT_EQ(AstraGroupCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 1 << 20, world,
+                                   t, sys, false),
+            AstraCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 1 << 20, 32, t, sys,
+                              false));
+}
+
+TEST(AstraCompatTest, SizeThatChunksDoNotDivideRunsOneChunkMore) {
+  const Topology t = AstraRing(32);
+  const AstraSystemConfig sys = Ring4Chunks();
+  const std::vector<int64_t> members = {24, 25, 26, 27, 28, 29, 30, 31};
+  // 196,608 B: 4 chunks of 49,152. 196,439 B (a stage's gradient bucket):
+  // chunks of 49,109 B, ceil(196439 / 49109) = 5 of them.
+  EXPECT_EQ(AstraGroupCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 196608, members,
+                                   t, sys, false),
+            56236);
+  EXPECT_EQ(AstraGroupCollectiveNs(ChakraProtoMsg::ALL_REDUCE, 196439, members,
+                                   t, sys, false),
+            71045);
+  // Each member on its own path round the ring: ASTRA-sim finished NPUs 30
+  // and 31 3,000 ns before the others.
+  const std::vector<int64_t> starts(8, 0);
+  const std::vector<int64_t> finish = AstraGroupMemberFinishNs(
+      ChakraProtoMsg::ALL_REDUCE, 196439, members, starts, t, sys, false);
+  EXPECT_EQ(finish, (std::vector<int64_t>{71045, 71045, 71045, 71045, 71045,
+                                          71045, 68045, 68045}));
+}
+
 TEST(AstraCompatTest, RejectsUnmodelledImplementation) {
   auto c = ParseAstraSystemJson(
       R"({"all-reduce-implementation": ["doubleBinaryTree"]})", "sys.json");

@@ -3,6 +3,7 @@
 // symmetry, what-if scaling.
 #include "simulator/engine/engine.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "gtest/gtest.h"
@@ -338,6 +339,62 @@ TEST(EngineTest, FeederTraceWithCyclicCtrlDepsRunsOnDataDeps) {
   EXPECT_NE(r.notes[0].find("1277 deps"), std::string::npos);
   EXPECT_GT(r.step_ns, 0);
   EXPECT_EQ(r.classes, 1);
+}
+
+// A message of `bytes` between ranks 0 and 1 (tag 0): a COMM_SEND_NODE to
+// `peer` or a COMM_RECV_NODE from it.
+ChakraProtoMsg::Node Message(uint64_t id, bool send, int32_t peer,
+                             int64_t bytes, std::vector<uint64_t> deps) {
+  ChakraProtoMsg::Node n;
+  n.set_id(id);
+  n.set_name(send ? "send" : "recv");
+  n.set_type(send ? ChakraProtoMsg::COMM_SEND_NODE
+                  : ChakraProtoMsg::COMM_RECV_NODE);
+  for (uint64_t d : deps) n.add_data_deps(d);
+  SetInt64(n.mutable_attr(), attr::kCommSize, bytes);
+  SetInt32(n.mutable_attr(), send ? attr::kCommDst : attr::kCommSrc, peer);
+  SetInt32(n.mutable_attr(), attr::kCommTag, 0);
+  return n;
+}
+
+int64_t RankFinishNs(const Run& run, size_t rank) {
+  int64_t last = 0;
+  for (int64_t f : run.result->timelines[rank].finish_ns)
+    last = std::max(last, f);
+  return last;
+}
+
+// ASTRA-sim sends at once, whether or not the receive is posted
+// (CongestionUnawareNetworkApi::sim_send): the send ends when its message
+// arrives, the receive then or when issued if the message is already there.
+// Rank 0 sends after 1 us, rank 1 receives after `recv_after_us`; then each
+// computes 5 us. The message costs 2 us (1 us latency + 1000 B at 1 B/ns).
+TEST(EngineTest, AstraModeSendsWithoutWaitingForTheReceive) {
+  auto pair = [](int64_t recv_after_us) {
+    std::vector<Graph> g;
+    g.push_back(MakeGraph({Compute(1, 1, {}), Message(2, true, 1, 1000, {1}),
+                           Compute(3, 5, {2})}));
+    g.push_back(
+        MakeGraph({Compute(1, recv_after_us, {}),
+                   Message(2, false, 0, 1000, {1}), Compute(3, 5, {2})}));
+    return g;
+  };
+  SimOptions astra;
+  astra.scheduling = SchedulingMode::kAstraCompat;
+  const std::vector<Graph> late = pair(50);
+  auto run = Simulate({&late[0], &late[1]}, astra);
+  ASSERT_TRUE(run->result.ok()) << run->result.status();
+  EXPECT_EQ(RankFinishNs(*run, 0), 1000 + 2000 + 5000);  // not held till 50 us
+  EXPECT_EQ(RankFinishNs(*run, 1), 50000 + 5000);  // the message was there
+  const std::vector<Graph> early = pair(0);        // the receive waits for it
+  run = Simulate({&early[0], &early[1]}, astra);
+  ASSERT_TRUE(run->result.ok()) << run->result.status();
+  EXPECT_EQ(RankFinishNs(*run, 1), 1000 + 2000 + 5000);
+  // et-sim's own schedule keeps the rendezvous: the send waits for the
+  // receive (gloo's send returns once the peer has it).
+  run = Simulate({&late[0], &late[1]}, SimOptions());
+  ASSERT_TRUE(run->result.ok());
+  EXPECT_EQ(RankFinishNs(*run, 0), 50000 + 2000 + 5000);
 }
 
 TEST(EngineTest, ModelParallelMlpPairsRanks) {
