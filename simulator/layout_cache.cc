@@ -67,6 +67,38 @@ absl::StatusOr<LayoutCache::TpSplit> LayoutCache::TensorParallel(
   return entry->value;
 }
 
+absl::StatusOr<LayoutCache::DpSync> LayoutCache::DataParallelSync(
+    const Graph& base, const scaleout::DpSyncOptions& sync,
+    const ModelOptions& options) {
+  // Every field but dp_size and dp_ranks, which the nodes do not read.
+  const std::string key = absl::StrCat(
+      absl::Hex(reinterpret_cast<uintptr_t>(&base)), "|",
+      static_cast<int>(sync.mode), "|", sync.pg_name, "|",
+      sync.bucket_cap_bytes, "|", sync.first_bucket_bytes, "|", sync.tp, "|",
+      absl::Hex(reinterpret_cast<uintptr_t>(sync.tp_split_storages)), "|",
+      absl::Hex(reinterpret_cast<uintptr_t>(sync.ep_other_storages)), "|",
+      ModelKey(options));
+  Entry<DpSync>* entry = Find(dp_syncs_, key);
+  absl::call_once(entry->once, [&] {
+    absl::StatusOr<scaleout::DpSyncResult> result =
+        scaleout::AddDpSync(base, sync);
+    if (!result.ok()) {
+      entry->value = result.status();
+      return;
+    }
+    DpSync out;
+    if (result->graph.has_value()) {
+      out.model = std::make_shared<const NodeModel>(
+          NodeModel::FromGraph(*result->graph, options));
+      result->graph.reset();
+    }
+    out.result =
+        std::make_shared<const scaleout::DpSyncResult>(std::move(*result));
+    entry->value = std::move(out);
+  });
+  return entry->value;
+}
+
 int64_t LayoutCache::computed() const {
   absl::MutexLock lock(&mu_);
   return computed_;

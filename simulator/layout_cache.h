@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "model/graph.h"
 #include "model/node_model.h"
+#include "scaleout/dp_sync.h"
 #include "scaleout/tensor_parallel.h"
 
 namespace et::sim {
@@ -44,6 +45,22 @@ class LayoutCache {
   absl::StatusOr<TpSplit> TensorParallel(const scaleout::TpShardOptions& split,
                                          const ModelOptions& options);
 
+  // scaleout::AddDpSync(base, sync) where its nodes do not depend on dp
+  // (scaleout::DpSyncNodesIndependentOfDp(sync.mode)): once for every
+  // dp_size and dp_ranks, the result as the first caller's dp gave it (its
+  // graph dropped) with the node model of that graph (null when nothing was
+  // added); the caller puts its own dp's group table and note on them
+  // (NodeModel::WithGroupTable, scaleout::DpSyncMetadata, DpSyncNote).
+  // `base` is graph() or a split's graph this cache holds: it is told apart
+  // by its address.
+  struct DpSync {
+    std::shared_ptr<const scaleout::DpSyncResult> result;
+    std::shared_ptr<const NodeModel> model;
+  };
+  absl::StatusOr<DpSync> DataParallelSync(const Graph& base,
+                                          const scaleout::DpSyncOptions& sync,
+                                          const ModelOptions& options);
+
   // How many entries were computed (each once), for tests.
   int64_t computed() const;
 
@@ -63,6 +80,7 @@ class LayoutCache {
   mutable absl::Mutex mu_;
   Entries<std::shared_ptr<const NodeModel>> models_ ABSL_GUARDED_BY(mu_);
   Entries<TpSplit> tp_splits_ ABSL_GUARDED_BY(mu_);
+  Entries<DpSync> dp_syncs_ ABSL_GUARDED_BY(mu_);
   int64_t computed_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -487,8 +487,12 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
   for (const ProcessGroup& g : scaled.groups) {
     if (g.name == scaled.dp_group_name) sync.dp_ranks = g.ranks;
   }
+  // A search's layouts of one tp share one DDP sync (simulator/layout_cache.h).
+  const bool shared = cache_ && !ep_split_ && !options.keep_graph &&
+                      scaleout::DpSyncNodesIndependentOfDp(mode);
   absl::StatusOr<scaleout::DpSyncResult> result =
-      scaleout::AddDpSync(*graph, sync);
+      shared ? SharedDpSync(*graph, sync, model_options)
+             : scaleout::AddDpSync(*graph, sync);
   if (!result.ok()) {
     // Default ddp on a trace without gradients (inference, or converted
     // before gradients were recorded): a prediction without sync, said so.
@@ -507,6 +511,21 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
   AdoptDpSync(std::move(*result), options, model_options,
               options.keep_graph ? graph.get() : nullptr);
   return absl::OkStatus();
+}
+
+absl::StatusOr<scaleout::DpSyncResult> Simulation::SharedDpSync(
+    const Graph& graph, const scaleout::DpSyncOptions& sync,
+    const ModelOptions& model_options) {
+  ASSIGN_OR_RETURN(LayoutCache::DpSync cached,
+                   cache_->DataParallelSync(graph, sync, model_options));
+  scaleout::DpSyncResult result = *cached.result;
+  if (cached.model == nullptr) return result;  // nothing added (recorded)
+  absl::StatusOr<NodeModel> at_dp = cached.model->WithGroupTable(
+      scaleout::DpSyncMetadata(graph.metadata(), sync));
+  if (!at_dp.ok()) return scaleout::AddDpSync(graph, sync);
+  models_.back() = std::make_shared<const NodeModel>(std::move(*at_dp));
+  result.note = scaleout::DpSyncNote(result, sync);
+  return result;
 }
 
 void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,

@@ -137,6 +137,13 @@ class Simulation {
   absl::Status SyncDataParallel(const std::string& file,
                                 const SimOptions& options,
                                 const ModelOptions& model_options);
+  // AddDpSync's result for a dp whose sync the layout cache holds (the
+  // nodes are the same for every dp): the cached one at this dp, its model
+  // put in models_.back(); AddDpSync itself if the cached model does not
+  // take this dp's group table.
+  absl::StatusOr<scaleout::DpSyncResult> SharedDpSync(
+      const Graph& graph, const scaleout::DpSyncOptions& sync,
+      const ModelOptions& model_options);
   // Takes AddDpSync's result: the model (and graph) that hold the sync, or
   // `loaded` (kept when non-null) when it added nothing.
   void AdoptDpSync(scaleout::DpSyncResult sync, const SimOptions& options,
