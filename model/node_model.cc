@@ -711,6 +711,48 @@ absl::StatusOr<NodeModel> NodeModel::Load(const std::string& path,
   return model;
 }
 
+namespace {
+
+bool IsGroupTableAttr(const ChakraProtoMsg::AttributeProto& a) {
+  return a.name() == attr::kPgNames || a.name() == attr::kPgDescs ||
+         a.name() == attr::kPgBackends || a.name() == attr::kPgSizes ||
+         absl::StartsWith(a.name(), attr::kPgRanksPrefix);
+}
+
+// The metadata's attributes other than the group table, serialized in order.
+std::vector<std::string> OtherAttrs(
+    const ChakraProtoMsg::GlobalMetadata& metadata) {
+  std::vector<std::string> out;
+  for (const ChakraProtoMsg::AttributeProto& a : metadata.attr())
+    if (!IsGroupTableAttr(a)) out.push_back(a.SerializeAsString());
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<NodeModel> NodeModel::WithGroupTable(
+    const ChakraProtoMsg::GlobalMetadata& metadata) const {
+  if (metadata.version() != metadata_.version() ||
+      OtherAttrs(metadata) != OtherAttrs(metadata_))
+    return absl::FailedPreconditionError(
+        "the metadata differs beyond its process-group table");
+  std::vector<ProcessGroup> groups = DecodeProcessGroups(metadata.attr());
+  if (groups.size() != groups_.size())
+    return absl::FailedPreconditionError("another number of process groups");
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].name != groups_[g].name ||
+        groups[g].backend != groups_[g].backend)
+      return absl::FailedPreconditionError(
+          absl::StrFormat("process group %d: '%s' (%s) in place of '%s' (%s)",
+                          g, groups[g].name, groups[g].backend, groups_[g].name,
+                          groups_[g].backend));
+  }
+  NodeModel copy = *this;
+  copy.groups_ = std::move(groups);
+  copy.metadata_ = metadata;
+  return copy;
+}
+
 NodeModel NodeModel::FromGraph(const Graph& graph,
                                const ModelOptions& options) {
   NodeModelBuilder builder(graph.metadata(), options);

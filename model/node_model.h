@@ -165,6 +165,15 @@ class NodeModel {
   // The same model from nodes in memory (converter output, tests).
   static NodeModel FromGraph(const Graph& graph,
                              const ModelOptions& options = {});
+  // A copy of this model under `metadata`, which must differ from
+  // metadata() in its process-group table alone (sizes, members,
+  // descriptions), the groups named in the same order with the same
+  // backends: then the nodes decode as before (their group indices and host
+  // flags) and the copy is what FromGraph gives the same nodes under
+  // `metadata`, without decoding them again (et-sim --search: one data-
+  // parallel sync for every dp). Otherwise an error saying what differs.
+  absl::StatusOr<NodeModel> WithGroupTable(
+      const ChakraProtoMsg::GlobalMetadata& metadata) const;
 
   size_t size() const { return facts_.size(); }
   uint64_t id(NodeIndex i) const { return deps_.id(i); }

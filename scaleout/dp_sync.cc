@@ -218,8 +218,10 @@ void AddFsdp(const Iteration& it, const Iteration* previous,
   }
 }
 
-ChakraProtoMsg::GlobalMetadata WithGroup(ChakraProtoMsg::GlobalMetadata meta,
-                                         const DpSyncOptions& options) {
+}  // namespace
+
+ChakraProtoMsg::GlobalMetadata DpSyncMetadata(
+    ChakraProtoMsg::GlobalMetadata meta, const DpSyncOptions& options) {
   std::vector<ProcessGroup> groups = DecodeProcessGroups(meta.attr());
   groups.erase(std::remove_if(groups.begin(), groups.end(),
                               [&](const ProcessGroup& g) {
@@ -235,6 +237,8 @@ ChakraProtoMsg::GlobalMetadata WithGroup(ChakraProtoMsg::GlobalMetadata meta,
   EncodeProcessGroups(groups, meta.mutable_attr());
   return meta;
 }
+
+namespace {
 
 std::string BucketText(const std::vector<Bucket>& buckets) {
   std::vector<std::string> sizes;
@@ -349,8 +353,18 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
   }
   result.collectives_added = b.added();
   result.graph =
-      Graph::Build(WithGroup(graph.metadata(), options), b.TakeNodes());
-  result.note = absl::StrFormat(
+      Graph::Build(DpSyncMetadata(graph.metadata(), options), b.TakeNodes());
+  result.note = DpSyncNote(result, options);
+  return result;
+}
+
+bool DpSyncNodesIndependentOfDp(DpSyncMode mode) {
+  return mode == DpSyncMode::kDdp;
+}
+
+std::string DpSyncNote(const DpSyncResult& result,
+                       const DpSyncOptions& options) {
+  return absl::StrFormat(
       "data-parallel sync: synthesized %s over %d replicas (group '%s'): %d "
       "gradients, %d bytes, in %d buckets per iteration (%s bytes, in launch "
       "order), %d collectives in %d iterations",
@@ -358,7 +372,6 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
       result.gradients, result.gradient_bytes,
       static_cast<int>(result.buckets.size()), BucketText(result.buckets),
       result.collectives_added, result.iterations);
-  return result;
 }
 
 }  // namespace et::scaleout

@@ -83,6 +83,23 @@ struct DpSyncResult {
 absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
                                        const DpSyncOptions& options);
 
+// Whether AddDpSync's nodes are the same for every dp_size and dp_ranks in
+// `mode`: DDP's buckets are by bytes; ZeRO's and FSDP's shards divide by dp.
+// Where they are, two results of one graph and options that differ in
+// dp_size or dp_ranks differ only in their graph's metadata (DpSyncMetadata)
+// and their note (DpSyncNote): et-sim --search syncs once for every dp
+// (simulator/layout_cache.h).
+bool DpSyncNodesIndependentOfDp(DpSyncMode mode);
+
+// The metadata of AddDpSync's graph: `metadata` with the group
+// options.pg_name of dp_size ranks (dp_ranks) in place of any of that name.
+ChakraProtoMsg::GlobalMetadata DpSyncMetadata(
+    ChakraProtoMsg::GlobalMetadata metadata, const DpSyncOptions& options);
+
+// AddDpSync's note for a synthesized sync (`result` not recorded).
+std::string DpSyncNote(const DpSyncResult& result,
+                       const DpSyncOptions& options);
+
 }  // namespace et::scaleout
 
 #endif  // SCALEOUT_DP_SYNC_H_

@@ -20,6 +20,7 @@
 #include "scaleout/pipeline_plan.h"
 #include "scaleout/recorded_layout.h"
 #include "scaleout/tensor_parallel.h"
+#include "simulator/layout_cache.h"
 
 namespace et::sim {
 namespace {
@@ -181,9 +182,11 @@ absl::StatusOr<SweepResult> RunLayoutSearch(const SimInput& input,
   ASSIGN_OR_RETURN(Graph loaded, LoadGraph(files[0]));
   RETURN_IF_ERROR(CheckUniqueIds(files[0], loaded));
   SimInput one = input;
-  one.graph = std::make_shared<const Graph>(std::move(loaded));
+  // Shared by the layouts: the graph, its node model, a split per tp.
+  one.cache = std::make_shared<LayoutCache>(
+      std::make_shared<const Graph>(std::move(loaded)));
   const SearchSpace space =
-      FindSearchSpace(*one.graph, search.world, base.recorded_layout);
+      FindSearchSpace(*one.cache->graph(), search.world, base.recorded_layout);
   const std::vector<ParallelLayout> layouts =
       SearchLayouts(space, search.world);
   SweepResult result;

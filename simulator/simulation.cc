@@ -19,6 +19,7 @@
 #include "scaleout/peer_remap.h"
 #include "simulator/calibration/comm_calibration.h"
 #include "simulator/calibration/comm_fit.h"
+#include "simulator/layout_cache.h"
 #include "simulator/platform/compute_cost_model.h"
 #include "simulator/platform/network.h"
 #include "simulator/report/kernel_table.h"
@@ -191,15 +192,22 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
   SimOptions compile_options = options;
   // Per-rank files are the recorded world itself: no other job to tell apart.
   if (files.size() > 1) compile_options.world_size = 0;
-  if (files.size() == 1) input_graph_ = input.graph;
+  if (files.size() == 1) {
+    cache_ = input.cache;
+    input_graph_ = cache_ ? cache_->graph() : input.graph;
+  }
   for (const std::string& f : files) {
-    absl::StatusOr<NodeModel> g =
-        input_graph_ ? NodeModel::FromGraph(*input_graph_, model_options)
-                     : NodeModel::Load(f, model_options);
-    if (!g.ok())
-      return absl::Status(g.status().code(),
-                          PrefixPath(f, g.status().message()));
-    models_.push_back(std::make_unique<NodeModel>(std::move(*g)));
+    if (cache_) {
+      models_.push_back(cache_->Model(model_options));
+    } else {
+      absl::StatusOr<NodeModel> g =
+          input_graph_ ? NodeModel::FromGraph(*input_graph_, model_options)
+                       : NodeModel::Load(f, model_options);
+      if (!g.ok())
+        return absl::Status(g.status().code(),
+                            PrefixPath(f, g.status().message()));
+      models_.push_back(std::make_shared<const NodeModel>(std::move(*g)));
+    }
     if (files.size() == 1 && options.world_size == 0 && !options.layout)
       InRecordedWorld(*models_.back(), f, &compile_options);
     if (files.size() > 1) {
@@ -407,33 +415,47 @@ absl::Status Simulation::SplitTensorParallel(const std::string& file,
                      "trace (from one recorded without tp)"));
   }
   if (scaled_->tp_group_name.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Graph graph, ReadGraph(file));
   scaleout::TpShardOptions split;
   split.tp = tp;
   split.sequence_parallel = sequence_parallel;
   split.recorded_tp = scaled_->recorded.of(scaleout::Dim::kTp);
   split.pg_name = scaled_->tp_group_name;
   split.tp_ranks = ScaledGroupRanks(split.pg_name);
-  absl::StatusOr<scaleout::TpShardResult> result =
-      scaleout::ShardTensorParallel(graph, split);
-  if (!result.ok()) return LayoutRefusal(file, result.status());
-  models_.back() = std::make_unique<NodeModel>(
-      NodeModel::FromGraph(result->graph, model_options));
-  tp_note_ = result->note;
-  tp_split_ = std::move(*result);
+  if (cache_) {
+    absl::StatusOr<LayoutCache::TpSplit> cached =
+        cache_->TensorParallel(split, model_options);
+    if (!cached.ok()) return LayoutRefusal(file, cached.status());
+    models_.back() = cached->model;
+    tp_split_ = cached->result;
+  } else {
+    ASSIGN_OR_RETURN(std::shared_ptr<const Graph> graph, ReadGraph(file));
+    absl::StatusOr<scaleout::TpShardResult> result =
+        scaleout::ShardTensorParallel(*graph, split);
+    if (!result.ok()) return LayoutRefusal(file, result.status());
+    models_.back() = std::make_shared<const NodeModel>(
+        NodeModel::FromGraph(result->graph, model_options));
+    tp_split_ =
+        std::make_shared<const scaleout::TpShardResult>(std::move(*result));
+  }
+  tp_note_ = tp_split_->note;
   return absl::OkStatus();
 }
 
-absl::StatusOr<Graph> Simulation::LayoutBaseGraph(
+absl::StatusOr<std::shared_ptr<const Graph>> Simulation::LayoutBaseGraph(
     const std::string& file) const {
-  if (ep_split_) return ep_split_->graph;
-  if (tp_split_) return tp_split_->graph;
+  // The split's graph, kept alive by its split (aliasing, not copying).
+  if (ep_split_)
+    return std::shared_ptr<const Graph>(ep_split_, &ep_split_->graph);
+  if (tp_split_)
+    return std::shared_ptr<const Graph>(tp_split_, &tp_split_->graph);
   return ReadGraph(file);
 }
 
-absl::StatusOr<Graph> Simulation::ReadGraph(const std::string& file) const {
-  if (input_graph_) return *input_graph_;
-  return LoadGraph(file);
+absl::StatusOr<std::shared_ptr<const Graph>> Simulation::ReadGraph(
+    const std::string& file) const {
+  if (input_graph_) return input_graph_;
+  ASSIGN_OR_RETURN(Graph graph, LoadGraph(file));
+  return std::make_shared<const Graph>(std::move(graph));
 }
 
 absl::Status Simulation::SyncDataParallel(const std::string& file,
@@ -455,7 +477,9 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
               : "the layout's dp is the recorded one");
     }
     if (options.keep_graph) {
-      ASSIGN_OR_RETURN(graph_, LayoutBaseGraph(file));
+      ASSIGN_OR_RETURN(std::shared_ptr<const Graph> graph,
+                       LayoutBaseGraph(file));
+      graph_ = *graph;
     }
     return absl::OkStatus();
   }
@@ -465,11 +489,13 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
         "gradient sync between the %d replicas",
         dp);
     if (options.keep_graph) {
-      ASSIGN_OR_RETURN(graph_, LayoutBaseGraph(file));
+      ASSIGN_OR_RETURN(std::shared_ptr<const Graph> graph,
+                       LayoutBaseGraph(file));
+      graph_ = *graph;
     }
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(Graph graph, LayoutBaseGraph(file));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Graph> graph, LayoutBaseGraph(file));
   scaleout::DpSyncOptions sync;
   sync.mode = mode;
   sync.dp_size = dp;
@@ -484,8 +510,12 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
   for (const ProcessGroup& g : scaled.groups) {
     if (g.name == scaled.dp_group_name) sync.dp_ranks = g.ranks;
   }
+  // A search's layouts of one tp share one DDP sync (simulator/layout_cache.h).
+  const bool shared = cache_ && !ep_split_ && !options.keep_graph &&
+                      scaleout::DpSyncNodesIndependentOfDp(mode);
   absl::StatusOr<scaleout::DpSyncResult> result =
-      scaleout::AddDpSync(graph, sync);
+      shared ? SharedDpSync(*graph, sync, model_options)
+             : scaleout::AddDpSync(*graph, sync);
   if (!result.ok()) {
     // Default ddp on a trace without gradients (inference, or converted
     // before gradients were recorded): a prediction without sync, said so.
@@ -494,7 +524,7 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
           "data-parallel sync: none: the prediction has no gradient sync "
           "between the %d replicas (%s)",
           dp, result.status().message());
-      if (options.keep_graph) graph_ = std::move(graph);
+      if (options.keep_graph) graph_ = *graph;
       return absl::OkStatus();
     }
     return absl::InvalidArgumentError(
@@ -502,20 +532,36 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
                                       result.status().message())));
   }
   AdoptDpSync(std::move(*result), options, model_options,
-              options.keep_graph ? &graph : nullptr);
+              options.keep_graph ? graph.get() : nullptr);
   return absl::OkStatus();
+}
+
+absl::StatusOr<scaleout::DpSyncResult> Simulation::SharedDpSync(
+    const Graph& graph, const scaleout::DpSyncOptions& sync,
+    const ModelOptions& model_options) {
+  ASSIGN_OR_RETURN(LayoutCache::DpSync cached,
+                   cache_->DataParallelSync(graph, sync, model_options));
+  scaleout::DpSyncResult result = *cached.result;
+  if (cached.model == nullptr) return result;  // nothing added (recorded)
+  absl::StatusOr<NodeModel> at_dp = cached.model->WithGroupTable(
+      scaleout::DpSyncMetadata(graph.metadata(), sync));
+  if (!at_dp.ok()) return scaleout::AddDpSync(graph, sync);
+  models_.back() = std::make_shared<const NodeModel>(std::move(*at_dp));
+  result.note = scaleout::DpSyncNote(result, sync);
+  return result;
 }
 
 void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,
                              const SimOptions& options,
-                             const ModelOptions& model_options, Graph* loaded) {
+                             const ModelOptions& model_options,
+                             const Graph* loaded) {
   dp_sync_note_ = sync.note;
   if (sync.graph.has_value()) {
-    models_.back() = std::make_unique<NodeModel>(
+    models_.back() = std::make_shared<const NodeModel>(
         NodeModel::FromGraph(*sync.graph, model_options));
     if (options.keep_graph) graph_.emplace(std::move(*sync.graph));
   } else if (loaded != nullptr) {
-    graph_.emplace(std::move(*loaded));
+    graph_.emplace(*loaded);
   }
   sync.graph.reset();
   dp_sync_ = std::move(sync);
@@ -695,7 +741,7 @@ namespace {
 
 // True when the trace has collectives and a CPU backend (gloo) runs every
 // one of them: they are priced on the host, not on a GPU fabric.
-bool CommOnHost(const std::vector<std::unique_ptr<NodeModel>>& models) {
+bool CommOnHost(const std::vector<std::shared_ptr<const NodeModel>>& models) {
   int64_t comms = 0, on_host = 0;
   for (const auto& model : models) {
     for (NodeIndex i = 0; i < model->size(); ++i) {
@@ -711,7 +757,7 @@ bool CommOnHost(const std::vector<std::unique_ptr<NodeModel>>& models) {
 // Why the default platform stands in, in the words of what the trace lacks:
 // "default" alone read as if the trace had asked for an HGX-H100.
 std::string DefaultNetworkReason(
-    const std::vector<std::unique_ptr<NodeModel>>& models) {
+    const std::vector<std::shared_ptr<const NodeModel>>& models) {
   bool comm = false, gpu = false;
   for (const auto& model : models) {
     for (NodeIndex i = 0; i < model->size(); ++i) {
@@ -733,7 +779,7 @@ std::string DefaultNetworkReason(
 // the report says so and names what would predict the GPU (issue 49).
 std::string CpuTraceOnGpuNote(
     const std::vector<const RankProgram*>& programs,
-    const std::vector<std::unique_ptr<NodeModel>>& models,
+    const std::vector<std::shared_ptr<const NodeModel>>& models,
     const Network& network, const SimOptions& options) {
   bool communicates = false;
   for (const auto& m : models) communicates |= HasCommunication(*m);

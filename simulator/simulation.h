@@ -27,12 +27,18 @@
 
 namespace et::sim {
 
+class LayoutCache;
+
 struct SimInput {
   std::string path;           // a file, a directory, or a pattern containing %d
   int64_t pattern_ranks = 0;  // ranks for a pattern (--ranks N)
   // `path`'s graph already read (one file): used instead of reading it again
   // (--search runs many layouts of one trace).
   std::shared_ptr<const Graph> graph = nullptr;
+  // What many layouts of one trace share (--search): its graph (used instead
+  // of `graph`), node model and tensor-parallel splits, each computed once
+  // (simulator/layout_cache.h). Without it each is computed per run.
+  std::shared_ptr<LayoutCache> cache = nullptr;
 };
 
 class Simulation {
@@ -127,17 +133,25 @@ class Simulation {
   absl::Status LayoutRefusal(const std::string& file,
                              const absl::Status& why) const;
   // The rank's graph the layout's steps start from: the split one, if any,
-  // else `file` loaded.
-  absl::StatusOr<Graph> LayoutBaseGraph(const std::string& file) const;
+  // else `file` loaded (shared, not copied).
+  absl::StatusOr<std::shared_ptr<const Graph>> LayoutBaseGraph(
+      const std::string& file) const;
   // --dp-sync: the synthesized data-parallel sync; replaces models_.back()
   // with the graph that holds it.
   absl::Status SyncDataParallel(const std::string& file,
                                 const SimOptions& options,
                                 const ModelOptions& model_options);
+  // AddDpSync's result for a dp whose sync the layout cache holds (the
+  // nodes are the same for every dp): the cached one at this dp, its model
+  // put in models_.back(); AddDpSync itself if the cached model does not
+  // take this dp's group table.
+  absl::StatusOr<scaleout::DpSyncResult> SharedDpSync(
+      const Graph& graph, const scaleout::DpSyncOptions& sync,
+      const ModelOptions& model_options);
   // Takes AddDpSync's result: the model (and graph) that hold the sync, or
   // `loaded` (kept when non-null) when it added nothing.
   void AdoptDpSync(scaleout::DpSyncResult sync, const SimOptions& options,
-                   const ModelOptions& model_options, Graph* loaded);
+                   const ModelOptions& model_options, const Graph* loaded);
   // The memory model of models_.back() (at the layout's dp and --dp-sync
   // stage with --layout), appended to memory_rows_.
   void ModelMemory(const SimOptions& options);
@@ -160,7 +174,8 @@ class Simulation {
 
   std::string compute_device_;
   std::vector<std::string> files_;  // per distinct graph
-  std::vector<std::unique_ptr<NodeModel>> models_;
+  // Shared with the layout cache, when there is one: never modified.
+  std::vector<std::shared_ptr<const NodeModel>> models_;
   std::vector<std::unique_ptr<RankProgram>> programs_;
   std::vector<int32_t> program_of_rank_;
   std::vector<RankClass> classes_;
@@ -169,14 +184,16 @@ class Simulation {
   std::optional<scaleout::RecordedLayout> recorded_;
   std::optional<Graph> graph_;
   std::optional<scaleout::DpSyncResult> dp_sync_;
-  std::optional<scaleout::TpShardResult> tp_split_;
-  std::optional<scaleout::EpShardResult> ep_split_;
+  std::shared_ptr<const scaleout::TpShardResult> tp_split_;
+  std::shared_ptr<const scaleout::EpShardResult> ep_split_;
   std::shared_ptr<const Graph> input_graph_;  // SimInput::graph
+  std::shared_ptr<LayoutCache> cache_;        // SimInput::cache
   // The one file's graph: SimInput's, else read from `file`.
-  absl::StatusOr<Graph> ReadGraph(const std::string& file) const;
+  absl::StatusOr<std::shared_ptr<const Graph>> ReadGraph(
+      const std::string& file) const;
   // --layout pp=P: the one-rank model the stages come from, its lives at the
   // layout, the options its program was compiled with, the result.
-  std::unique_ptr<NodeModel> full_model_;
+  std::shared_ptr<const NodeModel> full_model_;
   std::vector<StorageLife> layout_lives_;
   std::optional<SimOptions> compile_options_;
   std::optional<ComputeCostModel> compute_model_;

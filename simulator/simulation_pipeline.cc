@@ -120,7 +120,7 @@ absl::Status Simulation::SplitPipeline(const SimOptions& options,
     result.recvs += stage.recvs;
     result.send_bytes += stage.send_bytes;
     if (options.keep_graph) stage_graphs_.push_back(stage.graph);
-    models_.push_back(std::make_unique<NodeModel>(
+    models_.push_back(std::make_shared<const NodeModel>(
         NodeModel::FromGraph(stage.graph, ModelOptions{false, false, false})));
     absl::StatusOr<RankProgram> p =
         CompileRankProgram(*models_.back(), *compile_options_, compute);
