@@ -37,6 +37,7 @@ enum class Attr : uint8_t {
   kIsCpuOp,
   kIsGpuOp,
   kDurationNs,
+  kRecordedSpanNs,
   kStartNs,
   kLaunchNs,
   kInclusiveDurNs,
@@ -77,6 +78,7 @@ const absl::flat_hash_map<absl::string_view, Attr>& AttrIds() {
       {attr::kIsCpuOp, Attr::kIsCpuOp},
       {attr::kIsGpuOp, Attr::kIsGpuOp},
       {attr::kDurationNs, Attr::kDurationNs},
+      {attr::kRecordedSpanNs, Attr::kRecordedSpanNs},
       {attr::kStartNs, Attr::kStartNs},
       {attr::kLaunchNs, Attr::kLaunchNs},
       {attr::kInclusiveDurNs, Attr::kInclusiveDurNs},
@@ -570,6 +572,10 @@ void NodeModelBuilder::Add(const Node& node) {
       std::clamp<int64_t>(attrs.Int(Attr::kDevice).value_or(-1), -1, 65535));
   f.start_ns = StartRule(node, attrs);
   f.duration_ns = DurationRule(node, attrs);
+  f.recorded_span_ns = f.duration_ns;
+  if (std::optional<int64_t> ns = attrs.Int(Attr::kRecordedSpanNs);
+      ns && *ns >= 0)
+    f.recorded_span_ns = std::min(*ns, kMaxNs);
   f.duration_micros = static_cast<int64_t>(
       std::min<uint64_t>(node.duration_micros(), kMaxNs / 1000));
   if (std::optional<int64_t> ns = attrs.Int(Attr::kLaunchNs); ns && *ns >= 0)

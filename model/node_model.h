@@ -212,6 +212,12 @@ class NodeModel {
   // A GPU node's launch: its runtime call's start (ns); -1 not recorded.
   int64_t launch_ns(NodeIndex i) const { return facts_[i].launch_ns; }
   int64_t duration_ns(NodeIndex i) const { return facts_[i].duration_ns; }
+  // The duration the recording measured, which its start times and the gaps
+  // between ops are relative to: duration_ns unless a synthesized layout
+  // scaled the op's cost (attr recorded_span_ns).
+  int64_t recorded_span_ns(NodeIndex i) const {
+    return facts_[i].recorded_span_ns;
+  }
   // The node's whole-microsecond `duration_micros` field as written (0 when
   // absent): what ASTRA-sim replays, where duration_ns is finer.
   int64_t duration_micros(NodeIndex i) const {
@@ -294,6 +300,7 @@ class NodeModel {
     int64_t start_ns = -1;
     int64_t launch_ns = -1;
     int64_t duration_ns = 0;
+    int64_t recorded_span_ns = 0;
     int64_t duration_micros = 0;
     int64_t inclusive_ns = 0;
     int64_t step = -1;

@@ -38,6 +38,9 @@ inline constexpr char kPgSize[] = "pg_size";  // int64
 inline constexpr char kDurationNs[] =
     "duration_ns";  // int64, sub-microsecond duration
 inline constexpr char kStartNs[] = "start_ns";  // int64, sub-microsecond start
+// int64, an op whose cost a synthesized layout scaled (et-sim --layout): its
+// duration as recorded, the span its recorded start and gaps are relative to.
+inline constexpr char kRecordedSpanNs[] = "recorded_span_ns";
 // int64, GPU ops of a linked trace: when the runtime call that launched it
 // began (ns, the trace's clock, as start_ns).
 inline constexpr char kLaunchNs[] = "launch_ns";

@@ -14,6 +14,7 @@
 #include "model/process_group.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
+#include "scaleout/scaled_cost.h"
 
 namespace et::scaleout {
 namespace {
@@ -381,20 +382,6 @@ class ExpertOps {
   int64_t unplaced_ = 0;
 };
 
-// An integer attribute times num / den (rounded), when present.
-void ScaleAttr(Node* node, absl::string_view name, int64_t num, int64_t den) {
-  const std::optional<int64_t> v = GetInt(node->attr(), name);
-  if (v.has_value())
-    SetInt64(node->mutable_attr(), name, (*v * num + den / 2) / den);
-}
-
-void ScaleCost(Node* node, int64_t times) {
-  for (absl::string_view a : {attr::kDurationNs, attr::kInclusiveDurNs,
-                              attr::kNumOps, attr::kTensorSize})
-    ScaleAttr(node, a, times, 1);
-  node->set_duration_micros(node->duration_micros() * times);
-}
-
 ChakraProtoMsg::GlobalMetadata WithEpGroup(ChakraProtoMsg::GlobalMetadata meta,
                                            const EpShardOptions& options) {
   std::vector<ProcessGroup> groups = DecodeProcessGroups(meta.attr());
@@ -631,10 +618,10 @@ absl::StatusOr<EpShardResult> ShardExpertParallel(
     const int64_t g = ops.expert_of(i);
     if (g < 0) continue;
     if (!is_local(g)) {
-      ScaleCost(&out.node(i), 0);
+      ScaleNodeCost(&out.node(i), 0, 1);
       ++result.other_ops;
     } else {
-      if (ops.token_sized(i)) ScaleCost(&out.node(i), options.ep);
+      if (ops.token_sized(i)) ScaleNodeCost(&out.node(i), options.ep, 1);
       ++result.local_ops;
     }
   }

@@ -15,6 +15,7 @@
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
 #include "scaleout/gradients.h"
+#include "scaleout/scaled_cost.h"
 #include "scaleout/sequence_parallel.h"
 
 namespace et::scaleout {
@@ -54,8 +55,10 @@ class Sharder {
   // `tp` over `recorded_tp`: the widths recorded are 1/recorded_tp.
   Sharder(const NodeModel& model, int64_t tp, int64_t recorded_tp = 1)
       : model_(model), tp_(tp), recorded_tp_(recorded_tp) {
-    for (const StorageLife& l : FindStorageLives(model).lives)
+    for (const StorageLife& l : FindStorageLives(model).lives) {
       if (l.kind == MemoryKind::kParameter) parameters_.insert(l.storage_id);
+      if (l.persistent) persistent_.insert(l.storage_id);
+    }
     for (NodeIndex i = 0; i < model.size(); ++i)
       has_device_ |= !model.on_host(i) && model.kind(i) != NodeKind::kMetadata;
   }
@@ -100,9 +103,25 @@ class Sharder {
     return seed_sizes_;
   }
 
+  // Walks the nodes twice: a persistent storage a split op writes (the
+  // parameters' gradients and optimizer state) is one tensor the whole
+  // trace, split in every step, so its first use in a step (zero_grad's
+  // zero_, the optimizer's exp_avg.mul_) is split too.
+  void Walk() {
+    WalkOnce();
+    for (const auto& [storage, step] : split_)
+      if (persistent_.contains(storage)) persistent_split_.insert(storage);
+    split_.clear();
+    made_.clear();
+    made_split_.clear();
+    partial_.clear();
+    split_ops_ = unplaced_ = 0;
+    WalkOnce();
+  }
+
   // Walks the nodes in id order (the order they ran), splitting what reads
   // split storages (see the header).
-  void Walk() {
+  void WalkOnce() {
     op_split_.assign(model_.size(), false);
     for (NodeIndex i = 0; i < model_.size(); ++i) {
       if (IsCommunication(model_.kind(i))) continue;
@@ -155,6 +174,7 @@ class Sharder {
   // Split at the end: the parameters and what the last step split.
   absl::flat_hash_set<uint64_t> SplitAtEnd() const {
     absl::flat_hash_set<uint64_t> out = seeds_;
+    out.insert(persistent_split_.begin(), persistent_split_.end());
     int64_t last = -1;
     for (const auto& [storage, step] : split_) last = std::max(last, step);
     for (const auto& [storage, step] : split_)
@@ -225,7 +245,8 @@ class Sharder {
   // inside a folded op (no recorded output resets the mark) can get the
   // address of a freed split one (a gradient freed by zero_grad).
   bool IsSplit(uint64_t storage, NodeIndex i) const {
-    if (seeds_.contains(storage)) return true;
+    if (seeds_.contains(storage) || persistent_split_.contains(storage))
+      return true;
     auto it = split_.find(storage);
     if (it == split_.end()) return false;
     const int64_t step = model_.step(i);
@@ -280,6 +301,10 @@ class Sharder {
   const int64_t tp_;
   const int64_t recorded_tp_;
   absl::flat_hash_set<uint64_t> parameters_;
+  absl::flat_hash_set<uint64_t> persistent_;  // held the whole trace
+  // Persistent storages split ops wrote: the split parameters' gradients and
+  // optimizer state.
+  absl::flat_hash_set<uint64_t> persistent_split_;
   // Split storages, with the step that split them (-1: unstamped).
   absl::flat_hash_map<uint64_t, int64_t> split_;
   absl::flat_hash_set<uint64_t> seeds_;       // the split parameters
@@ -313,28 +338,6 @@ std::vector<NodeIndex> Launched(const NodeModel& model, const Graph& graph,
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
-}
-
-// `v` times num/den, rounded.
-int64_t Scaled(int64_t v, int64_t num, int64_t den) {
-  return (v * num + den / 2) / den;
-}
-
-// An integer attribute times num/den (rounded), when present.
-void ScaleAttr(Node* node, absl::string_view name, int64_t num, int64_t den) {
-  const std::optional<int64_t> v = GetInt(node->attr(), name);
-  if (v.has_value()) SetInt64(node->mutable_attr(), name, Scaled(*v, num, den));
-}
-
-// A split op's cost: 1/tp of the one-rank op's, recorded_tp/tp of a
-// recorded tensor-parallel rank's.
-void ScaleCost(Node* node, int64_t num, int64_t den) {
-  ScaleAttr(node, attr::kDurationNs, num, den);
-  ScaleAttr(node, attr::kInclusiveDurNs, num, den);
-  ScaleAttr(node, attr::kNumOps, num, den);
-  ScaleAttr(node, attr::kTensorSize, num, den);
-  if (node->duration_micros() > 0)
-    node->set_duration_micros(Scaled(node->duration_micros(), num, den));
 }
 
 // The recorded all-reduce of each partial-sum GEMM (a re-split trace's
@@ -384,7 +387,7 @@ int64_t ScaleRecordedGradientSyncs(const NodeModel& model, const Graph& graph,
     recorded += g.bytes;
     now += g.storage_id != 0 && split.contains(g.storage_id) &&
                    sizes.contains(static_cast<uint64_t>(g.num_elems))
-               ? Scaled(g.bytes, num, den)
+               ? ScaledValue(g.bytes, num, den)
                : g.bytes;
   }
   if (recorded <= 0 || recorded == now) return 0;
@@ -393,7 +396,7 @@ int64_t ScaleRecordedGradientSyncs(const NodeModel& model, const Graph& graph,
     if (model.kind(i) != NodeKind::kCollective || !model.comm(i)->grad_sync)
       continue;
     SetInt64((*nodes)[i].mutable_attr(), attr::kCommSize,
-             Scaled(model.comm(i)->bytes, now, recorded));
+             ScaledValue(model.comm(i)->bytes, now, recorded));
     ++scaled;
   }
   return scaled;
@@ -571,14 +574,14 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
   ++next_id;
   for (NodeIndex i = 0; i < model.size(); ++i)
     if (sharder.op_split()[i])
-      ScaleCost(&nodes[i], options.recorded_tp, options.tp);
+      ScaleNodeCost(&nodes[i], options.recorded_tp, options.tp);
   std::optional<SpPlan> sp;
   if (options.sequence_parallel) {
     sp = PlanSequenceParallel(model, sharder.op_split(), sharder.partial(),
                               sharder.seeds());
     for (NodeIndex i = 0; i < model.size(); ++i)
       if (sp->seq_split[i] && !sharder.op_split()[i])
-        ScaleCost(&nodes[i], 1, options.tp);
+        ScaleNodeCost(&nodes[i], 1, options.tp);
   }
   const CollectiveAdder add{model, graph, options.pg_name,
                             !sharder.has_device()};

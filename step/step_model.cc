@@ -84,12 +84,14 @@ void StepModel::ReadNodes(const NodeModel& graph) {
   tid_.assign(n, 0);
   recorded_start_ns_.assign(n, -1);
   recorded_ns_.assign(n, 0);
+  span_ns_.assign(n, 0);
   std::vector<int64_t> step(n, -1);
   for (NodeIndex i = 0; i < n; ++i) {
     step[i] = graph.step(i);
     if (step[i] >= 0) step_ids_.push_back(step[i]);
     recorded_start_ns_[i] = graph.start_ns(i);
     recorded_ns_[i] = graph.duration_ns(i);
+    span_ns_[i] = graph.recorded_span_ns(i);
     // Recorded costs only: a launcher's share goes to its kernels, and a
     // host op "computes" when the trace says it does.
     if (!graph.cost_from_shapes(i)) {
@@ -287,8 +289,8 @@ void StepModel::FillGaps(const NodeModel& graph) {
       for (NodeIndex d : sel == DepSelection::kDataOnly ? graph.data_deps(i)
                                                         : graph.ctrl_deps(i)) {
         if (recorded_start_ns_[d] < 0) continue;
-        ready = std::max(
-            ready, std::min(kMaxNs, recorded_start_ns_[d] + recorded_ns_[d]));
+        ready = std::max(ready,
+                         std::min(kMaxNs, recorded_start_ns_[d] + span_ns_[d]));
       }
     }
     if (end >= 0) {
@@ -298,8 +300,7 @@ void StepModel::FillGaps(const NodeModel& graph) {
           std::clamp<int64_t>(std::min(done, recorded_start_ns_[i]) - ready, 0,
                               recorded_gap_ns_[i]);
     }
-    end = std::max(end,
-                   std::min(kMaxNs, recorded_start_ns_[i] + recorded_ns_[i]));
+    end = std::max(end, std::min(kMaxNs, recorded_start_ns_[i] + span_ns_[i]));
   }
 }
 
@@ -404,11 +405,13 @@ void StepModel::FillUnprofiled() {
     unprofiled_ns_[i] = recorded_ns_[i];  // device ops run as recorded
     if (!is_host_[i]) continue;
     const int64_t ops = static_cast<int64_t>(host_ops_[i]);
-    int64_t ns = ops * model_.OpNs(host_kind_[i]) +
-                 static_cast<int64_t>(launches_[i]) * model_.launch_ns;
+    const int64_t floor_ns =
+        ops * model_.OpNs(host_kind_[i]) +
+        static_cast<int64_t>(launches_[i]) * model_.launch_ns;
+    int64_t ns = floor_ns;
     if (!has_gpu_ops_)
-      ns = std::max(ns, recorded_ns_[i] - ops * profiler_ns_per_op_);
-    ns = std::min(recorded_ns_[i], ns);
+      ns = std::max(ns, span_ns_[i] - ops * profiler_ns_per_op_);
+    ns = ScaledByLayout(i, std::min(span_ns_[i], ns), floor_ns);
     int64_t gap = recorded_gap_ns_[i];
     if (!has_gpu_ops_) gap = std::max<int64_t>(0, gap - nested_op_gap_ns_);
     gap = std::min(gap, model_.GapNs(thread_role_[i]));
@@ -418,7 +421,7 @@ void StepModel::FillUnprofiled() {
       gap = std::llround(static_cast<double>(gap) / model_.host_speed);
     }
     unprofiled_ns_[i] = ns;
-    unprofiled_gap_ns_[i] = gap;
+    unprofiled_gap_ns_[i] = RemovedByLayout(i) ? 0 : gap;
   }
 }
 
@@ -445,31 +448,51 @@ void StepModel::FillUnprofiledLessProfilerCost(int64_t per_op_ns) {
     const int64_t ops = static_cast<int64_t>(host_ops_[i]);
     int64_t& owed = owed_ns[tid_[i]];
     owed += ops * per_op_ns;
-    const int64_t floor_ns = std::min(recorded_ns_[i], ops * dispatch_ns);
+    const int64_t floor_ns = std::min(span_ns_[i], ops * dispatch_ns);
     // The wait for a host collective is the simulator's to model.
     const int64_t own_gap = recorded_gap_ns_[i] - collective_wait_ns_[i];
     const int64_t from_gap = std::min(owed, own_gap);
     owed -= from_gap;
-    const int64_t from_span = std::min(owed, recorded_ns_[i] - floor_ns);
+    const int64_t from_span = std::min(owed, span_ns_[i] - floor_ns);
     owed -= from_span;
-    int64_t ns = recorded_ns_[i] - from_span;
+    int64_t ns = ScaledByLayout(i, span_ns_[i] - from_span, floor_ns);
     int64_t gap = own_gap - from_gap;
     if (model_.host_speed > 0 && model_.host_speed != 1.0) {
       ns = std::llround(static_cast<double>(ns) / model_.host_speed);
       gap = std::llround(static_cast<double>(gap) / model_.host_speed);
     }
     unprofiled_ns_[i] = ns;
-    unprofiled_gap_ns_[i] = gap;
+    unprofiled_gap_ns_[i] = RemovedByLayout(i) ? 0 : gap;
   }
+}
+
+// A host op whose cost a synthesized layout scaled (its duration differs
+// from its recorded span): the part of its unprofiled time above its
+// dispatch scales with it, the dispatch does not (a split op is dispatched
+// once, whatever its size).
+int64_t StepModel::ScaledByLayout(NodeIndex i, int64_t ns,
+                                  int64_t floor_ns) const {
+  if (span_ns_[i] <= 0 || span_ns_[i] == recorded_ns_[i]) return ns;
+  if (RemovedByLayout(i)) return 0;
+  floor_ns = std::min(floor_ns, ns);
+  const double scale =
+      static_cast<double>(recorded_ns_[i]) / static_cast<double>(span_ns_[i]);
+  return floor_ns + std::llround(static_cast<double>(ns - floor_ns) * scale);
+}
+
+// An op a synthesized layout gave to another rank (its cost scaled to 0):
+// neither it nor the host time before it runs here.
+bool StepModel::RemovedByLayout(NodeIndex i) const {
+  return span_ns_[i] > 0 && recorded_ns_[i] <= 0;
 }
 
 int64_t StepModel::RecordedSpanNs() const {
   int64_t first = kMaxNs, last = -1;
   for (size_t i = 0; i < recorded_start_ns_.size(); ++i) {
-    if (recorded_start_ns_[i] < 0 || recorded_ns_[i] <= 0) continue;
+    if (recorded_start_ns_[i] < 0 || span_ns_[i] <= 0) continue;
     first = std::min(first, recorded_start_ns_[i]);
-    last = std::max(last,
-                    std::min(kMaxNs, recorded_start_ns_[i] + recorded_ns_[i]));
+    last =
+        std::max(last, std::min(kMaxNs, recorded_start_ns_[i] + span_ns_[i]));
   }
   return last > first ? last - first : 0;
 }

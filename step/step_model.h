@@ -175,6 +175,8 @@ class StepModel {
   void LearnFullProfilerCost();
   void FillUnprofiledLessProfilerCost(int64_t per_op_ns);
   int64_t RecordedSpanNs() const;
+  int64_t ScaledByLayout(NodeIndex i, int64_t ns, int64_t floor_ns) const;
+  bool RemovedByLayout(NodeIndex i) const;
   void ReadPageFaults(const NodeModel& graph);
   void AddPageFaults();
 
@@ -202,6 +204,9 @@ class StepModel {
   std::vector<int64_t> tid_;
   std::vector<int64_t> recorded_start_ns_;  // -1 unknown
   std::vector<int64_t> recorded_ns_;
+  // The recorded span, which start times and gaps are relative to: unlike
+  // recorded_ns_, not scaled by a synthesized layout.
+  std::vector<int64_t> span_ns_;
   std::vector<int64_t> collective_wait_ns_;  // see HostCollectiveWaitNs
   std::vector<int64_t> recorded_gap_ns_;
   std::vector<int64_t> unprofiled_ns_;

@@ -22,7 +22,9 @@
 #include "proto/attributes.h"
 #include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
+#include "simulator/report/step_breakdown.h"
 #include "simulator/simulation.h"
+#include "step/step_model.h"
 
 namespace {
 
@@ -121,6 +123,53 @@ TEST(TpSynthTest, Tp2FromOneRankMatchesTheRecordedTp2Job) {
             *real_step.measured_fastest_block_us);
   EXPECT_LE(synth->report().step.predicted_us,
             *real_step.measured_slowest_block_us);
+}
+
+std::unique_ptr<et::sim::Simulation> SimulateRecordedHostTime(
+    const std::string& path, const std::string& layout) {
+  et::sim::SimOptions options;
+  options.host_time = et::HostTimeMode::kRecorded;
+  if (!layout.empty()) options.layout = *et::scaleout::ParseLayout(layout);
+  auto sim = et::sim::Simulation::Run({path, 0}, options);
+  EXPECT_TRUE(sim.ok()) << sim.status();
+  return sim.ok() ? std::move(*sim) : nullptr;
+}
+
+int64_t PhaseNs(const et::sim::Report& r, const std::string& phase) {
+  for (const et::sim::PhaseRow& p : r.phases)
+    if (p.phase == phase) return p.total_ns;
+  ADD_FAILURE() << "no phase " << phase;
+  return 0;
+}
+
+// A split op keeps its recorded span: the host time between ops stays what
+// the recording measured (the split's start times relative to the shortened
+// durations gave 16.7 ms a step against 0.6 recorded), and the split
+// parameters' gradients and optimizer state are split in every step, so the
+// optimizer's recorded work halves but for its scalar ops (its step counts),
+// as in the real tp=2 recording.
+TEST(TpSynthTest, TheSplitKeepsTheRecordedGapsAndSplitsTheOptimizer) {
+  auto one = Simulate(OneRank(), "");
+  auto synth = Simulate(OneRank(), "tp=2");
+  ASSERT_TRUE(one && synth);
+  const auto& a = one->report().breakdown;
+  const auto& b = synth->report().breakdown;
+  ASSERT_EQ(a.size(), b.size());
+  const int gaps = static_cast<int>(et::sim::StepPart::kHostGaps);
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_NEAR(b[k].part_ns[gaps], a[k].part_ns[gaps],
+                0.1 * a[k].part_ns[gaps] + 100000)
+        << "step " << k;
+  }
+  // Recorded host time: the ops as the trace timed them, scaled by the split.
+  auto one_rec = SimulateRecordedHostTime(OneRank(), "");
+  auto synth_rec = SimulateRecordedHostTime(OneRank(), "tp=2");
+  ASSERT_TRUE(one_rec && synth_rec);
+  const double one_opt = PhaseNs(one_rec->report(), "optimizer");
+  const double synth_opt = PhaseNs(synth_rec->report(), "optimizer");
+  // 0.52 on these files: the step counts (one scalar add_ per parameter) stay.
+  EXPECT_LT(synth_opt, 0.6 * one_opt);
+  EXPECT_GT(synth_opt, 0.45 * one_opt);
 }
 
 // The real tp=4 job (tests/data/tp-synth/tpmlp4_*), all 4 ranks' files.
