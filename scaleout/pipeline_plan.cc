@@ -643,6 +643,60 @@ void StagePeaks(PipelinePlan* plan) {
   }
 }
 
+// When the schedule's last pass ends on these chunks without communication:
+// each rank runs its passes (pipeline_order.h) in order, a forward after the
+// same micro-batch's forward through the previous model chunk, a backward
+// after its backward through the next one. 0 if the order cannot finish.
+int64_t ScheduleSpanNs(const PipelinePlan& plan) {
+  const PipelineOptions& o = plan.options;
+  const int64_t pp = o.pp, mb = o.micro_batches;
+  const int64_t nc = static_cast<int64_t>(plan.chunks.size());
+  std::vector<const PipelineChunk*> by_model(nc, nullptr);
+  for (const PipelineChunk& c : plan.chunks) {
+    const int64_t g = c.index * pp + c.stage;
+    if (g < 0 || g >= nc) return 0;
+    by_model[g] = &c;
+  }
+  // finish[direction][model chunk][micro-batch], -1 not yet run.
+  std::vector<std::vector<std::vector<int64_t>>> finish(
+      2, std::vector<std::vector<int64_t>>(nc, std::vector<int64_t>(mb, -1)));
+  std::vector<std::vector<PipelinePass>> order(pp);
+  std::vector<size_t> next(pp, 0);
+  std::vector<int64_t> free_at(pp, 0);
+  size_t left = 0;
+  for (int64_t s = 0; s < pp; ++s) {
+    order[s] = PassOrder(o.schedule, pp, mb, o.chunks, s);
+    left += order[s].size();
+  }
+  int64_t span = 0;
+  for (bool progress = true; left > 0 && progress;) {
+    progress = false;
+    for (int64_t s = 0; s < pp; ++s) {
+      while (next[s] < order[s].size()) {
+        const PipelinePass& p = order[s][next[s]];
+        const int64_t g = p.chunk * pp + s;
+        if (g >= nc || by_model[g] == nullptr) return 0;
+        const int64_t before = p.backward ? g + 1 : g - 1;
+        int64_t ready = free_at[s];
+        if (before >= 0 && before < nc) {
+          const int64_t dep = finish[p.backward][before][p.micro_batch];
+          if (dep < 0) break;
+          ready = std::max(ready, dep);
+        }
+        const int64_t ns =
+            p.backward ? by_model[g]->backward_ns : by_model[g]->forward_ns;
+        free_at[s] = ready + ns;
+        finish[p.backward][g][p.micro_batch] = free_at[s];
+        span = std::max(span, free_at[s]);
+        ++next[s];
+        --left;
+        progress = true;
+      }
+    }
+  }
+  return left == 0 ? span : 0;
+}
+
 // The analytic bubbles: of balanced stages, and of the stages found.
 void Bubbles(PipelinePlan* plan) {
   const int64_t pp = plan->options.pp, mb = plan->options.micro_batches;
@@ -658,9 +712,11 @@ void Bubbles(PipelinePlan* plan) {
   }
   for (const PipelineChunk& c : plan->chunks)
     slowest_chunk = std::max(slowest_chunk, c.forward_ns + c.backward_ns);
-  const double span =
-      v == 1 ? static_cast<double>((mb - 1) * slowest + sum)
-             : static_cast<double>(mb * slowest + (pp - 1) * slowest_chunk);
+  double span = static_cast<double>(ScheduleSpanNs(*plan));
+  if (span <= 0)
+    span = v == 1
+               ? static_cast<double>((mb - 1) * slowest + sum)
+               : static_cast<double>(mb * slowest + (pp - 1) * slowest_chunk);
   const double mean = static_cast<double>(sum) / static_cast<double>(pp);
   if (span > 0)
     plan->staged_bubble = 1.0 - static_cast<double>(mb) * mean / span;

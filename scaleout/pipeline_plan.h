@@ -155,8 +155,11 @@ struct PipelinePlan {
   // time over the ideal (compute) time.
   double analytic_bubble_ratio = 0;
   // The same for these stages, t_s = forward + backward of stage s: the
-  // pipeline spans (M - 1) max t_s + sum t_s, and the stages' idle share of
-  // it is 1 - M mean t_s / span ((P-1)/(M+P-1) when every t_s is equal).
+  // span of the schedule's passes on these chunks without communication
+  // (each rank's pass order, each pass after its neighbour chunk's), and the
+  // stages' idle share of it, 1 - M mean t_s / span ((P-1)/(M+P-1) when
+  // every t_s is equal; 1F1B's span is (M - 1) max t_s + sum t_s only when
+  // each stage's forward and backward are in proportion).
   double staged_bubble = 0;
   // The slowest stage's t_s over their mean (1: balanced).
   double imbalance = 1;
