@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -191,6 +192,15 @@ class RankFileSink : public RankSink {
         GetInt(attrs, attr::kMeasuredWorldSize)
             .value_or(GetInt(attrs, attr::kWorldSize).value_or(0));
     SetInt64(metadata.mutable_attr(), attr::kMeasuredWorldSize, measured_world);
+    // The recorder's memory truths are of a recorded rank; a rank of this
+    // job holds its own shards and stashes: no peak to compare with.
+    auto* list = metadata.mutable_attr();
+    for (int k = list->size() - 1; k >= 0; --k) {
+      const std::string& name = list->Get(k).name();
+      if (name == attr::kUnprofiledPeakBytes ||
+          name == attr::kUnprofiledStartBytes)
+        list->DeleteSubrange(k, 1);
+    }
     SetInt64(metadata.mutable_attr(), attr::kRank, rank_);
     SetInt64(metadata.mutable_attr(), attr::kWorldSize, world_size_);
     groups_->BeginRank(recorded);
