@@ -8,67 +8,44 @@
 // pair and step a reduce-scatter in place of each all-reduce and all-gathers
 // of the same s x b x h x dtype bytes; the activation memory against the
 // paper's formula, which divides every term of a layer's activations by t.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
-#include <tuple>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "model/process_group.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
-#include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
+
+using et::testing::CollectiveCalls;
+using et::testing::CollectiveKey;
 
 // One GPT block's activation: 8 x 32 tokens x width 256, float32.
 constexpr uint64_t kActivationBytes = 8 * 32 * 256 * 4;
 
-std::string Convert(const std::string& dir, const std::string& et,
-                    const std::string& kineto) {
-  const std::string data = std::string(ET_TEST_DATA) + dir;
-  const std::string out =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_tpsp_", et, ".et");
-  et::convert::ConvertOptions options;
-  options.kineto_path = data + kineto;
-  auto report = et::convert::ConvertFile(data + et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
-}
-
 const std::string& GptBlock() {
-  static const std::string* path =
-      new std::string(Convert("/cpu-corpus/", "cpu_gpt_w256_et.json.gz",
-                              "cpu_gpt_w256_kineto.json.gz"));
+  static const std::string* path = new std::string(
+      et::testing::ConvertRecording("cpu-corpus", "cpu_gpt_w256"));
   return *path;
 }
 
-absl::StatusOr<std::unique_ptr<et::sim::Simulation>> RunLayout(
-    const std::string& path, const std::string& layout, bool sp,
-    bool keep_graph = false) {
+et::sim::SimOptions Options(const std::string& layout, bool sp) {
   et::sim::SimOptions options;
   options.layout = *et::scaleout::ParseLayout(layout);
   options.sequence_parallel = sp;
-  options.keep_graph = keep_graph;
   options.keep_memory_lives = true;
-  return et::sim::Simulation::Run({path, 0}, options);
+  return options;
 }
 
-// (type, bytes, group size) -> calls.
-using CollectiveKey = std::tuple<std::string, uint64_t, int64_t>;
-std::map<CollectiveKey, int64_t> Collectives(const et::sim::Report& r) {
-  std::map<CollectiveKey, int64_t> out;
-  for (const et::sim::CollectiveRow& c : r.collectives)
-    out[{c.type, c.bytes, c.group_size}] += c.calls;
-  return out;
+absl::StatusOr<std::unique_ptr<et::sim::Simulation>> RunLayout(
+    const std::string& path, const std::string& layout, bool sp) {
+  return et::sim::Simulation::Run({path, 0}, Options(layout, sp));
 }
 
 TEST(TpSpTest, AllReducesBecomeReduceScattersAndAllGathers) {
@@ -79,11 +56,11 @@ TEST(TpSpTest, AllReducesBecomeReduceScattersAndAllGathers) {
     ASSERT_TRUE(sp.ok()) << sp.status();
     ASSERT_TRUE(plain.ok()) << plain.status();
     const int64_t steps = (*sp)->report().step.steps;
-    const auto got = Collectives((*sp)->report());
+    const auto got = CollectiveCalls((*sp)->report());
     // Megatron per step: each of the 4 all-reduces of tensor parallelism
     // (forward after the 2 row layers, backward after the 2 column layers'
     // input gradients) becomes a reduce-scatter of the same bytes.
-    EXPECT_EQ(Collectives((*plain)->report()),
+    EXPECT_EQ(CollectiveCalls((*plain)->report()),
               (std::map<CollectiveKey, int64_t>{
                   {{"ALL_REDUCE", kActivationBytes, tp}, 4 * steps}}));
     EXPECT_EQ(got.at({"REDUCE_SCATTER", kActivationBytes, tp}), 4 * steps);
@@ -165,28 +142,16 @@ TEST(TpSpTest, ActivationMemoryFollowsKorthikantisFormula) {
 }
 
 TEST(TpSpTest, TheWrittenJobNamesTheTpGroupOfEveryGatherAndScatter) {
-  auto sim = RunLayout(GptBlock(), "tp=2,dp=2", true, true);
-  ASSERT_TRUE(sim.ok()) << sim.status();
-  const et::sim::Simulation& s = **sim;
-  auto source =
-      et::scaleout::LayoutRankSource(*s.layout_graph(), *s.recorded_layout(),
-                                     *et::scaleout::ParseLayout("tp=2,dp=2"));
-  ASSERT_TRUE(source.ok()) << source.status();
-  auto graph = (*source)(3);
+  auto job = et::testing::RunLayoutJob(GptBlock(), Options("tp=2,dp=2", true));
+  ASSERT_TRUE(job.ok()) << job.status();
+  auto graph = job->rank_graph(3);
   ASSERT_TRUE(graph.ok()) << graph.status();
-  const std::vector<et::ProcessGroup> groups =
-      et::DecodeProcessGroups((*graph)->metadata().attr());
-  const int64_t steps = s.report().step.steps;
-  std::map<int64_t, int64_t> on_tp_pair;  // comm type -> nodes on {2, 3}
-  for (const auto& node : (*graph)->nodes()) {
-    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-    const std::string pg = et::GetString(node, et::attr::kPgName).value();
-    for (const et::ProcessGroup& g : groups)
-      if (g.name == pg && g.ranks == std::vector<int64_t>{2, 3})
-        ++on_tp_pair[*et::GetInt(node.attr(), et::attr::kCommType)];
-  }
-  EXPECT_EQ(on_tp_pair[ChakraProtoMsg::ALL_GATHER], 8 * steps);
-  EXPECT_EQ(on_tp_pair[ChakraProtoMsg::REDUCE_SCATTER], 4 * steps);
+  const int64_t steps = job->sim->report().step.steps;
+  // comm type -> nodes on {2, 3}
+  auto by_group = et::testing::CollectivesByGroup(**graph);
+  const std::vector<int64_t> tp_pair = {2, 3};
+  EXPECT_EQ((by_group[{tp_pair, ChakraProtoMsg::ALL_GATHER}]), 8 * steps);
+  EXPECT_EQ((by_group[{tp_pair, ChakraProtoMsg::REDUCE_SCATTER}]), 4 * steps);
 }
 
 TEST(TpSpTest, SequenceParallelismNeedsASplitTp) {
@@ -196,15 +161,8 @@ TEST(TpSpTest, SequenceParallelismNeedsASplitTp) {
                                 "--sequence-parallel needs tp > 1"))
       << no_tp.status();
   // A trace recorded at tp=2: its recorded all-reduces stay all-reduces.
-  const std::string data = std::string(ET_TEST_DATA) + "/tp-synth/";
   const std::string tp2 =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_tpsp_tp2.et");
-  et::convert::ConvertOptions options;
-  options.rank = 0;
-  options.kineto_path = data + "tpmlp2_kineto_r0.json.gz";
-  ASSERT_TRUE(
-      et::convert::ConvertFile(data + "tpmlp2_et_r0.json.gz", tp2, options)
-          .ok());
+      et::testing::ConvertRecording("tp-synth", "tpmlp2", 0);
   for (const char* layout : {"tp=2", "tp=4"}) {
     auto resplit = RunLayout(tp2, layout, true);
     ASSERT_FALSE(resplit.ok()) << layout;
