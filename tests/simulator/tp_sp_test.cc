@@ -8,8 +8,14 @@
 // pair and step a reduce-scatter in place of each all-reduce and all-gathers
 // of the same s x b x h x dtype bytes; the activation memory against the
 // paper's formula, which divides every term of a layer's activations by t.
+// A trace recorded at tp=2 (tests/data/tp-synth's Megatron MLP) re-split to
+// tp=4 with sequence parallelism gives what its one-rank recording split to
+// tp=4 with it gives; one that records sequence parallelism is refused.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +23,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "model/graph.h"
+#include "proto/attr_names.h"
+#include "proto/attributes.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/simulation.h"
 #include "tests/simulator/layout_fixture.h"
@@ -41,6 +50,11 @@ et::sim::SimOptions Options(const std::string& layout, bool sp) {
   options.sequence_parallel = sp;
   options.keep_memory_lives = true;
   return options;
+}
+
+// Rank 0 of the same MLP recorded at tp=2 (tests/data/tp-synth).
+std::string RecordedTp2() {
+  return et::testing::ConvertRecording("tp-synth", "tpmlp2", 0);
 }
 
 absl::StatusOr<std::unique_ptr<et::sim::Simulation>> RunLayout(
@@ -160,15 +174,120 @@ TEST(TpSpTest, SequenceParallelismNeedsASplitTp) {
   EXPECT_TRUE(absl::StrContains(no_tp.status().message(),
                                 "--sequence-parallel needs tp > 1"))
       << no_tp.status();
-  // A trace recorded at tp=2: its recorded all-reduces stay all-reduces.
-  const std::string tp2 =
-      et::testing::ConvertRecording("tp-synth", "tpmlp2", 0);
-  for (const char* layout : {"tp=2", "tp=4"}) {
-    auto resplit = RunLayout(tp2, layout, true);
-    ASSERT_FALSE(resplit.ok()) << layout;
-    EXPECT_TRUE(absl::StrContains(resplit.status().message(), "tp=2"))
-        << resplit.status();
+  // A trace recorded at tp=2 kept at tp=2: nothing is split to add it to.
+  auto kept = RunLayout(RecordedTp2(), "tp=2", true);
+  ASSERT_FALSE(kept.ok());
+  EXPECT_TRUE(absl::StrContains(kept.status().message(),
+                                "the trace records this tp and the layout "
+                                "keeps it"))
+      << kept.status();
+}
+
+// The Megatron MLP recorded at tp=2 (tests/data/tp-synth, 2 pairs of 256 ->
+// 512 -> 256, batch 16, float32) re-split to tp=4 with sequence parallelism
+// against its one-rank recording split to tp=4 with it: the same
+// collectives, and the same memory but for what the memory model already
+// tells apart between the two files at tp=4 without it.
+TEST(TpSpTest, ReSplitTp2ToTp4MatchesTheOneRankSplit) {
+  const std::string one = et::testing::ConvertRecording("tp-synth", "tpmlp1");
+  auto resplit = RunLayout(RecordedTp2(), "tp=4", true);
+  auto split = RunLayout(one, "tp=4", true);
+  auto resplit_plain = RunLayout(RecordedTp2(), "tp=4", false);
+  auto split_plain = RunLayout(one, "tp=4", false);
+  ASSERT_TRUE(resplit.ok()) << resplit.status();
+  ASSERT_TRUE(split.ok() && resplit_plain.ok() && split_plain.ok());
+  const et::sim::Report& r = (*resplit)->report();
+  EXPECT_TRUE(et::testing::HasNoteWith(
+      r, {"re-split from the recorded tp=2",
+          "its 6 all-reduces of partial sums kept as reduce-scatters",
+          "sequence parallelism"}))
+      << r.notes.size();
+  const int64_t steps = r.step.steps;
+  EXPECT_EQ(steps, (*split)->report().step.steps);
+  // Per step, on the group of 4: the recorded 3 all-reduces (2 row layers
+  // forward, the second column layer's input gradient) as reduce-scatters of
+  // the 16 x 256 float32 activation; all-gathers of it before the second
+  // column layer, its input again for its weight gradient, and the 2 row
+  // layers' output gradients (the first column layer reads the batch, whole
+  // on every rank); the 2 row layers' bias gradients (256 floats, sums over
+  // the rank's tokens) all-reduced; and the loss (one float) gathered for
+  // its backward.
+  constexpr uint64_t kActivation = 16 * 256 * 4;
+  const std::map<CollectiveKey, int64_t> want = {
+      {{"REDUCE_SCATTER", kActivation, 4}, 3 * steps},
+      {{"ALL_GATHER", kActivation, 4}, 4 * steps},
+      {{"ALL_REDUCE", 256 * 4, 4}, 2 * steps},
+      {{"ALL_GATHER", 4, 4}, 1 * steps}};
+  EXPECT_EQ(CollectiveCalls(r), want);
+  EXPECT_EQ(CollectiveCalls((*split)->report()), want);
+
+  // Memory: the peak per rank, and the activations held at most, differ
+  // between the two files with sequence parallelism no more than without it
+  // (the two recordings are not one run: their temporaries differ by a few
+  // bytes). Today both peaks are the optimizer's, with no activation held.
+  auto peak = [](const et::sim::Simulation& s) {
+    return s.report().ranks[0].memory->peak_bytes;
+  };
+  for (const auto* s : {&*resplit, &*split, &*resplit_plain, &*split_plain})
+    ASSERT_TRUE((*s)->report().ranks[0].memory.has_value());
+  const int64_t sp_gap = peak(**resplit) - peak(**split);
+  const int64_t plain_gap = peak(**resplit_plain) - peak(**split_plain);
+  const int64_t act_sp_gap =
+      ActivationHighWater(**resplit) - ActivationHighWater(**split);
+  const int64_t act_plain_gap =
+      ActivationHighWater(**resplit_plain) - ActivationHighWater(**split_plain);
+  std::printf(
+      "tp=4 peak: re-split %lld, one-rank split %lld with sequence "
+      "parallelism (gap %lld), gap %lld without; activations held at most: "
+      "re-split %lld (%lld without), one-rank %lld (gap %lld), gap %lld "
+      "without\n",
+      static_cast<long long>(peak(**resplit)),
+      static_cast<long long>(peak(**split)), static_cast<long long>(sp_gap),
+      static_cast<long long>(plain_gap),
+      static_cast<long long>(ActivationHighWater(**resplit)),
+      static_cast<long long>(ActivationHighWater(**resplit_plain)),
+      static_cast<long long>(ActivationHighWater(**split)),
+      static_cast<long long>(act_sp_gap),
+      static_cast<long long>(act_plain_gap));
+  EXPECT_LE(std::abs(sp_gap), std::abs(plain_gap));
+  EXPECT_LE(std::abs(act_sp_gap), std::abs(act_plain_gap));
+  // Sequence parallelism holds fewer activations on the re-split rank too.
+  EXPECT_LT(ActivationHighWater(**resplit),
+            ActivationHighWater(**resplit_plain));
+}
+
+// A trace that records sequence parallelism already is refused: the tp=2
+// recording with one of its tp all-reduces recorded as a reduce-scatter
+// (torch 1.13's gloo has no reduce_scatter to record a real one with).
+TEST(TpSpTest, ARecordedSequenceParallelSplitIsRefused) {
+  auto graph = et::LoadGraph(RecordedTp2());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<ChakraProtoMsg::Node> nodes = graph->nodes();
+  std::string group;
+  for (ChakraProtoMsg::Node& n : nodes) {
+    if (n.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    group = et::GetString(n, et::attr::kPgName).value_or("");
+    et::SetInt64(n.mutable_attr(), et::attr::kCommType,
+                 ChakraProtoMsg::REDUCE_SCATTER);
+    break;
   }
+  ASSERT_FALSE(group.empty());
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/", getpid(), "_tpsp_recorded.et");
+  ASSERT_TRUE(
+      et::SaveGraph(et::Graph::Build(graph->metadata(), std::move(nodes)), path)
+          .ok());
+  auto sim = RunLayout(path, "tp=4", true);
+  ASSERT_FALSE(sim.ok());
+  const std::string message(sim.status().message());
+  EXPECT_TRUE(absl::StrContains(
+      message, absl::StrCat("the trace records sequence parallelism already (1 "
+                            "reduce-scatters on its tp=2 group '",
+                            group, "')")))
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  // Without --sequence-parallel the re-split runs, the reduce-scatter kept.
+  EXPECT_TRUE(RunLayout(path, "tp=4", false).ok());
 }
 
 }  // namespace
