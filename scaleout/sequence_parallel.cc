@@ -56,7 +56,7 @@ class Planner {
         }
       }
       for (const IoTensor& t : model_.recorded_tensors(i, true))
-        if (t.storage_id != 0) writer[t.storage_id] = i;
+        if (Makes(i, t.storage_id)) writer[t.storage_id] = i;
     }
     for (NodeIndex s : starts) MarkChain(s);
   }
@@ -85,13 +85,8 @@ class Planner {
         for (const IoTensor& t : model_.recorded_tensors(i, true))
           Mark(i, t.storage_id, false);
       }
-      // The op that made a tensor's content: a new one, or one written in
-      // place (an accumulated gradient); a view, which moves no bytes, makes
-      // none.
-      const bool computes = model_.bytes(i) > 0 || model_.flops(i) > 0;
       for (const IoTensor& t : model_.recorded_tensors(i, true))
-        if (t.storage_id != 0 && (computes || Fresh(i, t.storage_id)))
-          maker_[t.storage_id] = {i, &t};
+        if (Makes(i, t.storage_id)) maker_[t.storage_id] = {i, &t};
     }
   }
 
@@ -139,6 +134,15 @@ class Planner {
     for (const IoTensor& t : model_.recorded_tensors(i, false))
       if (t.storage_id == storage) return false;
     return true;
+  }
+
+  // Whether `i` made the content of the storage it wrote: a new tensor, or
+  // one written in place (an accumulated gradient); a view, which moves no
+  // bytes, makes none (Megatron's copy to the tensor-parallel region is a
+  // view_as of its input: the input's maker stays the activation's).
+  bool Makes(NodeIndex i, uint64_t storage) const {
+    if (storage == 0) return false;
+    return model_.bytes(i) > 0 || model_.flops(i) > 0 || Fresh(i, storage);
   }
 
   // A sequence-split op: its outputs are shards, but in the backward pass an
@@ -244,6 +248,20 @@ SpPlan PlanSequenceParallel(
   planner.MarkEntries();
   planner.Walk();
   return planner.Take();
+}
+
+int64_t RecordedReduceScatters(const NodeModel& model,
+                               const std::string& pg_name) {
+  int64_t n = 0;
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    const CommSpec* c = model.comm(i);
+    if (c == nullptr || model.kind(i) != NodeKind::kCollective ||
+        model.synthesized(i) || c->type != ChakraProtoMsg::REDUCE_SCATTER ||
+        c->group < 0)
+      continue;
+    n += model.groups()[static_cast<size_t>(c->group)].name == pg_name;
+  }
+  return n;
 }
 
 }  // namespace et::scaleout

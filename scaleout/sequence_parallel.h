@@ -29,11 +29,19 @@
 //   gathered input for its backward).
 // Every all-gather and reduce-scatter moves the whole activation (s x b x h
 // x dtype bytes), as the all-reduce it replaces did in two halves.
+//
+// On a trace recorded at tp=R (re-split to T, tensor_parallel.h) the same
+// rules run on the re-split graph: the recorded all-reduce of each partial
+// sum becomes the reduce-scatter (on the recorded group, resized to T), and
+// what is sequence-split runs on 1/T of the sequence (the recorded ranks each
+// ran all of it). A trace that records sequence parallelism already (a
+// reduce-scatter on its tensor-parallel group) is refused.
 #ifndef SCALEOUT_SEQUENCE_PARALLEL_H_
 #define SCALEOUT_SEQUENCE_PARALLEL_H_
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -68,6 +76,12 @@ SpPlan PlanSequenceParallel(
     const NodeModel& model, const std::vector<bool>& op_split,
     const std::vector<NodeIndex>& partial,
     const absl::flat_hash_set<uint64_t>& split_parameters);
+
+// The reduce-scatters `model` records on the group named `pg_name` (a trace
+// recorded with sequence parallelism has one for each all-reduce of partial
+// sums that tensor parallelism alone would have).
+int64_t RecordedReduceScatters(const NodeModel& model,
+                               const std::string& pg_name);
 
 }  // namespace et::scaleout
 

@@ -544,16 +544,19 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
   }
   if (options.tp < 2)
     return absl::InvalidArgumentError("tensor parallelism needs tp >= 2");
-  if (options.sequence_parallel && options.recorded_tp > 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "sequence parallelism is synthesized only on a trace recorded without "
-        "tp: this one records tp=%d, and its recorded all-reduces are not "
-        "turned into reduce-scatters (use its one-rank recording)",
-        options.recorded_tp));
-  }
   if (options.recorded_tp < 1 || options.recorded_tp == options.tp)
     return absl::InvalidArgumentError("re-split needs another tp");
   const NodeModel model = PairModel(graph);
+  if (options.sequence_parallel && options.recorded_tp > 1) {
+    if (const int64_t n = RecordedReduceScatters(model, options.pg_name)) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "--sequence-parallel: the trace records sequence parallelism "
+          "already (%d reduce-scatters on its tp=%d group '%s'); re-splitting "
+          "a recorded sequence-parallel split is not done (record it without "
+          "sequence parallelism, or drop --sequence-parallel)",
+          n, options.recorded_tp, options.pg_name));
+    }
+  }
   Sharder sharder(model, options.tp, options.recorded_tp);
   sharder.FindPairs();
   const std::string what =
@@ -593,6 +596,12 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
     const NodeIndex p = sharder.partial()[k];
     if (recorded[k]) {
       ++result.recorded_all_reduces;
+      // Sequence parallelism reduce-scatters the partial sums instead.
+      if (sp) {
+        SetInt64(nodes[*recorded[k]].mutable_attr(), attr::kCommType,
+                 ChakraProtoMsg::REDUCE_SCATTER);
+        ++result.reduce_scatters;
+      }
       continue;
     }
     absl::Span<const IoTensor> out = model.recorded_tensors(p, true);
@@ -650,9 +659,10 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
       options.recorded_tp > 1
           ? absl::StrFormat(
                 "re-split from the recorded tp=%d, its %d all-reduces of "
-                "partial sums kept on the group resized to %d, %d recorded "
+                "partial sums kept%s on the group resized to %d, %d recorded "
                 "gradient syncs rescaled to the re-split gradients, ",
-                options.recorded_tp, result.recorded_all_reduces, options.tp,
+                options.recorded_tp, result.recorded_all_reduces,
+                sp ? " as reduce-scatters" : "", options.tp,
                 result.scaled_gradient_syncs)
           : std::string();
   result.note = absl::StrFormat(
@@ -684,11 +694,15 @@ std::vector<StorageLife> LivesAtTensorParallel(std::vector<StorageLife> lives,
   for (StorageLife& l : lives) {
     if (l.storage_id == 0) continue;
     const bool is_split =
-        l.persistent
-            ? split.split_storages.contains(l.storage_id)
-            : split.made_split.contains({l.first, l.storage_id}) ||
-                  split.made_seq_split.contains({l.first, l.storage_id});
-    if (is_split) l.bytes = (l.bytes * recorded_tp + tp - 1) / tp;
+        l.persistent ? split.split_storages.contains(l.storage_id)
+                     : split.made_split.contains({l.first, l.storage_id});
+    // A sequence shard is 1/T of what every recorded rank held whole.
+    if (is_split) {
+      l.bytes = (l.bytes * recorded_tp + tp - 1) / tp;
+    } else if (!l.persistent &&
+               split.made_seq_split.contains({l.first, l.storage_id})) {
+      l.bytes = (l.bytes + tp - 1) / tp;
+    }
   }
   return lives;
 }

@@ -34,7 +34,8 @@
 // same rule: its pairs' GEMMs are already 1/R, what is split is scaled by R/T,
 // and a partial sum keeps its recorded all-reduce (on the recorded group,
 // resized to T by the caller). With sequence_parallel, Megatron's sequence
-// parallelism follows (scaleout/sequence_parallel.h).
+// parallelism follows (scaleout/sequence_parallel.h), on a re-split trace
+// too: its recorded all-reduces of partial sums become the reduce-scatters.
 #ifndef SCALEOUT_TENSOR_PARALLEL_H_
 #define SCALEOUT_TENSOR_PARALLEL_H_
 
@@ -119,7 +120,7 @@ struct TpWidths {
 TpWidths TensorParallelWidths(const Graph& graph);
 
 // The lives at the layout: a split life holds recorded_tp/T of its bytes
-// (rounded up; 1/T from a trace without tp):
+// (rounded up; 1/T from a trace without tp), a sequence-split one 1/T:
 // a persistent one whose storage is split, any other made split by its first
 // node. `split` must be of the graph the lives are of (or one that only
 // appends nodes to it: node indices are kept).

@@ -113,9 +113,9 @@ ABSL_FLAG(int64_t, micro_batches, 1,
           "batch (docs/et-sim.md, pipeline parallelism)");
 ABSL_FLAG(bool, sequence_parallel, false,
           "--layout tp=T (T > 1): Megatron's sequence parallelism on the "
-          "synthesized tensor parallelism: all-gathers and reduce-scatters in "
-          "place of the all-reduces, the norms, dropout and residual adds "
-          "split along the sequence (docs/et-sim.md)");
+          "synthesized (or re-split) tensor parallelism: all-gathers and "
+          "reduce-scatters in place of the all-reduces, the norms, dropout "
+          "and residual adds split along the sequence (docs/et-sim.md)");
 ABSL_FLAG(std::string, pp_schedule, "1f1b",
           "--layout pp=P: the pipeline schedule, 1f1b, gpipe or interleaved:V "
           "(V model chunks per rank, Megatron-LM's interleaved 1F1B)");

@@ -14,55 +14,31 @@
 #include <tuple>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "model/graph.h"
 #include "model/node_model.h"
-#include "model/process_group.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "scaleout/expert_parallel.h"
-#include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
 #include "scaleout/rank_job_writer.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
 
-constexpr char kDir[] = "/ep-synth/";
 // The model: 8 experts of 64 -> 256 -> 64, top-2 routing of 8 x 16 tokens,
 // float32. Each rank routes 256 token slots: 256 x 64 x 4 bytes.
 constexpr int64_t kRoutedBytes = 256 * 64 * 4;
 
-std::string Convert(const std::string& dir, const std::string& et,
-                    const std::string& kineto, int rank = -1) {
-  const std::string data = std::string(ET_TEST_DATA) + dir;
-  const std::string out = ::testing::TempDir() + "/" +
-                          std::to_string(getpid()) + "_epsynth_" + et + ".et";
-  et::convert::ConvertOptions options;
-  options.rank = rank;
-  options.kineto_path = data + kineto;
-  auto report = et::convert::ConvertFile(data + et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
-}
+using et::testing::ConvertRecording;
 
-std::string OneRank() {
-  return Convert(kDir, "moe1_et.json.gz", "moe1_kineto.json.gz");
-}
+std::string OneRank() { return ConvertRecording("ep-synth", "moe1"); }
 std::string RealRank(int rank) {
-  return Convert(kDir, absl::StrCat("moe2_et_r", rank, ".json.gz"),
-                 absl::StrCat("moe2_kineto_r", rank, ".json.gz"), rank);
+  return ConvertRecording("ep-synth", "moe2", rank);
 }
 
 std::unique_ptr<et::sim::Simulation> Simulate(const std::string& path,
                                               const std::string& layout) {
-  et::sim::SimOptions options;
-  if (!layout.empty()) options.layout = *et::scaleout::ParseLayout(layout);
-  auto sim = et::sim::Simulation::Run({path, 0}, options);
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? std::move(*sim) : nullptr;
+  return et::testing::SimulateLayout(path, layout);
 }
 
 // (step, type, bytes, group size) -> calls, from a rank's graph.
@@ -112,28 +88,19 @@ TEST(EpSynthTest, EachRanksCollectivesMatchTheRecordedEp2Job) {
 TEST(EpSynthTest, Ep2ReportAndMemoryAgainstTheRecordedJob) {
   auto synth = Simulate(OneRank(), "ep=2");
   ASSERT_TRUE(synth);
-  bool noted = false;
-  for (const std::string& n : synth->report().notes)
-    noted |= absl::StrContains(n, "synthesized ep=2") &&
-             absl::StrContains(n, "1 mixture-of-experts layers of 8 experts") &&
-             absl::StrContains(n, "8 all-to-alls added");
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(et::testing::HasNoteWith(
+      synth->report(),
+      {"synthesized ep=2", "1 mixture-of-experts layers of 8 experts",
+       "8 all-to-alls added"}));
   for (const et::sim::CollectiveRow& c : synth->report().collectives) {
     EXPECT_TRUE(c.synthesized) << c.group;
     EXPECT_EQ(c.group_size, 2);
   }
   // The rank simulated holds the experts with the most tokens: ep index 0
   // (137 of the 256 routed slots a step, 119 on rank 1).
-  Convert(kDir, "moe2_et_r0.json.gz", "moe2_kineto_r0.json.gz", 0);
-  Convert(kDir, "moe2_et_r1.json.gz", "moe2_kineto_r1.json.gz", 1);
-  et::sim::SimOptions options;
-  auto real = et::sim::Simulation::Run(
-      {absl::StrCat(::testing::TempDir(), "/", getpid(),
-                    "_epsynth_moe2_et_r%d.json.gz.et"),
-       2},
-      options);
-  ASSERT_TRUE(real.ok()) << real.status();
-  const et::sim::RankStats& rank0 = (*real)->report().ranks[0];
+  auto real = et::testing::SimulateRecordedJob("ep-synth", "moe2", 2);
+  ASSERT_TRUE(real);
+  const et::sim::RankStats& rank0 = real->report().ranks[0];
   ASSERT_TRUE(rank0.memory.has_value() &&
               synth->report().ranks[0].memory.has_value());
   const int64_t predicted = synth->report().ranks[0].memory->peak_bytes;
@@ -159,7 +126,7 @@ TEST(EpSynthTest, Ep2ReportAndMemoryAgainstTheRecordedJob) {
   // the load, so the recorder's truth judges nothing; the synthesized step
   // is held against what et-sim predicts from the real ep=2 files, recorded
   // on the same machine (within 10%).
-  const double real_us = (*real)->report().step.predicted_us;
+  const double real_us = real->report().step.predicted_us;
   EXPECT_NEAR(synth->report().step.predicted_us, real_us, 0.10 * real_us);
 }
 
@@ -201,41 +168,25 @@ TEST(EpSynthTest, Ep2Dp2SyncsOnlyThisRanksExperts) {
 TEST(EpSynthTest, TheWrittenJobGivesEachRankItsEpAndDpGroups) {
   et::sim::SimOptions options;
   options.layout = *et::scaleout::ParseLayout("ep=2,dp=2");
-  options.keep_graph = true;
-  auto sim = et::sim::Simulation::Run({OneRank(), 0}, options);
-  ASSERT_TRUE(sim.ok()) << sim.status();
-  const et::sim::Simulation& s = **sim;
-  ASSERT_TRUE(s.layout_graph().has_value());
-  auto source = et::scaleout::LayoutRankSource(
-      *s.layout_graph(), *s.recorded_layout(), *options.layout);
-  ASSERT_TRUE(source.ok()) << source.status();
+  auto written = et::testing::RunLayoutJob(OneRank(), options);
+  ASSERT_TRUE(written.ok()) << written.status();
+  const et::sim::Simulation& s = *written->sim;
   for (int64_t rank : {0, 3}) {
     SCOPED_TRACE(rank);
-    auto graph = (*source)(rank);
+    auto graph = written->rank_graph(rank);
     ASSERT_TRUE(graph.ok()) << graph.status();
-    const std::vector<et::ProcessGroup> groups =
-        et::DecodeProcessGroups((*graph)->metadata().attr());
     const std::vector<int64_t> ep = {rank / 2 * 2, rank / 2 * 2 + 1};
     const std::vector<int64_t> dp = {rank % 2, rank % 2 + 2};
-    int64_t ep_named = 0, dp_named = 0;
-    for (const auto& node : (*graph)->nodes()) {
-      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-      const std::string pg = et::GetString(node, et::attr::kPgName).value();
-      for (const et::ProcessGroup& g : groups) {
-        if (g.name != pg) continue;
-        ep_named += g.ranks == ep ? 1 : 0;
-        dp_named += g.ranks == dp ? 1 : 0;
-      }
-    }
-    EXPECT_EQ(ep_named, 10);  // 4 all-to-alls and 1 all-reduce, 2 steps
-    EXPECT_EQ(dp_named, 2);   // 1 bucket a step
+    // 4 all-to-alls and 1 all-reduce, 2 steps
+    EXPECT_EQ(et::testing::CollectivesOn(**graph, ep), 10);
+    EXPECT_EQ(et::testing::CollectivesOn(**graph, dp), 2);  // 1 bucket a step
   }
   // The written files (et-sim --write-ranks), simulated as a 4-rank job:
   // the same step as the prediction.
   const et::scaleout::RankJobSpec spec{
       ::testing::TempDir() + "/" + std::to_string(getpid()) + "_epsynth_ranks",
       "moe", 4};
-  auto job = et::scaleout::WriteRankJob(spec, *source);
+  auto job = et::scaleout::WriteRankJob(spec, written->rank_graph);
   ASSERT_TRUE(job.ok()) << job.status();
   ASSERT_EQ(job->rank_paths.size(), 4u);
   et::sim::SimOptions again;
@@ -247,8 +198,7 @@ TEST(EpSynthTest, TheWrittenJobGivesEachRankItsEpAndDpGroups) {
 }
 
 TEST(EpSynthTest, ATraceWithoutExpertsIsRefusedWithWhatItLacks) {
-  const std::string path =
-      Convert("/tp-synth/", "tpmlp1_et.json.gz", "tpmlp1_kineto.json.gz");
+  const std::string path = ConvertRecording("tp-synth", "tpmlp1");
   et::sim::SimOptions options;
   options.layout = *et::scaleout::ParseLayout("ep=2");
   auto sim = et::sim::Simulation::Run({path, 0}, options);

@@ -22,51 +22,23 @@
 #include "gtest/gtest.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
-
-using et::sim::Simulation;
 
 std::string Data(const std::string& name) {
   return std::string(ET_TEST_DATA) + "/pp-gpt/" + name;
 }
 
-std::string Convert(const std::string& et, const std::string& kineto,
-                    const std::string& out_name) {
-  const std::string out =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_ppgpt_", out_name);
-  et::convert::ConvertOptions options;
-  options.kineto_path = kineto;
-  auto report = et::convert::ConvertFile(et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
-}
+using et::testing::MustRun;
 
-const std::string& OneRank() {
-  static const std::string* path = new std::string(
-      Convert(Data("gpt1_et.json.gz"), Data("gpt1_kineto.json.gz"), "1.et"));
-  return *path;
+std::string OneRank() {
+  return et::testing::ConvertRecording("pp-gpt", "gpt1");
 }
 
 // The real pipeline's files as a %d pattern.
-const std::string& RealPattern() {
-  static const std::string* pattern = [] {
-    for (int r = 0; r < 2; ++r) {
-      Convert(Data(absl::StrCat("gpt2_et_r", r, ".json.gz")),
-              Data(absl::StrCat("gpt2_kineto_r", r, ".json.gz")),
-              absl::StrCat("2.", r, ".et"));
-    }
-    return new std::string(
-        absl::StrCat(::testing::TempDir(), "/", getpid(), "_ppgpt_2.%d.et"));
-  }();
-  return *pattern;
-}
-
-std::unique_ptr<Simulation> MustRun(const et::sim::SimInput& input,
-                                    const et::sim::SimOptions& options) {
-  auto sim = Simulation::Run(input, options);
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? std::move(*sim) : nullptr;
+std::string RealPattern() {
+  return et::testing::ConvertRecordedJob("pp-gpt", "gpt2", 2);
 }
 
 // The recorder's exact peaks (README), bytes.
@@ -75,15 +47,6 @@ constexpr int64_t kRealPeak[2] = {18'326'664, 14'256'264};
 
 double Error(int64_t predicted, int64_t truth) {
   return static_cast<double>(predicted - truth) / static_cast<double>(truth);
-}
-
-// (type, bytes, group size) -> calls, over the report's collective rows.
-using CommKey = std::tuple<std::string, uint64_t, int64_t>;
-std::map<CommKey, int64_t> PointToPoint(const et::sim::Report& r) {
-  std::map<CommKey, int64_t> out;
-  for (const et::sim::CollectiveRow& c : r.collectives)
-    out[{c.type, c.bytes, c.group_size}] += c.calls;
-  return out;
 }
 
 // +3.5% (27,160,640 bytes against 26,254,080; +19.7% before the one-step
@@ -150,8 +113,8 @@ TEST(PpGpt, SynthesizedPipelineMatchesTheRealOne) {
   EXPECT_EQ(plan.stages[0].send_bytes, 4 * 64 * 128 * 4);
   // The sends and receives, as the real run's: per step and rank 4 of each,
   // of the same bytes, on a group of 2.
-  const auto real_comms = PointToPoint(real->report());
-  const auto synth_comms = PointToPoint(synth->report());
+  const auto real_comms = et::testing::CollectiveCalls(real->report());
+  const auto synth_comms = et::testing::CollectiveCalls(synth->report());
   ASSERT_EQ(real_comms.size(), 1u) << "one kind of message";
   EXPECT_EQ(std::get<1>(real_comms.begin()->first), 4u * 64 * 128 * 4);
   EXPECT_EQ(std::get<2>(real_comms.begin()->first), 2);

@@ -23,33 +23,19 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/et_sim_command.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
 
 using et::scaleout::PpSchedule;
 using et::sim::Simulation;
 
-std::string Convert(const std::string& et, const std::string& kineto,
-                    const std::string& out_name) {
-  const std::string out =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_ppint_", out_name);
-  et::convert::ConvertOptions options;
-  options.kineto_path = kineto;
-  auto report = et::convert::ConvertFile(et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
-}
-
-const std::string& OneRank() {
-  static const std::string* path = new std::string(Convert(
-      std::string(ET_TEST_DATA) + "/pp-gpt/gpt1_et.json.gz",
-      std::string(ET_TEST_DATA) + "/pp-gpt/gpt1_kineto.json.gz", "gpt1.et"));
-  return *path;
+std::string OneRank() {
+  return et::testing::ConvertRecording("pp-gpt", "gpt1");
 }
 
 struct PpRun {
@@ -204,30 +190,22 @@ TEST(PpInterleaved, WrittenRanksRunUnderAstraSimsIssueRules) {
   flags.pp_schedule = "interleaved:2";
   flags.schedule = "astra";
   flags.write_ranks = dir;
-  et::sim::EtSimOutput output;
-  output.print_out = [](const std::string&) {};
-  output.print_err = [](const std::string&) {};
-  const absl::Status status = et::sim::RunEtSim(flags, &output);
-  ASSERT_TRUE(status.ok()) << status;
-  ASSERT_TRUE(output.report.has_value());
-  const double predicted_us = output.report->step.predicted_us;
-  std::multiset<std::tuple<int64_t, int64_t, int32_t>> sent, received;
+  auto predicted_us = et::testing::WriteRanksQuietly(flags);
+  ASSERT_TRUE(predicted_us.ok()) << predicted_us.status();
+  et::testing::PointToPointMessages messages;
   int64_t wraps = 0;
   for (int64_t rank = 0; rank < 4; ++rank) {
-    auto model = et::NodeModel::Load(
-        absl::StrCat(dir, "/", getpid(), "_ppint_gpt1.", rank, ".et"));
+    auto model =
+        et::NodeModel::Load(et::testing::WrittenRank(dir, OneRank(), rank));
     ASSERT_TRUE(model.ok()) << model.status();
+    messages.Add(*model, rank);
     int64_t sends = 0;
     for (et::NodeIndex i = 0; i < model->size(); ++i) {
-      if (model->kind(i) == et::NodeKind::kSend) {
-        sent.insert({rank, model->comm(i)->peer, model->comm(i)->tag});
-        ++sends;
-        // Stage 1 (ranks 2, 3) sends activations to stage 0 only across the
-        // wrap, chunk 1 to chunk 2.
-        if (rank >= 2 && absl::StrContains(model->name(i), "act")) ++wraps;
-      }
-      if (model->kind(i) == et::NodeKind::kRecv)
-        received.insert({model->comm(i)->peer, rank, model->comm(i)->tag});
+      if (model->kind(i) != et::NodeKind::kSend) continue;
+      ++sends;
+      // Stage 1 (ranks 2, 3) sends activations to stage 0 only across the
+      // wrap, chunk 1 to chunk 2.
+      if (rank >= 2 && absl::StrContains(model->name(i), "act")) ++wraps;
     }
     // Per micro-batch: rank 0 sends chunk 0's and chunk 2's activations and
     // chunk 2's gradient; rank 1 chunk 1's activations and gradient and
@@ -235,22 +213,17 @@ TEST(PpInterleaved, WrittenRanksRunUnderAstraSimsIssueRules) {
     EXPECT_EQ(sends, 3 * 4) << "rank " << rank;
   }
   EXPECT_EQ(wraps, 2 * 4);
-  EXPECT_EQ(sent, received);
-  const std::set<std::tuple<int64_t, int64_t, int32_t>> distinct(sent.begin(),
-                                                                 sent.end());
-  EXPECT_EQ(distinct.size(), sent.size()) << "one tag per message";
+  et::testing::ExpectEachSendReceivedOnce(messages);
   et::sim::SimOptions options;
   options.scheduling = et::sim::SchedulingMode::kAstraCompat;
-  auto job = Simulation::Run(
-      {absl::StrCat(dir, "/", getpid(), "_ppint_gpt1.%d.et"), 4}, options);
-  ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_NEAR((*job)->report().step.predicted_us / predicted_us, 1.0, 0.01);
+  et::testing::ExpectWrittenJobRunsTheStep(flags, 4, options, *predicted_us);
   // With tensor parallelism's all-reduces inside each pass the interleaved
   // order and ASTRA-sim's one-op-at-a-time rule wait on each other: refused
   // in one line naming the collective, not run into a deadlock.
   flags.layout = "tp=2,pp=2,dp=2";
   flags.write_ranks.clear();
-  const absl::Status tp = et::sim::RunEtSim(flags, &output);
+  et::sim::EtSimOutput output;
+  const absl::Status tp = et::testing::RunEtSimQuietly(flags, &output);
   ASSERT_FALSE(tp.ok());
   const std::string message(tp.message());
   EXPECT_TRUE(absl::StrContains(message, "--schedule astra")) << message;
@@ -333,9 +306,7 @@ TEST(PpSplit, RefusalsNameTheCounts) {
   flags.layout = "dp=2";
   flags.pp_split = "2,2";
   et::sim::EtSimOutput output;
-  output.print_out = [](const std::string&) {};
-  output.print_err = [](const std::string&) {};
-  const absl::Status no_pp = et::sim::RunEtSim(flags, &output);
+  const absl::Status no_pp = et::testing::RunEtSimQuietly(flags, &output);
   EXPECT_TRUE(absl::StrContains(no_pp.message(), "needs --layout with pp >= 2"))
       << no_pp;
   const std::string per_stage = message(Interleaved(2, 4, "pp=2", {2, 2}));
@@ -346,8 +317,8 @@ TEST(PpInterleaved, H100Gpt2TwelveBlocks) {
   const std::string dir = std::string(ET_SHARED_TRACES) + "/h100/";
   if (access((dir + "gpt2_et.json.gz").c_str(), R_OK) != 0)
     GTEST_SKIP() << "no " << dir << "gpt2_et.json.gz";
-  const std::string gpt2 =
-      Convert(dir + "gpt2_et.json.gz", dir + "gpt2_kineto.json.gz", "gpt2.et");
+  const std::string gpt2 = et::testing::ConvertTrace(
+      dir + "gpt2_et.json.gz", dir + "gpt2_kineto.json.gz");
   auto f1b = MustRun(gpt2, OneFOneB("pp=4", 8));
   auto inter = MustRun(gpt2, Interleaved(3, 8, "pp=4"));
   ASSERT_NE(f1b, nullptr);

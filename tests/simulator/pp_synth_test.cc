@@ -17,40 +17,25 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/et_sim_command.h"
 #include "simulator/layout_sweep.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
 
 using et::sim::Simulation;
 
-std::string Convert(const std::string& et, const std::string& kineto) {
-  const std::string out =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_ppsynth_",
-                   et.substr(et.rfind('/') + 1), ".et");
-  et::convert::ConvertOptions options;
-  options.kineto_path = kineto;
-  auto report = et::convert::ConvertFile(et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
+using et::testing::ConvertTrace;
+
+std::string Gpt() {
+  return et::testing::ConvertRecording("cpu-corpus", "cpu_gpt_w64");
 }
 
-const std::string& Gpt() {
-  static const std::string* path = new std::string(Convert(
-      std::string(ET_TEST_DATA) + "/cpu-corpus/cpu_gpt_w64_et.json.gz",
-      std::string(ET_TEST_DATA) + "/cpu-corpus/cpu_gpt_w64_kineto.json.gz"));
-  return *path;
-}
-
-const std::string& TpMlp() {
-  static const std::string* path = new std::string(
-      Convert(std::string(ET_TEST_DATA) + "/tp-synth/tpmlp1_et.json.gz",
-              std::string(ET_TEST_DATA) + "/tp-synth/tpmlp1_kineto.json.gz"));
-  return *path;
+std::string TpMlp() {
+  return et::testing::ConvertRecording("tp-synth", "tpmlp1");
 }
 
 absl::StatusOr<std::unique_ptr<Simulation>> RunPipeline(
@@ -289,28 +274,15 @@ TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
   flags.layout = "pp=2,dp=2";
   flags.micro_batches = 4;
   flags.write_ranks = dir;
-  et::sim::EtSimOutput output;
-  output.print_out = [](const std::string&) {};
-  output.print_err = [](const std::string&) {};
-  ASSERT_TRUE(et::sim::RunEtSim(flags, &output).ok());
-  ASSERT_TRUE(output.report.has_value());
-  const double predicted_us = output.report->step.predicted_us;
-  // (sender, receiver, tag) of each send and of each receive: ASTRA-sim's
-  // feeder pairs them by tag and refuses one without ("Attribute comm_tag not
-  // found"), so each send's triple is one receive's.
-  std::multiset<std::tuple<int64_t, int64_t, int32_t>> sent, received;
+  auto predicted_us = et::testing::WriteRanksQuietly(flags);
+  ASSERT_TRUE(predicted_us.ok()) << predicted_us.status();
+  // Each send's (sender, receiver, tag) is one receive's.
+  et::testing::PointToPointMessages messages;
   for (int64_t rank = 0; rank < 4; ++rank) {
-    auto model = et::NodeModel::Load(absl::StrCat(dir, "/", getpid(),
-                                                  "_ppsynth_cpu_gpt_w64_et."
-                                                  "json.gz.",
-                                                  rank, ".et"));
+    auto model =
+        et::NodeModel::Load(et::testing::WrittenRank(dir, Gpt(), rank));
     ASSERT_TRUE(model.ok()) << model.status();
-    for (et::NodeIndex i = 0; i < model->size(); ++i) {
-      if (model->kind(i) == et::NodeKind::kSend)
-        sent.insert({rank, model->comm(i)->peer, model->comm(i)->tag});
-      if (model->kind(i) == et::NodeKind::kRecv)
-        received.insert({model->comm(i)->peer, rank, model->comm(i)->tag});
-    }
+    messages.Add(*model, rank);
     int64_t sends = 0, recvs = 0;
     int64_t last_send = -1;  // the send before, if it was the last p2p op
     for (et::NodeIndex i = 0; i < model->size(); ++i) {
@@ -345,21 +317,12 @@ TEST(PpSynthTest, WritesEveryRankOfThePipeline) {
     EXPECT_EQ(recvs, sends);
     EXPECT_EQ(model->counts().unknown_groups, 0);
   }
-  EXPECT_EQ(sent, received);
-  using Message = std::tuple<int64_t, int64_t, int32_t>;
-  const std::set<Message> distinct(sent.begin(), sent.end());
-  EXPECT_EQ(distinct.size(), sent.size()) << "one tag per message";
+  et::testing::ExpectEachSendReceivedOnce(messages);
   // The written job, simulated as it is (each rank's times as written),
   // runs the predicted step.
   et::sim::SimOptions options;
   options.host_time = et::HostTimeMode::kRecorded;
-  auto job =
-      Simulation::Run({absl::StrCat(dir, "/", getpid(),
-                                    "_ppsynth_cpu_gpt_w64_et.json.gz.%d.et"),
-                       4},
-                      options);
-  ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_NEAR((*job)->report().step.predicted_us / predicted_us, 1.0, 0.01);
+  et::testing::ExpectWrittenJobRunsTheStep(flags, 4, options, *predicted_us);
 }
 
 TEST(PpSynthTest, RunsUnderAstraSimsIssueRules) {
@@ -377,23 +340,12 @@ TEST(PpSynthTest, RunsUnderAstraSimsIssueRules) {
   flags.micro_batches = 4;
   flags.schedule = "astra";
   flags.write_ranks = dir;
-  et::sim::EtSimOutput output;
-  output.print_out = [](const std::string&) {};
-  output.print_err = [](const std::string&) {};
-  const absl::Status status = et::sim::RunEtSim(flags, &output);
-  ASSERT_TRUE(status.ok()) << status;
-  ASSERT_TRUE(output.report.has_value());
-  const double predicted_us = output.report->step.predicted_us;
-  EXPECT_GT(predicted_us, 0);
+  auto predicted_us = et::testing::WriteRanksQuietly(flags);
+  ASSERT_TRUE(predicted_us.ok()) << predicted_us.status();
+  EXPECT_GT(*predicted_us, 0);
   et::sim::SimOptions options;
   options.scheduling = et::sim::SchedulingMode::kAstraCompat;
-  auto job =
-      Simulation::Run({absl::StrCat(dir, "/", getpid(),
-                                    "_ppsynth_cpu_gpt_w64_et.json.gz.%d.et"),
-                       16},
-                      options);
-  ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_NEAR((*job)->report().step.predicted_us / predicted_us, 1.0, 0.01);
+  et::testing::ExpectWrittenJobRunsTheStep(flags, 16, options, *predicted_us);
 }
 
 TEST(PpSynthTest, RefusesWhatTheTraceCannotGive) {
@@ -409,8 +361,8 @@ TEST(PpSynthTest, RefusesWhatTheTraceCannotGive) {
   EXPECT_TRUE(absl::StrContains(none.status().message(), "--micro-batches 0"))
       << none.status();
   // An inference trace (PARAM's PyTorch 2 ET: no backward op).
-  const std::string pt2 =
-      Convert(std::string(ET_TEST_DATA) + "/param/pt2_et.1.1.1.json.gz", "");
+  const std::string pt2 = ConvertTrace(
+      std::string(ET_TEST_DATA) + "/param/pt2_et.1.1.1.json.gz", "");
   auto inference = RunPipeline(pt2, "pp=2", 4);
   ASSERT_FALSE(inference.ok());
   EXPECT_TRUE(
@@ -418,7 +370,7 @@ TEST(PpSynthTest, RefusesWhatTheTraceCannotGive) {
       << inference.status();
   // A trace with no training step at all.
   const std::string linear =
-      Convert(std::string(ET_TEST_DATA) + "/param/linear_et.json.gz", "");
+      ConvertTrace(std::string(ET_TEST_DATA) + "/param/linear_et.json.gz", "");
   auto stepless = RunPipeline(linear, "pp=2", 4);
   ASSERT_FALSE(stepless.ok());
   EXPECT_TRUE(
@@ -457,7 +409,7 @@ TEST(PpSynthTest, H100Gpt2FourStages) {
   if (access((dir + "gpt2_et.json.gz").c_str(), R_OK) != 0)
     GTEST_SKIP() << "no " << dir << "gpt2_et.json.gz";
   const std::string gpt2 =
-      Convert(dir + "gpt2_et.json.gz", dir + "gpt2_kineto.json.gz");
+      ConvertTrace(dir + "gpt2_et.json.gz", dir + "gpt2_kineto.json.gz");
   auto f1b = MustRun(gpt2, "pp=4", 8);
   auto gpipe = MustRun(gpt2, "pp=4", 8, et::scaleout::PpSchedule::kGpipe);
   ASSERT_NE(f1b, nullptr);

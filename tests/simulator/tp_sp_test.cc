@@ -8,67 +8,58 @@
 // pair and step a reduce-scatter in place of each all-reduce and all-gathers
 // of the same s x b x h x dtype bytes; the activation memory against the
 // paper's formula, which divides every term of a layer's activations by t.
+// A trace recorded at tp=2 (tests/data/tp-synth's Megatron MLP) re-split to
+// tp=4 with sequence parallelism gives what its one-rank recording split to
+// tp=4 with it gives; one that records sequence parallelism is refused.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
-#include <tuple>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "model/process_group.h"
+#include "model/graph.h"
 #include "proto/attr_names.h"
 #include "proto/attributes.h"
-#include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/simulation.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
+
+using et::testing::CollectiveCalls;
+using et::testing::CollectiveKey;
 
 // One GPT block's activation: 8 x 32 tokens x width 256, float32.
 constexpr uint64_t kActivationBytes = 8 * 32 * 256 * 4;
 
-std::string Convert(const std::string& dir, const std::string& et,
-                    const std::string& kineto) {
-  const std::string data = std::string(ET_TEST_DATA) + dir;
-  const std::string out =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_tpsp_", et, ".et");
-  et::convert::ConvertOptions options;
-  options.kineto_path = data + kineto;
-  auto report = et::convert::ConvertFile(data + et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
-}
-
 const std::string& GptBlock() {
-  static const std::string* path =
-      new std::string(Convert("/cpu-corpus/", "cpu_gpt_w256_et.json.gz",
-                              "cpu_gpt_w256_kineto.json.gz"));
+  static const std::string* path = new std::string(
+      et::testing::ConvertRecording("cpu-corpus", "cpu_gpt_w256"));
   return *path;
 }
 
-absl::StatusOr<std::unique_ptr<et::sim::Simulation>> RunLayout(
-    const std::string& path, const std::string& layout, bool sp,
-    bool keep_graph = false) {
+et::sim::SimOptions Options(const std::string& layout, bool sp) {
   et::sim::SimOptions options;
   options.layout = *et::scaleout::ParseLayout(layout);
   options.sequence_parallel = sp;
-  options.keep_graph = keep_graph;
   options.keep_memory_lives = true;
-  return et::sim::Simulation::Run({path, 0}, options);
+  return options;
 }
 
-// (type, bytes, group size) -> calls.
-using CollectiveKey = std::tuple<std::string, uint64_t, int64_t>;
-std::map<CollectiveKey, int64_t> Collectives(const et::sim::Report& r) {
-  std::map<CollectiveKey, int64_t> out;
-  for (const et::sim::CollectiveRow& c : r.collectives)
-    out[{c.type, c.bytes, c.group_size}] += c.calls;
-  return out;
+// Rank 0 of the same MLP recorded at tp=2 (tests/data/tp-synth).
+std::string RecordedTp2() {
+  return et::testing::ConvertRecording("tp-synth", "tpmlp2", 0);
+}
+
+absl::StatusOr<std::unique_ptr<et::sim::Simulation>> RunLayout(
+    const std::string& path, const std::string& layout, bool sp) {
+  return et::sim::Simulation::Run({path, 0}, Options(layout, sp));
 }
 
 TEST(TpSpTest, AllReducesBecomeReduceScattersAndAllGathers) {
@@ -79,11 +70,11 @@ TEST(TpSpTest, AllReducesBecomeReduceScattersAndAllGathers) {
     ASSERT_TRUE(sp.ok()) << sp.status();
     ASSERT_TRUE(plain.ok()) << plain.status();
     const int64_t steps = (*sp)->report().step.steps;
-    const auto got = Collectives((*sp)->report());
+    const auto got = CollectiveCalls((*sp)->report());
     // Megatron per step: each of the 4 all-reduces of tensor parallelism
     // (forward after the 2 row layers, backward after the 2 column layers'
     // input gradients) becomes a reduce-scatter of the same bytes.
-    EXPECT_EQ(Collectives((*plain)->report()),
+    EXPECT_EQ(CollectiveCalls((*plain)->report()),
               (std::map<CollectiveKey, int64_t>{
                   {{"ALL_REDUCE", kActivationBytes, tp}, 4 * steps}}));
     EXPECT_EQ(got.at({"REDUCE_SCATTER", kActivationBytes, tp}), 4 * steps);
@@ -165,28 +156,16 @@ TEST(TpSpTest, ActivationMemoryFollowsKorthikantisFormula) {
 }
 
 TEST(TpSpTest, TheWrittenJobNamesTheTpGroupOfEveryGatherAndScatter) {
-  auto sim = RunLayout(GptBlock(), "tp=2,dp=2", true, true);
-  ASSERT_TRUE(sim.ok()) << sim.status();
-  const et::sim::Simulation& s = **sim;
-  auto source =
-      et::scaleout::LayoutRankSource(*s.layout_graph(), *s.recorded_layout(),
-                                     *et::scaleout::ParseLayout("tp=2,dp=2"));
-  ASSERT_TRUE(source.ok()) << source.status();
-  auto graph = (*source)(3);
+  auto job = et::testing::RunLayoutJob(GptBlock(), Options("tp=2,dp=2", true));
+  ASSERT_TRUE(job.ok()) << job.status();
+  auto graph = job->rank_graph(3);
   ASSERT_TRUE(graph.ok()) << graph.status();
-  const std::vector<et::ProcessGroup> groups =
-      et::DecodeProcessGroups((*graph)->metadata().attr());
-  const int64_t steps = s.report().step.steps;
-  std::map<int64_t, int64_t> on_tp_pair;  // comm type -> nodes on {2, 3}
-  for (const auto& node : (*graph)->nodes()) {
-    if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-    const std::string pg = et::GetString(node, et::attr::kPgName).value();
-    for (const et::ProcessGroup& g : groups)
-      if (g.name == pg && g.ranks == std::vector<int64_t>{2, 3})
-        ++on_tp_pair[*et::GetInt(node.attr(), et::attr::kCommType)];
-  }
-  EXPECT_EQ(on_tp_pair[ChakraProtoMsg::ALL_GATHER], 8 * steps);
-  EXPECT_EQ(on_tp_pair[ChakraProtoMsg::REDUCE_SCATTER], 4 * steps);
+  const int64_t steps = job->sim->report().step.steps;
+  // comm type -> nodes on {2, 3}
+  auto by_group = et::testing::CollectivesByGroup(**graph);
+  const std::vector<int64_t> tp_pair = {2, 3};
+  EXPECT_EQ((by_group[{tp_pair, ChakraProtoMsg::ALL_GATHER}]), 8 * steps);
+  EXPECT_EQ((by_group[{tp_pair, ChakraProtoMsg::REDUCE_SCATTER}]), 4 * steps);
 }
 
 TEST(TpSpTest, SequenceParallelismNeedsASplitTp) {
@@ -195,22 +174,120 @@ TEST(TpSpTest, SequenceParallelismNeedsASplitTp) {
   EXPECT_TRUE(absl::StrContains(no_tp.status().message(),
                                 "--sequence-parallel needs tp > 1"))
       << no_tp.status();
-  // A trace recorded at tp=2: its recorded all-reduces stay all-reduces.
-  const std::string data = std::string(ET_TEST_DATA) + "/tp-synth/";
-  const std::string tp2 =
-      absl::StrCat(::testing::TempDir(), "/", getpid(), "_tpsp_tp2.et");
-  et::convert::ConvertOptions options;
-  options.rank = 0;
-  options.kineto_path = data + "tpmlp2_kineto_r0.json.gz";
-  ASSERT_TRUE(
-      et::convert::ConvertFile(data + "tpmlp2_et_r0.json.gz", tp2, options)
-          .ok());
-  for (const char* layout : {"tp=2", "tp=4"}) {
-    auto resplit = RunLayout(tp2, layout, true);
-    ASSERT_FALSE(resplit.ok()) << layout;
-    EXPECT_TRUE(absl::StrContains(resplit.status().message(), "tp=2"))
-        << resplit.status();
+  // A trace recorded at tp=2 kept at tp=2: nothing is split to add it to.
+  auto kept = RunLayout(RecordedTp2(), "tp=2", true);
+  ASSERT_FALSE(kept.ok());
+  EXPECT_TRUE(absl::StrContains(kept.status().message(),
+                                "the trace records this tp and the layout "
+                                "keeps it"))
+      << kept.status();
+}
+
+// The Megatron MLP recorded at tp=2 (tests/data/tp-synth, 2 pairs of 256 ->
+// 512 -> 256, batch 16, float32) re-split to tp=4 with sequence parallelism
+// against its one-rank recording split to tp=4 with it: the same
+// collectives, and the same memory but for what the memory model already
+// tells apart between the two files at tp=4 without it.
+TEST(TpSpTest, ReSplitTp2ToTp4MatchesTheOneRankSplit) {
+  const std::string one = et::testing::ConvertRecording("tp-synth", "tpmlp1");
+  auto resplit = RunLayout(RecordedTp2(), "tp=4", true);
+  auto split = RunLayout(one, "tp=4", true);
+  auto resplit_plain = RunLayout(RecordedTp2(), "tp=4", false);
+  auto split_plain = RunLayout(one, "tp=4", false);
+  ASSERT_TRUE(resplit.ok()) << resplit.status();
+  ASSERT_TRUE(split.ok() && resplit_plain.ok() && split_plain.ok());
+  const et::sim::Report& r = (*resplit)->report();
+  EXPECT_TRUE(et::testing::HasNoteWith(
+      r, {"re-split from the recorded tp=2",
+          "its 6 all-reduces of partial sums kept as reduce-scatters",
+          "sequence parallelism"}))
+      << r.notes.size();
+  const int64_t steps = r.step.steps;
+  EXPECT_EQ(steps, (*split)->report().step.steps);
+  // Per step, on the group of 4: the recorded 3 all-reduces (2 row layers
+  // forward, the second column layer's input gradient) as reduce-scatters of
+  // the 16 x 256 float32 activation; all-gathers of it before the second
+  // column layer, its input again for its weight gradient, and the 2 row
+  // layers' output gradients (the first column layer reads the batch, whole
+  // on every rank); the 2 row layers' bias gradients (256 floats, sums over
+  // the rank's tokens) all-reduced; and the loss (one float) gathered for
+  // its backward.
+  constexpr uint64_t kActivation = 16 * 256 * 4;
+  const std::map<CollectiveKey, int64_t> want = {
+      {{"REDUCE_SCATTER", kActivation, 4}, 3 * steps},
+      {{"ALL_GATHER", kActivation, 4}, 4 * steps},
+      {{"ALL_REDUCE", 256 * 4, 4}, 2 * steps},
+      {{"ALL_GATHER", 4, 4}, 1 * steps}};
+  EXPECT_EQ(CollectiveCalls(r), want);
+  EXPECT_EQ(CollectiveCalls((*split)->report()), want);
+
+  // Memory: the peak per rank, and the activations held at most, differ
+  // between the two files with sequence parallelism no more than without it
+  // (the two recordings are not one run: their temporaries differ by a few
+  // bytes). Today both peaks are the optimizer's, with no activation held.
+  auto peak = [](const et::sim::Simulation& s) {
+    return s.report().ranks[0].memory->peak_bytes;
+  };
+  for (const auto* s : {&*resplit, &*split, &*resplit_plain, &*split_plain})
+    ASSERT_TRUE((*s)->report().ranks[0].memory.has_value());
+  const int64_t sp_gap = peak(**resplit) - peak(**split);
+  const int64_t plain_gap = peak(**resplit_plain) - peak(**split_plain);
+  const int64_t act_sp_gap =
+      ActivationHighWater(**resplit) - ActivationHighWater(**split);
+  const int64_t act_plain_gap =
+      ActivationHighWater(**resplit_plain) - ActivationHighWater(**split_plain);
+  std::printf(
+      "tp=4 peak: re-split %lld, one-rank split %lld with sequence "
+      "parallelism (gap %lld), gap %lld without; activations held at most: "
+      "re-split %lld (%lld without), one-rank %lld (gap %lld), gap %lld "
+      "without\n",
+      static_cast<long long>(peak(**resplit)),
+      static_cast<long long>(peak(**split)), static_cast<long long>(sp_gap),
+      static_cast<long long>(plain_gap),
+      static_cast<long long>(ActivationHighWater(**resplit)),
+      static_cast<long long>(ActivationHighWater(**resplit_plain)),
+      static_cast<long long>(ActivationHighWater(**split)),
+      static_cast<long long>(act_sp_gap),
+      static_cast<long long>(act_plain_gap));
+  EXPECT_LE(std::abs(sp_gap), std::abs(plain_gap));
+  EXPECT_LE(std::abs(act_sp_gap), std::abs(act_plain_gap));
+  // Sequence parallelism holds fewer activations on the re-split rank too.
+  EXPECT_LT(ActivationHighWater(**resplit),
+            ActivationHighWater(**resplit_plain));
+}
+
+// A trace that records sequence parallelism already is refused: the tp=2
+// recording with one of its tp all-reduces recorded as a reduce-scatter
+// (torch 1.13's gloo has no reduce_scatter to record a real one with).
+TEST(TpSpTest, ARecordedSequenceParallelSplitIsRefused) {
+  auto graph = et::LoadGraph(RecordedTp2());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<ChakraProtoMsg::Node> nodes = graph->nodes();
+  std::string group;
+  for (ChakraProtoMsg::Node& n : nodes) {
+    if (n.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+    group = et::GetString(n, et::attr::kPgName).value_or("");
+    et::SetInt64(n.mutable_attr(), et::attr::kCommType,
+                 ChakraProtoMsg::REDUCE_SCATTER);
+    break;
   }
+  ASSERT_FALSE(group.empty());
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/", getpid(), "_tpsp_recorded.et");
+  ASSERT_TRUE(
+      et::SaveGraph(et::Graph::Build(graph->metadata(), std::move(nodes)), path)
+          .ok());
+  auto sim = RunLayout(path, "tp=4", true);
+  ASSERT_FALSE(sim.ok());
+  const std::string message(sim.status().message());
+  EXPECT_TRUE(absl::StrContains(
+      message, absl::StrCat("the trace records sequence parallelism already (1 "
+                            "reduce-scatters on its tp=2 group '",
+                            group, "')")))
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  // Without --sequence-parallel the re-split runs, the reduce-scatter kept.
+  EXPECT_TRUE(RunLayout(path, "tp=4", false).ok());
 }
 
 }  // namespace

@@ -6,96 +6,46 @@
 // with dp the gradient buckets hold the split gradients; a trace with no
 // column/row pair is refused with what it lacks. Also the GPT block of the
 // CPU corpus: Megatron's 4 all-reduces per block and step.
-#include <unistd.h>
-
 #include <cmath>
 #include <map>
 #include <string>
-#include <tuple>
+#include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "converter/converter.h"
 #include "gtest/gtest.h"
-#include "model/process_group.h"
-#include "proto/attr_names.h"
-#include "proto/attributes.h"
 #include "scaleout/layout_job.h"
 #include "scaleout/parallel_layout.h"
 #include "simulator/report/step_breakdown.h"
 #include "simulator/simulation.h"
 #include "step/step_model.h"
+#include "tests/simulator/layout_fixture.h"
 
 namespace {
 
-constexpr char kDir[] = "/tp-synth/";
+using et::testing::CollectiveCalls;
+using et::testing::CollectiveKey;
+using et::testing::ConvertRecording;
+using et::testing::SimulateLayout;
+using et::testing::SimulateRecordedJob;
 
-std::string Convert(const std::string& dir, const std::string& et,
-                    const std::string& kineto, int rank = -1) {
-  const std::string data = std::string(ET_TEST_DATA) + dir;
-  const std::string out = ::testing::TempDir() + "/" +
-                          std::to_string(getpid()) + "_tpsynth_" + et + ".et";
-  et::convert::ConvertOptions options;
-  options.rank = rank;
-  options.kineto_path = data + kineto;
-  auto report = et::convert::ConvertFile(data + et, out, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return out;
-}
-
-std::string OneRank() {
-  return Convert(kDir, "tpmlp1_et.json.gz", "tpmlp1_kineto.json.gz");
-}
-
-std::unique_ptr<et::sim::Simulation> Simulate(const std::string& path,
-                                              const std::string& layout) {
-  et::sim::SimOptions options;
-  if (!layout.empty()) options.layout = *et::scaleout::ParseLayout(layout);
-  auto sim = et::sim::Simulation::Run({path, 0}, options);
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? std::move(*sim) : nullptr;
-}
-
-// The real tp=2 job, both ranks' files.
-std::unique_ptr<et::sim::Simulation> RunRecordedTp2() {
-  Convert(kDir, "tpmlp2_et_r0.json.gz", "tpmlp2_kineto_r0.json.gz", 0);
-  Convert(kDir, "tpmlp2_et_r1.json.gz", "tpmlp2_kineto_r1.json.gz", 1);
-  const std::string pattern = absl::StrCat(::testing::TempDir(), "/", getpid(),
-                                           "_tpsynth_tpmlp2_et_r%d.json.gz.et");
-  et::sim::SimOptions options;
-  auto sim = et::sim::Simulation::Run({pattern, 2}, options);
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? std::move(*sim) : nullptr;
-}
-
-// (type, bytes, group size) -> calls.
-using CollectiveKey = std::tuple<std::string, uint64_t, int64_t>;
-std::map<CollectiveKey, int64_t> Collectives(const et::sim::Report& r) {
-  std::map<CollectiveKey, int64_t> out;
-  for (const et::sim::CollectiveRow& c : r.collectives)
-    out[{c.type, c.bytes, c.group_size}] += c.calls;
-  return out;
-}
+std::string OneRank() { return ConvertRecording("tp-synth", "tpmlp1"); }
 
 TEST(TpSynthTest, Tp2FromOneRankMatchesTheRecordedTp2Job) {
-  auto synth = Simulate(OneRank(), "tp=2");
-  auto real = RunRecordedTp2();
+  auto synth = SimulateLayout(OneRank(), "tp=2");
+  auto real = SimulateRecordedJob("tp-synth", "tpmlp2", 2);  // both ranks
   ASSERT_TRUE(synth && real);
   // Same steps on both sides (2), so the totals are the per-step counts
   // times 2: 3 all-reduces of 16 x 256 float32 a step in groups of 2.
   EXPECT_EQ(synth->report().step.steps, real->report().step.steps);
-  const auto want = Collectives(real->report());
+  const auto want = CollectiveCalls(real->report());
   ASSERT_EQ(want.size(), 1u);
   EXPECT_EQ(want.begin()->first,
             CollectiveKey("ALL_REDUCE", 16 * 256 * 4, int64_t{2}));
-  EXPECT_EQ(Collectives(synth->report()), want);
+  EXPECT_EQ(CollectiveCalls(synth->report()), want);
   for (const et::sim::CollectiveRow& c : synth->report().collectives)
     EXPECT_TRUE(c.synthesized) << c.group;
-  bool noted = false;
-  for (const std::string& n : synth->report().notes)
-    noted |= absl::StrContains(n, "synthesized tp=2") &&
-             absl::StrContains(n, "4 linear-layer pairs");
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(et::testing::HasNoteWith(
+      synth->report(), {"synthesized tp=2", "4 linear-layer pairs"}));
 
   // Memory: the synthesized rank's peak is what the memory model gives for
   // the real tp=2 files (within 1%), and within 2% of the recorder's truth
@@ -111,7 +61,7 @@ TEST(TpSynthTest, Tp2FromOneRankMatchesTheRecordedTp2Job) {
     EXPECT_LT(std::abs(error), 2.0) << "predicted " << predicted;
   }
   // The one-rank trace at its own layout holds about twice as much.
-  auto one = Simulate(OneRank(), "");
+  auto one = SimulateLayout(OneRank(), "");
   ASSERT_TRUE(one && one->report().ranks[0].memory.has_value());
   EXPECT_GT(one->report().ranks[0].memory->peak_bytes, 1.8 * predicted);
 
@@ -130,9 +80,7 @@ std::unique_ptr<et::sim::Simulation> SimulateRecordedHostTime(
   et::sim::SimOptions options;
   options.host_time = et::HostTimeMode::kRecorded;
   if (!layout.empty()) options.layout = *et::scaleout::ParseLayout(layout);
-  auto sim = et::sim::Simulation::Run({path, 0}, options);
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? std::move(*sim) : nullptr;
+  return et::testing::MustRun({path, 0}, options);
 }
 
 int64_t PhaseNs(const et::sim::Report& r, const std::string& phase) {
@@ -149,8 +97,8 @@ int64_t PhaseNs(const et::sim::Report& r, const std::string& phase) {
 // optimizer's recorded work halves but for its scalar ops (its step counts),
 // as in the real tp=2 recording.
 TEST(TpSynthTest, TheSplitKeepsTheRecordedGapsAndSplitsTheOptimizer) {
-  auto one = Simulate(OneRank(), "");
-  auto synth = Simulate(OneRank(), "tp=2");
+  auto one = SimulateLayout(OneRank(), "");
+  auto synth = SimulateLayout(OneRank(), "tp=2");
   ASSERT_TRUE(one && synth);
   const auto& a = one->report().breakdown;
   const auto& b = synth->report().breakdown;
@@ -172,30 +120,17 @@ TEST(TpSynthTest, TheSplitKeepsTheRecordedGapsAndSplitsTheOptimizer) {
   EXPECT_GT(synth_opt, 0.45 * one_opt);
 }
 
-// The real tp=4 job (tests/data/tp-synth/tpmlp4_*), all 4 ranks' files.
-std::unique_ptr<et::sim::Simulation> RunRecordedTp4() {
-  for (int r = 0; r < 4; ++r) {
-    Convert(kDir, absl::StrCat("tpmlp4_et_r", r, ".json.gz"),
-            absl::StrCat("tpmlp4_kineto_r", r, ".json.gz"), r);
-  }
-  const std::string pattern = absl::StrCat(::testing::TempDir(), "/", getpid(),
-                                           "_tpsynth_tpmlp4_et_r%d.json.gz.et");
-  auto sim = et::sim::Simulation::Run({pattern, 4}, et::sim::SimOptions{});
-  EXPECT_TRUE(sim.ok()) << sim.status();
-  return sim.ok() ? std::move(*sim) : nullptr;
-}
-
 TEST(TpSynthTest, Tp4FromOneRankMatchesTheRecordedTp4Job) {
-  auto synth = Simulate(OneRank(), "tp=4");
-  auto real = RunRecordedTp4();
+  auto synth = SimulateLayout(OneRank(), "tp=4");
+  auto real = SimulateRecordedJob("tp-synth", "tpmlp4", 4);  // all 4 ranks
   ASSERT_TRUE(synth && real);
   EXPECT_EQ(synth->report().step.steps, real->report().step.steps);
   // 3 all-reduces of the 16 x 256 float32 activations a step, groups of 4.
-  const auto want = Collectives(real->report());
+  const auto want = CollectiveCalls(real->report());
   ASSERT_EQ(want.size(), 1u);
   EXPECT_EQ(want.begin()->first,
             CollectiveKey("ALL_REDUCE", 16 * 256 * 4, int64_t{4}));
-  EXPECT_EQ(Collectives(synth->report()), want);
+  EXPECT_EQ(CollectiveCalls(synth->report()), want);
   // Memory: the memory model's peak on the real files (within 1%), and the
   // recorder's truth within 2% (-0.6%; -5.8% before the optimizer's loop
   // locals were held, docs/memory-model.md).
@@ -213,14 +148,14 @@ TEST(TpSynthTest, Tp4FromOneRankMatchesTheRecordedTp4Job) {
 }
 
 TEST(TpSynthTest, Tp2Dp2SyncsTheSplitGradients) {
-  auto sim = Simulate(OneRank(), "tp=2,dp=2");
+  auto sim = SimulateLayout(OneRank(), "tp=2,dp=2");
   ASSERT_TRUE(sim);
   ASSERT_TRUE(sim->dp_sync().has_value());
   // Per pair: the column layer 256 -> 512 with bias and the row layer
   // 512 -> 256 split, the row layer's bias of 256 whole; float32.
   constexpr int64_t kPair = (256 * 512 + 512) + 512 * 256 + 256;
   EXPECT_EQ(sim->dp_sync()->gradient_bytes, 2 * kPair * 4);
-  const auto got = Collectives(sim->report());
+  const auto got = CollectiveCalls(sim->report());
   EXPECT_EQ(got.at({"ALL_REDUCE", 16 * 256 * 4, int64_t{2}}), 6);
   EXPECT_EQ(sim->world_size(), 4);
 }
@@ -231,44 +166,28 @@ TEST(TpSynthTest, Tp2Dp2SyncsTheSplitGradients) {
 TEST(TpSynthTest, TheWrittenJobGivesEachRankItsTpAndDpGroups) {
   et::sim::SimOptions options;
   options.layout = *et::scaleout::ParseLayout("tp=2,dp=4");
-  options.keep_graph = true;
-  auto sim = et::sim::Simulation::Run({OneRank(), 0}, options);
-  ASSERT_TRUE(sim.ok()) << sim.status();
-  const et::sim::Simulation& s = **sim;
-  ASSERT_TRUE(s.layout_graph().has_value());
-  auto source = et::scaleout::LayoutRankSource(
-      *s.layout_graph(), *s.recorded_layout(), *options.layout);
-  ASSERT_TRUE(source.ok()) << source.status();
+  auto job = et::testing::RunLayoutJob(OneRank(), options);
+  ASSERT_TRUE(job.ok()) << job.status();
   for (int64_t rank : {0, 3, 6}) {
     SCOPED_TRACE(rank);
-    auto graph = (*source)(rank);
+    auto graph = job->rank_graph(rank);
     ASSERT_TRUE(graph.ok()) << graph.status();
-    const std::vector<et::ProcessGroup> groups =
-        et::DecodeProcessGroups((*graph)->metadata().attr());
     const std::vector<int64_t> tp = {rank / 2 * 2, rank / 2 * 2 + 1};
     std::vector<int64_t> dp;
     for (int64_t r = rank % 2; r < 8; r += 2) dp.push_back(r);
-    int64_t tp_named = 0, dp_named = 0;
-    for (const auto& node : (*graph)->nodes()) {
-      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
-      const std::string pg = et::GetString(node, et::attr::kPgName).value();
-      const et::ProcessGroup* group = nullptr;
-      for (const et::ProcessGroup& g : groups)
-        if (g.name == pg) group = &g;
-      ASSERT_NE(group, nullptr) << pg;
-      tp_named += group->ranks == tp ? 1 : 0;
-      dp_named += group->ranks == dp ? 1 : 0;
-    }
-    EXPECT_EQ(tp_named, 6);  // 3 a step, 2 steps
-    EXPECT_EQ(dp_named, 4);  // 2 buckets a step
+    // Every collective names a group of the rank's table.
+    for (const auto& [key, nodes] : et::testing::CollectivesByGroup(**graph))
+      EXPECT_FALSE(key.first.empty()) << nodes << " in no group";
+    EXPECT_EQ(et::testing::CollectivesOn(**graph, tp), 6);  // 3 a step, 2 steps
+    EXPECT_EQ(et::testing::CollectivesOn(**graph, dp), 4);  // 2 buckets a step
   }
 }
 
 TEST(TpSynthTest, Tp4SplitsFurther) {
-  auto tp2 = Simulate(OneRank(), "tp=2");
-  auto tp4 = Simulate(OneRank(), "tp=4");
+  auto tp2 = SimulateLayout(OneRank(), "tp=2");
+  auto tp4 = SimulateLayout(OneRank(), "tp=4");
   ASSERT_TRUE(tp2 && tp4);
-  EXPECT_EQ(Collectives(tp4->report()),
+  EXPECT_EQ(CollectiveCalls(tp4->report()),
             (std::map<CollectiveKey, int64_t>{
                 {{"ALL_REDUCE", 16 * 256 * 4, int64_t{4}}, 6}}));
   EXPECT_LT(tp4->report().ranks[0].memory->peak_bytes,
@@ -276,14 +195,13 @@ TEST(TpSynthTest, Tp4SplitsFurther) {
 }
 
 TEST(TpSynthTest, GptBlockGetsMegatronsFourAllReducesPerStep) {
-  auto sim = Simulate(Convert("/cpu-corpus/", "cpu_gpt_w256_et.json.gz",
-                              "cpu_gpt_w256_kineto.json.gz"),
-                      "tp=2");
+  auto sim =
+      SimulateLayout(ConvertRecording("cpu-corpus", "cpu_gpt_w256"), "tp=2");
   ASSERT_TRUE(sim);
   // One block (attention QKV -> projection, MLP up -> down), batch 8 x
   // context 32 tokens x width 256, float32: forward 2, backward 2 a step.
   const int64_t steps = sim->report().step.steps;
-  EXPECT_EQ(Collectives(sim->report()),
+  EXPECT_EQ(CollectiveCalls(sim->report()),
             (std::map<CollectiveKey, int64_t>{
                 {{"ALL_REDUCE", 8 * 32 * 256 * 4, int64_t{2}}, 4 * steps}}));
 }
@@ -291,8 +209,7 @@ TEST(TpSynthTest, GptBlockGetsMegatronsFourAllReducesPerStep) {
 TEST(TpSynthTest, ATraceWithoutAPairIsRefusedWithWhatItLacks) {
   // record_trace.py's plain MLP: 256 -> 1024 -> 1024 -> 256, no layer's
   // output returns to its input width before the next layer.
-  const std::string path = Convert("/cpu-corpus/", "cpu_mlp_w256_et.json.gz",
-                                   "cpu_mlp_w256_kineto.json.gz");
+  const std::string path = ConvertRecording("cpu-corpus", "cpu_mlp_w256");
   et::sim::SimOptions options;
   options.layout = *et::scaleout::ParseLayout("tp=2");
   auto sim = et::sim::Simulation::Run({path, 0}, options);
