@@ -357,8 +357,9 @@ struct LifePlace {
 // life; a hidden one it dates at the backward's first node, in the last
 // chunk's region), the chunk of the forward op the trace's ids name as its
 // maker, else of its first reader, whose backward reads what its forward
-// saved. One the ids say the backward made (the loss's gradient) is that
-// chunk's transient.
+// saved. One the ids say the backward made, or a one-step trace's
+// backward-only life no ids date, is its chunk's transient (the memory
+// model's reading: made by the backward op that first uses it).
 LifePlace PlaceLife(const NodeModel& m, const PassMap& at,
                     const StorageLife& l) {
   auto chunk_of = [&](NodeIndex i) {
@@ -369,13 +370,13 @@ LifePlace PlaceLife(const NodeModel& m, const PassMap& at,
   if (l.kind != MemoryKind::kActivation) return {c, l.first, false};
   if (at.part_at[l.first] == Part::kForward) return {c, l.first, true};
   if (at.part_at[l.first] != Part::kBackward) return {c, l.first, false};
-  if (l.hidden_maker != kNoNode) {
-    const int64_t made = chunk_of(l.hidden_maker);
-    if (made >= 0 && at.part_at[l.hidden_maker] == Part::kForward)
-      return {made, l.hidden_maker, true};
+  const int64_t made = chunk_of(l.hidden_maker);
+  if (made >= 0 && at.part_at[l.hidden_maker] == Part::kForward)
+    return {made, l.hidden_maker, true};
+  if (made >= 0 && at.part_at[l.hidden_maker] == Part::kBackward)
     return {c, l.first, false};
-  }
-  // Dated at the backward's start without a maker: a saved tensor of the
+  // No maker in the micro-batch (other schemas; an id from before it): one
+  // the memory model dates at the backward's start is a saved tensor of the
   // forward of its first reader's chunk, held from that forward's end.
   const int64_t reader = chunk_of(l.first_use);
   if (l.first_use != l.first && reader >= 0 &&
