@@ -333,6 +333,58 @@ std::vector<int64_t> BalancedCuts(const std::vector<PipelineLayer>& layers,
   return last;
 }
 
+// Where each node of the analysed micro-batch runs: its chunk (-1: none) and
+// part, and each chunk's last forward node.
+struct PassMap {
+  std::vector<int64_t> chunk_at;
+  std::vector<Part> part_at;
+  std::vector<NodeIndex> forward_end;  // by chunk
+};
+
+// A non-persistent life's place in its chunk's passes: the chunk (-1: none
+// of the analysed micro-batch), the node its bytes count from, and whether
+// it is an activation that chunk's forward made and keeps for its backward
+// (stashed: held while the micro-batch is in flight).
+struct LifePlace {
+  int64_t chunk = -1;
+  NodeIndex start = 0;
+  bool stash = false;
+};
+
+// An activation belongs to the chunk whose forward made it: the one holding
+// its first node, or, for one made inside a folded forward op that the
+// memory model starts in the backward (a one-step trace's backward-only
+// life; a hidden one it dates at the backward's first node, in the last
+// chunk's region), the chunk of the forward op the trace's ids name as its
+// maker, else of its first reader, whose backward reads what its forward
+// saved. One the ids say the backward made, or a one-step trace's
+// backward-only life no ids date, is its chunk's transient (the memory
+// model's reading: made by the backward op that first uses it).
+LifePlace PlaceLife(const NodeModel& m, const PassMap& at,
+                    const StorageLife& l) {
+  auto chunk_of = [&](NodeIndex i) {
+    return i < m.size() ? at.chunk_at[i] : int64_t{-1};
+  };
+  const int64_t c = chunk_of(l.first);
+  if (c < 0) return {};
+  if (l.kind != MemoryKind::kActivation) return {c, l.first, false};
+  if (at.part_at[l.first] == Part::kForward) return {c, l.first, true};
+  if (at.part_at[l.first] != Part::kBackward) return {c, l.first, false};
+  const int64_t made = chunk_of(l.hidden_maker);
+  if (made >= 0 && at.part_at[l.hidden_maker] == Part::kForward)
+    return {made, l.hidden_maker, true};
+  if (made >= 0 && at.part_at[l.hidden_maker] == Part::kBackward)
+    return {c, l.first, false};
+  // No maker in the micro-batch (other schemas; an id from before it): one
+  // the memory model dates at the backward's start is a saved tensor of the
+  // forward of its first reader's chunk, held from that forward's end.
+  const int64_t reader = chunk_of(l.first_use);
+  if (l.first_use != l.first && reader >= 0 &&
+      at.part_at[l.first_use] == Part::kBackward)
+    return {reader, at.forward_end[reader], true};
+  return {c, l.first, false};
+}
+
 // Per stage its persistent bytes by kind, per chunk one pass's stash and
 // transient peak (whole batch), from the lives of the analysed step.
 void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
@@ -347,8 +399,9 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   std::vector<int64_t> stage_of_layer(chunk_of_layer.size());
   for (size_t l = 0; l < chunk_of_layer.size(); ++l)
     stage_of_layer[l] = (*chunks)[chunk_of_layer[l]].stage;
-  std::vector<int64_t> chunk_at(m.size(), -1);
-  std::vector<Part> part_at(m.size(), Part::kOther);
+  PassMap at{std::vector<int64_t>(m.size(), -1),
+             std::vector<Part>(m.size(), Part::kOther),
+             std::vector<NodeIndex>(nc, 0)};
   absl::flat_hash_map<uint64_t, int64_t> stage_of_storage;
   // A gradient's stage is the backward's that accumulates it (zero_grad,
   // before the first layer's forward, touches every one).
@@ -356,8 +409,10 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   for (const Region& r : regions) {
     const int64_t s = r.layer >= 0 ? stage_of_layer[r.layer] : -1;
     for (NodeIndex i = r.begin; i < r.end; ++i) {
-      chunk_at[i] = r.layer >= 0 ? chunk_of_layer[r.layer] : -1;
-      part_at[i] = r.part;
+      at.chunk_at[i] = r.layer >= 0 ? chunk_of_layer[r.layer] : -1;
+      at.part_at[i] = r.part;
+      if (r.part == Part::kForward && at.chunk_at[i] >= 0)
+        at.forward_end[at.chunk_at[i]] = i;
       if (s < 0) continue;
       for (bool out : {false, true})
         for (const IoTensor& t : m.recorded_tensors(i, out)) {
@@ -376,7 +431,6 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
   for (const auto& [d, b] : by_device)
     if (b > most) std::tie(device, most) = std::make_pair(d, b);
   std::vector<std::vector<std::pair<NodeIndex, int64_t>>> events(nc);
-  std::vector<int64_t> life_stage(lives.size(), -1);
   for (size_t k = 0; k < lives.size(); ++k) {
     const StorageLife& l = lives[k];
     if (l.device != device) continue;
@@ -400,12 +454,11 @@ void StageMemory(const NodeModel& m, const std::vector<Region>& regions,
       }
       continue;
     }
-    if (l.first >= m.size() || chunk_at[l.first] < 0) continue;
-    const int64_t c = chunk_at[l.first];
-    if (l.kind == MemoryKind::kActivation && part_at[l.first] == Part::kForward)
-      (*chunks)[c].activation_bytes += bytes;
-    events[c].push_back({l.first, bytes});
-    events[c].push_back({std::max(l.first, l.last) + 1, -bytes});
+    const LifePlace place = PlaceLife(m, at, l);
+    if (place.chunk < 0) continue;
+    if (place.stash) (*chunks)[place.chunk].activation_bytes += bytes;
+    events[place.chunk].push_back({place.start, bytes});
+    events[place.chunk].push_back({std::max(place.start, l.last) + 1, -bytes});
   }
   for (int64_t c = 0; c < nc; ++c) {
     std::sort(events[c].begin(), events[c].end());

@@ -36,7 +36,10 @@
 //   and the activations of the forwards whose backward has not run (1F1B:
 //   min(M, P - s) micro-batches in flight on stage s; GPipe: M; interleaved:
 //   2 (P - s - 1) + (V - 1) P + 1 micro-batch chunks, Megatron-LM's warm-up
-//   plus one).
+//   plus one). Each activation is the stash of the chunk whose forward made
+//   it: for one made inside a folded forward op, which the memory model
+//   starts in the backward, the chunk of the maker the trace's ids name,
+//   else of its first reader.
 #ifndef SCALEOUT_PIPELINE_PLAN_H_
 #define SCALEOUT_PIPELINE_PLAN_H_
 

@@ -507,6 +507,11 @@ StorageLivesResult Walker::Finish(int64_t steps) {
     life.persistent = !f.allocated && !backward_only &&
                       (steps <= 1 || f.last_step > f.first_step);
     life.kind = Classify(life, f);
+    life.first_use = life.first;
+    if (!f.allocated) {
+      if (const std::optional<NodeIndex> maker = MakerOf(f.made_number))
+        life.hidden_maker = *maker;
+    }
   }
   AssignOwners();
   StartHiddenActivations();

@@ -55,6 +55,18 @@ struct StorageLife {
   // time, so its state and temporaries follow it; ZeRO-1 keeps a rank's own.
   NodeIndex optimizer_first = kNoNode;
   int32_t owner = -1;
+  // `first` before the hidden-activation rule (docs/memory-model.md) dated
+  // it earlier: the node that used it first.
+  NodeIndex first_use = 0;
+  // For a life no op of the trace allocates (made inside an op the converter
+  // folded, or before the trace): the op the trace's ids say made it, where
+  // tensor ids count with op ids (PyTorch 1.13's ET); kNoNode when unknown
+  // (other schemas) or allocated by an op of the trace (then `first`). The
+  // memory timeline does not read it (a one-step trace's backward-only life
+  // keeps its start at its first use, docs/memory-model.md); a synthesized
+  // pipeline stashes an activation with the forward that made it
+  // (scaleout/pipeline_plan.h).
+  NodeIndex hidden_maker = kNoNode;
 };
 
 struct StorageLivesResult {
