@@ -146,9 +146,9 @@ class Simulation {
   // put in models_.back(); AddDpSync itself if the cached model does not
   // take this dp's group table.
   absl::StatusOr<scaleout::DpSyncResult> SharedDpSync(
-      const Graph& graph, const scaleout::DpSyncOptions& sync,
+      const NodeModel& base, const scaleout::DpSyncOptions& sync,
       const ModelOptions& model_options);
-  // Takes AddDpSync's result: the model (and graph) that hold the sync, or
+  // Takes AddDpSync's result: the model (or graph) that holds the sync, or
   // `loaded` (kept when non-null) when it added nothing.
   void AdoptDpSync(scaleout::DpSyncResult sync, const SimOptions& options,
                    const ModelOptions& model_options, const Graph* loaded);
