@@ -836,10 +836,11 @@ absl::StatusOr<NodeModel> NodeModel::WithGroupTable(
 }
 
 absl::StatusOr<NodeModel> NodeModel::WithAddedNodes(
-    NodeModel base, const ChakraProtoMsg::GlobalMetadata& metadata,
+    NodeModel* base_model, const ChakraProtoMsg::GlobalMetadata& metadata,
     absl::Span<const Node> added,
     absl::Span<const std::pair<NodeIndex, uint64_t>> waits,
     const ModelOptions& options) {
+  const NodeModel& base = *base_model;
   if (metadata.version() != base.metadata_.version() ||
       OtherAttrs(metadata) != OtherAttrs(base.metadata_))
     return absl::FailedPreconditionError(
@@ -879,7 +880,10 @@ absl::StatusOr<NodeModel> NodeModel::WithAddedNodes(
       return absl::FailedPreconditionError(
           absl::StrFormat("a wait on node index %d, past the model", node));
   }
-  NodeModelBuilder builder(std::move(base), metadata, options);
+  // Room for the added nodes, not twice the model's (push_back's growth).
+  base_model->facts_.reserve(base.size() + added.size());
+  NodeModelBuilder builder(std::move(*base_model), metadata, options);
+  *base_model = NodeModel();
   for (const Node& n : added) builder.Add(n);
   return builder.FinishAdded(waits);
 }

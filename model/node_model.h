@@ -202,16 +202,17 @@ class NodeModel {
   // parallel sync for every dp). Otherwise an error saying what differs.
   absl::StatusOr<NodeModel> WithGroupTable(
       const ChakraProtoMsg::GlobalMetadata& metadata) const;
-  // `base` with nodes added under `metadata`: `added` decoded and appended
+  // *base with nodes added under `metadata`: `added` decoded and appended
   // (ids ascending, above every id of base's) and `waits` (node of base's,
   // dep id) appended to their nodes' data deps in the order given, as
   // FromGraph gives the graph so extended, without decoding base's nodes
   // again (et-sim --layout adds a data-parallel sync to the loaded model:
   // scaleout/dp_sync.h). `metadata` must be base's with process groups
   // appended that none of base's nodes names; `options` base's own.
-  // Otherwise an error saying what differs.
+  // Otherwise an error saying what differs, and *base is as it was; on
+  // success its columns are taken (moved, not copied), leaving it empty.
   static absl::StatusOr<NodeModel> WithAddedNodes(
-      NodeModel base, const ChakraProtoMsg::GlobalMetadata& metadata,
+      NodeModel* base, const ChakraProtoMsg::GlobalMetadata& metadata,
       absl::Span<const ChakraProtoMsg::Node> added,
       absl::Span<const std::pair<NodeIndex, uint64_t>> waits,
       const ModelOptions& options);

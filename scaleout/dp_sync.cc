@@ -392,11 +392,24 @@ absl::StatusOr<DpSyncResult> AddDpSync(const NodeModel& model,
   DpSyncNodes nodes;
   ASSIGN_OR_RETURN(DpSyncResult result, PlanDpSync(model, options, &nodes));
   if (!nodes.synthesized) return result;
-  ASSIGN_OR_RETURN(NodeModel synced,
+  NodeModel copy = model;
+  ASSIGN_OR_RETURN(result.model,
                    NodeModel::WithAddedNodes(
-                       model, DpSyncMetadata(model.metadata(), options),
+                       &copy, DpSyncMetadata(model.metadata(), options),
                        nodes.added, nodes.waits, model_options));
-  result.model = std::move(synced);
+  return result;
+}
+
+absl::StatusOr<DpSyncResult> AddDpSync(NodeModel* model,
+                                       const DpSyncOptions& options,
+                                       const ModelOptions& model_options) {
+  DpSyncNodes nodes;
+  ASSIGN_OR_RETURN(DpSyncResult result, PlanDpSync(*model, options, &nodes));
+  if (!nodes.synthesized) return result;
+  ASSIGN_OR_RETURN(result.model,
+                   NodeModel::WithAddedNodes(
+                       model, DpSyncMetadata(model->metadata(), options),
+                       nodes.added, nodes.waits, model_options));
   return result;
 }
 

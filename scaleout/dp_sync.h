@@ -94,6 +94,12 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
 absl::StatusOr<DpSyncResult> AddDpSync(const NodeModel& model,
                                        const DpSyncOptions& options,
                                        const ModelOptions& model_options);
+// The same, taking *model's columns into result.model rather than copying
+// them (leaving *model empty) when it sets result.model; otherwise *model
+// is left as it was.
+absl::StatusOr<DpSyncResult> AddDpSync(NodeModel* model,
+                                       const DpSyncOptions& options,
+                                       const ModelOptions& model_options);
 
 // Whether AddDpSync's nodes are the same for every dp_size and dp_ranks in
 // `mode`: DDP's buckets are by bytes; ZeRO's and FSDP's shards divide by dp.

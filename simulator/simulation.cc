@@ -206,7 +206,9 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
       if (!g.ok())
         return absl::Status(g.status().code(),
                             PrefixPath(f, g.status().message()));
-      models_.push_back(std::make_shared<const NodeModel>(std::move(*g)));
+      auto owned = std::make_shared<NodeModel>(std::move(*g));
+      owned_model_ = owned;
+      models_.push_back(std::move(owned));
     }
     if (files.size() == 1 && options.world_size == 0 && !options.layout)
       InRecordedWorld(*models_.back(), f, &compile_options);
@@ -518,10 +520,17 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
                       scaleout::DpSyncNodesIndependentOfDp(mode);
   absl::StatusOr<scaleout::DpSyncResult> result =
       absl::FailedPreconditionError("the graph is kept");
+  // The model loaded here and held by nothing else is taken, not copied.
+  // (Two holders: models_.back() and `loaded`.)
+  const std::shared_ptr<NodeModel> loaded = owned_model_.lock();
+  owned_model_.reset();
+  NodeModel* owned =
+      loaded.get() == &base && loaded.use_count() == 2 ? loaded.get() : nullptr;
   if (shared) {
     result = SharedDpSync(base, sync, model_options);
   } else if (!options.keep_graph) {
-    result = scaleout::AddDpSync(base, sync, model_options);
+    result = owned ? scaleout::AddDpSync(owned, sync, model_options)
+                   : scaleout::AddDpSync(base, sync, model_options);
   }
   std::shared_ptr<const Graph> graph;
   if (absl::IsFailedPrecondition(result.status())) {

@@ -176,6 +176,9 @@ class Simulation {
   std::vector<std::string> files_;  // per distinct graph
   // Shared with the layout cache, when there is one: never modified.
   std::vector<std::shared_ptr<const NodeModel>> models_;
+  // The file's model as this run loaded it (not shared with a cache), while
+  // models_.back() holds it: the data-parallel sync may take its columns.
+  std::weak_ptr<NodeModel> owned_model_;
   std::vector<std::unique_ptr<RankProgram>> programs_;
   std::vector<int32_t> program_of_rank_;
   std::vector<RankClass> classes_;
