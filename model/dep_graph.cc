@@ -24,6 +24,47 @@ DepGraph DepGraph::Build(std::vector<uint64_t> ids,
   return g;
 }
 
+DepGraph DepGraph::Extended(
+    std::vector<uint64_t> ids, const CsrRows<uint64_t>& data_dep_ids,
+    const CsrRows<uint64_t>& ctrl_dep_ids,
+    absl::Span<const std::pair<NodeIndex, uint64_t>> added_data_deps) const {
+  // The added deps by node, each node's in the order given.
+  std::vector<std::pair<NodeIndex, uint64_t>> added(added_data_deps.begin(),
+                                                    added_data_deps.end());
+  std::stable_sort(
+      added.begin(), added.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<uint64_t> all_ids;
+  all_ids.reserve(ids_.size() + ids.size());
+  all_ids.insert(all_ids.end(), ids_.begin(), ids_.end());
+  all_ids.insert(all_ids.end(), ids.begin(), ids.end());
+  CsrRows<uint64_t> data, ctrl;
+  data.offsets.reserve(all_ids.size() + 1);
+  ctrl.offsets.reserve(all_ids.size() + 1);
+  data.targets.reserve(data_deps_.targets.size() + added.size() +
+                       data_dep_ids.targets.size());
+  ctrl.targets.reserve(ctrl_deps_.targets.size() + ctrl_dep_ids.targets.size());
+  size_t next = 0;
+  for (NodeIndex i = 0; i < ids_.size(); ++i) {
+    for (NodeIndex d : data_deps(i)) data.targets.push_back(ids_[d]);
+    for (; next < added.size() && added[next].first == i; ++next)
+      data.targets.push_back(added[next].second);
+    data.EndRow();
+    for (NodeIndex d : ctrl_deps(i)) ctrl.targets.push_back(ids_[d]);
+    ctrl.EndRow();
+  }
+  for (size_t k = 0; k < ids.size(); ++k) {
+    for (uint64_t d : data_dep_ids.row(k)) data.targets.push_back(d);
+    data.EndRow();
+    for (uint64_t d : ctrl_dep_ids.row(k)) ctrl.targets.push_back(d);
+    ctrl.EndRow();
+  }
+  DepGraph g = Build(std::move(all_ids), data, ctrl);
+  g.missing_data_deps_ += missing_data_deps_;
+  g.missing_ctrl_deps_ += missing_ctrl_deps_;
+  return g;
+}
+
 std::optional<NodeIndex> DepGraph::Find(uint64_t id) const {
   auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;

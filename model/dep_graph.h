@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -44,6 +45,15 @@ class DepGraph {
   static DepGraph Build(std::vector<uint64_t> ids,
                         const CsrRows<uint64_t>& data_dep_ids,
                         const CsrRows<uint64_t>& ctrl_dep_ids);
+  // This graph with more: nodes `ids` appended (ascending, each above every
+  // id here) with their rows of deps, and `added_data_deps` (node here, dep
+  // id) appended to the data rows of nodes here, in the order given. The
+  // same as Build over the extended rows, the deps this graph left out
+  // still counted (et-sim adds a data-parallel sync to a loaded model).
+  DepGraph Extended(
+      std::vector<uint64_t> ids, const CsrRows<uint64_t>& data_dep_ids,
+      const CsrRows<uint64_t>& ctrl_dep_ids,
+      absl::Span<const std::pair<NodeIndex, uint64_t>> added_data_deps) const;
 
   size_t size() const { return ids_.size(); }
   uint64_t id(NodeIndex i) const { return ids_[i]; }

@@ -295,8 +295,14 @@ class NodeModelBuilder {
  public:
   NodeModelBuilder(const ChakraProtoMsg::GlobalMetadata& metadata,
                    const ModelOptions& options);
+  // Adds nodes to `base` (NodeModel::WithAddedNodes): Add the new nodes,
+  // then FinishAdded.
+  NodeModelBuilder(NodeModel base,
+                   const ChakraProtoMsg::GlobalMetadata& metadata,
+                   const ModelOptions& options);
   void Add(const Node& node);
   NodeModel Finish();
+  NodeModel FinishAdded(absl::Span<const std::pair<NodeIndex, uint64_t>> waits);
   // The first repeated id and the message index of its second copy, found
   // while sorting (Finish); nullopt when ids are unique.
   const std::optional<std::pair<uint64_t, size_t>>& repeated() const {
@@ -317,6 +323,8 @@ class NodeModelBuilder {
   void KeepIo(const Node& node, absl::string_view held, const IoParseResult& in,
               const IoParseResult& out, NodeModel::Facts* f);
   void CountIoErrors(uint64_t id, const IoParseResult& io);
+  void DecodeTraining(const Node& node, const NodeAttrs& attrs,
+                      NodeModel::Facts* f);
   void Link();
 
   ModelOptions options_;
@@ -330,6 +338,13 @@ class NodeModelBuilder {
 NodeModelBuilder::NodeModelBuilder(
     const ChakraProtoMsg::GlobalMetadata& metadata, const ModelOptions& options)
     : options_(options) {
+  DecodeMetadata(metadata);
+}
+
+NodeModelBuilder::NodeModelBuilder(
+    NodeModel base, const ChakraProtoMsg::GlobalMetadata& metadata,
+    const ModelOptions& options)
+    : options_(options), m_(std::move(base)) {
   DecodeMetadata(metadata);
 }
 
@@ -562,6 +577,56 @@ void NodeModelBuilder::CountIoErrors(uint64_t id, const IoParseResult& io) {
   m_.counts_.io_bad_values += io.bad_values;
 }
 
+namespace {
+constexpr char kAccumulateGradName[] = "torch::autograd::AccumulateGrad";
+}  // namespace
+
+// The gradient rule's inputs (scaleout/gradients.h): the stamps, the
+// gradient's tensor (the first tensor input: the incoming and the
+// accumulated gradient have the parameter's shape) and the storages an
+// optimizer node reads. Parsed only on stamped nodes.
+void NodeModelBuilder::DecodeTraining(const Node& node, const NodeAttrs& attrs,
+                                      NodeModel::Facts* f) {
+  TrainingStamp s;
+  if (std::optional<int64_t> acc = attrs.Int(Attr::kGradAccumulator))
+    s.accumulator = static_cast<uint64_t>(*acc);
+  else if (node.name() == kAccumulateGradName)
+    s.accumulator = node.id();
+  if (std::optional<int64_t> opt = attrs.Int(Attr::kOptimizerStep))
+    s.optimizer = static_cast<uint64_t>(*opt);
+  if (!s.accumulator && !s.optimizer) return;
+  if (s.accumulator) {
+    const IoParseResult io = ParseIoInfo(
+        node.inputs().shapes(), node.inputs().types(), node.inputs().values());
+    for (const IoEntry& e : io.entries) {
+      if (!e.is_tensor()) continue;
+      if (!e.dtype.known() || e.NumElements() <= 0) break;
+      s.gradient_sized = true;
+      s.num_elems = e.NumElements();
+      s.dtype = e.dtype.id;
+      s.bytes = e.Bytes();
+      if (!e.tensors.empty()) s.storage_id = e.tensors.front().storage_id;
+      break;
+    }
+    if (!s.gradient_sized) {
+      s.input_shapes = Intern(node.inputs().shapes());
+      s.input_types = Intern(node.inputs().types());
+    }
+  }
+  if (s.optimizer) {
+    std::vector<IoTensor> tensors;
+    if (CollectIoTensors(node.inputs().values(), &tensors)) {
+      s.reads_parsed = true;
+      s.reads_begin = static_cast<uint32_t>(m_.read_storages_.size());
+      s.reads_count = static_cast<uint32_t>(tensors.size());
+      for (const IoTensor& t : tensors)
+        m_.read_storages_.push_back(t.storage_id);
+    }
+  }
+  f->training = static_cast<int32_t>(m_.training_.size());
+  m_.training_.push_back(s);
+}
+
 void NodeModelBuilder::Add(const Node& node) {
   const NodeAttrs attrs(node);
   NodeModel::Facts f;
@@ -592,6 +657,7 @@ void NodeModelBuilder::Add(const Node& node) {
   f.folded_peak_bytes =
       std::max<int64_t>(0, attrs.Int(Attr::kFoldedPeakBytes).value_or(0));
   f.dtype = DtypeFromName(attrs.String(Attr::kDtype)).value_or(DtypeInfo{}).id;
+  DecodeTraining(node, attrs, &f);
   switch (node.type()) {
     case ChakraProtoMsg::COMM_COLL_NODE:
     case ChakraProtoMsg::COMM_SEND_NODE:
@@ -664,6 +730,22 @@ NodeModel NodeModelBuilder::Finish() {
   m_.deps_ = DepGraph::Build(std::move(ids_), data_, ctrl_);
   data_ = {};
   ctrl_ = {};
+  Link();
+  return std::move(m_);
+}
+
+// The added nodes (ascending ids, above base's: WithAddedNodes checked)
+// after base's, and the waits on base's nodes; then linked again.
+NodeModel NodeModelBuilder::FinishAdded(
+    absl::Span<const std::pair<NodeIndex, uint64_t>> waits) {
+  m_.deps_ = m_.deps_.Extended(std::move(ids_), data_, ctrl_, waits);
+  ids_ = {};
+  data_ = {};
+  ctrl_ = {};
+  m_.order_.clear();
+  m_.structure_notes_.clear();
+  m_.executable_ = absl::OkStatus();
+  m_.followed_ = DepSelection::kAll;
   Link();
   return std::move(m_);
 }
@@ -757,6 +839,59 @@ absl::StatusOr<NodeModel> NodeModel::WithGroupTable(
   copy.groups_ = std::move(groups);
   copy.metadata_ = metadata;
   return copy;
+}
+
+absl::StatusOr<NodeModel> NodeModel::WithAddedNodes(
+    NodeModel* base_model, const ChakraProtoMsg::GlobalMetadata& metadata,
+    absl::Span<const Node> added,
+    absl::Span<const std::pair<NodeIndex, uint64_t>> waits,
+    const ModelOptions& options) {
+  const NodeModel& base = *base_model;
+  if (metadata.version() != base.metadata_.version() ||
+      OtherAttrs(metadata) != OtherAttrs(base.metadata_))
+    return absl::FailedPreconditionError(
+        "the metadata differs beyond its process-group table");
+  const std::vector<ProcessGroup> groups = DecodeProcessGroups(metadata.attr());
+  if (groups.size() < base.groups_.size())
+    return absl::FailedPreconditionError("fewer process groups");
+  for (size_t g = 0; g < groups.size(); ++g) {
+    // Nodes decode by a group's name and backend (index, host flag).
+    if (g < base.groups_.size()) {
+      if (groups[g].name == base.groups_[g].name &&
+          groups[g].backend == base.groups_[g].backend)
+        continue;
+      return absl::FailedPreconditionError(
+          absl::StrFormat("process group %d: '%s' (%s) in place of '%s' (%s)",
+                          g, groups[g].name, groups[g].backend,
+                          base.groups_[g].name, base.groups_[g].backend));
+    }
+    // A node naming an appended group was decoded without it.
+    for (const CommSpec& c : base.comms_) {
+      if (c.pg_name != 0 && base.strings_.Get(c.pg_name) == groups[g].name)
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "process group '%s' is named by a node", groups[g].name));
+    }
+  }
+  bool first = base.size() == 0;
+  uint64_t above = first ? 0 : base.id(base.size() - 1);
+  for (const Node& n : added) {
+    if (!first && n.id() <= above)
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "node %d: added ids must ascend above the model's", n.id()));
+    first = false;
+    above = n.id();
+  }
+  for (const auto& [node, dep] : waits) {
+    if (node >= base.size())
+      return absl::FailedPreconditionError(
+          absl::StrFormat("a wait on node index %d, past the model", node));
+  }
+  // Room for the added nodes, not twice the model's (push_back's growth).
+  base_model->facts_.reserve(base.size() + added.size());
+  NodeModelBuilder builder(std::move(*base_model), metadata, options);
+  *base_model = NodeModel();
+  for (const Node& n : added) builder.Add(n);
+  return builder.FinishAdded(waits);
 }
 
 NodeModel NodeModel::FromGraph(const Graph& graph,

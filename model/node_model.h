@@ -11,7 +11,9 @@
 #define MODEL_NODE_MODEL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -105,6 +107,32 @@ struct IoSlot {
   uint32_t dims_count = 0;
 };
 
+// A node's part in a training step's gradient work, from et-convert's stamps
+// (docs/et-format.md): what scaleout/gradients.h finds the gradients and the
+// optimizer steps by. Only nodes with a stamp have one.
+struct TrainingStamp {
+  // The AccumulateGrad op the node works for: attribute grad_accumulator, or
+  // the node's own id when it is that op (named
+  // torch::autograd::AccumulateGrad; --keep all, other converters).
+  std::optional<uint64_t> accumulator;
+  // The Optimizer.step span it is in: attribute optimizer_step.
+  std::optional<uint64_t> optimizer;
+  // With an accumulator: the node's first tensor input (the gradient's
+  // size, dtype and storage), when it records a known dtype and a positive
+  // size; else the input shapes and types as recorded (interned), for the
+  // error that names them.
+  bool gradient_sized = false;
+  int64_t num_elems = 0;
+  int64_t bytes = 0;
+  Dtype dtype = Dtype::kUnknown;
+  uint64_t storage_id = 0;  // 0: not recorded
+  uint32_t input_shapes = 0, input_types = 0;
+  // With an optimizer: the storages of every tensor its inputs record, in
+  // order (NodeModel::read_storages), when they parse.
+  bool reads_parsed = false;
+  uint32_t reads_begin = 0, reads_count = 0;
+};
+
 // What the facts were decoded from, per trace.
 struct TraceInfo {
   std::string schema;
@@ -174,6 +202,20 @@ class NodeModel {
   // parallel sync for every dp). Otherwise an error saying what differs.
   absl::StatusOr<NodeModel> WithGroupTable(
       const ChakraProtoMsg::GlobalMetadata& metadata) const;
+  // *base with nodes added under `metadata`: `added` decoded and appended
+  // (ids ascending, above every id of base's) and `waits` (node of base's,
+  // dep id) appended to their nodes' data deps in the order given, as
+  // FromGraph gives the graph so extended, without decoding base's nodes
+  // again (et-sim --layout adds a data-parallel sync to the loaded model:
+  // scaleout/dp_sync.h). `metadata` must be base's with process groups
+  // appended that none of base's nodes names; `options` base's own.
+  // Otherwise an error saying what differs, and *base is as it was; on
+  // success its columns are taken (moved, not copied), leaving it empty.
+  static absl::StatusOr<NodeModel> WithAddedNodes(
+      NodeModel* base, const ChakraProtoMsg::GlobalMetadata& metadata,
+      absl::Span<const ChakraProtoMsg::Node> added,
+      absl::Span<const std::pair<NodeIndex, uint64_t>> waits,
+      const ModelOptions& options);
 
   size_t size() const { return facts_.size(); }
   uint64_t id(NodeIndex i) const { return deps_.id(i); }
@@ -273,6 +315,16 @@ class NodeModel {
   // autograd node's saved tensor): read here, as far as memory goes. With
   // keep_tensors.
   absl::Span<const IoTensor> held_tensors(NodeIndex i) const;
+  // The node's training stamp (gradient or optimizer work); nullptr when it
+  // has none.
+  const TrainingStamp* training(NodeIndex i) const {
+    return facts_[i].training < 0 ? nullptr : &training_[facts_[i].training];
+  }
+  // An optimizer node's input storages (TrainingStamp::reads_*).
+  absl::Span<const uint64_t> read_storages(const TrainingStamp& s) const {
+    return absl::MakeConstSpan(read_storages_.data() + s.reads_begin,
+                               s.reads_count);
+  }
   // The input shapes in one canonical text ("[[64,32],[32],[]]"), the key of
   // calibration entries (step/calibration.h); "" without keep_io.
   absl::string_view input_shapes_key(NodeIndex i) const {
@@ -320,6 +372,7 @@ class NodeModel {
     uint32_t host_ops = 1;
     int32_t comm = -1;
     int32_t gemm = -1;
+    int32_t training = -1;  // training_
     int32_t device = -1;
     ChakraProtoMsg::NodeType type = ChakraProtoMsg::INVALID_NODE;
     NodeKind kind = NodeKind::kMetadata;
@@ -335,6 +388,8 @@ class NodeModel {
   std::vector<Facts> facts_;
   std::vector<CommSpec> comms_;
   std::vector<GemmShape> gemms_;
+  std::vector<TrainingStamp> training_;
+  std::vector<uint64_t> read_storages_;
   std::vector<IoSlot> slots_;
   std::vector<int64_t> dims_;
   std::vector<IoTensor> tensors_;

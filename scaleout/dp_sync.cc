@@ -21,13 +21,20 @@ namespace {
 using ChakraProtoMsg::CollectiveCommType;
 using ChakraProtoMsg::Node;
 
-// Appends synthesized collectives to a copy of the graph's nodes, whose
-// indices stay those of the graph.
+// The synthesized sync's nodes, before they are put on a graph or a model.
+struct DpSyncNodes {
+  bool synthesized = false;  // false: nothing to add (none, or recorded)
+  std::vector<Node> added;   // ids above the model's
+  std::vector<std::pair<NodeIndex, uint64_t>> waits;  // (node, dep id)
+};
+
+// Makes the synthesized collectives of a model's sync: new nodes (ids above
+// the model's) and the waits of the model's nodes on them, applied by the
+// caller to a graph or to the model.
 class SyncBuilder {
  public:
-  SyncBuilder(const Graph& graph, const NodeModel& model,
-              const DpSyncOptions& options)
-      : graph_(graph), model_(model), nodes_(graph.nodes()), options_(options) {
+  SyncBuilder(const NodeModel& model, const DpSyncOptions& options)
+      : model_(model), options_(options) {
     uint64_t max_id = 0;
     int64_t max_stream = 0;
     for (NodeIndex i = 0; i < model.size(); ++i) {
@@ -39,7 +46,7 @@ class SyncBuilder {
     stream_ = max_stream + 1;
   }
 
-  // A collective depending on `deps` (graph node ids); returns its id.
+  // A collective depending on `deps` (node ids); returns its id.
   uint64_t Add(absl::string_view name, CollectiveCommType type, int64_t bytes,
                Dtype dtype, int64_t step, std::vector<uint64_t> deps) {
     Node n;
@@ -59,18 +66,17 @@ class SyncBuilder {
     if (dtype != Dtype::kUnknown)
       SetString(attrs, attr::kDtype, DtypeName(dtype));
     SetBool(attrs, attr::kSynthesized, true);
-    nodes_.push_back(std::move(n));
-    ++added_;
-    return nodes_.back().id();
+    added_.push_back(std::move(n));
+    return added_.back().id();
   }
 
-  // Makes graph node `target` wait for node `dep_id`.
+  // Makes the model's node `target` wait for node `dep_id`.
   void Wait(NodeIndex target, uint64_t dep_id) {
-    nodes_[target].add_data_deps(dep_id);
+    waits_.emplace_back(target, dep_id);
   }
 
-  uint64_t id(NodeIndex i) const { return nodes_[i].id(); }
-  int64_t added() const { return added_; }
+  uint64_t id(NodeIndex i) const { return model_.id(i); }
+  int64_t added() const { return static_cast<int64_t>(added_.size()); }
 
   // What a gradient's all-reduce waits for: the host op that makes it ready
   // and, in a linked GPU trace, the device ops launched by it and by the ops
@@ -82,13 +88,14 @@ class SyncBuilder {
   // optimizer's, and waiting for them made a cycle (issue 48).
   void AppendReadyIds(NodeIndex ready, std::vector<uint64_t>* ids) const {
     ids->push_back(id(ready));
+    const DepGraph& deps = model_.deps();
     std::vector<NodeIndex> launchers;
     if (model_.on_host(ready)) launchers.push_back(ready);
-    for (NodeIndex d : graph_.data_deps(ready)) {
+    for (NodeIndex d : deps.data_deps(ready)) {
       if (model_.on_host(d)) launchers.push_back(d);
     }
     for (NodeIndex l : launchers) {
-      for (auto users : {graph_.data_users(l), graph_.ctrl_users(l)}) {
+      for (auto users : {deps.data_users(l), deps.ctrl_users(l)}) {
         for (NodeIndex u : users) {
           const NodeKind kind = model_.kind(u);
           if (!model_.on_host(u) &&
@@ -100,16 +107,17 @@ class SyncBuilder {
       }
     }
   }
-  std::vector<Node> TakeNodes() { return std::move(nodes_); }
+  DpSyncNodes TakeNodes() {
+    return {true, std::move(added_), std::move(waits_)};
+  }
 
  private:
-  const Graph& graph_;
   const NodeModel& model_;
-  std::vector<Node> nodes_;
   const DpSyncOptions& options_;
+  std::vector<Node> added_;
+  std::vector<std::pair<NodeIndex, uint64_t>> waits_;
   uint64_t next_id_ = 1;
   int64_t stream_ = 1;
-  int64_t added_ = 0;
 };
 
 std::vector<BucketInput> ReadyInputs(const Iteration& it) {
@@ -276,8 +284,13 @@ absl::StatusOr<DpSyncMode> ParseDpSyncMode(absl::string_view text) {
       "' (ddp, zero1, zero2, zero3, zero (= zero2), fsdp or none)"));
 }
 
-absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
-                                       const DpSyncOptions& options) {
+namespace {
+
+// The sync of `model` as `options` ask: what AddDpSync says, its nodes in
+// `nodes`.
+absl::StatusOr<DpSyncResult> PlanDpSync(const NodeModel& model,
+                                        const DpSyncOptions& options,
+                                        DpSyncNodes* nodes) {
   DpSyncResult result;
   if (options.mode == DpSyncMode::kNone || options.dp_size <= 1) {
     result.note = options.mode == DpSyncMode::kNone
@@ -287,7 +300,7 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
   }
   if (options.bucket_cap_bytes <= 0 || options.first_bucket_bytes <= 0)
     return absl::InvalidArgumentError("bucket sizes must be positive");
-  ASSIGN_OR_RETURN(GradientsResult grads, FindGradients(graph));
+  ASSIGN_OR_RETURN(GradientsResult grads, FindGradients(model));
   if (options.tp != options.recorded_tp && options.tp > 0 &&
       options.tp_split_storages != nullptr) {
     for (Iteration& it : grads.iterations) {
@@ -311,9 +324,6 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
           it.gradients.end());
     }
   }
-  ModelOptions model_options;
-  model_options.keep_io = false;
-  const NodeModel model = NodeModel::FromGraph(graph, model_options);
   const Iteration& first = grads.iterations.front();
   result.gradients = static_cast<int>(first.gradients.size());
   result.gradient_bytes = first.Bytes();
@@ -329,7 +339,7 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
         result.gradients, result.gradient_bytes);
     return result;
   }
-  SyncBuilder b(graph, model, options);
+  SyncBuilder b(model, options);
   for (size_t k = 0; k < grads.iterations.size(); ++k) {
     const Iteration& it = grads.iterations[k];
     const std::vector<Bucket> buckets = RebuiltBuckets(
@@ -352,9 +362,54 @@ absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
     }
   }
   result.collectives_added = b.added();
-  result.graph =
-      Graph::Build(DpSyncMetadata(graph.metadata(), options), b.TakeNodes());
+  *nodes = b.TakeNodes();
   result.note = DpSyncNote(result, options);
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
+                                       const DpSyncOptions& options) {
+  ModelOptions model_options;
+  model_options.keep_io = false;
+  DpSyncNodes nodes;
+  ASSIGN_OR_RETURN(
+      DpSyncResult result,
+      PlanDpSync(NodeModel::FromGraph(graph, model_options), options, &nodes));
+  if (!nodes.synthesized) return result;
+  std::vector<Node> all = graph.nodes();
+  for (const auto& [target, dep] : nodes.waits) all[target].add_data_deps(dep);
+  for (Node& n : nodes.added) all.push_back(std::move(n));
+  result.graph =
+      Graph::Build(DpSyncMetadata(graph.metadata(), options), std::move(all));
+  return result;
+}
+
+absl::StatusOr<DpSyncResult> AddDpSync(const NodeModel& model,
+                                       const DpSyncOptions& options,
+                                       const ModelOptions& model_options) {
+  DpSyncNodes nodes;
+  ASSIGN_OR_RETURN(DpSyncResult result, PlanDpSync(model, options, &nodes));
+  if (!nodes.synthesized) return result;
+  NodeModel copy = model;
+  ASSIGN_OR_RETURN(result.model,
+                   NodeModel::WithAddedNodes(
+                       &copy, DpSyncMetadata(model.metadata(), options),
+                       nodes.added, nodes.waits, model_options));
+  return result;
+}
+
+absl::StatusOr<DpSyncResult> AddDpSync(NodeModel* model,
+                                       const DpSyncOptions& options,
+                                       const ModelOptions& model_options) {
+  DpSyncNodes nodes;
+  ASSIGN_OR_RETURN(DpSyncResult result, PlanDpSync(*model, options, &nodes));
+  if (!nodes.synthesized) return result;
+  ASSIGN_OR_RETURN(result.model,
+                   NodeModel::WithAddedNodes(
+                       model, DpSyncMetadata(model->metadata(), options),
+                       nodes.added, nodes.waits, model_options));
   return result;
 }
 

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "model/graph.h"
+#include "model/node_model.h"
 #include "scaleout/ddp_buckets.h"
 
 namespace et::scaleout {
@@ -66,9 +67,11 @@ struct DpSyncOptions {
 };
 
 struct DpSyncResult {
-  // The graph with the synthesized collectives; nullopt when nothing was
-  // added (mode none, dp_size 1, or the sync is recorded).
+  // The graph (AddDpSync of a graph) or the node model (of a model) with
+  // the synthesized collectives; nullopt when nothing was added (mode none,
+  // dp_size 1, or the sync is recorded).
   std::optional<Graph> graph;
+  std::optional<NodeModel> model;
   // The trace already holds its data-parallel collectives: kept as they are
   // (their group size is the layout's business, not this one's).
   bool recorded = false;
@@ -82,6 +85,21 @@ struct DpSyncResult {
 
 absl::StatusOr<DpSyncResult> AddDpSync(const Graph& graph,
                                        const DpSyncOptions& options);
+// The same sync on a loaded node model (decoded with `model_options`):
+// result.model is what NodeModel::FromGraph(AddDpSync(graph).graph,
+// model_options) gives, made from the model's columns without its graph
+// (NodeModel::WithAddedNodes): et-sim --layout reads the trace once.
+// FailedPrecondition where the model cannot take the sync's group table (a
+// node of its own names the group): the caller syncs the graph instead.
+absl::StatusOr<DpSyncResult> AddDpSync(const NodeModel& model,
+                                       const DpSyncOptions& options,
+                                       const ModelOptions& model_options);
+// The same, taking *model's columns into result.model rather than copying
+// them (leaving *model empty) when it sets result.model; otherwise *model
+// is left as it was.
+absl::StatusOr<DpSyncResult> AddDpSync(NodeModel* model,
+                                       const DpSyncOptions& options,
+                                       const ModelOptions& model_options);
 
 // Whether AddDpSync's nodes are the same for every dp_size and dp_ranks in
 // `mode`: DDP's buckets are by bytes; ZeRO's and FSDP's shards divide by dp.

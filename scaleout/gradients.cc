@@ -17,19 +17,6 @@
 namespace et::scaleout {
 namespace {
 
-using ChakraProtoMsg::Node;
-
-constexpr char kAccumulateGradName[] = "torch::autograd::AccumulateGrad";
-
-// The AccumulateGrad op a node works for: the stamp et-convert writes, or the
-// op itself when it is a node.
-std::optional<uint64_t> AccumulatorOf(const Node& node) {
-  if (auto id = GetInt(node, attr::kGradAccumulator); id.has_value())
-    return static_cast<uint64_t>(*id);
-  if (node.name() == kAccumulateGradName) return node.id();
-  return std::nullopt;
-}
-
 // The first and last nodes of a span of work; host nodes separately, because
 // a GPU trace's kernels have ids after every host op.
 struct Span {
@@ -48,29 +35,26 @@ struct Span {
   NodeIndex boundary() const { return host_last.value_or(last); }
 };
 
-absl::Status SizeGradient(const Graph& graph, Gradient* g) {
-  const Node& node = graph.node(g->first_node);
-  const IoParseResult io = ParseIoInfo(
-      node.inputs().shapes(), node.inputs().types(), node.inputs().values());
-  for (const IoEntry& e : io.entries) {
-    if (!e.is_tensor()) continue;
-    if (!e.dtype.known() || e.NumElements() <= 0) break;
-    g->num_elems = e.NumElements();
-    g->dtype = e.dtype.id;
-    g->bytes = e.Bytes();
-    if (!e.tensors.empty()) g->storage_id = e.tensors.front().storage_id;
+absl::Status SizeGradient(const NodeModel& model, Gradient* g) {
+  const TrainingStamp& s = *model.training(g->first_node);
+  if (s.gradient_sized) {
+    g->num_elems = s.num_elems;
+    g->dtype = s.dtype;
+    g->bytes = s.bytes;
+    g->storage_id = s.storage_id;
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "node ", node.id(), " (", node.name(),
+      "node ", model.id(g->first_node), " (", model.name(g->first_node),
       "): the gradient of AccumulateGrad op ", g->accumulator_id,
       " has no tensor input with a known size and dtype (shapes ",
-      node.inputs().shapes(), ", types ", node.inputs().types(), ")"));
+      model.string(s.input_shapes), ", types ", model.string(s.input_types),
+      ")"));
 }
 
 // Registration order: the optimizer's first read of each gradient's storage.
-std::vector<int> RegistrationOrder(const Graph& graph, const Span& optimizer,
-                                   uint64_t optimizer_id,
+std::vector<int> RegistrationOrder(const NodeModel& model,
+                                   const Span& optimizer, uint64_t optimizer_id,
                                    const std::vector<Gradient>& grads) {
   absl::flat_hash_map<uint64_t, int> by_storage;
   for (int k = 0; k < static_cast<int>(grads.size()); ++k)
@@ -79,14 +63,11 @@ std::vector<int> RegistrationOrder(const Graph& graph, const Span& optimizer,
   std::vector<int> order;
   std::vector<bool> seen(grads.size(), false);
   for (NodeIndex i = optimizer.order_node(); i <= optimizer.boundary(); ++i) {
-    const Node& node = graph.node(i);
-    if (GetInt(node, attr::kOptimizerStep) !=
-        static_cast<int64_t>(optimizer_id))
+    const TrainingStamp* s = model.training(i);
+    if (s == nullptr || s->optimizer != optimizer_id || !s->reads_parsed)
       continue;
-    std::vector<IoTensor> tensors;
-    if (!CollectIoTensors(node.inputs().values(), &tensors)) continue;
-    for (const IoTensor& t : tensors) {
-      auto it = by_storage.find(t.storage_id);
+    for (uint64_t storage : model.read_storages(*s)) {
+      auto it = by_storage.find(storage);
       if (it == by_storage.end() || seen[it->second]) continue;
       seen[it->second] = true;
       order.push_back(it->second);
@@ -106,18 +87,24 @@ int64_t Iteration::Bytes() const {
 }
 
 absl::StatusOr<GradientsResult> FindGradients(const Graph& graph) {
+  ModelOptions options;
+  options.keep_io = false;
+  return FindGradients(NodeModel::FromGraph(graph, options));
+}
+
+absl::StatusOr<GradientsResult> FindGradients(const NodeModel& model) {
   std::map<uint64_t, Span> grad_spans;       // by accumulator id
   std::map<uint64_t, Span> optimizer_spans;  // by optimizer op id
-  for (NodeIndex i = 0; i < graph.size(); ++i) {
-    const Node& node = graph.node(i);
-    const bool host = IsHostNode(node);
-    if (auto acc = AccumulatorOf(node); acc.has_value()) {
-      auto [it, fresh] = grad_spans.try_emplace(*acc, Span(i, i));
+  for (NodeIndex i = 0; i < model.size(); ++i) {
+    const TrainingStamp* s = model.training(i);
+    if (s == nullptr) continue;
+    const bool host = model.on_host(i);
+    if (s->accumulator) {
+      auto [it, fresh] = grad_spans.try_emplace(*s->accumulator, Span(i, i));
       it->second.Add(i, host);
     }
-    if (auto opt = GetInt(node, attr::kOptimizerStep); opt.has_value()) {
-      auto [it, fresh] =
-          optimizer_spans.try_emplace(static_cast<uint64_t>(*opt), Span(i, i));
+    if (s->optimizer) {
+      auto [it, fresh] = optimizer_spans.try_emplace(*s->optimizer, Span(i, i));
       it->second.Add(i, host);
     }
   }
@@ -134,7 +121,7 @@ absl::StatusOr<GradientsResult> FindGradients(const Graph& graph) {
     g.accumulator_id = acc;
     g.first_node = span.order_node();
     g.ready_node = span.last;
-    RETURN_IF_ERROR(SizeGradient(graph, &g));
+    RETURN_IF_ERROR(SizeGradient(model, &g));
     all.push_back(g);
   }
   std::sort(all.begin(), all.end(), [](const Gradient& a, const Gradient& b) {
@@ -162,16 +149,15 @@ absl::StatusOr<GradientsResult> FindGradients(const Graph& graph) {
       it.optimizer_first = span.order_node();
       it.optimizer_last = span.last;
       it.registration_order =
-          RegistrationOrder(graph, span, optimizers[k].first, it.gradients);
+          RegistrationOrder(model, span, optimizers[k].first, it.gradients);
     } else {
       it.registration_order =
-          RegistrationOrder(graph, Span(1, 0), 0, it.gradients);
+          RegistrationOrder(model, Span(1, 0), 0, it.gradients);
     }
     it.first_node = previous_end.has_value() ? *previous_end + 1 : 0;
     if (has_optimizer) previous_end = optimizers[k].second.boundary();
     if (it.gradients.empty()) continue;
-    it.step = GetInt(graph.node(it.gradients.front().first_node), attr::kStep)
-                  .value_or(-1);
+    it.step = model.step(it.gradients.front().first_node);
     result.iterations.push_back(std::move(it));
   }
   return result;

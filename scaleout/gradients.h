@@ -37,6 +37,7 @@
 #include "model/dep_graph.h"
 #include "model/dtype.h"
 #include "model/graph.h"
+#include "model/node_model.h"
 
 namespace et::scaleout {
 
@@ -76,6 +77,9 @@ struct GradientsResult {
 // gradients at all (with the reason: the trace has no AccumulateGrad work, or
 // it was converted by an et-convert that did not stamp it), or a gradient
 // whose tensor has no known size or dtype (naming the node).
+// On the node model's training stamps (model/node_model.h), decoded when it
+// was loaded; the graph's form decodes its model first.
+absl::StatusOr<GradientsResult> FindGradients(const NodeModel& model);
 absl::StatusOr<GradientsResult> FindGradients(const Graph& graph);
 
 }  // namespace et::scaleout

@@ -375,12 +375,12 @@ std::vector<std::optional<NodeIndex>> RecordedReduces(
 // bucket holds the same share of split gradients). A gradient is split when
 // its storage is split at the end and it has a split parameter's size.
 // Returns the syncs scaled.
-int64_t ScaleRecordedGradientSyncs(const NodeModel& model, const Graph& graph,
+int64_t ScaleRecordedGradientSyncs(const NodeModel& model,
                                    const absl::flat_hash_set<uint64_t>& split,
                                    const absl::flat_hash_set<uint64_t>& sizes,
                                    int64_t num, int64_t den,
                                    std::vector<Node>* nodes) {
-  absl::StatusOr<GradientsResult> grads = FindGradients(graph);
+  absl::StatusOr<GradientsResult> grads = FindGradients(model);
   if (!grads.ok() || grads->iterations.empty()) return 0;
   int64_t recorded = 0, now = 0;
   for (const Gradient& g : grads->iterations.back().gradients) {
@@ -639,8 +639,8 @@ absl::StatusOr<TpShardResult> ShardTensorParallel(
   }
   if (options.recorded_tp > 1) {
     result.scaled_gradient_syncs = ScaleRecordedGradientSyncs(
-        model, graph, sharder.SplitAtEnd(), sharder.seed_sizes(),
-        options.recorded_tp, options.tp, &nodes);
+        model, sharder.SplitAtEnd(), sharder.seed_sizes(), options.recorded_tp,
+        options.tp, &nodes);
   }
   result.pairs = sharder.pairs();
   result.tp = options.tp;

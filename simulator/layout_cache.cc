@@ -68,7 +68,7 @@ absl::StatusOr<LayoutCache::TpSplit> LayoutCache::TensorParallel(
 }
 
 absl::StatusOr<LayoutCache::DpSync> LayoutCache::DataParallelSync(
-    const Graph& base, const scaleout::DpSyncOptions& sync,
+    const NodeModel& base, const scaleout::DpSyncOptions& sync,
     const ModelOptions& options) {
   // Every field but dp_size and dp_ranks, which the nodes do not read.
   const std::string key = absl::StrCat(
@@ -81,16 +81,15 @@ absl::StatusOr<LayoutCache::DpSync> LayoutCache::DataParallelSync(
   Entry<DpSync>* entry = Find(dp_syncs_, key);
   absl::call_once(entry->once, [&] {
     absl::StatusOr<scaleout::DpSyncResult> result =
-        scaleout::AddDpSync(base, sync);
+        scaleout::AddDpSync(base, sync, options);
     if (!result.ok()) {
       entry->value = result.status();
       return;
     }
     DpSync out;
-    if (result->graph.has_value()) {
-      out.model = std::make_shared<const NodeModel>(
-          NodeModel::FromGraph(*result->graph, options));
-      result->graph.reset();
+    if (result->model.has_value()) {
+      out.model = std::make_shared<const NodeModel>(std::move(*result->model));
+      result->model.reset();
     }
     out.result =
         std::make_shared<const scaleout::DpSyncResult>(std::move(*result));

@@ -45,19 +45,19 @@ class LayoutCache {
   absl::StatusOr<TpSplit> TensorParallel(const scaleout::TpShardOptions& split,
                                          const ModelOptions& options);
 
-  // scaleout::AddDpSync(base, sync) where its nodes do not depend on dp
-  // (scaleout::DpSyncNodesIndependentOfDp(sync.mode)): once for every
+  // scaleout::AddDpSync(base, sync, options) where its nodes do not depend on
+  // dp (scaleout::DpSyncNodesIndependentOfDp(sync.mode)): once for every
   // dp_size and dp_ranks, the result as the first caller's dp gave it (its
   // graph dropped) with the node model of that graph (null when nothing was
   // added); the caller puts its own dp's group table and note on them
   // (NodeModel::WithGroupTable, scaleout::DpSyncMetadata, DpSyncNote).
-  // `base` is graph() or a split's graph this cache holds: it is told apart
-  // by its address.
+  // `base` is Model()'s or a split's model this cache holds: it is told
+  // apart by its address.
   struct DpSync {
     std::shared_ptr<const scaleout::DpSyncResult> result;
     std::shared_ptr<const NodeModel> model;
   };
-  absl::StatusOr<DpSync> DataParallelSync(const Graph& base,
+  absl::StatusOr<DpSync> DataParallelSync(const NodeModel& base,
                                           const scaleout::DpSyncOptions& sync,
                                           const ModelOptions& options);
 

@@ -206,7 +206,9 @@ absl::Status Simulation::LoadFiles(const SimInput& input,
       if (!g.ok())
         return absl::Status(g.status().code(),
                             PrefixPath(f, g.status().message()));
-      models_.push_back(std::make_shared<const NodeModel>(std::move(*g)));
+      auto owned = std::make_shared<NodeModel>(std::move(*g));
+      owned_model_ = owned;
+      models_.push_back(std::move(owned));
     }
     if (files.size() == 1 && options.world_size == 0 && !options.layout)
       InRecordedWorld(*models_.back(), f, &compile_options);
@@ -495,7 +497,6 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
     }
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(std::shared_ptr<const Graph> graph, LayoutBaseGraph(file));
   scaleout::DpSyncOptions sync;
   sync.mode = mode;
   sync.dp_size = dp;
@@ -510,12 +511,32 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
   for (const ProcessGroup& g : scaled.groups) {
     if (g.name == scaled.dp_group_name) sync.dp_ranks = g.ranks;
   }
-  // A search's layouts of one tp share one DDP sync (simulator/layout_cache.h).
+  // The sync goes on the model loaded (or split) without reading its graph
+  // again, unless the graph is kept (--write-ranks) or the model cannot take
+  // it; a search's layouts of one tp share one DDP sync
+  // (simulator/layout_cache.h).
+  const NodeModel& base = *models_.back();
   const bool shared = cache_ && !ep_split_ && !options.keep_graph &&
                       scaleout::DpSyncNodesIndependentOfDp(mode);
   absl::StatusOr<scaleout::DpSyncResult> result =
-      shared ? SharedDpSync(*graph, sync, model_options)
-             : scaleout::AddDpSync(*graph, sync);
+      absl::FailedPreconditionError("the graph is kept");
+  // The model loaded here and held by nothing else is taken, not copied.
+  // (Two holders: models_.back() and `loaded`.)
+  const std::shared_ptr<NodeModel> loaded = owned_model_.lock();
+  owned_model_.reset();
+  NodeModel* owned =
+      loaded.get() == &base && loaded.use_count() == 2 ? loaded.get() : nullptr;
+  if (shared) {
+    result = SharedDpSync(base, sync, model_options);
+  } else if (!options.keep_graph) {
+    result = owned ? scaleout::AddDpSync(owned, sync, model_options)
+                   : scaleout::AddDpSync(base, sync, model_options);
+  }
+  std::shared_ptr<const Graph> graph;
+  if (absl::IsFailedPrecondition(result.status())) {
+    ASSIGN_OR_RETURN(graph, LayoutBaseGraph(file));
+    result = scaleout::AddDpSync(*graph, sync);
+  }
   if (!result.ok()) {
     // Default ddp on a trace without gradients (inference, or converted
     // before gradients were recorded): a prediction without sync, said so.
@@ -537,15 +558,15 @@ absl::Status Simulation::SyncDataParallel(const std::string& file,
 }
 
 absl::StatusOr<scaleout::DpSyncResult> Simulation::SharedDpSync(
-    const Graph& graph, const scaleout::DpSyncOptions& sync,
+    const NodeModel& base, const scaleout::DpSyncOptions& sync,
     const ModelOptions& model_options) {
   ASSIGN_OR_RETURN(LayoutCache::DpSync cached,
-                   cache_->DataParallelSync(graph, sync, model_options));
+                   cache_->DataParallelSync(base, sync, model_options));
   scaleout::DpSyncResult result = *cached.result;
   if (cached.model == nullptr) return result;  // nothing added (recorded)
   absl::StatusOr<NodeModel> at_dp = cached.model->WithGroupTable(
-      scaleout::DpSyncMetadata(graph.metadata(), sync));
-  if (!at_dp.ok()) return scaleout::AddDpSync(graph, sync);
+      scaleout::DpSyncMetadata(base.metadata(), sync));
+  if (!at_dp.ok()) return scaleout::AddDpSync(base, sync, model_options);
   models_.back() = std::make_shared<const NodeModel>(std::move(*at_dp));
   result.note = scaleout::DpSyncNote(result, sync);
   return result;
@@ -556,7 +577,9 @@ void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,
                              const ModelOptions& model_options,
                              const Graph* loaded) {
   dp_sync_note_ = sync.note;
-  if (sync.graph.has_value()) {
+  if (sync.model.has_value()) {
+    models_.back() = std::make_shared<const NodeModel>(std::move(*sync.model));
+  } else if (sync.graph.has_value()) {
     models_.back() = std::make_shared<const NodeModel>(
         NodeModel::FromGraph(*sync.graph, model_options));
     if (options.keep_graph) graph_.emplace(std::move(*sync.graph));
@@ -564,6 +587,7 @@ void Simulation::AdoptDpSync(scaleout::DpSyncResult sync,
     graph_.emplace(*loaded);
   }
   sync.graph.reset();
+  sync.model.reset();
   dp_sync_ = std::move(sync);
 }
 

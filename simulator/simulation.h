@@ -146,9 +146,9 @@ class Simulation {
   // put in models_.back(); AddDpSync itself if the cached model does not
   // take this dp's group table.
   absl::StatusOr<scaleout::DpSyncResult> SharedDpSync(
-      const Graph& graph, const scaleout::DpSyncOptions& sync,
+      const NodeModel& base, const scaleout::DpSyncOptions& sync,
       const ModelOptions& model_options);
-  // Takes AddDpSync's result: the model (and graph) that hold the sync, or
+  // Takes AddDpSync's result: the model (or graph) that holds the sync, or
   // `loaded` (kept when non-null) when it added nothing.
   void AdoptDpSync(scaleout::DpSyncResult sync, const SimOptions& options,
                    const ModelOptions& model_options, const Graph* loaded);
@@ -176,6 +176,9 @@ class Simulation {
   std::vector<std::string> files_;  // per distinct graph
   // Shared with the layout cache, when there is one: never modified.
   std::vector<std::shared_ptr<const NodeModel>> models_;
+  // The file's model as this run loaded it (not shared with a cache), while
+  // models_.back() holds it: the data-parallel sync may take its columns.
+  std::weak_ptr<NodeModel> owned_model_;
   std::vector<std::unique_ptr<RankProgram>> programs_;
   std::vector<int32_t> program_of_rank_;
   std::vector<RankClass> classes_;

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "model/graph.h"
@@ -124,6 +127,102 @@ TEST(DpSyncRecordedTest, WideModelBucketsMatchTheRealDdpRun) {
   EXPECT_EQ(it.registration_order.front(),
             static_cast<int>(it.gradients.size()) - 1);
   EXPECT_EQ(it.registration_order.back(), 0);
+}
+
+// What two models say about every node, their structure and their groups,
+// one line each: equal texts are models no tool can tell apart.
+std::vector<std::string> Describe(const NodeModel& m) {
+  std::vector<std::string> out;
+  for (NodeIndex i = 0; i < m.size(); ++i) {
+    std::string line = absl::StrCat(
+        m.id(i), " ", m.name(i), " ", NodeKindName(m.kind(i)), " q",
+        static_cast<int>(m.queue(i).kind), ":", m.queue(i).number, " s",
+        m.step(i), " h", m.on_host(i), " y", m.synthesized(i), " t",
+        m.recorded_tensors(i, false).size(), "/",
+        m.recorded_tensors(i, true).size(), " d");
+    for (NodeIndex d : m.data_deps(i)) absl::StrAppend(&line, ",", m.id(d));
+    absl::StrAppend(&line, " c");
+    for (NodeIndex d : m.ctrl_deps(i)) absl::StrAppend(&line, ",", m.id(d));
+    absl::StrAppend(&line, " u");
+    for (NodeIndex u : m.deps().data_users(i))
+      absl::StrAppend(&line, ",", m.id(u));
+    if (const CommSpec* c = m.comm(i))
+      absl::StrAppend(&line, " comm ", c->type, " ", c->bytes, " g", c->group,
+                      " ", m.string(c->pg_name), " ", c->on_host);
+    out.push_back(std::move(line));
+  }
+  std::string order = "order";
+  for (NodeIndex i : m.order()) absl::StrAppend(&order, ",", m.id(i));
+  out.push_back(order);
+  for (const std::string& note : m.notes()) out.push_back(note);
+  for (const ProcessGroup& g : m.groups())
+    out.push_back(absl::StrCat("group ", g.name, " ", g.desc, " ", g.size, " ",
+                               absl::StrJoin(g.ranks, ",")));
+  out.push_back(m.metadata().SerializeAsString());
+  return out;
+}
+
+// The sync put on a loaded model (et-sim --layout) is the model of the
+// synced graph, in every mode, with or without the tensors the memory model
+// reads; the form that takes the model's columns leaves it empty.
+TEST(DpSyncRecordedTest, SyncOnTheModelIsTheSyncedGraphsModel) {
+  for (const std::string trace : {"mlp_1r", "wide_1r"}) {
+    const Graph graph =
+        Converted("dp-sync/" + trace + "_et.json.gz", "model_" + trace);
+    for (DpSyncMode mode :
+         {DpSyncMode::kDdp, DpSyncMode::kZero, DpSyncMode::kFsdp}) {
+      for (bool tensors : {false, true}) {
+        SCOPED_TRACE(
+            absl::StrCat(trace, " ", DpSyncModeName(mode), " ", tensors));
+        ModelOptions options;
+        options.keep_io = false;
+        options.keep_tensors = tensors;
+        DpSyncOptions sync = Ddp(131072);
+        sync.mode = mode;
+        for (int64_t r = 0; r < 8; ++r) sync.dp_ranks.push_back(r * 3);
+        auto on_graph = AddDpSync(graph, sync);
+        ASSERT_TRUE(on_graph.ok()) << on_graph.status();
+        ASSERT_TRUE(on_graph->graph.has_value());
+        const NodeModel loaded = NodeModel::FromGraph(graph, options);
+        auto on_model = AddDpSync(loaded, sync, options);
+        ASSERT_TRUE(on_model.ok()) << on_model.status();
+        ASSERT_TRUE(on_model->model.has_value());
+        EXPECT_EQ(on_model->note, on_graph->note);
+        EXPECT_GT(on_model->collectives_added, 0);
+        EXPECT_EQ(on_model->model->size(),
+                  loaded.size() + on_model->collectives_added);
+        const std::vector<std::string> want =
+            Describe(NodeModel::FromGraph(*on_graph->graph, options));
+        EXPECT_EQ(Describe(*on_model->model), want);
+        NodeModel taken = loaded;
+        auto moved = AddDpSync(&taken, sync, options);
+        ASSERT_TRUE(moved.ok()) << moved.status();
+        EXPECT_EQ(taken.size(), 0u);
+        EXPECT_EQ(Describe(*moved->model), want);
+      }
+    }
+  }
+}
+
+// A model whose nodes name the sync's group without its table having it
+// (a synced graph under its recorded metadata) would decode them again
+// against the new table: refused, the model untouched, and the caller syncs
+// the graph instead.
+TEST(DpSyncRecordedTest, AModelNamingTheSyncsGroupIsRefusedUntouched) {
+  const Graph graph = Converted("dp-sync/mlp_1r_et.json.gz", "mlp_1r_names");
+  auto synced = AddDpSync(graph, Ddp(4));
+  ASSERT_TRUE(synced.ok()) << synced.status();
+  NodeModel model = NodeModel::FromGraph(
+      Graph::Build(graph.metadata(), synced->graph->nodes()));
+  ASSERT_GT(model.counts().unknown_groups, 0);
+  const size_t size = model.size();
+  auto refused = NodeModel::WithAddedNodes(
+      &model, DpSyncMetadata(model.metadata(), Ddp(4)), {}, {}, {});
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
+  EXPECT_EQ(model.size(), size);
+  auto again = AddDpSync(&model, Ddp(4), ModelOptions());
+  EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+  EXPECT_EQ(model.size(), size);
 }
 
 }  // namespace
