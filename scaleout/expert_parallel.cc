@@ -515,42 +515,54 @@ class Rewriter {
 struct Region {
   NodeIndex lo = 0, hi = 0;
   std::vector<NodeIndex> before, experts, after;
+  // Set when no partition exists: the expert op that read a storage an op
+  // after the experts wrote, and that op.
+  NodeIndex conflict_reader = kNoNode, conflict_writer = kNoNode;
 };
 
-std::optional<Region> PartitionRegion(const NodeModel& m,
-                                      const std::vector<NodeIndex>& members) {
+Region PartitionRegion(const NodeModel& m,
+                       const std::vector<NodeIndex>& members) {
   // Tensor flows only: a CPU trace's data deps also chain each host op to
   // the one before it.
   Region r;
   r.lo = members.front();
   r.hi = members.back();
   absl::flat_hash_set<NodeIndex> is_member(members.begin(), members.end());
-  absl::flat_hash_set<uint64_t> expert_made, after_made;
+  absl::flat_hash_set<uint64_t> expert_made;
+  absl::flat_hash_map<uint64_t, NodeIndex> after_made;  // storage -> writer
   for (NodeIndex i = r.lo; i <= r.hi; ++i) {
     if (!m.on_host(i) || IsCommunication(m.kind(i))) continue;
-    bool reads_expert = false, reads_after = false;
+    bool reads_expert = false;
+    NodeIndex after_writer = kNoNode;
     for (const IoTensor& t : m.recorded_tensors(i, false)) {
       if (t.storage_id == 0) continue;
       reads_expert |= expert_made.contains(t.storage_id);
-      reads_after |= after_made.contains(t.storage_id);
+      if (auto it = after_made.find(t.storage_id); it != after_made.end())
+        after_writer = it->second;
     }
-    absl::flat_hash_set<uint64_t>* made = nullptr;
+    const bool reads_after = after_writer != kNoNode;
+    int made = 0;  // 1: an expert op, 2: an op after the experts
     if (is_member.contains(i)) {
-      if (reads_after) return std::nullopt;
+      if (reads_after) {
+        r.conflict_reader = i;
+        r.conflict_writer = after_writer;
+        return r;
+      }
       r.experts.push_back(i);
-      made = &expert_made;
+      made = 1;
     } else if (reads_expert || reads_after) {
       r.after.push_back(i);
-      made = &after_made;
+      made = 2;
     } else {
       r.before.push_back(i);
     }
     for (const IoTensor& t : m.recorded_tensors(i, true)) {
       if (t.storage_id == 0) continue;
       // A tensor written anew is no longer the other class's.
-      if (made != &expert_made) expert_made.erase(t.storage_id);
-      if (made != &after_made) after_made.erase(t.storage_id);
-      if (made != nullptr) made->insert(t.storage_id);
+      if (made != 1) expert_made.erase(t.storage_id);
+      if (made != 2) after_made.erase(t.storage_id);
+      if (made == 1) expert_made.insert(t.storage_id);
+      if (made == 2) after_made[t.storage_id] = i;
     }
   }
   return r;
@@ -660,24 +672,29 @@ absl::StatusOr<EpShardResult> ShardExpertParallel(
           members.push_back(i);
       }
       if (members.empty()) continue;
-      std::optional<Region> region = PartitionRegion(model, members);
-      if (!region) {
+      const Region region = PartitionRegion(model, members);
+      if (region.conflict_reader != kNoNode) {
+        const NodeIndex r = region.conflict_reader;
+        const NodeIndex w = region.conflict_writer;
         return absl::FailedPreconditionError(absl::StrFormat(
-            "mixture-of-experts layer %d (step %d): an expert's %s ops read "
-            "what another expert's result made: the experts are not "
-            "independent, so they cannot be split over ep=%d",
-            l.layer, l.step, forward ? "forward" : "backward", options.ep));
+            "mixture-of-experts layer %d (step %d): expert %d's %s op node "
+            "%d (%s) reads a storage that node %d (%s), which reads the "
+            "experts' results, wrote: the experts are not independent, so "
+            "they cannot be split over ep=%d",
+            l.layer, l.step, ops.expert_of(r) % experts,
+            forward ? "forward" : "backward", model.id(r), model.name(r),
+            model.id(w), model.name(w), options.ep));
       }
-      std::vector<NodeIndex> order = region->before;
-      order.insert(order.end(), region->experts.begin(), region->experts.end());
-      order.insert(order.end(), region->after.begin(), region->after.end());
-      out.Reorder(region->lo, region->hi, order);
+      std::vector<NodeIndex> order = region.before;
+      order.insert(order.end(), region.experts.begin(), region.experts.end());
+      order.insert(order.end(), region.after.begin(), region.after.end());
+      out.Reorder(region.lo, region.hi, order);
       // Before the experts: what ran on the host before the first of them.
       std::vector<uint64_t> ready;
-      if (!region->before.empty()) {
-        ready.push_back(model.id(region->before.back()));
+      if (!region.before.empty()) {
+        ready.push_back(model.id(region.before.back()));
       } else {
-        for (NodeIndex d : model.ctrl_deps(region->lo))
+        for (NodeIndex d : model.ctrl_deps(region.lo))
           ready.push_back(model.id(d));
       }
       uint64_t in_id;
@@ -688,19 +705,19 @@ absl::StatusOr<EpShardResult> ShardExpertParallel(
       } else {
         in_id = out.AddAllToAll("ep:combine_backward", routed, l.step, ready);
       }
-      out.Wait(region->experts.front(), in_id);
+      out.Wait(region.experts.front(), in_id);
       std::optional<uint64_t> out_id;
       if (forward || ops.input_grad(l.layer)) {
         out_id = out.AddAllToAll(
             forward ? "ep:combine" : "ep:dispatch_backward", received, l.step,
-            {model.id(region->experts.back())});
+            {model.id(region.experts.back())});
       }
       if (out_id) {
-        if (!region->after.empty()) {
-          out.Wait(region->after.front(), *out_id);
+        if (!region.after.empty()) {
+          out.Wait(region.after.front(), *out_id);
         } else {
-          for (NodeIndex u : model.deps().ctrl_users(region->hi))
-            if (u > region->hi) out.Wait(u, *out_id);
+          for (NodeIndex u : model.deps().ctrl_users(region.hi))
+            if (u > region.hi) out.Wait(u, *out_id);
         }
       }
     }

@@ -85,6 +85,28 @@ TEST(EpSynthTest, EachRanksCollectivesMatchTheRecordedEp2Job) {
   }
 }
 
+// A second recording of the one-rank model (moe1b, on a quiet host): the
+// split follows tensors by their storage ids, which are addresses, and here
+// a reused address joins another parameter's gradient to expert 6's (the
+// split would drop the router's gradient all-reduce). The backward's
+// partition check catches it: refused, naming the two ops, not a wrong job.
+TEST(EpSynthTest, ASecondRecordingWhoseExpertsMeetIsRefusedByName) {
+  auto one = et::LoadGraph(ConvertRecording("ep-synth", "moe1b"));
+  ASSERT_TRUE(one.ok()) << one.status();
+  et::scaleout::EpShardOptions options;
+  options.ep = 2;
+  options.ep_ranks = {0, 1};
+  auto split = et::scaleout::ShardExpertParallel(*one, options);
+  ASSERT_FALSE(split.ok());
+  const std::string message(split.status().message());
+  EXPECT_TRUE(absl::StrContains(message,
+                                "expert 6's backward op node 4092 "
+                                "(aten::add_)"))
+      << message;
+  EXPECT_TRUE(absl::StrContains(message, "node 4089 (aten::as_strided)"))
+      << message;
+}
+
 TEST(EpSynthTest, Ep2ReportAndMemoryAgainstTheRecordedJob) {
   auto synth = Simulate(OneRank(), "ep=2");
   ASSERT_TRUE(synth);
